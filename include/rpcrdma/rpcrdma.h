@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * librpcrdma umbrella header: includes every public header.
+ * Programs may include the individual headers instead.
+ */
+#ifndef RPCRDMA_RPCRDMA_H
+#define RPCRDMA_RPCRDMA_H
+
+#include <rpcrdma/api.h>
+#include <rpcrdma/version.h>
+/* wire format */
+/* transport */
+/* service core */
+/* id allocator */
+/* resource controller */
+
+#endif /* RPCRDMA_RPCRDMA_H */
