@@ -25,8 +25,16 @@ vm_boot() {
 	exec {qfd}< <(exec timeout -k 5 "$TIMEOUT" "${qemu[@]}" </dev/null 2>&1)
 	qpid=$!
 	last_out=$start
+	local rc pending=""
 	while :; do
-		if IFS= read -r -t 10 -u "$qfd" line; then
+		rc=0
+		line=""
+		IFS= read -r -t 10 -u "$qfd" line || rc=$?
+		if [ "$rc" -gt 128 ]; then
+			pending+=$line # read timed out inside a line
+		elif [ "$rc" = 0 ] || [ -n "$pending$line" ]; then
+			line=$pending$line
+			pending=""
 			line=${line%$'\r'}
 			# The firmware's terminal escapes (clear screen, wrap off).
 			line=${line//$'\e'\[*([0-9;?])[a-zA-Z]/}
@@ -41,7 +49,6 @@ vm_boot() {
 			last_out=$(date +%s)
 			continue
 		fi
-		local rc=$?
 		now=$(date +%s)
 		if [ "$rc" -le 128 ]; then
 			break # end of output: qemu has exited
