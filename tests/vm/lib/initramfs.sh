@@ -168,6 +168,7 @@ vm_build_base() {
 	root:x:0:0:root:/root:/bin/sh
 	_rpc:x:100:65534::/run/rpcbind:/usr/sbin/nologin
 	statd:x:101:65534::/var/lib/nfs:/usr/sbin/nologin
+	tcpdump:x:102:65534::/nonexistent:/usr/sbin/nologin
 	nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin
 	EOP
 	cat >"$stage/etc/group" <<-'EOG'
