@@ -137,6 +137,11 @@ vm_build_base() {
 	for src in $order; do
 		vm_copy_file "$stage" "$KROOT/lib/modules/$KVER/$src" "/lib/modules/$KVER/$src"
 	done
+	# modules.dep for these modules, so that modprobe works in the guest too.
+	cp "$KROOT/lib/modules/$KVER/modules.builtin" "$KROOT/lib/modules/$KVER/modules.order" \
+		"$stage/lib/modules/$KVER/" 2>/dev/null || true
+	depmod -b "$stage" "$KVER" ||
+		vm_die "depmod for the guest's modules failed"
 	printf '%s\n' "$order" >"$stage/etc/rpcrdma/modules.order"
 	printf '%s\n' "$KVER" >"$stage/etc/rpcrdma/kernel"
 
