@@ -24,6 +24,7 @@ vm_boot() {
 	# the reader below also kills it when the console stays silent.
 	exec {qfd}< <(exec timeout -k 5 "$TIMEOUT" "${qemu[@]}" </dev/null 2>&1)
 	qpid=$!
+	QEMU_PID=$qpid # killed by tests/vm/run's exit trap
 	last_out=$start
 	local rc pending=""
 	while :; do
@@ -65,6 +66,7 @@ vm_boot() {
 	exec {qfd}<&-
 	wait "$qpid" 2>/dev/null
 	local qrc=$?
+	QEMU_PID=""
 	[ -z "$reason" ] && [ "$qrc" = 124 ] && reason="the guest ran past the ${TIMEOUT}s timeout (--timeout)"
 	if [ -n "$reason" ]; then
 		vm_msg "error: $reason; qemu killed.  Last console lines:"

@@ -227,6 +227,13 @@ vm_build_extras() {
 		vm_copy_prog "$stage" "$abs" "$abs"
 		ln -sf "$abs" "$stage/opt/rpcrdma/bin/$name"
 	done
+	# Libraries from outside the system directories (a build tree, found
+	# through RUNPATH or the caller's LD_LIBRARY_PATH) are also put on the
+	# guest's LD_LIBRARY_PATH, for programs that have no RUNPATH.
+	local ldpath
+	ldpath=$(cd "$stage" && find . -name '*.so*' \( -type f -o -type l \) | sed 's|^\.||' |
+		{ grep -v -E '^/(usr/)?lib(64)?/' || true; } | xargs -r -n1 dirname | sort -u | tr '\n' ':')
+	[ -z "$ldpath" ] || printf 'export LD_LIBRARY_PATH=%s\n' "${ldpath%:}" >"$stage/etc/rpcrdma/extra.env"
 	for f in "${FILES[@]}"; do
 		src=${f%%:*} dst=${f#*:}
 		mkdir -p "$stage$(dirname "$dst")"
