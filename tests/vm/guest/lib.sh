@@ -14,7 +14,7 @@
 #   RPCRDMA_PAYLOAD    the payload's name
 # In the VM, call the real programs by full path where busybox has an
 # applet of the same name (/usr/bin/ip, /usr/bin/date, /usr/bin/dd).
-# shellcheck shell=sh
+# shellcheck shell=sh disable=SC3043
 # Functions use "local" (busybox sh and dash have it).
 
 : "${RPCRDMA_VM:=0}"

@@ -13,6 +13,7 @@ vm_boot() {
 	vm_need_cmd qemu-system-x86_64 qemu-system-x86
 	append="console=ttyS0 panic=-1 rdinit=/init"
 	[ "${VERBOSE:-0}" = 1 ] || append="$append quiet"
+	# shellcheck disable=SC2054 # commas inside -accel/-virtfs values
 	local qemu=(qemu-system-x86_64 -accel tcg,thread=multi -cpu max
 		-smp "${CPUS:-2}" -m "${MEM:-1536}" -nic none -nographic -no-reboot
 		-kernel "$VMLINUZ" -initrd "$initrd" -append "$append"
