@@ -12,6 +12,7 @@
 /* transport */
 /* service core */
 /* id allocator */
+#include <rpcrdma/idr.h>
 /* resource controller */
 
 #endif /* RPCRDMA_RPCRDMA_H */
