@@ -142,16 +142,19 @@ static void dense_step(struct rpcrdma_idr *idr, struct dref *m, struct rng *r,
 			want = dref_scan(m, start, lim, false);
 		}
 		void *p = random_ptr(r);
-		long failures = fa->failures;
+		long failures = fa->failures, calls = fa->calls;
+		size_t nodes = rpcrdma_idr_node_count(idr);
 		int got = cyclic ? rpcrdma_idr_alloc_cyclic(idr, p, start, end)
 				 : rpcrdma_idr_alloc(idr, p, start, end);
 		if (got == -ENOMEM) {
 			assert_int_equal(fa->failures, failures + 1);
 			assert_true(want >= 0);
+			assert_int_equal(rpcrdma_idr_node_count(idr), nodes);
 			fa->fail_at = fa->calls + 1 + (long)rng_below(r, 64);
 			return;
 		}
 		assert_int_equal(fa->failures, failures);
+		assert_int_equal(rpcrdma_idr_node_count(idr) - nodes, fa->calls - calls);
 		if (want < 0) {
 			assert_int_equal(got, -ENOSPC);
 			return;
@@ -345,15 +348,19 @@ static int sparse_alloc(struct rpcrdma_idr *idr, struct sref *m, struct fail_all
 	} else {
 		want = sref_free(m, start, lim);
 	}
-	long failures = fa->failures;
+	long failures = fa->failures, calls = fa->calls;
+	size_t nodes = rpcrdma_idr_node_count(idr);
 	int got = cyclic ? rpcrdma_idr_alloc_cyclic(idr, p, start, end)
 			 : rpcrdma_idr_alloc(idr, p, start, end);
 	if (got == -ENOMEM) {
 		assert_int_equal(fa->failures, failures + 1);
 		assert_true(want >= 0);
+		assert_int_equal(rpcrdma_idr_node_count(idr), nodes);
 		return got;
 	}
 	assert_int_equal(fa->failures, failures);
+	/* it allocated exactly the nodes it keeps */
+	assert_int_equal(rpcrdma_idr_node_count(idr) - nodes, fa->calls - calls);
 	if (want < 0) {
 		assert_int_equal(got, -ENOSPC);
 		return got;
