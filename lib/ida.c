@@ -30,10 +30,10 @@ static inline unsigned slot_of(int64_t id, unsigned level)
 
 static unsigned height_for(int64_t id)
 {
-	unsigned h = 1;
-	while (id >= cap(h))
-		h++;
-	return h;
+	if (id < LEAF_IDS)
+		return 1;
+	unsigned bits = 64 - (unsigned)__builtin_clzll((uint64_t)id) - RPCRDMA__IDA_LEAF_SHIFT;
+	return 1 + (bits + RPCRDMA__ID_BITS - 1) / RPCRDMA__ID_BITS;
 }
 
 static inline unsigned bit_in_leaf(int64_t id)
@@ -324,27 +324,36 @@ int rpcrdma_ida_free(struct rpcrdma_ida *ida, int id)
 {
 	if (id < 0)
 		return -EINVAL;
-	if (!rpcrdma_ida_test(ida, id))
-		return -ENOENT;
-	ida->count--;
 	if (ida->root == NULL) {
+		if (id >= 64 || !(ida->inline_bits & rpcrdma__bit((unsigned)id)))
+			return -ENOENT;
 		ida->inline_bits &= ~rpcrdma__bit((unsigned)id);
+		ida->count--;
 		return 0;
 	}
+	if (id >= cap(ida->height))
+		return -ENOENT;
 	struct rpcrdma__id_node *path[RPCRDMA__IDA_MAX_HEIGHT + 1];
 	void *n = ida->root;
 	for (unsigned level = ida->height; level > 1; level--) {
 		path[level] = n;
-		path[level]->full &= ~rpcrdma__bit(slot_of(id, level));
 		n = path[level]->slots[slot_of(id, level)];
+		if (n == NULL)
+			return -ENOENT;
 	}
 	struct rpcrdma__ida_leaf *leaf = n;
 	unsigned b = bit_in_leaf(id);
-	leaf->w[b / 64] &= ~rpcrdma__bit(b % 64);
+	uint64_t *word = &leaf->w[b / 64];
+	if (!(*word & rpcrdma__bit(b % 64)))
+		return -ENOENT;
+	*word &= ~rpcrdma__bit(b % 64);
+	ida->count--;
+	for (unsigned level = 2; level <= ida->height; level++)
+		path[level]->full &= ~rpcrdma__bit(slot_of(id, level));
 
 	/* Free the nodes this emptied, bottom up. */
 	unsigned level = 1;
-	bool empty = leaf_clear_from(leaf, 0);
+	bool empty = *word == 0 && leaf_clear_from(leaf, 0);
 	while (empty && level < ida->height) {
 		struct rpcrdma__id_node *parent = path[level + 1];
 		unsigned s = slot_of(id, level + 1);

@@ -27,10 +27,10 @@ static inline unsigned slot_of(int64_t id, unsigned level)
 /* The least height whose tree covers id. */
 static unsigned height_for(int64_t id)
 {
-	unsigned h = 1;
-	while (id >= cap(h))
-		h++;
-	return h;
+	if (id < RPCRDMA__ID_SLOTS)
+		return 1;
+	unsigned bits = 64 - (unsigned)__builtin_clzll((uint64_t)id); /* bits in id */
+	return (bits + RPCRDMA__ID_BITS - 1) / RPCRDMA__ID_BITS;
 }
 
 int rpcrdma_idr_create(const struct rpcrdma_idr_allocator *allocator, struct rpcrdma_idr **out)
