@@ -129,8 +129,9 @@ void rpcrdma__id_pool_drain(struct rpcrdma__id_mem *m, struct rpcrdma__id_pool *
 /* Frees one node obtained through the pool. */
 void rpcrdma__id_node_free(struct rpcrdma__id_mem *m, void *node, size_t size);
 
-/* Invariant checkers for the tests: 0 when every rule above holds (bitmaps,
- * no empty node, minimal height, node and id counts), else -EUCLEAN. */
+/* Invariant checkers (idr_check.c, linked into the white-box tests only):
+ * 0 when every rule above holds (bitmaps, no empty node, minimal height,
+ * node and id counts), else -EUCLEAN. */
 int rpcrdma__idr_check(const struct rpcrdma_idr *idr);
 int rpcrdma__ida_check(const struct rpcrdma_ida *ida);
 

@@ -338,6 +338,13 @@ static void test_edges_every_height(void **state)
 		assert_false(rpcrdma_ida_test(ida, id == 0 ? 1 : id - 1));
 		assert_int_equal(rpcrdma_ida_node_count(ida), nodes_for_one(id));
 		assert_int_equal(rpcrdma__ida_check(ida), 0);
+		/* ids beyond the tree's reach must not alias id's slot */
+		for (int64_t c = 64; c <= INT_MAX; c *= 2) {
+			if (id + c <= INT_MAX) {
+				assert_false(rpcrdma_ida_test(ida, (int)(id + c)));
+				assert_int_equal(rpcrdma_ida_free(ida, (int)(id + c)), -ENOENT);
+			}
+		}
 		assert_int_equal(rpcrdma_ida_free(ida, id), 0);
 		assert_int_equal(rpcrdma_ida_free(ida, id), -ENOENT);
 		assert_int_equal(rpcrdma_ida_node_count(ida), 0);

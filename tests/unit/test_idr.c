@@ -473,6 +473,16 @@ static void test_edges_every_height(void **state)
 		while (h < 6 && edge_ids[i] >= ((int64_t)1 << (6 * h)))
 			h++;
 		assert_int_equal(rpcrdma_idr_node_count(idr), h);
+		/* ids beyond the tree's reach must not alias id's slot */
+		for (int64_t c = 64; c <= INT_MAX; c *= 2) {
+			if (edge_ids[i] + c <= INT_MAX) {
+				int alias = (int)(edge_ids[i] + c);
+				assert_int_equal(rpcrdma_idr_lookup(idr, alias, NULL), -ENOENT);
+				assert_null(rpcrdma_idr_remove(idr, alias));
+				assert_int_equal(rpcrdma_idr_replace(idr, alias, NULL, NULL), -ENOENT);
+			}
+		}
+		assert_int_equal(rpcrdma_idr_count(idr), 1);
 		assert_ptr_equal(rpcrdma_idr_remove(idr, id), &tokens[i]);
 		assert_int_equal(rpcrdma_idr_node_count(idr), 0);
 		assert_true(rpcrdma_idr_is_empty(idr));
