@@ -655,6 +655,24 @@ static int collect_fn(int id, void *ptr, void *arg)
 	return c->n == c->stop_at ? 77 : 0;
 }
 
+struct grow {
+	struct rpcrdma_idr *idr;
+	int n;
+	int ids[16];
+};
+
+static int grow_fn(int id, void *ptr, void *arg)
+{
+	struct grow *g = arg;
+	(void)ptr;
+	g->ids[g->n++] = id;
+	if (id == 64) {
+		assert_int_equal(rpcrdma_idr_alloc(g->idr, &tokens[200], 65, 0), 65);
+		assert_int_equal(rpcrdma_idr_alloc(g->idr, &tokens[201], 1, 0), 1);
+	}
+	return 0;
+}
+
 static void test_iterate_order(void **state)
 {
 	(void)state;
@@ -676,6 +694,15 @@ static void test_iterate_order(void **state)
 	struct collect s = {.stop_at = 3, .idr = idr};
 	assert_int_equal(rpcrdma_idr_for_each(idr, collect_fn, &s), 77);
 	assert_int_equal(s.n, 3);
+
+	/* ids allocated during the walk: above the current one visited, below not */
+	struct grow g = {idr, 0, {0}};
+	assert_int_equal(rpcrdma_idr_for_each(idr, grow_fn, &g), 0);
+	assert_int_equal(g.n, 9);
+	const int grown[] = {0, 63, 64, 65, 4095, 4096, 262144, 1 << 30, INT_MAX};
+	assert_memory_equal(g.ids, grown, sizeof(grown));
+	assert_ptr_equal(rpcrdma_idr_remove(idr, 65), &tokens[200]);
+	assert_ptr_equal(rpcrdma_idr_remove(idr, 1), &tokens[201]);
 
 	struct collect d = {.stop_at = -1, .idr = idr, .remove = true};
 	assert_int_equal(rpcrdma_idr_for_each(idr, collect_fn, &d), 0);
