@@ -13,5 +13,6 @@
 /* service core */
 /* id allocator */
 /* resource controller */
+#include <rpcrdma/rescg.h>
 
 #endif /* RPCRDMA_RPCRDMA_H */
