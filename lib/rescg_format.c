@@ -230,17 +230,22 @@ static int parse_section(struct rpcrdma__rescg_update *upd, const char *p, const
 static int parse(const char *text, size_t len, bool sections, struct rpcrdma__rescg_update *upd,
 		 char *err, size_t errsize)
 {
-	const char *p = text, *end = text + len;
 	size_t lineno = 0;
 	int rc = 0;
 
 	memset(upd, 0, sizeof(*upd));
 	if (err && errsize)
 		err[0] = '\0';
-	if (len && !text)
-		return fail(err, errsize, "no text");
-	if (!sections && !section_add(upd))
+	if (!text) {
+		if (len)
+			return fail(err, errsize, "no text");
+		text = "";
+	}
+	const char *p = text, *end = text + len;
+	if (!sections && !section_add(upd)) {
+		fail(err, errsize, "out of memory");
 		return -ENOMEM;
+	}
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		const char *eol = nl ? nl : end;
