@@ -93,7 +93,8 @@
  *     [bronze]
  *     rxe0 hca_object=64
  *
- *  - A line whose first non-blank character is '#' is a comment.
+ *  - A line whose first non-blank character is '#' is a comment.  Comments
+ *    are whole lines: a '#' after a header or a field is an error.
  *  - "[name]" starts the section of group "name" (NAMES above; no blanks
  *    inside the brackets, blanks around are fine).  A group name may head
  *    only one section per file.  A section may be empty.
@@ -105,8 +106,10 @@
  *    changes.
  *
  * Error messages are written to the caller's buffer (err, errsize) as a
- * NUL-terminated string, truncated to fit; err may be NULL.  Quoted input in
- * messages is cut to 32 bytes with non-printable bytes shown as '?'.
+ * NUL-terminated string, truncated to fit; err may be NULL.  On success
+ * err is set to "".  Quoted input in messages is cut to 32 bytes (followed
+ * by "..." when cut) with non-printable bytes shown as '?'.  text may be
+ * NULL when len is 0.
  *
  * PRINTING follows snprintf: the functions write at most size bytes
  * including a terminating NUL (nothing if size is 0, buf may then be NULL)
