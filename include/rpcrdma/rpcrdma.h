@@ -14,5 +14,6 @@
 /* id allocator */
 #include <rpcrdma/idr.h>
 /* resource controller */
+#include <rpcrdma/rescg.h>
 
 #endif /* RPCRDMA_RPCRDMA_H */
