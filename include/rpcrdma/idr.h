@@ -152,9 +152,11 @@ RPCRDMA_API int rpcrdma_idr_get_next(const struct rpcrdma_idr *idr, int id, void
 /**
  * Calls fn(id, ptr, arg) for every id in use, in increasing order of id.
  * Stops at the first call that returns non-zero and returns that value;
- * returns 0 when every call returned 0.  fn may remove or replace the id it
- * is given (the walk resumes after it), and may allocate: an id allocated
- * above the current one is visited, one below it is not.
+ * returns 0 when every call returned 0.  fn may change the IDR in any way
+ * but destroying it: the walk resumes at the id after the one it gave fn, so
+ * ids removed or allocated above that id before the walk gets there are
+ * skipped or visited accordingly, and ids allocated below it are not visited.
+ * Removing each id as it is visited is how to release everything.
  */
 RPCRDMA_API int rpcrdma_idr_for_each(struct rpcrdma_idr *idr,
 				     int (*fn)(int id, void *ptr, void *arg), void *arg);
