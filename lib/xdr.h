@@ -80,15 +80,6 @@ extern const struct rpcrdma__lim rpcrdma__default_lim;
 
 void rpcrdma__lim_resolve(const struct rpcrdma_limits *limits, struct rpcrdma__lim *out);
 
-const uint32_t *rpcrdma__walk_read(const uint32_t *p, const uint32_t *end,
-				   const struct rpcrdma__lim *lim, struct rpcrdma_hdr *hdr);
-const uint32_t *rpcrdma__walk_write(const uint32_t *p, const uint32_t *end,
-				    const struct rpcrdma__lim *lim, int allow_empty,
-				    struct rpcrdma_hdr *hdr);
-const uint32_t *rpcrdma__walk_reply(const uint32_t *p, const uint32_t *end,
-				    const struct rpcrdma__lim *lim, int allow_empty,
-				    struct rpcrdma_hdr *hdr);
-
 /** The largest header a checker looks at: the result must fit an int. */
 #define RPCRDMA__MAX_SCAN ((size_t)0x7ffffffc)
 
