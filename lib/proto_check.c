@@ -11,13 +11,6 @@
 #include "proto_walk.h"
 #include "xdr.h"
 
-const struct rpcrdma__lim rpcrdma__default_lim = {
-	.max_segments = RPCRDMA_DEFAULT_MAX_SEGMENTS,
-	.max_chunk_bytes = RPCRDMA_DEFAULT_MAX_CHUNK_BYTES,
-	.max_read_chunks = RPCRDMA_DEFAULT_MAX_READ_CHUNKS,
-	.max_write_chunks = RPCRDMA_DEFAULT_MAX_WRITE_CHUNKS,
-};
-
 /* A field is taken from the caller's struct when its size covers it. */
 #define LIM_FIELD(l, f)                                                       \
 	((l)->size >= offsetof(struct rpcrdma_limits, f) + sizeof((l)->f) && (l)->f)
@@ -129,9 +122,8 @@ reply_chunk(const uint32_t *q, const uint32_t *end, const struct rpcrdma__lim *l
  * Message type, then the three lists, then the rules that tie them.
  * The callers checked 28 <= len <= RPCRDMA__MAX_SCAN, alignment, version.
  */
-static __attribute__((noinline)) int check_lists(const uint32_t *p, size_t len, uint32_t type,
-						 const struct rpcrdma__lim *lim,
-						 struct rpcrdma_hdr *hdr)
+RPCRDMA__INLINE int check_lists_impl(const uint32_t *p, size_t len, uint32_t type,
+				     const struct rpcrdma__lim *lim, struct rpcrdma_hdr *hdr)
 {
 	const uint32_t *q = p + 4, *end = p + len / 4;
 
@@ -201,6 +193,31 @@ out_nomsg:
 	return -EINVAL;
 out_inval: /* the walker recorded the reason */
 	return -EINVAL;
+}
+
+/*
+ * Two instances: one with the default limits folded in as constants (the
+ * plain checker), one reading a caller's limits.  lim == NULL selects the
+ * first.
+ */
+static __attribute__((noinline)) int check_lists_default(const uint32_t *p, size_t len,
+							 uint32_t type, struct rpcrdma_hdr *hdr)
+{
+	return check_lists_impl(p, len, type, &rpcrdma__default_lim, hdr);
+}
+
+static __attribute__((noinline)) int check_lists_limits(const uint32_t *p, size_t len,
+							uint32_t type, const struct rpcrdma__lim *lim,
+							struct rpcrdma_hdr *hdr)
+{
+	return check_lists_impl(p, len, type, lim, hdr);
+}
+
+RPCRDMA__INLINE int check_lists(const uint32_t *p, size_t len, uint32_t type,
+				const struct rpcrdma__lim *lim, struct rpcrdma_hdr *hdr)
+{
+	return lim ? check_lists_limits(p, len, type, lim, hdr)
+		   : check_lists_default(p, len, type, hdr);
 }
 
 /* Every check from the start, for what the hot path does not take. */
@@ -281,7 +298,7 @@ RPCRDMA__INLINE int check_call(const void *buf, size_t len, struct rpcrdma_hdr *
 
 int rpcrdma_check_call(const void *buf, size_t len, struct rpcrdma_hdr *hdr)
 {
-	return check_call(buf, len, hdr, &rpcrdma__default_lim);
+	return check_call(buf, len, hdr, NULL);
 }
 
 int rpcrdma_check_call_ex(const void *buf, size_t len, struct rpcrdma_hdr *hdr,

@@ -44,7 +44,7 @@ RPCRDMA__INLINE const uint32_t *walk_read(const uint32_t *q, const uint32_t *end
 	if (rpcrdma__unlikely(*q != RPCRDMA_XDR_ONE))
 		goto out_discrim;
 	/* the entry and the word after it */
-	if (rpcrdma__unlikely(xdr_left(q, end) < 7))
+	if (rpcrdma__unlikely(xdr_left_bytes(q, end) < 7 * 4))
 		goto out_short;
 	pos = cur_pos = xdr_to_host(q[1]);
 	if (rpcrdma__unlikely(pos & 3))
@@ -55,7 +55,7 @@ RPCRDMA__INLINE const uint32_t *walk_read(const uint32_t *q, const uint32_t *end
 	while (*q != RPCRDMA_XDR_ZERO) {
 		if (rpcrdma__unlikely(*q != RPCRDMA_XDR_ONE))
 			goto out_discrim;
-		if (rpcrdma__unlikely(xdr_left(q, end) < 7))
+		if (rpcrdma__unlikely(xdr_left_bytes(q, end) < 7 * 4))
 			goto out_short;
 		pos = xdr_to_host(q[1]);
 		if (pos != cur_pos) {
@@ -124,7 +124,7 @@ RPCRDMA__INLINE const uint32_t *walk_chunk(const uint32_t *q, const uint32_t *en
 		goto out_count;
 	}
 	/* Compare the count with the words left before multiplying. */
-	if (rpcrdma__unlikely(n > xdr_left(q, end) / 4))
+	if (rpcrdma__unlikely(n > xdr_left_bytes(q, end) / RPCRDMA_SEGMENT_SIZE))
 		goto out_short;
 	for (uint32_t i = n; i; i--, q += 4)
 		total += xdr_to_host(q[1]);

@@ -1,6 +1,9 @@
 #!/bin/sh
 # Instructions per header, ours vs the baseline, counted by callgrind.
 # Usage: callgrind-proto.sh path/to/bench-proto [iterations]
+# Prints whether the targets are met (checker under half the baseline's
+# instructions, a call header without chunks under 40); with STRICT=1 a
+# missed target is also the exit status.
 # Each case runs N times under `valgrind --tool=callgrind` with collection
 # switched on only inside the measured function (--toggle-collect, which
 # counts the function and its callees); the total Ir divided by N is the
@@ -39,10 +42,15 @@ for c in nochunk read write16 reply encode; do
 	if [ "$c" != encode ] && [ $((o * 2)) -ge "$b" ]; then
 		echo "  target missed: checker not under half the baseline"
 		fail=1
+	elif [ "$c" != encode ]; then
+		echo "  target met: under half the baseline"
 	fi
 	if [ "$c" = nochunk ] && [ "$o" -ge 40 ]; then
 		echo "  target missed: no-chunk call header not under 40 instructions"
 		fail=1
+	elif [ "$c" = nochunk ]; then
+		echo "  target met: under 40 instructions"
 	fi
 done
-exit $fail
+[ "${STRICT:-0}" = 1 ] && exit $fail
+exit 0
