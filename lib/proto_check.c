@@ -147,9 +147,11 @@ RPCRDMA__INLINE int check_lists_impl(const uint32_t *p, size_t len, uint32_t typ
 			goto out_inval;
 		if (rpcrdma__unlikely((type == RPCRDMA_XDR_NOMSG) != (p[5] == RPCRDMA_XDR_ZERO)))
 			goto out_nomsg;
+		if (rpcrdma__unlikely(q >= end))
+			goto out_short;
 	}
 
-	/* Write list.  The read walker leaves q on a readable word. */
+	/* Write list (after an empty read list, p[5]: inside the 28 bytes). */
 	hdr->write_list = q;
 	if (*q == RPCRDMA_XDR_ZERO) {
 		hdr->write_chunks = 0;

@@ -43,7 +43,7 @@ RPCRDMA__INLINE const uint32_t *walk_read(const uint32_t *q, const uint32_t *end
 	}
 	if (rpcrdma__unlikely(*q != RPCRDMA_XDR_ONE))
 		goto out_discrim;
-	/* the entry and the word after it */
+	/* the entry and the word after it (next entry or terminator) */
 	if (rpcrdma__unlikely(xdr_left_bytes(q, end) < 7 * 4))
 		goto out_short;
 	pos = cur_pos = xdr_to_host(q[1]);
