@@ -30,8 +30,10 @@
 RPCRDMA__INLINE const uint32_t *walk_read(const uint32_t *q, const uint32_t *end,
 					  const struct rpcrdma__lim *lim, struct rpcrdma_hdr *hdr)
 {
+	/* Entries are 6 words: a chunk's segment count is (q - start) / 6. */
+	const uint32_t *list = q, *start = q;
 	uint64_t cur_len, min_next;
-	uint32_t chunks = 1, segs = 1, first = 0, pos, cur_pos;
+	uint32_t chunks = 1, pos, cur_pos;
 
 	hdr->read_list = q;
 	if (rpcrdma__unlikely(q >= end))
@@ -60,7 +62,7 @@ RPCRDMA__INLINE const uint32_t *walk_read(const uint32_t *q, const uint32_t *end
 		pos = xdr_to_host(q[1]);
 		if (pos != cur_pos) {
 			/* close the current chunk */
-			if (rpcrdma__unlikely(segs - first > lim->max_segments ||
+			if (rpcrdma__unlikely(xdr_left(start, q) > 6 * (size_t)lim->max_segments ||
 					      cur_len > lim->max_chunk_bytes))
 				goto out_chunk;
 			/* it occupies [cur_pos, cur_pos + roundup4(cur_len)) */
@@ -71,18 +73,18 @@ RPCRDMA__INLINE const uint32_t *walk_read(const uint32_t *q, const uint32_t *end
 			chunks++;
 			cur_pos = pos;
 			cur_len = 0;
-			first = segs;
+			start = q;
 		}
 		cur_len += xdr_to_host(q[3]);
-		segs++;
 		q += 6;
 	}
-	if (rpcrdma__unlikely(segs - first > lim->max_segments || cur_len > lim->max_chunk_bytes))
+	if (rpcrdma__unlikely(xdr_left(start, q) > 6 * (size_t)lim->max_segments ||
+			      cur_len > lim->max_chunk_bytes))
 		goto out_chunk;
 	if (rpcrdma__unlikely(chunks > lim->max_read_chunks))
 		goto out_chunks;
 	hdr->read_chunks = chunks;
-	hdr->read_segments = segs;
+	hdr->read_segments = (uint32_t)(xdr_left(list, q) / 6);
 	return q + 1;
 
 out_short:
@@ -92,8 +94,9 @@ out_discrim:
 	hdr->reason = RPCRDMA_CHECK_DISCRIM;
 	return NULL;
 out_chunk:
-	hdr->reason = segs - first > lim->max_segments ? RPCRDMA_CHECK_TOO_MANY_SEGMENTS
-						       : RPCRDMA_CHECK_CHUNK_LENGTH;
+	hdr->reason = xdr_left(start, q) > 6 * (size_t)lim->max_segments
+			      ? RPCRDMA_CHECK_TOO_MANY_SEGMENTS
+			      : RPCRDMA_CHECK_CHUNK_LENGTH;
 	return NULL;
 out_position:
 	hdr->reason = (pos & 3) ? RPCRDMA_CHECK_POSITION : RPCRDMA_CHECK_OVERLAP;
