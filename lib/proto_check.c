@@ -267,6 +267,109 @@ out_proc:
 	return -EINVAL;
 }
 
+/*
+ * Fast stages for RDMA_MSG with the default limits (the plain checker).
+ * The hot path dispatches on which list is non-empty straight to a leaf
+ * that walks it and handles what follows, so the common shapes (a read
+ * list, a write list or a reply chunk alone) pay for no general machinery
+ * and no register spills.  They apply exactly the rules of check_lists();
+ * rpcrdma__check_call_general() runs the general path alone so that tests
+ * and the fuzz target compare the two.
+ */
+static int msg_done(const uint32_t *p, const uint32_t *q, struct rpcrdma_hdr *hdr)
+{
+	hdr->reason = RPCRDMA_CHECK_OK;
+	hdr->hdrlen = (uint32_t)((const char *)q - (const char *)p);
+	return (int)hdr->hdrlen;
+}
+
+/* A non-empty reply chunk at q (a readable word). */
+static __attribute__((noinline)) int msg_reply(const uint32_t *p, const uint32_t *q,
+					       const uint32_t *end, struct rpcrdma_hdr *hdr)
+{
+	const uint32_t *chunk = q + 1;
+	uint32_t n;
+
+	if (rpcrdma__unlikely(*q != RPCRDMA_XDR_ONE)) {
+		hdr->reason = RPCRDMA_CHECK_DISCRIM;
+		return -EINVAL;
+	}
+	q = walk_chunk(chunk, end, &rpcrdma__default_lim, 0, &n, hdr);
+	if (rpcrdma__unlikely(!q))
+		return -EINVAL; /* the walker recorded the reason */
+	hdr->reply_chunk = chunk;
+	hdr->reply_segments = n;
+	return msg_done(p, q, hdr);
+}
+
+/* The reply chunk word at q, bounds unchecked. */
+RPCRDMA__INLINE int msg_after_write(const uint32_t *p, const uint32_t *q, const uint32_t *end,
+				    struct rpcrdma_hdr *hdr)
+{
+	if (rpcrdma__unlikely(q >= end)) {
+		hdr->reason = RPCRDMA_CHECK_SHORT;
+		return -EINVAL;
+	}
+	if (*q != RPCRDMA_XDR_ZERO)
+		return msg_reply(p, q, end, hdr);
+	hdr->reply_chunk = NULL;
+	hdr->reply_segments = 0;
+	return msg_done(p, q + 1, hdr);
+}
+
+/* A non-empty write list at q (a readable word). */
+static __attribute__((noinline)) int msg_write(const uint32_t *p, const uint32_t *q,
+					       const uint32_t *end, struct rpcrdma_hdr *hdr)
+{
+	q = walk_write(q, end, &rpcrdma__default_lim, 0, hdr);
+	if (rpcrdma__unlikely(!q))
+		return -EINVAL; /* the walker recorded the reason */
+	return msg_after_write(p, q, end, hdr);
+}
+
+/* A non-empty read list at p + 4; RDMA_MSG allows no position-zero chunk. */
+static __attribute__((noinline)) int msg_read(const uint32_t *p, const uint32_t *end,
+					      struct rpcrdma_hdr *hdr)
+{
+	const uint32_t *q = walk_read(p + 4, end, &rpcrdma__default_lim, hdr);
+
+	if (rpcrdma__unlikely(!q))
+		return -EINVAL; /* the walker recorded the reason */
+	if (rpcrdma__unlikely(p[5] == RPCRDMA_XDR_ZERO)) {
+		hdr->reason = RPCRDMA_CHECK_POS_ZERO;
+		return -EINVAL;
+	}
+	if (rpcrdma__unlikely(q >= end)) {
+		hdr->reason = RPCRDMA_CHECK_SHORT;
+		return -EINVAL;
+	}
+	hdr->write_list = q;
+	if (*q != RPCRDMA_XDR_ZERO)
+		return msg_write(p, q, end, hdr);
+	hdr->write_chunks = 0;
+	hdr->write_segments = 0;
+	return msg_after_write(p, q + 1, end, hdr);
+}
+
+/* RDMA_MSG, default limits, some list non-empty; 28 <= len <= MAX_SCAN. */
+RPCRDMA__INLINE int msg_lists(const uint32_t *p, size_t len, struct rpcrdma_hdr *hdr)
+{
+	const uint32_t *end = p + len / 4;
+
+	hdr->type = RPCRDMA_MSG;
+	hdr->read_list = p + 4;
+	if (p[4] != RPCRDMA_XDR_ZERO)
+		return msg_read(p, end, hdr);
+	hdr->read_chunks = 0;
+	hdr->read_segments = 0;
+	hdr->write_list = p + 5;
+	if (p[5] != RPCRDMA_XDR_ZERO)
+		return msg_write(p, p + 5, end, hdr);
+	hdr->write_chunks = 0;
+	hdr->write_segments = 0;
+	return msg_reply(p, p + 6, end, hdr); /* p[6] != 0 */
+}
+
 RPCRDMA__INLINE int check_call(const void *buf, size_t len, struct rpcrdma_hdr *hdr,
 			       const struct rpcrdma__lim *lim)
 {
@@ -282,8 +385,11 @@ RPCRDMA__INLINE int check_call(const void *buf, size_t len, struct rpcrdma_hdr *
 	hdr->credits = xdr_to_host(p[2]);
 	type = p[3];
 	/* RDMA_MSG is the wire word 0, like an empty list. */
-	if (rpcrdma__unlikely((type | p[4] | p[5] | p[6]) != 0))
+	if (rpcrdma__unlikely((type | p[4] | p[5] | p[6]) != 0)) {
+		if (!lim && type == RPCRDMA_XDR_MSG)
+			return msg_lists(p, len, hdr);
 		return check_lists(p, len, type, lim, hdr);
+	}
 	hdr->type = RPCRDMA_MSG;
 	hdr->read_list = p + 4;
 	hdr->write_list = p + 5;
@@ -301,6 +407,11 @@ RPCRDMA__INLINE int check_call(const void *buf, size_t len, struct rpcrdma_hdr *
 int rpcrdma_check_call(const void *buf, size_t len, struct rpcrdma_hdr *hdr)
 {
 	return check_call(buf, len, hdr, NULL);
+}
+
+int rpcrdma__check_call_general(const void *buf, size_t len, struct rpcrdma_hdr *hdr)
+{
+	return check_call_full(buf, len, &rpcrdma__default_lim, hdr);
 }
 
 int rpcrdma_check_call_ex(const void *buf, size_t len, struct rpcrdma_hdr *hdr,

@@ -92,6 +92,9 @@ static const struct rpcrdma__lim rpcrdma__default_lim = {
 
 void rpcrdma__lim_resolve(const struct rpcrdma_limits *limits, struct rpcrdma__lim *out);
 
+/** The call checker without its fast paths (for differential tests). */
+int rpcrdma__check_call_general(const void *buf, size_t len, struct rpcrdma_hdr *hdr);
+
 /** The largest header a checker looks at: the result must fit an int. */
 #define RPCRDMA__MAX_SCAN ((size_t)0x7ffffffc)
 
