@@ -201,7 +201,8 @@ RPCRDMA_API const char *rpcrdma_check_reason_str(enum rpcrdma_check_reason reaso
  *    say (counts up to 2^32-1 are compared against the words remaining
  *    before anything is multiplied).
  *  - RDMA_MSG and RDMA_NOMSG are processed; RDMA_MSGP and unknown types are
- *    [PROC]; RDMA_DONE and RDMA_ERROR return 0 [DROP].
+ *    [PROC]; RDMA_DONE and RDMA_ERROR return 0 [DROP] (from 21 bytes up).
+ *    RDMA_MSG and RDMA_NOMSG need at least 28 bytes [SHORT].
  *  - Every list discriminator is 0 or 1 [DISCRIM].
  *  - Read list: consecutive entries with the same position form one read
  *    chunk.  Positions are multiples of 4 [POSITION].  Chunks must appear in
@@ -224,6 +225,10 @@ RPCRDMA_API const char *rpcrdma_check_reason_str(enum rpcrdma_check_reason reaso
  *  - Reply chunk: same rules as one write chunk.
  *
  * buf may be NULL only with len 0.  hdr must not be NULL.
+ *
+ * Cost: a call without chunks is checked in about 33 instructions (x86-64,
+ * gcc -O2); see tests/bench/ for figures against a structure-overlay
+ * decoder.
  */
 RPCRDMA_API int rpcrdma_check_call(const void *buf, size_t len, struct rpcrdma_hdr *hdr);
 
