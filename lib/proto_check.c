@@ -283,23 +283,57 @@ static int msg_done(const uint32_t *p, const uint32_t *q, struct rpcrdma_hdr *hd
 	return (int)hdr->hdrlen;
 }
 
-/* A non-empty reply chunk at q (a readable word). */
-static __attribute__((noinline)) int msg_reply(const uint32_t *p, const uint32_t *q,
-					       const uint32_t *end, struct rpcrdma_hdr *hdr)
+/*
+ * A non-empty reply chunk at q (a readable word): walk_chunk() written out
+ * for the default limits (so n <= RPCRDMA_DEFAULT_MAX_SEGMENTS before the
+ * loop, which then runs at least once).
+ */
+static __attribute__((noinline)) int msg_reply(const uint32_t *q, const uint32_t *end,
+					       struct rpcrdma_hdr *hdr, const uint32_t *p)
 {
-	const uint32_t *chunk = q + 1;
+	const uint32_t *s, *e;
+	uint64_t total = 0;
 	uint32_t n;
 
-	if (rpcrdma__unlikely(*q != RPCRDMA_XDR_ONE)) {
-		hdr->reason = RPCRDMA_CHECK_DISCRIM;
-		return -EINVAL;
-	}
-	q = walk_chunk(chunk, end, &rpcrdma__default_lim, 0, &n, hdr);
-	if (rpcrdma__unlikely(!q))
-		return -EINVAL; /* the walker recorded the reason */
-	hdr->reply_chunk = chunk;
+	if (rpcrdma__unlikely(*q != RPCRDMA_XDR_ONE))
+		goto out_discrim;
+	if (rpcrdma__unlikely(xdr_left(q, end) < 2))
+		goto out_short;
+	n = xdr_to_host(q[1]);
+	if (rpcrdma__unlikely(n == 0))
+		goto out_nosegs;
+	if (rpcrdma__unlikely(n > RPCRDMA_DEFAULT_MAX_SEGMENTS))
+		goto out_many;
+	s = q + 2;
+	/* Compare the count with the words left before multiplying. */
+	if (rpcrdma__unlikely(n > xdr_left_bytes(s, end) / RPCRDMA_SEGMENT_SIZE))
+		goto out_short;
+	e = s + 4 * (size_t)n;
+	do {
+		total += xdr_to_host(s[1]);
+		s += 4;
+	} while (s != e);
+	if (rpcrdma__unlikely(total > RPCRDMA_DEFAULT_MAX_CHUNK_BYTES))
+		goto out_length;
+	hdr->reply_chunk = q + 1;
 	hdr->reply_segments = n;
-	return msg_done(p, q, hdr);
+	return msg_done(p, e, hdr);
+
+out_discrim:
+	hdr->reason = RPCRDMA_CHECK_DISCRIM;
+	return -EINVAL;
+out_short:
+	hdr->reason = RPCRDMA_CHECK_SHORT;
+	return -EINVAL;
+out_nosegs:
+	hdr->reason = RPCRDMA_CHECK_NO_SEGMENTS;
+	return -EINVAL;
+out_many:
+	hdr->reason = RPCRDMA_CHECK_TOO_MANY_SEGMENTS;
+	return -EINVAL;
+out_length:
+	hdr->reason = RPCRDMA_CHECK_CHUNK_LENGTH;
+	return -EINVAL;
 }
 
 /* The reply chunk word at q, bounds unchecked. */
@@ -311,7 +345,7 @@ RPCRDMA__INLINE int msg_after_write(const uint32_t *p, const uint32_t *q, const 
 		return -EINVAL;
 	}
 	if (*q != RPCRDMA_XDR_ZERO)
-		return msg_reply(p, q, end, hdr);
+		return msg_reply(q, end, hdr, p);
 	hdr->reply_chunk = NULL;
 	hdr->reply_segments = 0;
 	return msg_done(p, q + 1, hdr);
@@ -358,16 +392,19 @@ RPCRDMA__INLINE int msg_lists(const uint32_t *p, size_t len, struct rpcrdma_hdr 
 
 	hdr->type = RPCRDMA_MSG;
 	hdr->read_list = p + 4;
+	hdr->write_list = p + 5; /* msg_read() moves it */
+	if ((p[4] | p[5]) == RPCRDMA_XDR_ZERO) {
+		hdr->read_chunks = 0;
+		hdr->read_segments = 0;
+		hdr->write_chunks = 0;
+		hdr->write_segments = 0;
+		return msg_reply(p + 6, end, hdr, p); /* p[6] != 0 */
+	}
 	if (p[4] != RPCRDMA_XDR_ZERO)
 		return msg_read(p, end, hdr);
 	hdr->read_chunks = 0;
 	hdr->read_segments = 0;
-	hdr->write_list = p + 5;
-	if (p[5] != RPCRDMA_XDR_ZERO)
-		return msg_write(p, p + 5, end, hdr);
-	hdr->write_chunks = 0;
-	hdr->write_segments = 0;
-	return msg_reply(p, p + 6, end, hdr); /* p[6] != 0 */
+	return msg_write(p, p + 5, end, hdr);
 }
 
 RPCRDMA__INLINE int check_call(const void *buf, size_t len, struct rpcrdma_hdr *hdr,
