@@ -272,10 +272,22 @@ out_proc:
  * The hot path dispatches on which list is non-empty straight to a leaf
  * that walks it and handles what follows, so the common shapes (a read
  * list, a write list or a reply chunk alone) pay for no general machinery
- * and no register spills.  They apply exactly the rules of check_lists();
- * rpcrdma__check_call_general() runs the general path alone so that tests
- * and the fuzz target compare the two.
+ * and no register spills.  They apply the rules of check_lists() (more
+ * strictly where that is cheaper) and hand any header they would reject to
+ * it (msg_fallback()).  rpcrdma__check_call_general() runs the general path
+ * alone so that tests and the fuzz target compare the two.
  */
+/*
+ * A fast stage that finds a fault hands the header to the general path,
+ * which then decides, so a rejected header gets the general path's reason
+ * (the fast stages need only be exact about what they accept).
+ */
+static __attribute__((noinline, cold)) int msg_fallback(const uint32_t *p, const uint32_t *end,
+							struct rpcrdma_hdr *hdr)
+{
+	return check_lists_default(p, (size_t)(end - p) * 4, RPCRDMA_XDR_MSG, hdr);
+}
+
 static int msg_done(const uint32_t *p, const uint32_t *q, struct rpcrdma_hdr *hdr)
 {
 	hdr->reason = RPCRDMA_CHECK_OK;
@@ -319,6 +331,7 @@ static __attribute__((noinline)) int msg_reply(const uint32_t *q, const uint32_t
 	hdr->reply_segments = n;
 	return msg_done(p, e, hdr);
 
+/* the reasons walk_reply() gives, in the same order */
 out_discrim:
 	hdr->reason = RPCRDMA_CHECK_DISCRIM;
 	return -EINVAL;
@@ -361,28 +374,100 @@ static __attribute__((noinline)) int msg_write(const uint32_t *p, const uint32_t
 	return msg_after_write(p, q, end, hdr);
 }
 
-/* A non-empty read list at p + 4; RDMA_MSG allows no position-zero chunk. */
-static __attribute__((noinline)) int msg_read(const uint32_t *p, const uint32_t *end,
-					      struct rpcrdma_hdr *hdr)
-{
-	const uint32_t *q = walk_read(p + 4, end, &rpcrdma__default_lim, hdr);
+/*
+ * A non-empty read list at p + 4: walk_read() written out for RDMA_MSG
+ * (no position-zero chunk) and the default limits.  Each entry must be
+ * followed by at least three words (next entry or terminator, then a write
+ * list and a reply chunk word, which every valid header has), so the words
+ * after the list need no further bounds checks.  msg_read() takes the
+ * first entry; a list of more entries continues in msg_read_more().
+ */
 
-	if (rpcrdma__unlikely(!q))
-		return -EINVAL; /* the walker recorded the reason */
-	if (rpcrdma__unlikely(p[5] == RPCRDMA_XDR_ZERO)) {
-		hdr->reason = RPCRDMA_CHECK_POS_ZERO;
-		return -EINVAL;
-	}
-	if (rpcrdma__unlikely(q >= end)) {
-		hdr->reason = RPCRDMA_CHECK_SHORT;
-		return -EINVAL;
-	}
-	hdr->write_list = q;
+/* After the read list: q is on its terminator; q + 1 and q + 2 are readable. */
+RPCRDMA__INLINE int msg_read_done(const uint32_t *p, const uint32_t *q, const uint32_t *end,
+				  uint32_t chunks, struct rpcrdma_hdr *hdr)
+{
+	hdr->read_chunks = chunks;
+	hdr->read_segments = (uint32_t)(xdr_left(p + 4, q) / 6);
+	hdr->write_list = ++q;
 	if (*q != RPCRDMA_XDR_ZERO)
 		return msg_write(p, q, end, hdr);
 	hdr->write_chunks = 0;
 	hdr->write_segments = 0;
-	return msg_after_write(p, q + 1, end, hdr);
+	if (*++q != RPCRDMA_XDR_ZERO)
+		return msg_reply(q, end, hdr, p);
+	hdr->reply_chunk = NULL;
+	hdr->reply_segments = 0;
+	return msg_done(p, q + 1, hdr);
+}
+
+/* Entries after the first; q is on the second. */
+static __attribute__((noinline)) int msg_read_more(const uint32_t *p, const uint32_t *q,
+						   const uint32_t *end, uint32_t cur_pos,
+						   uint64_t cur_len, struct rpcrdma_hdr *hdr)
+{
+	const uint32_t *start = p + 4;
+	uint64_t min_next;
+	uint32_t chunks = 1, pos;
+
+	do {
+		if (rpcrdma__unlikely(*q != RPCRDMA_XDR_ONE))
+			goto out_fault;
+		if (rpcrdma__unlikely(xdr_left_bytes(q, end) < 9 * 4))
+			goto out_fault;
+		pos = xdr_to_host(q[1]);
+		if (pos != cur_pos) {
+			/* close the current chunk, which occupies
+			 * [cur_pos, cur_pos + roundup4(cur_len)) */
+			if (rpcrdma__unlikely(xdr_left(start, q) > 6 * RPCRDMA_DEFAULT_MAX_SEGMENTS ||
+					      cur_len > RPCRDMA_DEFAULT_MAX_CHUNK_BYTES))
+				goto out_fault;
+			min_next = cur_pos + ((cur_len + 3) & ~(uint64_t)3);
+			if (rpcrdma__unlikely((pos & 3) || pos < min_next))
+				goto out_fault;
+			chunks++;
+			cur_pos = pos;
+			cur_len = 0;
+			start = q;
+		}
+		cur_len += xdr_to_host(q[3]);
+		q += 6;
+	} while (*q != RPCRDMA_XDR_ZERO);
+	if (rpcrdma__unlikely(xdr_left(start, q) > 6 * RPCRDMA_DEFAULT_MAX_SEGMENTS ||
+			      cur_len > RPCRDMA_DEFAULT_MAX_CHUNK_BYTES ||
+			      chunks > RPCRDMA_DEFAULT_MAX_READ_CHUNKS))
+		goto out_fault;
+	return msg_read_done(p, q, end, chunks, hdr);
+
+out_fault:
+	return msg_fallback(p, end, hdr);
+}
+
+static __attribute__((noinline)) int msg_read(const uint32_t *end, struct rpcrdma_hdr *hdr,
+					      const uint32_t *p)
+{
+	const uint32_t *q = p + 4;
+	uint32_t pos, len;
+
+	if (rpcrdma__unlikely(*q != RPCRDMA_XDR_ONE))
+		goto out_fault;
+	if (rpcrdma__unlikely(xdr_left_bytes(q, end) < 9 * 4))
+		goto out_fault;
+	pos = xdr_to_host(q[1]);
+	/* position zero is not allowed with RDMA_MSG */
+	if (rpcrdma__unlikely(pos == 0 || (pos & 3)))
+		goto out_fault;
+	len = xdr_to_host(q[3]);
+	q += 6;
+	if (*q != RPCRDMA_XDR_ZERO)
+		return msg_read_more(p, q, end, pos, len, hdr);
+	/* one entry: one segment, one chunk */
+	if (rpcrdma__unlikely(len > RPCRDMA_DEFAULT_MAX_CHUNK_BYTES))
+		goto out_fault;
+	return msg_read_done(p, q, end, 1, hdr);
+
+out_fault:
+	return msg_fallback(p, end, hdr);
 }
 
 /* RDMA_MSG, default limits, some list non-empty; 28 <= len <= MAX_SCAN. */
@@ -401,7 +486,7 @@ RPCRDMA__INLINE int msg_lists(const uint32_t *p, size_t len, struct rpcrdma_hdr 
 		return msg_reply(p + 6, end, hdr, p); /* p[6] != 0 */
 	}
 	if (p[4] != RPCRDMA_XDR_ZERO)
-		return msg_read(p, end, hdr);
+		return msg_read(end, hdr, p);
 	hdr->read_chunks = 0;
 	hdr->read_segments = 0;
 	return msg_write(p, p + 5, end, hdr);
