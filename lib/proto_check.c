@@ -443,8 +443,8 @@ out_fault:
 	return msg_fallback(p, end, hdr);
 }
 
-static __attribute__((noinline)) int msg_read(const uint32_t *end, struct rpcrdma_hdr *hdr,
-					      const uint32_t *p)
+static __attribute__((noinline)) int msg_read(const uint32_t *p, const uint32_t *end,
+					      struct rpcrdma_hdr *hdr)
 {
 	const uint32_t *q = p + 4;
 	uint32_t pos, len;
@@ -470,7 +470,20 @@ out_fault:
 	return msg_fallback(p, end, hdr);
 }
 
-/* RDMA_MSG, default limits, some list non-empty; 28 <= len <= MAX_SCAN. */
+/* RDMA_MSG, default limits, only the reply chunk; 28 <= len <= MAX_SCAN. */
+RPCRDMA__INLINE int msg_reply_only(const uint32_t *p, size_t len, struct rpcrdma_hdr *hdr)
+{
+	hdr->type = RPCRDMA_MSG;
+	hdr->read_list = p + 4;
+	hdr->write_list = p + 5;
+	hdr->read_chunks = 0;
+	hdr->read_segments = 0;
+	hdr->write_chunks = 0;
+	hdr->write_segments = 0;
+	return msg_reply(p + 6, p + len / 4, hdr, p); /* p[6] != 0 */
+}
+
+/* RDMA_MSG, default limits, a read or write list; 28 <= len <= MAX_SCAN. */
 RPCRDMA__INLINE int msg_lists(const uint32_t *p, size_t len, struct rpcrdma_hdr *hdr)
 {
 	const uint32_t *end = p + len / 4;
@@ -478,15 +491,8 @@ RPCRDMA__INLINE int msg_lists(const uint32_t *p, size_t len, struct rpcrdma_hdr 
 	hdr->type = RPCRDMA_MSG;
 	hdr->read_list = p + 4;
 	hdr->write_list = p + 5; /* msg_read() moves it */
-	if ((p[4] | p[5]) == RPCRDMA_XDR_ZERO) {
-		hdr->read_chunks = 0;
-		hdr->read_segments = 0;
-		hdr->write_chunks = 0;
-		hdr->write_segments = 0;
-		return msg_reply(p + 6, end, hdr, p); /* p[6] != 0 */
-	}
 	if (p[4] != RPCRDMA_XDR_ZERO)
-		return msg_read(end, hdr, p);
+		return msg_read(p, end, hdr);
 	hdr->read_chunks = 0;
 	hdr->read_segments = 0;
 	return msg_write(p, p + 5, end, hdr);
@@ -496,7 +502,7 @@ RPCRDMA__INLINE int check_call(const void *buf, size_t len, struct rpcrdma_hdr *
 			       const struct rpcrdma__lim *lim)
 {
 	const uint32_t *p = buf;
-	uint32_t type;
+	uint32_t type, head;
 
 	/* One compare for 28 <= len <= RPCRDMA__MAX_SCAN (len < 28 wraps). */
 	if (rpcrdma__unlikely(len - RPCRDMA_HDRLEN_MIN > RPCRDMA__MAX_SCAN - RPCRDMA_HDRLEN_MIN ||
@@ -507,7 +513,10 @@ RPCRDMA__INLINE int check_call(const void *buf, size_t len, struct rpcrdma_hdr *
 	hdr->credits = xdr_to_host(p[2]);
 	type = p[3];
 	/* RDMA_MSG is the wire word 0, like an empty list. */
-	if (rpcrdma__unlikely((type | p[4] | p[5] | p[6]) != 0)) {
+	head = type | p[4] | p[5];
+	if (rpcrdma__unlikely((head | p[6]) != 0)) {
+		if (!lim && head == 0)
+			return msg_reply_only(p, len, hdr);
 		if (!lim && type == RPCRDMA_XDR_MSG)
 			return msg_lists(p, len, hdr);
 		return check_lists(p, len, type, lim, hdr);
