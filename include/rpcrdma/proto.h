@@ -226,9 +226,12 @@ RPCRDMA_API const char *rpcrdma_check_reason_str(enum rpcrdma_check_reason reaso
  *
  * buf may be NULL only with len 0.  hdr must not be NULL.
  *
- * Cost: a call without chunks is checked in about 33 instructions (x86-64,
- * gcc -O2); see tests/bench/ for figures against a structure-overlay
- * decoder.
+ * Cost (x86-64, gcc 12 -O2, callgrind): about 33 instructions for a call
+ * without chunks, 74 with one read chunk, 83 with a two-segment reply
+ * chunk, 226 with a 16-segment write chunk -- under half of a decoder that
+ * overlays structures and byte-swaps every field (tests/bench/).  The plain
+ * checker has fast paths for RDMA_MSG calls; rpcrdma_check_call_ex() runs
+ * the general path; both give the same results (tested differentially).
  */
 RPCRDMA_API int rpcrdma_check_call(const void *buf, size_t len, struct rpcrdma_hdr *hdr);
 
