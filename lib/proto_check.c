@@ -88,35 +88,16 @@ const uint32_t *rpcrdma_walk_reply_chunk(const uint32_t *p, const uint32_t *end,
  * The call checker.
  *
  * check_call() is the hot path, inlined into both entry points: for an
- * aligned buffer of at least 28 bytes with version 1 it fills the fixed
+ * aligned buffer of 28 bytes or more with version 1 it fills the fixed
  * fields, and when the message is RDMA_MSG with three empty lists (wire
- * words all zero) it is done.  Anything else continues in check_lists()
- * (a tail call), and anything short, misaligned or of another version in
- * check_call_full(), which repeats every check from the start with the
- * error labels.
+ * words all zero) it is done.  Otherwise:
+ *  - the plain checker sends RDMA_MSG calls to the fast stages (msg_*()),
+ *    one per kind of non-empty list, reached by tail calls;
+ *  - everything else goes to the general path, check_lists() (RDMA_NOMSG,
+ *    other types, caller limits), or check_call_full() for what is short,
+ *    misaligned or of another version, which repeats every check from the
+ *    start with the error labels.
  */
-
-/* The walkers for non-empty lists, inlined into check_lists(). */
-RPCRDMA__INLINE const uint32_t *
-read_list(const uint32_t *q, const uint32_t *end, const struct rpcrdma__lim *lim,
-	  struct rpcrdma_hdr *hdr)
-{
-	return walk_read(q, end, lim, hdr);
-}
-
-RPCRDMA__INLINE const uint32_t *
-write_list(const uint32_t *q, const uint32_t *end, const struct rpcrdma__lim *lim,
-	   struct rpcrdma_hdr *hdr)
-{
-	return walk_write(q, end, lim, 0, hdr);
-}
-
-RPCRDMA__INLINE const uint32_t *
-reply_chunk(const uint32_t *q, const uint32_t *end, const struct rpcrdma__lim *lim,
-	    struct rpcrdma_hdr *hdr)
-{
-	return walk_reply(q, end, lim, 0, hdr);
-}
 
 /*
  * Message type, then the three lists, then the rules that tie them.
@@ -142,7 +123,7 @@ RPCRDMA__INLINE int check_lists_impl(const uint32_t *p, size_t len, uint32_t typ
 			goto out_nomsg;
 		q++;
 	} else {
-		q = read_list(q, end, lim, hdr);
+		q = walk_read(q, end, lim, hdr);
 		if (rpcrdma__unlikely(!q))
 			goto out_inval;
 		if (rpcrdma__unlikely((type == RPCRDMA_XDR_NOMSG) != (p[5] == RPCRDMA_XDR_ZERO)))
@@ -158,7 +139,7 @@ RPCRDMA__INLINE int check_lists_impl(const uint32_t *p, size_t len, uint32_t typ
 		hdr->write_segments = 0;
 		q++;
 	} else {
-		q = write_list(q, end, lim, hdr);
+		q = walk_write(q, end, lim, 0, hdr);
 		if (rpcrdma__unlikely(!q))
 			goto out_inval;
 	}
@@ -171,7 +152,7 @@ RPCRDMA__INLINE int check_lists_impl(const uint32_t *p, size_t len, uint32_t typ
 		hdr->reply_segments = 0;
 		q++;
 	} else {
-		q = reply_chunk(q, end, lim, hdr);
+		q = walk_reply(q, end, lim, 0, hdr);
 		if (rpcrdma__unlikely(!q))
 			goto out_inval;
 	}
