@@ -257,8 +257,7 @@ out_proc:
  * strictly where that is cheaper) and hand any header they would reject to
  * it (msg_fallback()).  rpcrdma__check_call_general() runs the general path
  * alone so that tests and the fuzz target compare the two.
- */
-/*
+ *
  * A fast stage that finds a fault hands the header to the general path,
  * which then decides, so a rejected header gets the general path's reason
  * (the fast stages need only be exact about what they accept).
