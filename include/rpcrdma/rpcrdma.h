@@ -9,6 +9,9 @@
 #include <rpcrdma/api.h>
 #include <rpcrdma/version.h>
 /* wire format */
+#include <rpcrdma/proto.h>
+#include <rpcrdma/credits.h>
+#include <rpcrdma/cm_private.h>
 /* transport */
 /* service core */
 /* id allocator */
