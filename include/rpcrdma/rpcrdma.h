@@ -9,9 +9,14 @@
 #include <rpcrdma/api.h>
 #include <rpcrdma/version.h>
 /* wire format */
+#include <rpcrdma/proto.h>
+#include <rpcrdma/credits.h>
+#include <rpcrdma/cm_private.h>
 /* transport */
 /* service core */
 /* id allocator */
+#include <rpcrdma/idr.h>
 /* resource controller */
+#include <rpcrdma/rescg.h>
 
 #endif /* RPCRDMA_RPCRDMA_H */

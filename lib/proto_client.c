@@ -1,0 +1,217 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Client side of the wire format: the call-header encoder and the reply
+ * checker (same contract as the call checker, see proto.h).
+ */
+#include <errno.h>
+#include <stdint.h>
+
+#include <rpcrdma/proto.h>
+
+#include "proto_walk.h"
+#include "xdr.h"
+
+size_t rpcrdma_call_hdr_size(const struct rpcrdma_call_desc *d)
+{
+	size_t n = 4; /* xid, vers, credits, type */
+	uint64_t sum = 0;
+
+	if (!d || (d->type != RPCRDMA_MSG && d->type != RPCRDMA_NOMSG))
+		return 0;
+	if ((d->nreads && !d->reads) || (d->nwrites && !d->writes) ||
+	    (d->write_chunks && !d->write_chunk_segs) || (d->nreply && !d->reply))
+		return 0;
+	for (uint32_t i = 0; i < d->write_chunks; i++)
+		sum += d->write_chunk_segs[i];
+	if (sum != d->nwrites)
+		return 0;
+	n += (size_t)d->nreads * 6 + 1;
+	n += (size_t)d->write_chunks * 2 + (size_t)d->nwrites * 4 + 1;
+	n += d->has_reply ? 2 + (size_t)d->nreply * 4 : 1;
+	return n * 4;
+}
+
+int rpcrdma_encode_call(void *out, size_t len, const struct rpcrdma_call_desc *d)
+{
+	size_t need = rpcrdma_call_hdr_size(d);
+	uint32_t *p = out;
+	const struct rpcrdma_segment *w;
+
+	if (need == 0 || ((uintptr_t)out & 3))
+		return -EINVAL;
+	if (need > len || need > RPCRDMA__MAX_SCAN)
+		return -EMSGSIZE;
+
+	*p++ = d->xid;
+	*p++ = RPCRDMA_XDR_VERSION;
+	p = xdr_encode_u32(p, d->credits);
+	p = xdr_encode_u32(p, d->type);
+
+	for (uint32_t i = 0; i < d->nreads; i++) {
+		const struct rpcrdma_read_segment *r = &d->reads[i];
+
+		*p++ = RPCRDMA_XDR_ONE;
+		p = xdr_encode_u32(p, r->position);
+		p = xdr_encode_segment(p, r->seg.handle, r->seg.length, r->seg.offset);
+	}
+	*p++ = RPCRDMA_XDR_ZERO;
+
+	w = d->writes;
+	for (uint32_t c = 0; c < d->write_chunks; c++) {
+		*p++ = RPCRDMA_XDR_ONE;
+		p = xdr_encode_u32(p, d->write_chunk_segs[c]);
+		for (uint32_t i = 0; i < d->write_chunk_segs[c]; i++, w++)
+			p = xdr_encode_segment(p, w->handle, w->length, w->offset);
+	}
+	*p++ = RPCRDMA_XDR_ZERO;
+
+	if (d->has_reply) {
+		*p++ = RPCRDMA_XDR_ONE;
+		p = xdr_encode_u32(p, d->nreply);
+		for (uint32_t i = 0; i < d->nreply; i++)
+			p = xdr_encode_segment(p, d->reply[i].handle, d->reply[i].length,
+					       d->reply[i].offset);
+	} else {
+		*p++ = RPCRDMA_XDR_ZERO;
+	}
+	return (int)need;
+}
+
+/* ------------------------------------------------------------------------
+ * The reply checker.
+ */
+
+static int check_reply_lists(const uint32_t *base, const uint32_t *end, uint32_t type,
+			     const struct rpcrdma__lim *lim, struct rpcrdma_hdr *hdr)
+{
+	const uint32_t *p = base + 4;
+
+	hdr->read_list = p;
+	if (rpcrdma__unlikely(*p != RPCRDMA_XDR_ZERO))
+		goto out_reads;
+	p = walk_write(p + 1, end, lim, 1, hdr);
+	if (rpcrdma__unlikely(!p))
+		return -EINVAL;
+	p = walk_reply(p, end, lim, 1, hdr);
+	if (rpcrdma__unlikely(!p))
+		return -EINVAL;
+	if (type == RPCRDMA_XDR_MSG) {
+		if (rpcrdma__unlikely(hdr->reply_chunk))
+			goto out_reply_chunk;
+	} else if (rpcrdma__unlikely(!hdr->reply_chunk)) {
+		goto out_nomsg;
+	}
+	hdr->hdrlen = (uint32_t)((const char *)p - (const char *)base);
+	return (int)hdr->hdrlen;
+
+out_reads:
+	hdr->reason = RPCRDMA_CHECK_REPLY_READS;
+	return -EINVAL;
+out_reply_chunk:
+	hdr->reason = RPCRDMA_CHECK_REPLY_CHUNK;
+	return -EINVAL;
+out_nomsg:
+	hdr->reason = RPCRDMA_CHECK_NOMSG;
+	return -EINVAL;
+}
+
+static int check_error(const uint32_t *p, size_t len, struct rpcrdma_hdr *hdr)
+{
+	if (rpcrdma__unlikely(len < RPCRDMA_HDRLEN_ERR))
+		goto out_short;
+	hdr->err = xdr_to_host(p[4]);
+	if (p[4] == RPCRDMA_XDR_ERR_CHUNK) {
+		hdr->hdrlen = RPCRDMA_HDRLEN_ERR;
+		return RPCRDMA_HDRLEN_ERR;
+	}
+	if (rpcrdma__unlikely(p[4] != RPCRDMA_XDR_ERR_VERS))
+		goto out_errcode;
+	if (rpcrdma__unlikely(len < RPCRDMA_HDRLEN_ERR_VERS))
+		goto out_short;
+	hdr->vers_low = xdr_to_host(p[5]);
+	hdr->vers_high = xdr_to_host(p[6]);
+	hdr->hdrlen = RPCRDMA_HDRLEN_ERR_VERS;
+	return RPCRDMA_HDRLEN_ERR_VERS;
+
+out_short:
+	hdr->reason = RPCRDMA_CHECK_SHORT;
+	return -EINVAL;
+out_errcode:
+	hdr->reason = RPCRDMA_CHECK_ERRCODE;
+	return -EINVAL;
+}
+
+static inline __attribute__((always_inline)) int
+check_reply(const void *buf, size_t len, struct rpcrdma_hdr *hdr, const struct rpcrdma__lim *lim)
+{
+	const uint32_t *p = buf;
+	uint32_t type;
+
+	if (rpcrdma__unlikely(len < 16 || ((uintptr_t)buf & 3)))
+		goto out_short;
+	hdr->xid = p[0];
+	if (rpcrdma__unlikely(p[1] != RPCRDMA_XDR_VERSION))
+		goto out_version;
+	type = p[3];
+	hdr->vers = RPCRDMA_VERSION;
+	hdr->credits = xdr_to_host(p[2]);
+	hdr->type = xdr_to_host(type);
+	hdr->reason = RPCRDMA_CHECK_OK;
+	hdr->read_list = NULL;
+	hdr->read_chunks = 0;
+	hdr->read_segments = 0;
+	hdr->write_list = NULL;
+	hdr->write_chunks = 0;
+	hdr->write_segments = 0;
+	hdr->reply_chunk = NULL;
+	hdr->reply_segments = 0;
+	hdr->err = 0;
+	hdr->vers_low = 0;
+	hdr->vers_high = 0;
+	hdr->hdrlen = 0;
+	if (len > RPCRDMA__MAX_SCAN)
+		len = RPCRDMA__MAX_SCAN;
+
+	switch (type) {
+	case RPCRDMA_XDR_MSG:
+	case RPCRDMA_XDR_NOMSG:
+		if (rpcrdma__unlikely(len < RPCRDMA_HDRLEN_MIN))
+			goto out_short_msg;
+		return check_reply_lists(p, p + len / 4, type, lim, hdr);
+	case RPCRDMA_XDR_ERROR:
+		return check_error(p, len, hdr);
+	case RPCRDMA_XDR_DONE:
+		hdr->reason = RPCRDMA_CHECK_DROP;
+		return 0;
+	default:
+		goto out_proc;
+	}
+
+out_short:
+	hdr->reason = ((uintptr_t)buf & 3) ? RPCRDMA_CHECK_ALIGN : RPCRDMA_CHECK_SHORT;
+	return -EINVAL;
+out_version:
+	hdr->vers = xdr_to_host(p[1]);
+	hdr->reason = RPCRDMA_CHECK_VERSION;
+	return -EPROTONOSUPPORT;
+out_short_msg:
+	hdr->reason = RPCRDMA_CHECK_SHORT;
+	return -EINVAL;
+out_proc:
+	hdr->reason = RPCRDMA_CHECK_PROC;
+	return -EINVAL;
+}
+
+int rpcrdma_check_reply(const void *buf, size_t len, struct rpcrdma_hdr *hdr)
+{
+	return check_reply(buf, len, hdr, &rpcrdma__default_lim);
+}
+
+int rpcrdma_check_reply_ex(const void *buf, size_t len, struct rpcrdma_hdr *hdr,
+			   const struct rpcrdma_limits *limits)
+{
+	struct rpcrdma__lim lim;
+
+	rpcrdma__lim_resolve(limits, &lim);
+	return check_reply(buf, len, hdr, &lim);
+}
