@@ -6,18 +6,32 @@
 # Returns 124 when the guest ran past $TIMEOUT seconds or printed nothing
 # for $IDLE_TIMEOUT seconds, 3 when qemu ended without a status; both print
 # the console's last lines.
-vm_boot() {
-	local initrd=$1 outdir=$2 log=$3 append qfd qpid line status="" start now
-	local last_out reason=""
-	shopt -s extglob
+# Sets the array QEMU for INITRD and OUTDIR.
+vm_qemu_cmd() {
+	local initrd=$1 outdir=$2 append
 	vm_need_cmd qemu-system-x86_64 qemu-system-x86
 	append="console=ttyS0 panic=-1 rdinit=/init"
 	[ "${VERBOSE:-0}" = 1 ] || append="$append quiet"
 	# shellcheck disable=SC2054 # commas inside -accel/-virtfs values
-	local qemu=(qemu-system-x86_64 -accel tcg,thread=multi -cpu max
+	QEMU=(qemu-system-x86_64 -accel tcg,thread=multi -cpu max
 		-smp "${CPUS:-2}" -m "${MEM:-1536}" -nic none -nographic -no-reboot
 		-kernel "$VMLINUZ" -initrd "$initrd" -append "$append"
 		-virtfs "local,path=$outdir,mount_tag=rpcrdma_out,security_model=none,id=rpcrdma_out")
+}
+
+# vm_boot_interactive INITRD OUTDIR: the console on this terminal (--shell).
+vm_boot_interactive() {
+	vm_qemu_cmd "$1" "$2"
+	vm_msg "booting qemu with the console here; the shell comes after the payloads (exit it to power off)"
+	"${QEMU[@]}"
+}
+
+vm_boot() {
+	local initrd=$1 outdir=$2 log=$3 qfd qpid line status="" start now
+	local last_out reason=""
+	shopt -s extglob
+	vm_qemu_cmd "$initrd" "$outdir"
+	local qemu=("${QEMU[@]}")
 	: >"$log"
 	start=$(date +%s)
 	vm_msg "booting qemu (TCG, ${CPUS:-2} vCPUs, ${MEM:-1536} MiB; timeout ${TIMEOUT}s, idle ${IDLE_TIMEOUT}s); console log: $log"
