@@ -11,6 +11,8 @@
 /* wire format */
 /* transport */
 /* service core */
+#include <rpcrdma/xdr.h>
+#include <rpcrdma/svc.h>
 /* id allocator */
 /* resource controller */
 
