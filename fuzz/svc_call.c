@@ -63,9 +63,9 @@ static struct fz *fz_get(void)
 	if (rpcrdma_svc_create(NULL, &f.svc) || testprog_create(&f.tp) ||
 	    rpcrdma_svc_register(f.svc, testprog_program(f.tp)))
 		abort();
-	struct rpcrdma_svc_xprt_info i1 = { sizeof(i1), "tcp",
-		RPCRDMA_SVC_XPRT_CONGESTION_CONTROL, NULL, 0 };
-	struct rpcrdma_svc_xprt_info i2 = { sizeof(i2), "udp", 0, NULL, 0 };
+	struct rpcrdma_svc_xprt_info i1 = { .size = sizeof(i1), .netid = "tcp",
+		.flags = RPCRDMA_SVC_XPRT_CONGESTION_CONTROL };
+	struct rpcrdma_svc_xprt_info i2 = { .size = sizeof(i2), .netid = "udp" };
 	if (rpcrdma_svc_xprt_create(f.svc, &fz_ops, &f, &i1, &f.x[0]) ||
 	    rpcrdma_svc_xprt_create(f.svc, &fz_ops, &f, &i2, &f.x[1]))
 		abort();

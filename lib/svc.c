@@ -140,7 +140,7 @@ int rpcrdma_svc_xprt_create(struct rpcrdma_svc *svc, const struct rpcrdma_svc_xp
 	x->priv = priv;
 	strcpy(x->netid, info->netid);
 	x->flags = info->flags;
-	x->max_calls = svc->opts.max_calls;
+	x->max_calls = info->max_calls ? info->max_calls : svc->opts.max_calls;
 	atomic_init(&x->in_progress, 0);
 	if (info->local) {
 		memcpy(&x->local, info->local, info->local_len);

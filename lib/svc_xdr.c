@@ -16,7 +16,7 @@ static void dec_settle(struct rpcrdma_xdr_dec *x)
 	while (x->p == x->end && x->idx + 1 < x->niov) {
 		x->idx++;
 		x->p = x->iov[x->idx].iov_base;
-		x->end = x->p + x->iov[x->idx].iov_len;
+		x->end = x->p ? x->p + x->iov[x->idx].iov_len : x->p;
 	}
 }
 
@@ -32,7 +32,7 @@ void rpcrdma_xdr_dec_init(struct rpcrdma_xdr_dec *x, const struct iovec *iov,
 		x->left += iov[i].iov_len;
 	if (niov) {
 		x->p = iov[0].iov_base;
-		x->end = x->p + iov[0].iov_len;
+		x->end = x->p ? x->p + iov[0].iov_len : x->p;
 	} else {
 		x->p = x->end = NULL;
 	}

@@ -259,6 +259,8 @@ struct rpcrdma_svc_xprt_info {
 	uint32_t flags;     /* RPCRDMA_SVC_XPRT_* */
 	const struct sockaddr *local; /* local address, may be NULL; copied */
 	socklen_t local_len;
+	unsigned max_calls; /* slots; 0: the service's opts.max_calls (RDMA: its
+			     * credit grant) */
 };
 
 /*
@@ -306,7 +308,8 @@ RPCRDMA_API int rpcrdma_svc_add_endpoint(struct rpcrdma_svc *svc, const char *ne
 
 struct rpcrdma_svc_opts {
 	size_t size;              /* sizeof(struct rpcrdma_svc_opts) */
-	unsigned max_calls;       /* calls in progress per transport; 0: 64 */
+	unsigned max_calls;       /* calls in progress per transport instance
+				   * (TCP connection, UDP socket); 0: 64 */
 	size_t max_record;        /* TCP record limit, bytes; 0: 1 MiB + 4 KiB */
 	size_t max_datagram;      /* UDP receive size; 0: 65536 */
 };
@@ -315,7 +318,8 @@ struct rpcrdma_svc_opts {
 RPCRDMA_API int rpcrdma_svc_create(const struct rpcrdma_svc_opts *opts,
 				   struct rpcrdma_svc **out);
 /*
- * Stops the loop thread, unsets what rpcrdma_svc_rpcbind_set() registered,
+ * Stops the loop thread (no rpcrdma_svc_poll() may be running or called
+ * again), unsets what rpcrdma_svc_rpcbind_set() registered,
  * closes every socket, waits until every asynchronous call has been
  * completed with rpcrdma_svc_reply(), and frees everything.  NULL is a no-op.
  */

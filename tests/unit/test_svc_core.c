@@ -302,9 +302,9 @@ static int setup(void **state)
 	if (rpcrdma_svc_create(&o, &f->svc) || testprog_create(&f->tp) ||
 	    rpcrdma_svc_register(f->svc, testprog_program(f->tp)))
 		return -1;
-	struct rpcrdma_svc_xprt_info i1 = { sizeof(i1), "tcp",
-		RPCRDMA_SVC_XPRT_CONGESTION_CONTROL, NULL, 0 };
-	struct rpcrdma_svc_xprt_info i2 = { sizeof(i2), "udp", 0, NULL, 0 };
+	struct rpcrdma_svc_xprt_info i1 = { .size = sizeof(i1), .netid = "tcp",
+		.flags = RPCRDMA_SVC_XPRT_CONGESTION_CONTROL };
+	struct rpcrdma_svc_xprt_info i2 = { .size = sizeof(i2), .netid = "udp" };
 	for (int k = 0; k < 2; k++) {
 		struct memx *m = k ? &f->nocc : &f->cc;
 		pthread_mutex_init(&m->lock, NULL);
@@ -518,27 +518,28 @@ static void test_slots(void **state)
 {
 	struct fixture *f = *state;
 	static const struct rpcrdma_svc_xprt_ops ops = { mem_reply_buf, defer_done };
-	struct rpcrdma_svc_xprt_info info = { sizeof(info), "rdma",
-		RPCRDMA_SVC_XPRT_CONGESTION_CONTROL, NULL, 0 };
+	struct rpcrdma_svc_xprt_info info = { .size = sizeof(info), .netid = "rdma",
+		.flags = RPCRDMA_SVC_XPRT_CONGESTION_CONTROL, .max_calls = 3 };
 	struct rpcrdma_svc_xprt *x;
 	struct msg m;
 	assert_int_equal(rpcrdma_svc_xprt_create(f->svc, &ops, &f->cc, &info, &x), 0);
 	call_none(&m, 0x50, TESTPROG_PROG, 1, TP_NULL);
 	struct iovec iov = { m.b, m.n };
 	deferred = 0;
-	for (int i = 0; i < 4; i++)
+	/* this transport asked for 3 slots (the service default is 4) */
+	for (int i = 0; i < 3; i++)
 		assert_int_equal(rpcrdma_svc_xprt_recv(x, &iov, 1, NULL, 0, NULL), 0);
-	assert_int_equal(deferred, 4);
-	assert_int_equal(rpcrdma_svc_xprt_in_progress(x), 4);
+	assert_int_equal(deferred, 3);
+	assert_int_equal(rpcrdma_svc_xprt_in_progress(x), 3);
 	assert_true(rpcrdma_svc_xprt_busy(x));
 	assert_int_equal(rpcrdma_svc_xprt_recv(x, &iov, 1, NULL, 0, NULL), -EBUSY);
-	assert_int_equal(deferred, 4);
+	assert_int_equal(deferred, 3);
 	assert_int_equal(rpcrdma_svc_xprt_destroy(x), -EBUSY);
 	rpcrdma_svc_xprt_complete(x);
 	assert_false(rpcrdma_svc_xprt_busy(x));
 	assert_int_equal(rpcrdma_svc_xprt_recv(x, &iov, 1, NULL, 0, NULL), 0);
-	assert_int_equal(deferred, 5);
-	for (int i = 0; i < 4; i++)
+	assert_int_equal(deferred, 4);
+	for (int i = 0; i < 3; i++)
 		rpcrdma_svc_xprt_complete(x);
 	struct rpcrdma_svc_stats st;
 	rpcrdma_svc_get_stats(f->svc, &st, sizeof(st));
@@ -558,6 +559,14 @@ static int h_ok(struct rpcrdma_svc_call *c, void *a, void *r)
 	(void)c;
 	(void)a;
 	*(uint32_t *)r = 7;
+	return RPCRDMA_SVC_SUCCESS;
+}
+
+static int h_void(struct rpcrdma_svc_call *c, void *a, void *r)
+{
+	(void)c;
+	(void)a;
+	(void)r;
 	return RPCRDMA_SVC_SUCCESS;
 }
 
@@ -593,7 +602,7 @@ static void test_register_rules(void **state)
 	/* A lying estimate (0 bytes for a 4-byte result) and a failing
 	 * encoder give SYSTEM_ERR and are counted. */
 	static const struct rpcrdma_svc_proc liar[3] = {
-		{ .name = "NULL", .estimate = est_none, .handler = h_ok },
+		{ .name = "NULL", .estimate = est_none, .handler = h_void },
 		{ .name = "LIAR", .res_size = 4, .estimate = est_none, .handler = h_ok,
 		  .encode_res = enc_one },
 		{ .name = "FAIL", .res_size = 4, .estimate = est_none, .handler = h_ok,
