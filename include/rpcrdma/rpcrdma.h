@@ -14,6 +14,8 @@
 #include <rpcrdma/xdr.h>
 #include <rpcrdma/svc.h>
 /* id allocator */
+#include <rpcrdma/idr.h>
 /* resource controller */
+#include <rpcrdma/rescg.h>
 
 #endif /* RPCRDMA_RPCRDMA_H */
