@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * rpc_testsvc: serves the test program 0x20000099 (tests/svc/testprog.h) on
- * TCP and UDP 127.0.0.1 (ephemeral ports), registers it with the system's
- * rpcbind, prints "ready tcp=PORT udp=PORT" and runs until SIGTERM/SIGINT;
+ * TCP and UDP 127.0.0.1 (ephemeral ports) and, when the host has it, ::1;
+ * registers it with the system's rpcbind, prints
+ * "ready tcp=PORT udp=PORT v6=0|1" and runs until SIGTERM/SIGINT;
  * then it unregisters and frees everything.  Exits 1 if rpcbind cannot be
  * reached.  Used by tests/svc/rpcbind-test.sh.  Public API only.
  */
@@ -43,6 +44,9 @@ int main(void)
 		fprintf(stderr, "rpc_testsvc: listen: %s\n", strerror(-rc));
 		goto out;
 	}
+	struct sockaddr_in6 a6 = { .sin6_family = AF_INET6, .sin6_addr = IN6ADDR_LOOPBACK_INIT };
+	int v6 = rpcrdma_svc_listen_tcp(svc, (struct sockaddr *)&a6, sizeof(a6), NULL) == 0 &&
+		 rpcrdma_svc_listen_udp(svc, (struct sockaddr *)&a6, sizeof(a6), NULL) == 0;
 	rc = rpcrdma_svc_rpcbind_set(svc, NULL);
 	if (rc) {
 		fprintf(stderr, "rpc_testsvc: rpcbind registration failed: %s\n", strerror(-rc));
@@ -51,8 +55,8 @@ int main(void)
 	rc = rpcrdma_svc_start(svc);
 	if (rc)
 		goto out;
-	printf("ready tcp=%u udp=%u\n", ntohs(((struct sockaddr_in *)&t)->sin_port),
-	       ntohs(((struct sockaddr_in *)&u)->sin_port));
+	printf("ready tcp=%u udp=%u v6=%d\n", ntohs(((struct sockaddr_in *)&t)->sin_port),
+	       ntohs(((struct sockaddr_in *)&u)->sin_port), v6);
 	fflush(stdout);
 	sigwait(&set, &sig);
 	printf("signal %d: shutting down\n", sig);

@@ -54,7 +54,9 @@ until grep -q '^ready' "$work/svc.out"; do
 	sleep 0.1
 done
 cat "$work/svc.out"
-udp_port=$(sed -n 's/^ready tcp=[0-9]* udp=\([0-9]*\)$/\1/p' "$work/svc.out")
+udp_port=$(sed -n 's/^ready tcp=[0-9]* udp=\([0-9]*\) .*$/\1/p' "$work/svc.out")
+v6=$(sed -n 's/^ready .* v6=\([01]\)$/\1/p' "$work/svc.out")
+[ -n "$udp_port" ] && [ -n "$v6" ] || fail "cannot parse rpc_testsvc's ready line"
 
 echo "--- rpcinfo -p 127.0.0.1"
 rpcinfo -p 127.0.0.1 | tee "$work/p"
@@ -70,6 +72,17 @@ awk -v p=$PROG '$1 == p && $2 == 2 && $3 == "udp" { f = 1 } END { exit f }' "$wo
 	fail "rpcbind dump lists version 2 on udp"
 awk -v p=$PROG '$1 == p && $2 == 1 && $3 == "udp" && $4 ~ /^127\.0\.0\.1\./ { f = 1 } END { exit !f }' "$work/d" ||
 	fail "rpcbind dump lacks version 1 on udp with a 127.0.0.1 universal address"
+
+if [ "$v6" = 1 ]; then
+	nd() { awk -v p=$PROG -v v="$1" -v n="$2" '$1 == p && $2 == v && $3 == n { f = 1 } END { exit !f }' "$work/d"; }
+	nd 1 tcp6 || fail "version 1 not registered for tcp6"
+	nd 2 tcp6 || fail "version 2 not registered for tcp6"
+	nd 1 udp6 || fail "version 1 not registered for udp6"
+	nd 2 udp6 && fail "version 2 (needs congestion control) registered for udp6"
+	echo "tcp6/udp6 registrations as expected"
+else
+	echo "no ::1 here: tcp6/udp6 not checked"
+fi
 
 echo "--- rpcinfo -t / -u (NULL calls)"
 rpcinfo -t 127.0.0.1 $PROG 1 | tee "$work/t1"

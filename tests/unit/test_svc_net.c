@@ -356,6 +356,71 @@ static void test_embedded_poll(void **state)
 	server_stop(&s);
 }
 
+static void test_uaddr(void **state)
+{
+	(void)state;
+	char b[64];
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(2049),
+				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	assert_int_equal(rpcrdma_uaddr_format((struct sockaddr *)&a, sizeof(a), b, sizeof(b)), 13);
+	assert_string_equal(b, "127.0.0.1.8.1");
+	struct sockaddr_in6 a6 = { .sin6_family = AF_INET6, .sin6_port = htons(20049),
+				   .sin6_addr = IN6ADDR_LOOPBACK_INIT };
+	assert_int_equal(rpcrdma_uaddr_format((struct sockaddr *)&a6, sizeof(a6), b, sizeof(b)), 9);
+	assert_string_equal(b, "::1.78.81");
+	inet_pton(AF_INET6, "fe80::ff:fe00:1", &a6.sin6_addr);
+	a6.sin6_port = htons(1);
+	assert_true(rpcrdma_uaddr_format((struct sockaddr *)&a6, sizeof(a6), b, sizeof(b)) > 0);
+	assert_string_equal(b, "fe80::ff:fe00:1.0.1");
+	assert_int_equal(rpcrdma_uaddr_format((struct sockaddr *)&a, sizeof(a), b, 13), -ENOSPC);
+	assert_int_equal(rpcrdma_uaddr_format((struct sockaddr *)&a, 4, b, sizeof(b)), -EINVAL);
+	struct sockaddr un = { .sa_family = AF_UNIX };
+	assert_int_equal(rpcrdma_uaddr_format(&un, sizeof(un), b, sizeof(b)), -EINVAL);
+}
+
+/* tcp6/udp6 over ::1: the same rules, by address family. */
+static void test_ipv6(void **state)
+{
+	(void)state;
+	struct rpcrdma_svc *svc;
+	struct testprog *tp;
+	assert_int_equal(rpcrdma_svc_create(NULL, &svc), 0);
+	assert_int_equal(testprog_create(&tp), 0);
+	assert_int_equal(rpcrdma_svc_register(svc, testprog_program(tp)), 0);
+	struct sockaddr_in6 a = { .sin6_family = AF_INET6, .sin6_addr = IN6ADDR_LOOPBACK_INIT };
+	struct sockaddr_storage tb, ub;
+	int rc = rpcrdma_svc_listen_tcp(svc, (struct sockaddr *)&a, sizeof(a), &tb);
+	if (rc == -EADDRNOTAVAIL || rc == -EAFNOSUPPORT) {
+		rpcrdma_svc_destroy(svc);
+		testprog_destroy(tp);
+		skip(); /* no ::1 on this host */
+	}
+	assert_int_equal(rc, 0);
+	assert_int_equal(rpcrdma_svc_listen_udp(svc, (struct sockaddr *)&a, sizeof(a), &ub), 0);
+	assert_int_equal(rpcrdma_svc_start(svc), 0);
+	uint8_t m[64], r[64];
+	size_t n = mkcall(m, 0x66, 2, TP_NULL, NULL, UINT32_MAX);
+	int fd = socket(AF_INET6, SOCK_STREAM, 0);
+	struct timeval tv = { 10, 0 };
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	assert_int_equal(connect(fd, (struct sockaddr *)&tb, sizeof(struct sockaddr_in6)), 0);
+	assert_int_equal(send_record(fd, m, n), 0);
+	assert_int_equal(recv_record(fd, r, sizeof(r)), 24); /* v2 fine on tcp6 */
+	assert_int_equal(get32(r + 20), 0);
+	close(fd);
+	fd = socket(AF_INET6, SOCK_DGRAM, 0);
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	assert_int_equal(connect(fd, (struct sockaddr *)&ub, sizeof(struct sockaddr_in6)), 0);
+	assert_int_equal(send(fd, m, n, 0), (ssize_t)n);
+	assert_int_equal(recv(fd, r, sizeof(r), 0), 32); /* v2 refused on udp6 */
+	assert_int_equal(get32(r + 20), 2);
+	assert_int_equal(get32(r + 24), 1);
+	assert_int_equal(get32(r + 28), 1);
+	close(fd);
+	rpcrdma_svc_destroy(svc);
+	testprog_destroy(tp);
+}
+
 /* ---------------------------------------------------------------- soak */
 
 #define SOAK_THREADS 16
@@ -478,6 +543,8 @@ int main(void)
 		cmocka_unit_test(test_tcp_slow_reader),
 		cmocka_unit_test(test_udp),
 		cmocka_unit_test(test_embedded_poll),
+		cmocka_unit_test(test_uaddr),
+		cmocka_unit_test(test_ipv6),
 		cmocka_unit_test(test_soak),
 	};
 	if (getenv("SVC_TEST"))
