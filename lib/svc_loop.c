@@ -167,6 +167,7 @@ void rpcrdma_svc_get_stats(const struct rpcrdma_svc *svc, struct rpcrdma_svc_sta
 	s.record_too_big = atomic_load(&c->record_too_big);
 	s.conns_accepted = atomic_load(&c->conns_accepted);
 	s.conns_closed = atomic_load(&c->conns_closed);
+	s.send_waits = atomic_load(&c->send_waits);
 	memcpy(st, &s, size < sizeof(s) ? size : sizeof(s));
 }
 

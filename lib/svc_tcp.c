@@ -19,6 +19,7 @@
  * loop reference and every call's reference are gone.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <stdlib.h>
@@ -143,8 +144,10 @@ static void flush(struct rpcrdma__svc_tcp_conn *c, struct tcp_call **done)
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
-			if (errno == EAGAIN || errno == EWOULDBLOCK)
+			if (errno == EAGAIN || errno == EWOULDBLOCK) {
+				RPCRDMA__STAT_INC(c->svc, send_waits);
 				return;
+			}
 			/* Broken: drop the queue; the loop thread sees the shutdown. */
 			shutdown(c->src.fd, SHUT_RDWR);
 			while (c->sq_head)
@@ -341,10 +344,59 @@ static void conn_handle(struct rpcrdma__svc_source *src, uint32_t events)
 	}
 }
 
+/* Puts a connected, non-blocking stream socket on the loop.  On failure
+ * the fd is left open for the caller. */
+static int conn_add(struct rpcrdma_svc *svc, int fd, const char *netid,
+		    const struct sockaddr_storage *local, socklen_t local_len,
+		    const struct sockaddr_storage *peer, socklen_t plen)
+{
+	struct rpcrdma__svc_tcp_conn *c = calloc(1, sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	struct rpcrdma_svc_xprt_info info = {
+		.size = sizeof(info),
+		.netid = netid,
+		.flags = RPCRDMA_SVC_XPRT_CONGESTION_CONTROL,
+		.local = (const struct sockaddr *)local,
+		.local_len = local_len,
+	};
+	int rc = rpcrdma_svc_xprt_create(svc, &tcp_ops, c, &info, &c->xprt);
+	if (rc) {
+		free(c);
+		return rc;
+	}
+	c->src.fd = fd;
+	c->src.handle = conn_handle;
+	c->svc = svc;
+	c->peer = *peer;
+	c->peer_len = plen;
+	atomic_init(&c->refs, 1);
+	pthread_mutex_init(&c->lock, NULL);
+	c->sq_tail = &c->sq_head;
+	c->reading = true;
+	c->armed = EPOLLIN;
+	/* Linked before it is watched: once watched, the loop may close and
+	 * free it at any moment (adopt runs on any thread). */
+	pthread_mutex_lock(&svc->lock);
+	c->next = svc->conns;
+	if (c->next)
+		c->next->pprev = &c->next;
+	c->pprev = &svc->conns;
+	svc->conns = c;
+	pthread_mutex_unlock(&svc->lock);
+	rc = rpcrdma__svc_watch(svc, &c->src, EPOLLIN);
+	if (rc) {
+		c->dead = true;
+		conn_put(c); /* unlinks and frees; the fd stays open */
+		return rc;
+	}
+	RPCRDMA__STAT_INC(svc, conns_accepted);
+	return 0;
+}
+
 static void listener_handle(struct rpcrdma__svc_source *src, uint32_t events)
 {
 	struct rpcrdma__svc_tcp_listener *l = (struct rpcrdma__svc_tcp_listener *)src;
-	struct rpcrdma_svc *svc = l->svc;
 	(void)events;
 
 	for (int budget = 32; budget > 0; budget--) {
@@ -356,48 +408,35 @@ static void listener_handle(struct rpcrdma__svc_source *src, uint32_t events)
 			return; /* EAGAIN, or out of fds: try again on the next event */
 		int one = 1;
 		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-		struct rpcrdma__svc_tcp_conn *c = calloc(1, sizeof(*c));
-		if (!c) {
+		if (conn_add(l->svc, fd, l->netid, &l->local, l->local_len, &peer, plen))
 			close(fd);
-			continue;
-		}
-		struct rpcrdma_svc_xprt_info info = {
-			.size = sizeof(info),
-			.netid = l->netid,
-			.flags = RPCRDMA_SVC_XPRT_CONGESTION_CONTROL,
-			.local = (struct sockaddr *)&l->local,
-			.local_len = l->local_len,
-		};
-		if (rpcrdma_svc_xprt_create(svc, &tcp_ops, c, &info, &c->xprt)) {
-			free(c);
-			close(fd);
-			continue;
-		}
-		c->src.fd = fd;
-		c->src.handle = conn_handle;
-		c->svc = svc;
-		c->peer = peer;
-		c->peer_len = plen;
-		atomic_init(&c->refs, 1);
-		pthread_mutex_init(&c->lock, NULL);
-		c->sq_tail = &c->sq_head;
-		c->reading = true;
-		c->armed = EPOLLIN;
-		pthread_mutex_lock(&svc->lock);
-		c->next = svc->conns;
-		if (c->next)
-			c->next->pprev = &c->next;
-		c->pprev = &svc->conns;
-		svc->conns = c;
-		pthread_mutex_unlock(&svc->lock);
-		if (rpcrdma__svc_watch(svc, &c->src, EPOLLIN)) {
-			c->dead = true;
-			close(fd);
-			conn_put(c);
-			continue;
-		}
-		RPCRDMA__STAT_INC(svc, conns_accepted);
 	}
+}
+
+int rpcrdma_svc_adopt_stream(struct rpcrdma_svc *svc, int fd)
+{
+	struct sockaddr_storage local, peer;
+	socklen_t llen = sizeof(local), plen = sizeof(peer);
+	int type = 0;
+	socklen_t tlen = sizeof(type);
+	if (!svc || fd < 0)
+		return -EINVAL;
+	if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &tlen))
+		return -errno;
+	if (type != SOCK_STREAM)
+		return -EINVAL;
+	if (getsockname(fd, (struct sockaddr *)&local, &llen) ||
+	    getpeername(fd, (struct sockaddr *)&peer, &plen))
+		return -errno;
+	const char *netid = local.ss_family == AF_INET ? "tcp" :
+			    local.ss_family == AF_INET6 ? "tcp6" :
+			    local.ss_family == AF_UNIX ? "local" : NULL;
+	if (!netid)
+		return -EINVAL;
+	int fl = fcntl(fd, F_GETFL);
+	if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0)
+		return -errno;
+	return conn_add(svc, fd, netid, &local, llen, &peer, plen);
 }
 
 int rpcrdma_svc_listen_tcp(struct rpcrdma_svc *svc, const struct sockaddr *addr,

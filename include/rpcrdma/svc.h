@@ -335,6 +335,16 @@ RPCRDMA_API int rpcrdma_svc_listen_tcp(struct rpcrdma_svc *svc, const struct soc
 RPCRDMA_API int rpcrdma_svc_listen_udp(struct rpcrdma_svc *svc, const struct sockaddr *addr,
 				       socklen_t len, struct sockaddr_storage *bound);
 
+/*
+ * Serves an already connected stream socket (TCP, or AF_UNIX with netid
+ * "local"), e.g. one passed by a socket-activation manager: record marking,
+ * congestion control, like an accepted TCP connection.  The fd is made
+ * non-blocking.  On success the service owns the fd (closes it at the end);
+ * on failure (-EINVAL: not a connected stream socket, -ENOMEM, -errno) the
+ * caller keeps it.
+ */
+RPCRDMA_API int rpcrdma_svc_adopt_stream(struct rpcrdma_svc *svc, int fd);
+
 /* Event loop, embedded: an fd that is readable when rpcrdma_svc_poll() has
  * work (an epoll fd; add it to your own poll/epoll set). */
 RPCRDMA_API int rpcrdma_svc_fd(const struct rpcrdma_svc *svc);
@@ -357,6 +367,7 @@ struct rpcrdma_svc_stats {
 	uint64_t record_too_big;    /* TCP connections closed: record > max_record */
 	uint64_t conns_accepted;    /* TCP connections accepted */
 	uint64_t conns_closed;      /* TCP connections closed */
+	uint64_t send_waits;        /* TCP writes cut short by a full socket buffer */
 };
 /* Copies the counters (at most size bytes of them). */
 RPCRDMA_API void rpcrdma_svc_get_stats(const struct rpcrdma_svc *svc,

@@ -294,6 +294,46 @@ static void test_tcp_slow_reader(void **state)
 	server_stop(&s);
 }
 
+/* A stream socket handed over with rpcrdma_svc_adopt_stream, with a tiny
+ * send buffer: the server's writes must stop at EAGAIN and resume on
+ * EPOLLOUT (send_waits counts it), and every reply still arrives whole. */
+static void test_adopt_partial_writes(void **state)
+{
+	(void)state;
+	struct server s;
+	int sv[2];
+	server_start(&s, 8, 0, true);
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	int small = 4096;
+	assert_int_equal(setsockopt(sv[1], SOL_SOCKET, SO_SNDBUF, &small, sizeof(small)), 0);
+	int dgram = socket(AF_INET, SOCK_DGRAM, 0);
+	assert_int_equal(rpcrdma_svc_adopt_stream(s.svc, dgram), -EINVAL);
+	close(dgram);
+	assert_int_equal(rpcrdma_svc_adopt_stream(s.svc, sv[1]), 0);
+	struct timeval tv = { 20, 0 };
+	setsockopt(sv[0], SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	struct pipe_arg a = { sv[0], 100, 0 };
+	pthread_t t;
+	assert_int_equal(pthread_create(&t, NULL, pipe_writer, &a), 0);
+	usleep(100 * 1000);
+	uint8_t *r = malloc(8192);
+	for (unsigned i = 0; i < a.n; i++) {
+		assert_int_equal(recv_record(sv[0], r, 8192), 24 + 4 + 4096);
+		assert_int_equal(get32(r + 20), 0);
+		assert_int_equal(r[28 + 4095], 'q');
+	}
+	pthread_join(t, NULL);
+	assert_int_equal(a.rc, 0);
+	free(r);
+	struct rpcrdma_svc_stats st;
+	rpcrdma_svc_get_stats(s.svc, &st, sizeof(st));
+	print_message("adopted stream: %llu writes waited for EPOLLOUT\n",
+		      (unsigned long long)st.send_waits);
+	assert_true(st.send_waits > 0);
+	close(sv[0]);
+	server_stop(&s);
+}
+
 static void test_udp(void **state)
 {
 	(void)state;
@@ -541,6 +581,7 @@ int main(void)
 		cmocka_unit_test(test_tcp_fragments),
 		cmocka_unit_test(test_tcp_oversize),
 		cmocka_unit_test(test_tcp_slow_reader),
+		cmocka_unit_test(test_adopt_partial_writes),
 		cmocka_unit_test(test_udp),
 		cmocka_unit_test(test_embedded_poll),
 		cmocka_unit_test(test_uaddr),
