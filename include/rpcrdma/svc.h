@@ -244,6 +244,21 @@ RPCRDMA_API size_t rpcrdma_svc_call_reply_max(const struct rpcrdma_svc_call *cal
  * successful rpcrdma_svc_xprt_recv() until the transport calls
  * rpcrdma_svc_xprt_complete() -- at the earliest inside done(), or later
  * once the reply has left (TCP: fully written; RDMA: send completed).
+ *
+ * The RDMA transport, in these terms: after checking the transport header
+ * (and pulling any position-zero read chunk into a buffer, so the RPC header
+ * is contiguous), it calls rpcrdma_svc_xprt_recv() with the RPC message as
+ * iov[] and its receive context -- holding the parsed read list, write list
+ * and reply chunk -- as call_ctx.  reply_buf(max) tells it the reply bound
+ * before the handler runs: if max fits its inline threshold it returns a
+ * send buffer, otherwise a buffer it will RDMA Write into the client's reply
+ * chunk (or refuses with NULL when the client gave none).  done() hands
+ * back the encoded reply to send.  Procedures that move bulk data through
+ * write or read chunks (NFS READ/WRITE) reach the chunk lists from their
+ * handler with rpcrdma_svc_call_xprt_ctx() and the RDMA transport's API.
+ * The slot count for an RDMA connection is its credit grant
+ * (info.max_calls), so the core never has more calls in progress than the
+ * client may send.
  */
 struct rpcrdma_svc_xprt_ops {
 	void *(*reply_buf)(void *priv, void *call_ctx, size_t max);
