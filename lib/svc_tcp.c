@@ -325,6 +325,8 @@ static void conn_handle(struct rpcrdma__svc_source *src, uint32_t events)
 	for (int budget = 16; budget > 0; budget--) {
 		pthread_mutex_lock(&c->lock);
 		if (rpcrdma_svc_xprt_busy(c->xprt) && !c->dead) {
+			if (c->reading)
+				RPCRDMA__STAT_INC(c->svc, read_pauses);
 			c->reading = false;
 			update_watch(c);
 			pthread_mutex_unlock(&c->lock);

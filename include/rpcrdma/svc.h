@@ -40,16 +40,18 @@
  *   8. version requires AUTH_SYS and the call has AUTH_NONE (procedure 0
  *      excepted): AUTH_ERROR AUTH_TOOWEAK.
  *   9. argument decoder fails: GARBAGE_ARGS.
- *  10. the estimator's size is reserved from the transport (failure:
- *      dropped, counted); the handler runs; its status is sent.  A result
+ *  10. the estimator's size is reserved from the transport (an estimate
+ *      over 2 GiB: SYSTEM_ERR; the transport refusing the buffer: dropped,
+ *      counted); the handler runs; its status is sent.  A result
  *      encoder that fails (it ran past the estimate, or reported an error)
  *      turns the reply into SYSTEM_ERR and is counted in
  *      estimate_exceeded / encode_errors.
  * Every reply carries an AUTH_NONE verifier.
  *
  * Authentication.  The credential and verifier bodies are at most 400 bytes
- * (RFC 5531 MAX_AUTH_BYTES); a longer or truncated one is AUTH_BADCRED
- * (credential) or AUTH_BADVERF (verifier).
+ * (RFC 5531 MAX_AUTH_BYTES); a longer one is AUTH_BADCRED (credential) or
+ * AUTH_BADVERF (verifier); one running past the end of the message is a
+ * truncated header (step 3: dropped).
  *   AUTH_NONE: body length 0, else AUTH_BADCRED.
  *   AUTH_SYS: stamp, machinename<255>, uid, gid, gids<16>, exactly filling
  *     the body; anything else (longer name, more gids, bytes left over) is
@@ -142,8 +144,9 @@ struct rpcrdma_svc_cred {
  *   or ASYNC (see rpcrdma_svc_reply).  Any other value is sent as SYSTEM_ERR.
  * encode_res(enc, res): encodes the results after SUCCESS; non-zero =
  *   SYSTEM_ERR.  NULL: no results (void).
- * release(args, res): optional; called once after the reply is encoded (or
- *   dropped) to free what the decoder or handler allocated.
+ * release(args, res): optional; called exactly once for every call whose
+ *   decoder ran (even if it failed), after the reply is encoded or dropped,
+ *   to free what the decoder or handler allocated.
  */
 struct rpcrdma_svc_proc {
 	const char *name;
@@ -383,6 +386,8 @@ struct rpcrdma_svc_stats {
 	uint64_t conns_accepted;    /* TCP connections accepted */
 	uint64_t conns_closed;      /* TCP connections closed */
 	uint64_t send_waits;        /* TCP writes cut short by a full socket buffer */
+	uint64_t read_pauses;       /* TCP connections that stopped reading: all
+				     * their slots were taken */
 };
 /* Copies the counters (at most size bytes of them). */
 RPCRDMA_API void rpcrdma_svc_get_stats(const struct rpcrdma_svc *svc,

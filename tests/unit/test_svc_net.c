@@ -327,9 +327,11 @@ static void test_adopt_partial_writes(void **state)
 	free(r);
 	struct rpcrdma_svc_stats st;
 	rpcrdma_svc_get_stats(s.svc, &st, sizeof(st));
-	print_message("adopted stream: %llu writes waited for EPOLLOUT\n",
-		      (unsigned long long)st.send_waits);
+	print_message("adopted stream: %llu writes waited for EPOLLOUT, "
+		      "%llu pauses in reading (8 slots)\n",
+		      (unsigned long long)st.send_waits, (unsigned long long)st.read_pauses);
 	assert_true(st.send_waits > 0);
+	assert_true(st.read_pauses > 0);
 	close(sv[0]);
 	server_stop(&s);
 }
