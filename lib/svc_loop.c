@@ -169,6 +169,7 @@ void rpcrdma_svc_get_stats(const struct rpcrdma_svc *svc, struct rpcrdma_svc_sta
 	s.conns_closed = atomic_load(&c->conns_closed);
 	s.send_waits = atomic_load(&c->send_waits);
 	s.read_pauses = atomic_load(&c->read_pauses);
+	s.conns_shed = atomic_load(&c->conns_shed);
 	memcpy(st, &s, size < sizeof(s) ? size : sizeof(s));
 }
 

@@ -35,6 +35,7 @@ struct rpcrdma__svc_tcp_listener {
 	struct sockaddr_storage local;
 	socklen_t local_len;
 	char netid[8];
+	int spare_fd; /* given up to accept-and-close when out of fds */
 };
 
 struct tcp_call;
@@ -406,8 +407,22 @@ static void listener_handle(struct rpcrdma__svc_source *src, uint32_t events)
 		socklen_t plen = sizeof(peer);
 		int fd = accept4(src->fd, (struct sockaddr *)&peer, &plen,
 				 SOCK_NONBLOCK | SOCK_CLOEXEC);
+		if (fd < 0 && (errno == EMFILE || errno == ENFILE) && l->spare_fd >= 0) {
+			/* Out of fds: a level-triggered listener would spin.  Shed
+			 * the connection with the spare fd, then take it back. */
+			close(l->spare_fd);
+			fd = accept4(src->fd, NULL, NULL, SOCK_CLOEXEC);
+			if (fd >= 0) {
+				close(fd);
+				RPCRDMA__STAT_INC(l->svc, conns_shed);
+			}
+			l->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+			if (fd < 0)
+				return;
+			continue;
+		}
 		if (fd < 0)
-			return; /* EAGAIN, or out of fds: try again on the next event */
+			return; /* EAGAIN (or ECONNABORTED...): the next event retries */
 		int one = 1;
 		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 		if (conn_add(l->svc, fd, l->netid, &l->local, l->local_len, &peer, plen))
@@ -449,6 +464,7 @@ int rpcrdma_svc_listen_tcp(struct rpcrdma_svc *svc, const struct sockaddr *addr,
 	struct rpcrdma__svc_tcp_listener *l = calloc(1, sizeof(*l));
 	if (!l)
 		return -ENOMEM;
+	l->spare_fd = -1;
 	int rc, one = 1;
 	int fd = socket(addr->sa_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0) {
@@ -466,6 +482,7 @@ int rpcrdma_svc_listen_tcp(struct rpcrdma_svc *svc, const struct sockaddr *addr,
 		goto out_close;
 	}
 	strcpy(l->netid, addr->sa_family == AF_INET ? "tcp" : "tcp6");
+	l->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	l->svc = svc;
 	l->src.fd = fd;
 	l->src.handle = listener_handle;
@@ -485,6 +502,8 @@ int rpcrdma_svc_listen_tcp(struct rpcrdma_svc *svc, const struct sockaddr *addr,
 		*bound = l->local;
 	return 0;
 out_close:
+	if (l->spare_fd >= 0)
+		close(l->spare_fd);
 	close(fd);
 	free(l);
 	return rc;
@@ -500,6 +519,8 @@ void rpcrdma__svc_tcp_shutdown(struct rpcrdma_svc *svc)
 		svc->listeners = l->next;
 		rpcrdma__svc_unwatch(svc, &l->src);
 		close(l->src.fd);
+		if (l->spare_fd >= 0)
+			close(l->spare_fd);
 		free(l);
 	}
 	/* A live connection holds its loop reference, so it cannot go away

@@ -144,9 +144,9 @@ struct rpcrdma_svc_cred {
  *   or ASYNC (see rpcrdma_svc_reply).  Any other value is sent as SYSTEM_ERR.
  * encode_res(enc, res): encodes the results after SUCCESS; non-zero =
  *   SYSTEM_ERR.  NULL: no results (void).
- * release(args, res): optional; called exactly once for every call whose
- *   decoder ran (even if it failed), after the reply is encoded or dropped,
- *   to free what the decoder or handler allocated.
+ * release(args, res): optional; called exactly once for every call that
+ *   reached step 9 (decoded successfully or not), after its reply is
+ *   encoded or dropped, to free what the decoder or handler allocated.
  */
 struct rpcrdma_svc_proc {
 	const char *name;
@@ -388,6 +388,8 @@ struct rpcrdma_svc_stats {
 	uint64_t send_waits;        /* TCP writes cut short by a full socket buffer */
 	uint64_t read_pauses;       /* TCP connections that stopped reading: all
 				     * their slots were taken */
+	uint64_t conns_shed;        /* TCP connections accepted and closed at
+				     * once: the process was out of fds */
 };
 /* Copies the counters (at most size bytes of them). */
 RPCRDMA_API void rpcrdma_svc_get_stats(const struct rpcrdma_svc *svc,

@@ -11,16 +11,20 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
 #include <pthread.h>
 #include <sys/socket.h>
+#include <sys/resource.h>
 #include <sys/time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -336,6 +340,72 @@ static void test_adopt_partial_writes(void **state)
 	server_stop(&s);
 }
 
+/* Out of file descriptors: the listener sheds connections instead of
+ * spinning, and serves again once fds are free.  In a child process, whose
+ * fd limit is lowered. */
+static int shed_child(void)
+{
+	struct server s;
+	server_start(&s, 0, 0, true);
+	int maxfd = 0;
+	for (int fd = 0; fd < 1024; fd++)
+		if (fcntl(fd, F_GETFD) >= 0)
+			maxfd = fd;
+	struct rlimit rl = { (rlim_t)maxfd + 4, (rlim_t)maxfd + 4 };
+	if (setrlimit(RLIMIT_NOFILE, &rl))
+		return 10;
+	static int fds[1100];
+	int nfds = 0;
+	while (nfds < 1100 && (fds[nfds] = socket(AF_INET, SOCK_STREAM, 0)) >= 0)
+		nfds++; /* takes every fd left */
+	if (nfds < 3 || errno != EMFILE) {
+		fprintf(stderr, "shed_child: %d sockets below the limit %d, then %s\n",
+			nfds, maxfd + 4, strerror(errno));
+		return 14;
+	}
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(s.tcp_port),
+				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	struct timeval tv = { 10, 0 };
+	for (int i = 0; i < nfds; i++) {
+		setsockopt(fds[i], SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+		if (connect(fds[i], (struct sockaddr *)&a, sizeof(a)))
+			return 15;
+	}
+	uint8_t r[64], m[64];
+	for (int i = 0; i < nfds; i++) /* each is shed: closed without a byte */
+		if (recv(fds[i], r, sizeof(r), 0) > 0)
+			return 11;
+	for (int i = 0; i < nfds; i++)
+		close(fds[i]);
+	int fd = tcp_connect(s.tcp_port);
+	size_t n = mkcall(m, 0x99, 1, TP_NULL, NULL, UINT32_MAX);
+	if (send_record(fd, m, n) || recv_record(fd, r, sizeof(r)) != 24)
+		return 12;
+	close(fd);
+	struct rpcrdma_svc_stats st;
+	rpcrdma_svc_get_stats(s.svc, &st, sizeof(st));
+	if (st.conns_shed != (uint64_t)nfds) {
+		fprintf(stderr, "shed_child: %d connections, %llu shed, %llu accepted\n", nfds,
+			(unsigned long long)st.conns_shed, (unsigned long long)st.conns_accepted);
+		return 13;
+	}
+	server_stop(&s);
+	return 0;
+}
+
+static void test_out_of_fds(void **state)
+{
+	(void)state;
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0)
+		_exit(shed_child());
+	int status;
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+}
+
 static void test_udp(void **state)
 {
 	(void)state;
@@ -584,6 +654,7 @@ int main(void)
 		cmocka_unit_test(test_tcp_oversize),
 		cmocka_unit_test(test_tcp_slow_reader),
 		cmocka_unit_test(test_adopt_partial_writes),
+		cmocka_unit_test(test_out_of_fds),
 		cmocka_unit_test(test_udp),
 		cmocka_unit_test(test_embedded_poll),
 		cmocka_unit_test(test_uaddr),
