@@ -114,13 +114,14 @@ struct rpcrdma__rpcb_entry;
 struct rpcrdma__svc_counters {
 	atomic_uint_fast64_t calls, replies[6], rpc_mismatch, auth_errors, dropped,
 		estimate_exceeded, encode_errors, busy, record_too_big,
-		conns_accepted, conns_closed, send_waits, read_pauses, conns_shed;
+		conns_accepted, conns_closed, conns_idle, send_waits, read_pauses, conns_shed;
 };
 
 struct rpcrdma_svc {
 	struct rpcrdma_svc_opts opts;
 	int epfd;
 	struct rpcrdma__svc_source wake; /* eventfd: wakes the loop to stop */
+	struct rpcrdma__svc_source idle; /* timerfd: idle sweep, fd -1 if none */
 
 	pthread_rwlock_t progs_lock;
 	struct rpcrdma__svc_prog *progs;
@@ -154,6 +155,9 @@ int rpcrdma__svc_watch(struct rpcrdma_svc *svc, struct rpcrdma__svc_source *src,
 int rpcrdma__svc_rewatch(struct rpcrdma_svc *svc, struct rpcrdma__svc_source *src,
 			 uint32_t events);
 void rpcrdma__svc_unwatch(struct rpcrdma_svc *svc, struct rpcrdma__svc_source *src);
+
+/* TCP: closes idle connections (the idle timer's handler). */
+void rpcrdma__svc_tcp_sweep(struct rpcrdma__svc_source *src, uint32_t events);
 
 /* Transports: shut down everything (destroy); svc->lock not held. */
 void rpcrdma__svc_tcp_shutdown(struct rpcrdma_svc *svc);

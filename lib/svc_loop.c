@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/timerfd.h>
 #include <unistd.h>
 
 #include "svc_int.h"
@@ -64,6 +65,26 @@ int rpcrdma_svc_create(const struct rpcrdma_svc_opts *opts, struct rpcrdma_svc *
 		close(svc->epfd);
 		free(svc);
 		return rc;
+	}
+	svc->idle.fd = -1;
+	if (o.idle_timeout_ms) {
+		unsigned tick = o.idle_timeout_ms / 4 < 50 ? 50 : o.idle_timeout_ms / 4;
+		struct itimerspec its = {
+			.it_interval = { tick / 1000, (long)(tick % 1000) * 1000000 },
+			.it_value = { tick / 1000, (long)(tick % 1000) * 1000000 },
+		};
+		svc->idle.fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+		svc->idle.handle = rpcrdma__svc_tcp_sweep;
+		if (svc->idle.fd < 0 || timerfd_settime(svc->idle.fd, 0, &its, NULL) ||
+		    rpcrdma__svc_watch(svc, &svc->idle, EPOLLIN)) {
+			rc = svc->idle.fd < 0 ? -errno : -EIO;
+			if (svc->idle.fd >= 0)
+				close(svc->idle.fd);
+			close(svc->wake.fd);
+			close(svc->epfd);
+			free(svc);
+			return rc;
+		}
 	}
 	pthread_rwlock_init(&svc->progs_lock, NULL);
 	pthread_mutex_init(&svc->loop_lock, NULL);
@@ -167,6 +188,7 @@ void rpcrdma_svc_get_stats(const struct rpcrdma_svc *svc, struct rpcrdma_svc_sta
 	s.record_too_big = atomic_load(&c->record_too_big);
 	s.conns_accepted = atomic_load(&c->conns_accepted);
 	s.conns_closed = atomic_load(&c->conns_closed);
+	s.conns_idle = atomic_load(&c->conns_idle);
 	s.send_waits = atomic_load(&c->send_waits);
 	s.read_pauses = atomic_load(&c->read_pauses);
 	s.conns_shed = atomic_load(&c->conns_shed);
@@ -196,6 +218,8 @@ void rpcrdma_svc_destroy(struct rpcrdma_svc *svc)
 	}
 	rpcrdma__svc_free_programs(svc);
 	close(svc->wake.fd);
+	if (svc->idle.fd >= 0)
+		close(svc->idle.fd);
 	close(svc->epfd);
 	pthread_cond_destroy(&svc->xprts_gone);
 	pthread_mutex_destroy(&svc->lock);

@@ -23,6 +23,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <stdlib.h>
+#include <time.h>
 #include <sys/epoll.h>
 #include <unistd.h>
 
@@ -45,12 +46,13 @@ struct rpcrdma__svc_tcp_conn {
 	struct rpcrdma_svc *svc;
 	struct rpcrdma_svc_xprt *xprt;
 	struct rpcrdma__svc_tcp_conn *next, **pprev; /* svc->conns, svc->lock */
-	struct rpcrdma__svc_tcp_conn *kill_next;     /* destroy's list */
+	struct rpcrdma__svc_tcp_conn *kill_next;     /* destroy's / sweep's list */
 	atomic_int refs;
 	struct sockaddr_storage peer;
 	socklen_t peer_len;
 
 	/* loop thread only */
+	uint64_t last_active; /* ms, CLOCK_MONOTONIC: last event */
 	uint8_t hdr[4];
 	size_t hdr_got;
 	uint32_t frag_len, frag_got;
@@ -77,6 +79,13 @@ struct tcp_call {
 };
 
 static const struct rpcrdma_svc_xprt_ops tcp_ops;
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
 
 static void conn_free(struct rpcrdma__svc_tcp_conn *c)
 {
@@ -314,6 +323,8 @@ static void conn_handle(struct rpcrdma__svc_source *src, uint32_t events)
 	struct rpcrdma__svc_tcp_conn *c = (struct rpcrdma__svc_tcp_conn *)src;
 	struct tcp_call *done = NULL;
 
+	if (c->svc->opts.idle_timeout_ms)
+		c->last_active = now_ms();
 	if (events & EPOLLOUT) {
 		pthread_mutex_lock(&c->lock);
 		flush(c, &done);
@@ -378,6 +389,7 @@ static int conn_add(struct rpcrdma_svc *svc, int fd, const char *netid,
 	c->sq_tail = &c->sq_head;
 	c->reading = true;
 	c->armed = EPOLLIN;
+	c->last_active = now_ms();
 	/* Linked before it is watched: once watched, the loop may close and
 	 * free it at any moment (adopt runs on any thread). */
 	pthread_mutex_lock(&svc->lock);
@@ -537,6 +549,37 @@ void rpcrdma__svc_tcp_shutdown(struct rpcrdma_svc *svc)
 	while (kill) {
 		struct rpcrdma__svc_tcp_conn *c = kill;
 		kill = c->kill_next;
+		conn_kill(c);
+	}
+}
+
+void rpcrdma__svc_tcp_sweep(struct rpcrdma__svc_source *src, uint32_t events)
+{
+	struct rpcrdma_svc *svc = (struct rpcrdma_svc *)((char *)src -
+		offsetof(struct rpcrdma_svc, idle));
+	struct rpcrdma__svc_tcp_conn *kill = NULL;
+	uint64_t ticks, now = now_ms();
+	(void)events;
+
+	if (read(src->fd, &ticks, sizeof(ticks)) < 0)
+		return;
+	/* On the loop thread, the only one that kills: a live connection
+	 * collected here is still live when conn_kill runs. */
+	pthread_mutex_lock(&svc->lock);
+	for (struct rpcrdma__svc_tcp_conn *c = svc->conns; c; c = c->next) {
+		pthread_mutex_lock(&c->lock);
+		if (!c->dead && !c->sq_head && rpcrdma_svc_xprt_in_progress(c->xprt) == 0 &&
+		    now - c->last_active >= svc->opts.idle_timeout_ms) {
+			c->kill_next = kill;
+			kill = c;
+		}
+		pthread_mutex_unlock(&c->lock);
+	}
+	pthread_mutex_unlock(&svc->lock);
+	while (kill) {
+		struct rpcrdma__svc_tcp_conn *c = kill;
+		kill = c->kill_next;
+		RPCRDMA__STAT_INC(svc, conns_idle);
 		conn_kill(c);
 	}
 }

@@ -330,6 +330,8 @@ struct rpcrdma_svc_opts {
 				   * (TCP connection, UDP socket); 0: 64 */
 	size_t max_record;        /* TCP record limit, bytes; 0: 1 MiB + 4 KiB */
 	size_t max_datagram;      /* UDP receive size; 0: 65536 */
+	unsigned idle_timeout_ms; /* close TCP connections idle this long, with
+				   * no call in progress; 0: never */
 };
 
 /* Creates a service.  opts may be NULL (defaults).  -EINVAL, -ENOMEM, ... */
@@ -384,7 +386,8 @@ struct rpcrdma_svc_stats {
 	uint64_t busy;              /* calls refused: all slots taken (UDP drops) */
 	uint64_t record_too_big;    /* TCP connections closed: record > max_record */
 	uint64_t conns_accepted;    /* TCP connections accepted */
-	uint64_t conns_closed;      /* TCP connections closed */
+	uint64_t conns_closed;      /* TCP connections closed (all causes) */
+	uint64_t conns_idle;        /* ... of which closed for being idle */
 	uint64_t send_waits;        /* TCP writes cut short by a full socket buffer */
 	uint64_t read_pauses;       /* TCP connections that stopped reading: all
 				     * their slots were taken */

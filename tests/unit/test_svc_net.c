@@ -406,6 +406,41 @@ static void test_out_of_fds(void **state)
 	assert_int_equal(WEXITSTATUS(status), 0);
 }
 
+/* Idle connections are closed; busy ones (a call in progress) are not. */
+static void test_idle_timeout(void **state)
+{
+	(void)state;
+	struct rpcrdma_svc_opts o = { .size = sizeof(o), .idle_timeout_ms = 200 };
+	struct rpcrdma_svc *svc;
+	struct testprog *tp;
+	assert_int_equal(rpcrdma_svc_create(&o, &svc), 0);
+	assert_int_equal(testprog_create(&tp), 0);
+	assert_int_equal(rpcrdma_svc_register(svc, testprog_program(tp)), 0);
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	struct sockaddr_storage b;
+	assert_int_equal(rpcrdma_svc_listen_tcp(svc, (struct sockaddr *)&a, sizeof(a), &b), 0);
+	assert_int_equal(rpcrdma_svc_start(svc), 0);
+	uint16_t port = ntohs(((struct sockaddr_in *)&b)->sin_port);
+	int idle = tcp_connect(port);
+	int active = tcp_connect(port);
+	uint8_t m[64], r[64];
+	size_t n = mkcall(m, 0x88, 1, TP_NULL, NULL, UINT32_MAX);
+	/* keep one connection busy with a call every 50 ms for 600 ms */
+	for (int i = 0; i < 12; i++) {
+		assert_int_equal(send_record(active, m, n), 0);
+		assert_int_equal(recv_record(active, r, sizeof(r)), 24);
+		usleep(50 * 1000);
+	}
+	assert_int_equal(recv(idle, r, sizeof(r), 0), 0); /* closed by the server */
+	struct rpcrdma_svc_stats st;
+	rpcrdma_svc_get_stats(svc, &st, sizeof(st));
+	assert_int_equal(st.conns_idle, 1);
+	close(idle);
+	close(active);
+	rpcrdma_svc_destroy(svc);
+	testprog_destroy(tp);
+}
+
 static void test_udp(void **state)
 {
 	(void)state;
@@ -655,6 +690,7 @@ int main(void)
 		cmocka_unit_test(test_tcp_slow_reader),
 		cmocka_unit_test(test_adopt_partial_writes),
 		cmocka_unit_test(test_out_of_fds),
+		cmocka_unit_test(test_idle_timeout),
 		cmocka_unit_test(test_udp),
 		cmocka_unit_test(test_embedded_poll),
 		cmocka_unit_test(test_uaddr),
