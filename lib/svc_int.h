@@ -134,6 +134,7 @@ struct rpcrdma_svc {
 	pthread_mutex_t lock; /* guards the lists below and nxprts */
 	pthread_cond_t xprts_gone;
 	unsigned nxprts;
+	unsigned nconns; /* TCP connections, live or waiting for their calls */
 	struct rpcrdma__svc_tcp_listener *listeners;
 	struct rpcrdma__svc_tcp_conn *conns;
 	struct rpcrdma__svc_udp *udps;

@@ -95,6 +95,7 @@ static void conn_free(struct rpcrdma__svc_tcp_conn *c)
 		*c->pprev = c->next;
 		if (c->next)
 			c->next->pprev = c->pprev;
+		svc->nconns--;
 	}
 	pthread_mutex_unlock(&svc->lock);
 	free(c->rec);
@@ -398,6 +399,7 @@ static int conn_add(struct rpcrdma_svc *svc, int fd, const char *netid,
 		c->next->pprev = &c->next;
 	c->pprev = &svc->conns;
 	svc->conns = c;
+	svc->nconns++;
 	pthread_mutex_unlock(&svc->lock);
 	rc = rpcrdma__svc_watch(svc, &c->src, EPOLLIN);
 	if (rc) {
@@ -435,6 +437,16 @@ static void listener_handle(struct rpcrdma__svc_source *src, uint32_t events)
 		}
 		if (fd < 0)
 			return; /* EAGAIN (or ECONNABORTED...): the next event retries */
+		if (l->svc->opts.max_conns) {
+			pthread_mutex_lock(&l->svc->lock);
+			bool full = l->svc->nconns >= l->svc->opts.max_conns;
+			pthread_mutex_unlock(&l->svc->lock);
+			if (full) {
+				close(fd);
+				RPCRDMA__STAT_INC(l->svc, conns_shed);
+				continue;
+			}
+		}
 		int one = 1;
 		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 		if (conn_add(l->svc, fd, l->netid, &l->local, l->local_len, &peer, plen))

@@ -332,6 +332,8 @@ struct rpcrdma_svc_opts {
 	size_t max_datagram;      /* UDP receive size; 0: 65536 */
 	unsigned idle_timeout_ms; /* close TCP connections idle this long, with
 				   * no call in progress; 0: never */
+	unsigned max_conns;       /* TCP connections at once; more are accepted
+				   * and closed at once (conns_shed); 0: no limit */
 };
 
 /* Creates a service.  opts may be NULL (defaults).  -EINVAL, -ENOMEM, ... */
@@ -392,7 +394,7 @@ struct rpcrdma_svc_stats {
 	uint64_t read_pauses;       /* TCP connections that stopped reading: all
 				     * their slots were taken */
 	uint64_t conns_shed;        /* TCP connections accepted and closed at
-				     * once: the process was out of fds */
+				     * once: max_conns reached, or out of fds */
 };
 /* Copies the counters (at most size bytes of them). */
 RPCRDMA_API void rpcrdma_svc_get_stats(const struct rpcrdma_svc *svc,

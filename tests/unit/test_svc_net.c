@@ -441,6 +441,48 @@ static void test_idle_timeout(void **state)
 	testprog_destroy(tp);
 }
 
+static void test_max_conns(void **state)
+{
+	(void)state;
+	struct rpcrdma_svc_opts o = { .size = sizeof(o), .max_conns = 2 };
+	struct rpcrdma_svc *svc;
+	assert_int_equal(rpcrdma_svc_create(&o, &svc), 0);
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	struct sockaddr_storage b;
+	assert_int_equal(rpcrdma_svc_listen_tcp(svc, (struct sockaddr *)&a, sizeof(a), &b), 0);
+	assert_int_equal(rpcrdma_svc_start(svc), 0);
+	uint16_t port = ntohs(((struct sockaddr_in *)&b)->sin_port);
+	uint8_t m[64], r[64];
+	size_t n = mkcall(m, 0x89, 1, TP_NULL, NULL, UINT32_MAX);
+	int c1 = tcp_connect(port), c2 = tcp_connect(port);
+	/* both served (PROG_UNAVAIL: no program registered here) */
+	assert_int_equal(send_record(c1, m, n), 0);
+	assert_int_equal(recv_record(c1, r, sizeof(r)), 24);
+	assert_int_equal(send_record(c2, m, n), 0);
+	assert_int_equal(recv_record(c2, r, sizeof(r)), 24);
+	int c3 = tcp_connect(port);
+	assert_true(recv(c3, r, sizeof(r), 0) <= 0); /* shed */
+	close(c3);
+	close(c1);
+	struct rpcrdma_svc_stats st;
+	for (int i = 0; i < 200; i++) { /* until the server saw c1 go */
+		rpcrdma_svc_get_stats(svc, &st, sizeof(st));
+		if (st.conns_closed == 1)
+			break;
+		usleep(10 * 1000);
+	}
+	int c4 = tcp_connect(port);
+	assert_int_equal(send_record(c4, m, n), 0);
+	assert_int_equal(recv_record(c4, r, sizeof(r)), 24);
+	assert_int_equal(get32(r + 20), 1);
+	rpcrdma_svc_get_stats(svc, &st, sizeof(st));
+	assert_int_equal(st.conns_shed, 1);
+	assert_int_equal(st.conns_accepted, 3);
+	close(c2);
+	close(c4);
+	rpcrdma_svc_destroy(svc);
+}
+
 static void test_udp(void **state)
 {
 	(void)state;
@@ -691,6 +733,7 @@ int main(void)
 		cmocka_unit_test(test_adopt_partial_writes),
 		cmocka_unit_test(test_out_of_fds),
 		cmocka_unit_test(test_idle_timeout),
+		cmocka_unit_test(test_max_conns),
 		cmocka_unit_test(test_udp),
 		cmocka_unit_test(test_embedded_poll),
 		cmocka_unit_test(test_uaddr),
