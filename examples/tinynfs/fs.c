@@ -71,7 +71,7 @@ int tnfs_export_open(const struct tnfs_export_entry *e, uint8_t index,
 		goto fail;
 	}
 	x->pathlen = strlen(x->path);
-	x->rootfd = open(x->path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	x->rootfd = open(x->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC); /* open_by_handle_at wants a real fd */
 	if (x->rootfd < 0) {
 		rc = -errno;
 		goto fail;

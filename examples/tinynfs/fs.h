@@ -53,7 +53,7 @@ struct tnfs_node {
 };
 
 struct tnfs_export {
-	int rootfd; /* O_PATH | O_DIRECTORY */
+	int rootfd; /* O_RDONLY | O_DIRECTORY (open_by_handle_at refuses O_PATH) */
 	char *path; /* realpath of the root, owned */
 	size_t pathlen;
 	dev_t dev;
