@@ -11,6 +11,7 @@
 
 #define ANON_ID 65534u
 
+__attribute__((format(printf, 5, 6)))
 static int fail(char *err, size_t errlen, const char *name, unsigned line,
 		const char *fmt, ...)
 {
