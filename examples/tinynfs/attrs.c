@@ -134,14 +134,14 @@ static size_t attr_max(unsigned bit)
 }
 
 size_t tnfs_attrs_estimate(const struct tnfs_export *x, uint32_t minor,
-			   const struct nfs4_bitmap *req)
+			   const struct nfs4_bitmap *req, uint32_t fh_len)
 {
 	struct nfs4_bitmap supp;
 	tnfs_attrs_supported(x, minor, &supp);
 	size_t n = 4 + 4 * FATTR4_WORDS + 4; /* bitmap + attrlist length */
 	for (unsigned bit = 0; bit < 32 * FATTR4_WORDS; bit++)
 		if (nfs4_bm_isset(req, bit) && nfs4_bm_isset(&supp, bit))
-			n += attr_max(bit);
+			n += bit == FATTR4_FILEHANDLE ? 4 + xdr_pad(fh_len) : attr_max(bit);
 	return n;
 }
 

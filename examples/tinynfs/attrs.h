@@ -47,9 +47,10 @@ struct tnfs_attr_src {
 uint32_t tnfs_attrs_encode(struct xdr_out *x, const struct nfs4_bitmap *req,
 			   const struct tnfs_attr_src *src);
 
-/* Largest fattr4 encoding the request can produce. */
+/* Largest fattr4 encoding the request can produce, for an object whose
+ * file handle is at most fh_len bytes. */
 size_t tnfs_attrs_estimate(const struct tnfs_export *x, uint32_t minor,
-			   const struct nfs4_bitmap *req);
+			   const struct nfs4_bitmap *req, uint32_t fh_len);
 
 /* Decoded settable attributes. */
 struct tnfs_attrs_in {

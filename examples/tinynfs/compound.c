@@ -60,6 +60,7 @@ static void est_init(struct tnfs_est *e, const struct tnfs_server *srv,
 	e->fh_len = NFS4_FHSIZE;
 	e->max_owner_len = tnfs_state_max_owner_len(srv->state);
 	e->maxresp = maxresp;
+	e->room = maxresp;
 }
 
 /* Ordering rules of RFC 8881 2.10.6 for operation i. */
@@ -153,8 +154,12 @@ int tnfs_compound(struct tnfs_server *srv, const struct tnfs_cred *cred,
 			est_init(&e, srv, minor, c.limit);
 			if (c.cfh_fh.len)
 				e.fh_len = c.cfh_fh.len;
-			need = o->estimate(&e, &a);
 			size_t used = (size_t)(out.p - (uint8_t *)rep);
+			size_t lim = c.limit;
+			if (c.cachethis && c.maxresp_cached < lim)
+				lim = c.maxresp_cached;
+			e.room = lim > used ? lim - used : 0;
+			need = o->estimate(&e, &a);
 			if (c.cachethis && used + need > c.maxresp_cached)
 				status = NFS4ERR_REP_TOO_BIG_TO_CACHE;
 			else if (used + need > c.limit)
@@ -254,6 +259,7 @@ int tnfs_compound_estimate(const struct tnfs_server *srv, const void *req,
 			sum += 8;
 			break;
 		}
+		e.room = TNFS_MAX_REQ > sum ? TNFS_MAX_REQ - sum : 0;
 		sum += o->estimate(&e, &a);
 		if (o->bulk)
 			*bulk += o->bulk(&e, &a);

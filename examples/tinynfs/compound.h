@@ -62,6 +62,10 @@ struct tnfs_est {
 	uint32_t fh_len; /* current file handle's size; NFS4_FHSIZE if unknown */
 	uint32_t max_owner_len;
 	size_t maxresp;
+	/* reply bytes still free for this operation's result: READ and
+	 * READDIR shrink to it (a short read, fewer entries), so their
+	 * estimate is clamped to it */
+	size_t room;
 };
 
 /* One operation's reply-size bound, resop and status words included;

@@ -48,7 +48,7 @@ static size_t est_create(const struct tnfs_est *e, const union nfs4_args *a)
 
 static size_t est_getattr(const struct tnfs_est *e, const union nfs4_args *a)
 {
-	return HDR + tnfs_attrs_estimate(e->srv->exp, e->minor, &a->getattr.mask);
+	return HDR + tnfs_attrs_estimate(e->srv->exp, e->minor, &a->getattr.mask, e->fh_len);
 }
 
 static size_t est_getfh(const struct tnfs_est *e, const union nfs4_args *a)
@@ -88,9 +88,13 @@ static size_t est_open(const struct tnfs_est *e, const union nfs4_args *a)
 	return HDR + STATEID + CINFO + 4 + BITMAP_MAX + 4;
 }
 
+/* READ data that fits: the count, at most maxread, at most what the
+ * room left after the READ header holds. */
 static uint32_t read_count(const struct tnfs_est *e, uint32_t count)
 {
-	return count < e->srv->maxread ? count : e->srv->maxread;
+	size_t n = count < e->srv->maxread ? count : e->srv->maxread;
+	size_t fit = e->room > HDR + 8 ? (e->room - HDR - 8) & ~(size_t)3 : 0;
+	return (uint32_t)(n < fit ? n : fit);
 }
 
 static size_t est_read(const struct tnfs_est *e, const union nfs4_args *a)
@@ -109,7 +113,10 @@ static size_t est_readdir(const struct tnfs_est *e, const union nfs4_args *a)
 	size_t m = a->readdir.maxcount;
 	if (m > e->maxresp)
 		m = e->maxresp;
-	return HDR + (m & ~(size_t)3);
+	if (e->room > HDR && m > e->room - HDR)
+		m = e->room - HDR;
+	m &= ~(size_t)3;
+	return HDR + (m > 16 ? m : 16); /* at least verifier, list end, eof */
 }
 
 static size_t est_readlink(const struct tnfs_est *e, const union nfs4_args *a)

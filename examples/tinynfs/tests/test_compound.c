@@ -1101,7 +1101,7 @@ static void test_estimates(void **state)
 	struct fx *f = *state;
 	uint32_t missing = 0;
 	assert_int_equal(tnfs_optable_check(&missing), 0);
-	struct tnfs_est e = { f->srv, 1, 20, 0, 1 << 20 };
+	struct tnfs_est e = { f->srv, 1, 20, 0, 1 << 20, 1 << 20 };
 	union nfs4_args a;
 	memset(&a, 0, sizeof(a));
 	/* the tight bounds the issue names */
@@ -1113,6 +1113,17 @@ static void test_estimates(void **state)
 	assert_int_equal(tnfs_op_estimate(OP_SECINFO_NO_NAME, &e, &a), 8 + 4 + 4);
 	assert_int_equal(tnfs_op_estimate(OP_PUTFH, &e, &a), 8);
 	assert_int_equal(tnfs_op_estimate(OP_DELEGPURGE, &e, &a), 0);
+	/* READ and READDIR shrink to the room left (short read, fewer entries) */
+	a.read.count = 4096;
+	assert_int_equal(tnfs_op_estimate(OP_READ, &e, &a), 8 + 8 + 4096);
+	e.room = 101;
+	assert_int_equal(tnfs_op_estimate(OP_READ, &e, &a), 8 + 8 + 84);
+	memset(&a, 0, sizeof(a));
+	a.readdir.maxcount = 65536;
+	assert_int_equal(tnfs_op_estimate(OP_READDIR, &e, &a), 8 + 92);
+	e.room = 1 << 20;
+	assert_int_equal(tnfs_op_estimate(OP_READDIR, &e, &a), 8 + 65536);
+	memset(&a, 0, sizeof(a));
 	/* a whole COMPOUND's bound, with the READ payload apart */
 	fx_begin(f);
 	req_op(&f->rq, OP_SEQUENCE);
@@ -1181,7 +1192,14 @@ static void test_rep_too_big(void **state)
 	f->rp.len = len;
 	assert_int_equal(rep_begin(&f->rp), NFS4ERR_REP_TOO_BIG);
 	assert_true(len <= 200);
-	/* cachethis with a reply above the cached maximum (7584) */
+	/* cachethis: a READDIR shrinks to fit the cached maximum (7584)... */
+	char path[160];
+	for (int i = 0; i < 300; i++) {
+		snprintf(path, sizeof(path), "%s/a-rather-long-file-name-%03d", f->dir, i);
+		int fd = open(path, O_CREAT | O_WRONLY, 0644);
+		assert_true(fd >= 0);
+		close(fd);
+	}
 	fx_begin(f);
 	req_op(&f->rq, OP_SEQUENCE);
 	xdr_put_fixed(&f->rq.x, f->sessionid, 16);
@@ -1196,7 +1214,77 @@ static void test_rep_too_big(void **state)
 	xdr_put_u32(&f->rq.x, 0);
 	xdr_put_u32(&f->rq.x, 65536);
 	put_bitmap(&f->rq.x, W0(FATTR4_TYPE), 0, 0);
+	assert_int_equal(fx_call(f), NFS4_OK);
+	assert_true(f->rp.len <= 7584);
+	assert_true(f->rp.len > 7000);
+	/* ... and is answered from the cache when sent again */
+	uint8_t *first = malloc(f->rp.len);
+	size_t first_len = f->rp.len;
+	memcpy(first, f->rp.buf, first_len);
+	assert_int_equal(fx_call(f), NFS4_OK);
+	assert_int_equal(f->rp.len, first_len);
+	assert_memory_equal(f->rp.buf, first, first_len);
+	free(first);
+	/* ...but two TEST_STATEIDs of 1000 ids cannot shrink: TOO_BIG_TO_CACHE */
+	fx_begin(f);
+	req_op(&f->rq, OP_SEQUENCE);
+	xdr_put_fixed(&f->rq.x, f->sessionid, 16);
+	xdr_put_u32(&f->rq.x, ++f->slot_seq);
+	xdr_put_u32(&f->rq.x, 0);
+	xdr_put_u32(&f->rq.x, 0);
+	xdr_put_bool(&f->rq.x, true);
+	for (int k = 0; k < 2; k++) {
+		req_op(&f->rq, OP_TEST_STATEID);
+		xdr_put_u32(&f->rq.x, 1000);
+		for (int i = 0; i < 1000; i++) {
+			xdr_put_u32(&f->rq.x, 1);
+			xdr_put_fixed(&f->rq.x, "twelve bytes", 12);
+		}
+	}
 	assert_int_equal(fx_call(f), NFS4ERR_REP_TOO_BIG_TO_CACHE);
+	assert_int_equal(f->rp.n, 3); /* the first TEST_STATEID fitted */
+	/* without cachethis it runs, and answers each id */
+	fx_seq(f);
+	req_op(&f->rq, OP_TEST_STATEID);
+	xdr_put_u32(&f->rq.x, 1000);
+	for (int i = 0; i < 1000; i++) {
+		xdr_put_u32(&f->rq.x, 1);
+		xdr_put_fixed(&f->rq.x, "twelve bytes", 12);
+	}
+	assert_int_equal(fx_call(f), NFS4_OK);
+	fx_seq_ok(f);
+	assert_int_equal(rep_op(&f->rp, OP_TEST_STATEID), NFS4_OK);
+	assert_int_equal(xdr_get_u32(&f->rp.x), 1000);
+	/* a READ larger than the reply space is a short read */
+	snprintf(path, sizeof(path), "%s/big", f->dir);
+	int fd = open(path, O_CREAT | O_WRONLY, 0644);
+	assert_true(fd >= 0);
+	static char block[8192];
+	memset(block, 'z', sizeof(block));
+	assert_int_equal(write(fd, block, sizeof(block)), (ssize_t)sizeof(block));
+	close(fd);
+	fx_seq(f);
+	req_op(&f->rq, OP_PUTROOTFH);
+	req_op(&f->rq, OP_LOOKUP);
+	put_str(&f->rq.x, "big");
+	req_op(&f->rq, OP_READ);
+	struct nfs4_stateid zero = { 0, { 0 } };
+	put_stateid(&f->rq.x, &zero);
+	xdr_put_u64(&f->rq.x, 0);
+	xdr_put_u32(&f->rq.x, 8192);
+	rc = tnfs_compound(f->srv, &f->cred, f->rq.buf, req_len(&f->rq), f->rp.buf, 1500, &len);
+	assert_int_equal(rc, 0);
+	f->rp.len = len;
+	assert_int_equal(rep_begin(&f->rp), NFS4_OK);
+	assert_true(len <= 1500);
+	fx_seq_ok(f);
+	assert_int_equal(rep_op(&f->rp, OP_PUTROOTFH), NFS4_OK);
+	assert_int_equal(rep_op(&f->rp, OP_LOOKUP), NFS4_OK);
+	assert_int_equal(rep_op(&f->rp, OP_READ), NFS4_OK);
+	assert_false(xdr_get_bool(&f->rp.x));
+	struct xdr_opaque d = xdr_get_opaque(&f->rp.x, 8192);
+	assert_true(d.len > 1000 && d.len < 1500);
+	assert_int_equal(d.data[0], 'z');
 }
 
 static void test_readonly_and_squash(void **state)
