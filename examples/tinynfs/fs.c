@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* Export backend on a real directory; see fs.h. */
 #include "fs.h"
+#include "fs_inode.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -58,7 +59,7 @@ static void proc_path(char buf[32], int fd)
 }
 
 int tnfs_export_open(const struct tnfs_export_entry *e, uint8_t index,
-		     struct tnfs_export **out)
+		     bool inode_handles, struct tnfs_export **out)
 {
 	struct tnfs_export *x = calloc(1, sizeof(*x));
 	if (!x)
@@ -90,20 +91,19 @@ int tnfs_export_open(const struct tnfs_export_entry *e, uint8_t index,
 	x->squash = e->squash;
 	x->anonuid = e->anonuid;
 	x->anongid = e->anongid;
-	/* Probe: handles of this file system can be made and opened. */
+	/* Probe: handles of this file system can be made and opened;
+	 * else fall back to inode-number handles (fs_inode.h). */
 	struct fh_buf fb;
-	int mnt;
+	int mnt, fd = -1;
 	fb.h.handle_bytes = FH_HANDLE_MAX;
-	if (name_to_handle_at(x->rootfd, "", &fb.h, &mnt, AT_EMPTY_PATH) != 0) {
-		rc = errno == EOVERFLOW ? -EOVERFLOW : -errno;
+	if (!inode_handles &&
+	    name_to_handle_at(x->rootfd, "", &fb.h, &mnt, AT_EMPTY_PATH) == 0)
+		fd = open_by_handle_at(x->rootfd, &fb.h, O_PATH);
+	if (fd >= 0) {
+		close(fd);
+	} else if ((rc = tnfs_ino_table_new(&x->inodes)) != 0) {
 		goto fail;
 	}
-	int fd = open_by_handle_at(x->rootfd, &fb.h, O_PATH);
-	if (fd < 0) {
-		rc = -errno;
-		goto fail;
-	}
-	close(fd);
 	*out = x;
 	return 0;
 fail:
@@ -117,6 +117,7 @@ void tnfs_export_close(struct tnfs_export *x)
 		return;
 	if (x->rootfd >= 0)
 		close(x->rootfd);
+	tnfs_ino_table_free(x->inodes);
 	free(x->path);
 	free(x);
 }
@@ -227,6 +228,8 @@ uint32_t tnfs_fs_from_fh(const struct tnfs_export *x, const uint8_t *fh,
 			 uint32_t len, struct tnfs_node *out)
 {
 	out->fd = -1;
+	if (x->inodes)
+		return tnfs_ino_from_fh(x, fh, len, out);
 	if (len <= FH_HDR || len > NFS4_FHSIZE || fh[0] != 1 || fh[2] || fh[3])
 		return NFS4ERR_BADHANDLE;
 	if (fh[1] != x->index)
@@ -287,6 +290,8 @@ uint32_t tnfs_fs_to_fh(const struct tnfs_export *x, const struct tnfs_node *n,
 uint32_t tnfs_fs_name_to_fh(const struct tnfs_export *x, int dirfd,
 			    const char *name, struct tnfs_fh *out)
 {
+	if (x->inodes)
+		return tnfs_ino_to_fh(x, dirfd, name, out);
 	struct fh_buf fb;
 	int mnt;
 	fb.h.handle_bytes = FH_HANDLE_MAX;
@@ -458,7 +463,8 @@ uint32_t tnfs_fs_remove(const struct tnfs_node *dir, const char *name)
 	return NFS4_OK;
 }
 
-uint32_t tnfs_fs_rename(const struct tnfs_node *from, const char *oldname,
+uint32_t tnfs_fs_rename(const struct tnfs_export *x,
+			const struct tnfs_node *from, const char *oldname,
 			const struct tnfs_node *to, const char *newname)
 {
 	uint32_t s = need_dir(from);
@@ -468,6 +474,8 @@ uint32_t tnfs_fs_rename(const struct tnfs_node *from, const char *oldname,
 		return s;
 	if (renameat(from->fd, oldname, to->fd, newname) != 0)
 		return errno == EEXIST ? NFS4ERR_EXIST : tnfs_errno_to_nfs(errno);
+	if (x->inodes)
+		tnfs_ino_renamed(x, from->fd, oldname, to->fd, newname);
 	return NFS4_OK;
 }
 

@@ -4,8 +4,9 @@
  *
  * File handles come from name_to_handle_at(2) and are opened again with
  * open_by_handle_at(2), so they survive a server restart (this needs
- * CAP_DAC_READ_SEARCH; tnfs_export_open() fails with -EPERM without it --
- * the inode+generation fallback is not implemented yet).  Handle layout
+ * CAP_DAC_READ_SEARCH; without it, or when asked to, the export falls
+ * back to inode-number handles with a path table, see fs_inode.h, which
+ * do not survive a restart).  Handle layout
  * (at most NFS4_FHSIZE bytes):
  *     byte 0: 1 (layout version)   byte 1: export index
  *     bytes 2..3: 0                bytes 4..7: handle_type (big endian)
@@ -63,6 +64,9 @@ struct tnfs_export {
 	uint32_t flags; /* TNFS_EXP_* */
 	enum tnfs_squash squash;
 	uint32_t anonuid, anongid;
+	/* fallback handles (fs_inode.h): the path table, NULL when
+	 * name_to_handle_at handles are used */
+	struct tnfs_ino_table *inodes;
 };
 
 /* Saved thread credentials, for tnfs_fs_unbecome(). */
@@ -73,10 +77,11 @@ struct tnfs_fs_saved {
 	uint32_t groups[64];
 };
 
-/* Opens an export's root.  -errno on failure (-EPERM if file handles
- * cannot be opened, -ENOTDIR if not a directory). */
+/* Opens an export's root.  -errno on failure (-ENOTDIR if not a
+ * directory).  inode_handles: use the fallback handles even if
+ * open_by_handle_at works (tests). */
 int tnfs_export_open(const struct tnfs_export_entry *e, uint8_t index,
-		     struct tnfs_export **out);
+		     bool inode_handles, struct tnfs_export **out);
 void tnfs_export_close(struct tnfs_export *x);
 
 /* The credentials an RPC caller acts with on this export (squashing). */
@@ -127,7 +132,8 @@ uint32_t tnfs_fs_mkobj(const struct tnfs_node *dir, const char *name,
 		       dev_t rdev, struct tnfs_node *out);
 
 uint32_t tnfs_fs_remove(const struct tnfs_node *dir, const char *name);
-uint32_t tnfs_fs_rename(const struct tnfs_node *from, const char *oldname,
+uint32_t tnfs_fs_rename(const struct tnfs_export *x,
+			const struct tnfs_node *from, const char *oldname,
 			const struct tnfs_node *to, const char *newname);
 uint32_t tnfs_fs_link(const struct tnfs_node *file, const struct tnfs_node *dir,
 		      const char *name);

@@ -239,7 +239,7 @@ uint32_t tnfs_op_rename(struct tnfs_ctx *c, const union nfs4_args *a,
 		return NFS4ERR_ROFS;
 	dir_change(&c->sfh, &r->rename.src.before);
 	dir_change(&c->cfh, &r->rename.dst.before);
-	s = tnfs_fs_rename(&c->sfh, from, &c->cfh, to);
+	s = tnfs_fs_rename(c->exp, &c->sfh, from, &c->cfh, to);
 	dir_change(&c->sfh, &r->rename.src.after);
 	dir_change(&c->cfh, &r->rename.dst.after);
 	return s;

@@ -57,7 +57,7 @@ int tnfs_server_new(const struct tnfs_server_opts *opts, struct tnfs_server **ou
 	s->setattr_hook = opts->setattr_hook;
 	s->op_hook = opts->op_hook;
 	s->hook_arg = opts->hook_arg;
-	rc = tnfs_export_open(&opts->exports->v[0], 0, &s->exp);
+	rc = tnfs_export_open(&opts->exports->v[0], 0, opts->inode_handles, &s->exp);
 	if (rc)
 		goto fail;
 	rc = tnfs_state_new(s->boot, &s->state);

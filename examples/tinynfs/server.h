@@ -29,6 +29,7 @@ struct tnfs_server_opts {
 	const uint8_t *boot_verifier;
 	uint32_t maxread, maxwrite; /* 0: 1 MiB */
 	const char *server_owner;   /* NULL: "tinynfs" */
+	bool inode_handles;	    /* force the fallback handles (fs_inode.h) */
 	tnfs_setattr_hook *setattr_hook; /* tests */
 	/* tests: called after each operation with its estimate and the size
 	 * of its encoded result (resop and status included) */

@@ -145,6 +145,7 @@ struct fx {
 	uint8_t sessionid[16];
 	uint32_t slot_seq;
 	uint32_t minor;
+	bool inode_handles;
 };
 
 static inline void fx_op_hook(void *arg, uint32_t op, uint32_t status, size_t est, size_t act)
@@ -193,13 +194,15 @@ static inline int fx_start_opts(struct fx *f, const char *options, const uint8_t
 		.setattr_hook = fx_setattr_hook,
 		.op_hook = fx_op_hook,
 		.hook_arg = &f->est,
+		.inode_handles = f->inode_handles,
 	};
 	return tnfs_server_new(&o, &f->srv);
 }
 
-static inline struct fx *fx_new(const char *options)
+static inline struct fx *fx_new_opts(const char *options, bool inode_handles)
 {
 	struct fx *f = calloc(1, sizeof(*f));
+	f->inode_handles = inode_handles;
 	assert_non_null(f);
 	strcpy(f->dir, "/tmp/tinynfs-test-XXXXXX");
 	assert_non_null(mkdtemp(f->dir));
@@ -210,6 +213,11 @@ static inline struct fx *fx_new(const char *options)
 	assert_non_null(f->rp.buf);
 	f->minor = 1;
 	return f;
+}
+
+static inline struct fx *fx_new(const char *options)
+{
+	return fx_new_opts(options, false);
 }
 
 static inline void fx_free(struct fx *f)

@@ -1442,6 +1442,120 @@ static void test_security_label(void **state)
 	fx_free(f);
 }
 
+static void test_inode_handles(void **state)
+{
+	(void)state;
+	struct fx *f = fx_new_opts("*(rw,no_root_squash)", true);
+	fx_mount(f);
+	struct fh root, dir, fh;
+	root_fh(f, &root);
+	assert_int_equal(root.len, 16);
+	assert_int_equal(root.d[0], 2);
+	fx_seq(f);
+	req_op(&f->rq, OP_PUTFH);
+	put_fh(&f->rq.x, &root);
+	req_op(&f->rq, OP_CREATE);
+	xdr_put_u32(&f->rq.x, NF4DIR);
+	put_str(&f->rq.x, "a");
+	put_bitmap(&f->rq.x, 0, 0, 0);
+	xdr_put_u32(&f->rq.x, 0);
+	req_op(&f->rq, OP_GETFH);
+	assert_int_equal(fx_call(f), NFS4_OK);
+	fx_seq_ok(f);
+	assert_int_equal(rep_op(&f->rp, OP_PUTFH), NFS4_OK);
+	assert_int_equal(rep_op(&f->rp, OP_CREATE), NFS4_OK);
+	for (int i = 0; i < 6; i++)
+		(void)xdr_get_u32(&f->rp.x);
+	getfh_after(f, &dir);
+	struct nfs4_stateid sid;
+	assert_int_equal(do_open(f, &dir, "o", OPEN4_SHARE_ACCESS_BOTH, true, "f", &sid, &fh), 0);
+	/* rename the directory: its handle and the file's follow */
+	fx_seq(f);
+	req_op(&f->rq, OP_PUTFH);
+	put_fh(&f->rq.x, &root);
+	req_op(&f->rq, OP_SAVEFH);
+	req_op(&f->rq, OP_RENAME);
+	put_str(&f->rq.x, "a");
+	put_str(&f->rq.x, "b");
+	assert_int_equal(fx_call(f), NFS4_OK);
+	fx_seq(f);
+	req_op(&f->rq, OP_PUTFH);
+	put_fh(&f->rq.x, &fh);
+	req_op(&f->rq, OP_PUTFH);
+	put_fh(&f->rq.x, &dir);
+	req_op(&f->rq, OP_LOOKUP);
+	put_str(&f->rq.x, "f");
+	req_op(&f->rq, OP_GETFH);
+	assert_int_equal(fx_call(f), NFS4_OK);
+	fx_seq_ok(f);
+	assert_int_equal(rep_op(&f->rp, OP_PUTFH), NFS4_OK);
+	assert_int_equal(rep_op(&f->rp, OP_PUTFH), NFS4_OK);
+	assert_int_equal(rep_op(&f->rp, OP_LOOKUP), NFS4_OK);
+	struct fh again;
+	getfh_after(f, &again);
+	assert_int_equal(again.len, fh.len);
+	assert_memory_equal(again.d, fh.d, fh.len);
+	/* handles the server never gave out: a file inside, one outside */
+	char path[160];
+	snprintf(path, sizeof(path), "%s/b/unseen", f->dir);
+	int fd = open(path, O_CREAT | O_WRONLY, 0644);
+	assert_true(fd >= 0);
+	close(fd);
+	struct stat st;
+	assert_int_equal(stat(path, &st), 0);
+	struct fh forged = fh;
+	for (int i = 0; i < 8; i++)
+		forged.d[4 + i] = (uint8_t)((uint64_t)st.st_ino >> (56 - 8 * i));
+	fx_seq(f);
+	req_op(&f->rq, OP_PUTFH);
+	put_fh(&f->rq.x, &forged);
+	assert_int_equal(fx_call(f), NFS4ERR_STALE);
+	assert_int_equal(stat("/tmp", &st), 0);
+	for (int i = 0; i < 8; i++)
+		forged.d[4 + i] = (uint8_t)((uint64_t)st.st_ino >> (56 - 8 * i));
+	fx_seq(f);
+	req_op(&f->rq, OP_PUTFH);
+	put_fh(&f->rq.x, &forged);
+	assert_int_equal(fx_call(f), NFS4ERR_STALE);
+	forged.len = 20;
+	fx_seq(f);
+	req_op(&f->rq, OP_PUTFH);
+	put_fh(&f->rq.x, &forged);
+	assert_int_equal(fx_call(f), NFS4ERR_BADHANDLE);
+	/* removed: stale; a new file reusing the inode number would fail the
+	 * generation check */
+	fx_seq(f);
+	req_op(&f->rq, OP_PUTFH);
+	put_fh(&f->rq.x, &fh);
+	req_op(&f->rq, OP_GETATTR);
+	put_bitmap(&f->rq.x, W0(FATTR4_FILEHANDLE), 0, 0);
+	assert_int_equal(fx_call(f), NFS4_OK);
+	snprintf(path, sizeof(path), "%s/b/f", f->dir);
+	assert_int_equal(unlink(path), 0);
+	fx_seq(f);
+	req_op(&f->rq, OP_PUTFH);
+	put_fh(&f->rq.x, &fh);
+	assert_int_equal(fx_call(f), NFS4ERR_STALE);
+	/* after a restart only the root's handle is known */
+	struct tnfs_server *old = f->srv;
+	struct tnfs_exports ex = f->exports;
+	static const uint8_t boot2[8] = { 7, 7, 7, 7, 7, 7, 7, 7 };
+	assert_int_equal(fx_start_opts(f, "*(rw,no_root_squash)", boot2), 0);
+	tnfs_server_free(old);
+	tnfs_exports_free(&ex);
+	fx_mount(f);
+	fx_seq(f);
+	req_op(&f->rq, OP_PUTFH);
+	put_fh(&f->rq.x, &root);
+	assert_int_equal(fx_call(f), NFS4_OK);
+	fx_seq(f);
+	req_op(&f->rq, OP_PUTFH);
+	put_fh(&f->rq.x, &dir);
+	assert_int_equal(fx_call(f), NFS4ERR_STALE);
+	assert_int_equal(f->est.violations, 0);
+	fx_free(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1459,6 +1573,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_rep_too_big, setup, teardown),
 		cmocka_unit_test(test_readonly_and_squash),
 		cmocka_unit_test(test_security_label),
+		cmocka_unit_test(test_inode_handles),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
