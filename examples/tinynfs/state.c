@@ -37,6 +37,7 @@ struct file {
 	struct tnfs_file_key key;
 	unsigned refs;
 	struct lock *locks;
+	struct stid *stids; /* the open and lock stateids of this file */
 	struct file *next;
 };
 
@@ -58,6 +59,7 @@ struct stid {
 	uint32_t access, deny; /* open */
 	int fd;		       /* open */
 	struct stid *open;     /* lock: its open */
+	struct stid *fnext;    /* next stateid of the same file */
 };
 
 struct client {
@@ -584,6 +586,8 @@ static struct stid *new_stid(struct tnfs_state *st, int type, uint64_t clientid,
 		o->refs++;
 		s->file = f;
 		f->refs++;
+		s->fnext = f->stids;
+		f->stids = s;
 		s->fd = -1;
 		st->stids[i] = s;
 		st->stid_hint = i + 1;
@@ -596,12 +600,21 @@ static void free_stid(struct tnfs_state *st, struct stid *s)
 {
 	if (s->type == STID_OPEN) {
 		/* lock stateids hanging off this open go with it */
-		for (uint32_t i = 0; i < TNFS_MAX_STATEIDS; i++) {
-			struct stid *l = st->stids[i];
-			if (l && l->type == STID_LOCK && l->open == s)
-				free_stid(st, l);
+		for (bool again = true; again;) {
+			again = false;
+			for (struct stid *l = s->file->stids; l; l = l->fnext)
+				if (l->type == STID_LOCK && l->open == s) {
+					free_stid(st, l);
+					again = true;
+					break;
+				}
 		}
 	}
+	for (struct stid **pp = &s->file->stids; *pp; pp = &(*pp)->fnext)
+		if (*pp == s) {
+			*pp = s->fnext;
+			break;
+		}
 	drop_locks_of(s->file, s);
 	if (s->fd >= 0)
 		close(s->fd);
@@ -671,9 +684,8 @@ uint32_t tnfs_state_open(struct tnfs_state *st, uint64_t clientid,
 		goto fail;
 	}
 	struct stid *mine = NULL;
-	for (uint32_t i = 0; i < TNFS_MAX_STATEIDS; i++) {
-		struct stid *s = st->stids[i];
-		if (!s || s->type != STID_OPEN || s->file != f)
+	for (struct stid *s = f->stids; s; s = s->fnext) {
+		if (s->type != STID_OPEN)
 			continue;
 		if (s->owner == o) {
 			mine = s;
@@ -733,9 +745,8 @@ uint32_t tnfs_state_close(struct tnfs_state *st, uint64_t clientid,
 		status = NFS4ERR_BAD_STATEID;
 		goto out;
 	}
-	for (uint32_t i = 0; i < TNFS_MAX_STATEIDS; i++) {
-		struct stid *l = st->stids[i];
-		if (l && l->type == STID_LOCK && l->open == s && holds_locks(l)) {
+	for (struct stid *l = s->file->stids; l; l = l->fnext) {
+		if (l->type == STID_LOCK && l->open == s && holds_locks(l)) {
 			status = NFS4ERR_LOCKS_HELD;
 			goto out;
 		}
@@ -945,11 +956,9 @@ uint32_t tnfs_state_lock(struct tnfs_state *st, uint64_t clientid,
 			status = NFS4ERR_DELAY;
 			goto out;
 		}
-		for (uint32_t i = 0; i < TNFS_MAX_STATEIDS && !s; i++) {
-			struct stid *l = st->stids[i];
-			if (l && l->type == STID_LOCK && l->owner == o && l->file == open->file)
+		for (struct stid *l = open->file->stids; l && !s; l = l->fnext)
+			if (l->type == STID_LOCK && l->owner == o)
 				s = l;
-		}
 		if (!s) {
 			s = new_stid(st, STID_LOCK, clientid, o, open->file);
 			if (!s) {
