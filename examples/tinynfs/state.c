@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 struct slot {
@@ -73,6 +74,7 @@ struct client {
 	uint32_t cs_status;
 	union nfs4_res cs_res;
 	unsigned nsessions;
+	uint64_t renewed; /* clock seconds of the last SEQUENCE or CREATE_SESSION */
 	struct client *next;
 };
 
@@ -89,7 +91,30 @@ struct tnfs_state {
 	struct stid **stids; /* TNFS_MAX_STATEIDS, NULL = free */
 	uint32_t stid_hint;
 	uint32_t max_owner_len;
+	tnfs_clock_fn *clock;
+	void *clock_arg;
 };
+
+static uint64_t mono_seconds(void *arg)
+{
+	(void)arg;
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec;
+}
+
+void tnfs_state_set_clock(struct tnfs_state *st, tnfs_clock_fn *fn, void *arg)
+{
+	pthread_mutex_lock(&st->mu);
+	st->clock = fn ? fn : mono_seconds;
+	st->clock_arg = arg;
+	pthread_mutex_unlock(&st->mu);
+}
+
+static uint64_t now(const struct tnfs_state *st)
+{
+	return st->clock(st->clock_arg);
+}
 
 int tnfs_state_new(const uint8_t boot[8], struct tnfs_state **out)
 {
@@ -110,6 +135,7 @@ int tnfs_state_new(const uint8_t boot[8], struct tnfs_state **out)
 	st->next_client = 1;
 	st->next_session = 1;
 	st->gen = 1;
+	st->clock = mono_seconds;
 	*out = st;
 	return 0;
 }
@@ -173,12 +199,39 @@ uint32_t tnfs_state_max_owner_len(struct tnfs_state *st)
 	return n;
 }
 
+static bool expired(const struct tnfs_state *st, const struct client *c)
+{
+	return now(st) - c->renewed > TNFS_LEASE_TIME;
+}
+
+/* Removes every client whose lease has run out. */
+static void expire_clients(struct tnfs_state *st)
+{
+	for (struct client *c = st->clients, *next; c; c = next) {
+		next = c->next;
+		if (expired(st, c))
+			remove_client(st, c);
+	}
+}
+
 static struct client *find_client(struct tnfs_state *st, uint64_t id)
 {
 	for (struct client *c = st->clients; c; c = c->next)
 		if (c->clientid == id)
 			return c;
 	return NULL;
+}
+
+/* A conflicting holder whose lease ran out loses its state (RFC 8881
+ * 8.3: the server may release an expired client's locks when another
+ * client needs them).  True if it was removed. */
+static bool reap_holder(struct tnfs_state *st, uint64_t clientid)
+{
+	struct client *c = find_client(st, clientid);
+	if (!c || !expired(st, c))
+		return false;
+	remove_client(st, c);
+	return true;
 }
 
 static struct session *find_session(struct tnfs_state *st, const uint8_t id[16])
@@ -205,6 +258,7 @@ uint32_t tnfs_state_exchange_id(struct tnfs_state *st, const uint8_t verf[8],
 		return NFS4ERR_INVAL;
 	uint32_t status = NFS4_OK;
 	pthread_mutex_lock(&st->mu);
+	expire_clients(st);
 	struct client *conf = NULL, *unconf = NULL;
 	for (struct client *c = st->clients; c; c = c->next) {
 		if (c->owner_len != owner_len || memcmp(c->owner, owner, owner_len) != 0)
@@ -241,6 +295,7 @@ uint32_t tnfs_state_exchange_id(struct tnfs_state *st, const uint8_t verf[8],
 	c->owner_len = owner_len;
 	memcpy(c->owner, owner, owner_len);
 	c->cs_seq = 1;
+	c->renewed = now(st);
 	c->next = st->clients;
 	st->clients = c;
 	st->nclients++;
@@ -285,6 +340,7 @@ uint32_t tnfs_state_create_session(struct tnfs_state *st, uint64_t clientid,
 		status = NFS4ERR_SEQ_MISORDERED;
 		goto out;
 	}
+	c->renewed = now(st);
 	if (fore->maxreq < 1024 || fore->maxresp < 1024 || fore->maxops < 2) {
 		status = NFS4ERR_TOOSMALL;
 		goto cache;
@@ -365,6 +421,9 @@ uint32_t tnfs_state_sequence(struct tnfs_state *st, const uint8_t sid[16],
 		status = NFS4ERR_DELAY;
 		goto out;
 	}
+	struct client *c = find_client(st, se->clientid);
+	if (c)
+		c->renewed = now(st); /* SEQUENCE renews the lease */
 	out->clientid = se->clientid;
 	out->nslots = se->fore.maxreqs;
 	out->maxops = se->fore.maxops;
@@ -683,7 +742,10 @@ uint32_t tnfs_state_open(struct tnfs_state *st, uint64_t clientid,
 		status = NFS4ERR_DELAY;
 		goto fail;
 	}
-	struct stid *mine = NULL;
+	struct stid *mine;
+	f->refs++; /* reaping an expired holder must not free the file */
+restart:
+	mine = NULL;
 	for (struct stid *s = f->stids; s; s = s->fnext) {
 		if (s->type != STID_OPEN)
 			continue;
@@ -692,10 +754,14 @@ uint32_t tnfs_state_open(struct tnfs_state *st, uint64_t clientid,
 			continue;
 		}
 		if ((s->deny & access) || (s->access & deny)) {
+			if (reap_holder(st, s->clientid))
+				goto restart;
+			f->refs--;
 			status = NFS4ERR_SHARE_DENIED;
 			goto fail;
 		}
 	}
+	f->refs--;
 	if (!mine) {
 		mine = new_stid(st, STID_OPEN, clientid, o, f);
 		if (!mine) {
@@ -985,7 +1051,10 @@ uint32_t tnfs_state_lock(struct tnfs_state *st, uint64_t clientid,
 		status = NFS4ERR_OPENMODE;
 		goto undo;
 	}
-	const struct lock *c = conflict(s->file, s->owner, a->lock.type, a->lock.offset, end);
+	const struct lock *c;
+	while ((c = conflict(s->file, s->owner, a->lock.type, a->lock.offset, end)) &&
+	       c->stid->clientid != clientid && reap_holder(st, c->stid->clientid))
+		; /* an expired holder's locks are gone: look again */
 	if (c) {
 		fill_denied(c, res);
 		status = NFS4ERR_DENIED;
@@ -1021,10 +1090,17 @@ uint32_t tnfs_state_lockt(struct tnfs_state *st, uint64_t clientid,
 	struct file *f = get_file(st, key, false);
 	struct owner *o = get_owner(st, clientid, true, a->lockt.owner.owner.data,
 				    a->lockt.owner.owner.len, false);
-	const struct lock *c = f ? conflict(f, o, a->lockt.type, a->lockt.offset, end) : NULL;
-	if (c) {
-		fill_denied(c, res);
-		status = NFS4ERR_DENIED;
+	const struct lock *c = NULL;
+	if (f) {
+		f->refs++; /* reaping an expired holder must not free the file */
+		while ((c = conflict(f, o, a->lockt.type, a->lockt.offset, end)) &&
+		       c->stid->clientid != clientid && reap_holder(st, c->stid->clientid))
+			;
+		if (c) {
+			fill_denied(c, res);
+			status = NFS4ERR_DENIED;
+		}
+		put_file(st, f);
 	}
 	pthread_mutex_unlock(&st->mu);
 	return status;

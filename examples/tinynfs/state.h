@@ -61,6 +61,16 @@ struct tnfs_state;
 int tnfs_state_new(const uint8_t boot[8], struct tnfs_state **out);
 void tnfs_state_free(struct tnfs_state *st);
 
+/* Leases: CREATE_SESSION and SEQUENCE renew a client's lease.  A client
+ * whose lease (TNFS_LEASE_TIME seconds) has run out keeps its state until
+ * another client needs it -- a conflicting LOCK, LOCKT or OPEN share
+ * reservation -- or until the next EXCHANGE_ID of any client; then it is
+ * removed with its sessions and state (its next SEQUENCE gets
+ * NFS4ERR_BADSESSION).  The clock counts seconds; NULL restores
+ * CLOCK_MONOTONIC (tests set their own). */
+typedef uint64_t tnfs_clock_fn(void *arg);
+void tnfs_state_set_clock(struct tnfs_state *st, tnfs_clock_fn *fn, void *arg);
+
 uint32_t tnfs_state_exchange_id(struct tnfs_state *st, const uint8_t verf[8],
 				const uint8_t *owner, uint32_t owner_len,
 				uint32_t flags, uint32_t sp_how,

@@ -305,12 +305,13 @@ static inline void put_create_session(struct xdr_out *x, uint64_t clientid, uint
 	xdr_put_u32(x, AUTH_NONE);
 }
 
-/* EXCHANGE_ID + CREATE_SESSION + RECLAIM_COMPLETE, checked. */
-static inline void fx_mount(struct fx *f)
+/* EXCHANGE_ID + CREATE_SESSION + RECLAIM_COMPLETE as client `owner`,
+ * checked; the fixture then speaks for that client. */
+static inline void fx_mount_as(struct fx *f, const char *owner)
 {
 	fx_begin(f);
 	req_op(&f->rq, OP_EXCHANGE_ID);
-	put_exchange_id(&f->rq.x, "Linux NFSv4.1 testclient", 0x1122334455667788ull);
+	put_exchange_id(&f->rq.x, owner, 0x1122334455667788ull);
 	assert_int_equal(fx_call(f), NFS4_OK);
 	assert_int_equal(rep_op(&f->rp, OP_EXCHANGE_ID), NFS4_OK);
 	f->clientid = xdr_get_u64(&f->rp.x);
@@ -336,6 +337,32 @@ static inline void fx_mount(struct fx *f)
 	assert_int_equal(fx_call(f), NFS4_OK);
 	fx_seq_ok(f);
 	assert_int_equal(rep_op(&f->rp, OP_RECLAIM_COMPLETE), NFS4_OK);
+}
+
+static inline void fx_mount(struct fx *f)
+{
+	fx_mount_as(f, "Linux NFSv4.1 testclient");
+}
+
+/* Who the fixture speaks for (to switch between clients). */
+struct fx_client {
+	uint64_t clientid;
+	uint8_t sessionid[16];
+	uint32_t slot_seq;
+};
+
+static inline void fx_save(const struct fx *f, struct fx_client *c)
+{
+	c->clientid = f->clientid;
+	memcpy(c->sessionid, f->sessionid, 16);
+	c->slot_seq = f->slot_seq;
+}
+
+static inline void fx_use(struct fx *f, const struct fx_client *c)
+{
+	f->clientid = c->clientid;
+	memcpy(f->sessionid, c->sessionid, 16);
+	f->slot_seq = c->slot_seq;
 }
 
 /* Encoded file handle from a GETFH result. */

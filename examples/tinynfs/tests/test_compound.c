@@ -1096,6 +1096,84 @@ static void test_locks(void **state)
 	assert_int_equal(lock_req(f, &fh, READ_LT, 0, 45, false, &lb, NULL, &lb), 0);
 }
 
+static uint64_t fake_clock(void *arg)
+{
+	return *(uint64_t *)arg;
+}
+
+static void test_lease_expiry(void **state)
+{
+	struct fx *f = *state;
+	uint64_t t = 1000;
+	tnfs_state_set_clock(f->srv->state, fake_clock, &t);
+	struct fx_client a, b;
+	fx_mount_as(f, "client A");
+	struct fh root, fh;
+	root_fh(f, &root);
+	struct nfs4_stateid oa, la, ob, lb;
+	assert_int_equal(do_open(f, &root, "A", OPEN4_SHARE_ACCESS_BOTH, true, "shared", &oa, &fh), 0);
+	assert_int_equal(lock_req(f, &fh, WRITE_LT, 0, 10, true, &oa, "A", &la), 0);
+	fx_save(f, &a);
+	t += 60;
+	fx_mount_as(f, "client B");
+	fx_save(f, &b);
+	assert_int_equal(do_open(f, &root, "B", OPEN4_SHARE_ACCESS_BOTH, false, "shared", &ob, &fh), 0);
+	/* A's lease (renewed at 1000) still runs at 1060: denied */
+	assert_int_equal(lock_req(f, &fh, WRITE_LT, 5, 1, true, &ob, "B", &lb), NFS4ERR_DENIED);
+	/* at 1091 it has run out: A's lock goes, B gets it */
+	t += 31;
+	assert_int_equal(lock_req(f, &fh, WRITE_LT, 5, 1, true, &ob, "B", &lb), 0);
+	/* A learns it lost its session */
+	fx_save(f, &b);
+	fx_use(f, &a);
+	fx_seq(f);
+	assert_int_equal(fx_call(f), NFS4ERR_BADSESSION);
+	/* B keeps renewing by SEQUENCE; an EXCHANGE_ID 91 s later does not
+	 * reap it if it renewed meanwhile */
+	fx_use(f, &b);
+	t += 80;
+	fx_seq(f);
+	assert_int_equal(fx_call(f), NFS4_OK);
+	t += 20;
+	fx_begin(f);
+	req_op(&f->rq, OP_EXCHANGE_ID);
+	put_exchange_id(&f->rq.x, "client C", 3);
+	assert_int_equal(fx_call(f), NFS4_OK);
+	fx_seq(f);
+	assert_int_equal(fx_call(f), NFS4_OK);
+	/* ... but one 91 s after B's last SEQUENCE does */
+	t += 91;
+	fx_begin(f);
+	req_op(&f->rq, OP_EXCHANGE_ID);
+	put_exchange_id(&f->rq.x, "client D", 4);
+	assert_int_equal(fx_call(f), NFS4_OK);
+	fx_seq(f);
+	assert_int_equal(fx_call(f), NFS4ERR_BADSESSION);
+	/* share reservations of an expired client give way too */
+	fx_mount_as(f, "client E");
+	root_fh(f, &root);
+	struct nfs4_stateid oe, of;
+	fx_seq(f);
+	req_op(&f->rq, OP_PUTFH);
+	put_fh(&f->rq.x, &root);
+	req_op(&f->rq, OP_OPEN);
+	xdr_put_u32(&f->rq.x, 0);
+	xdr_put_u32(&f->rq.x, OPEN4_SHARE_ACCESS_READ);
+	xdr_put_u32(&f->rq.x, 2); /* deny write */
+	xdr_put_u64(&f->rq.x, f->clientid);
+	put_str(&f->rq.x, "E");
+	xdr_put_u32(&f->rq.x, OPEN4_NOCREATE);
+	xdr_put_u32(&f->rq.x, CLAIM_NULL);
+	put_str(&f->rq.x, "shared");
+	assert_int_equal(fx_call(f), NFS4_OK);
+	fx_mount_as(f, "client F");
+	assert_int_equal(do_open(f, &root, "F", OPEN4_SHARE_ACCESS_WRITE, false, "shared", &of, &fh),
+			 NFS4ERR_SHARE_DENIED);
+	t += 91;
+	assert_int_equal(do_open(f, &root, "F", OPEN4_SHARE_ACCESS_WRITE, false, "shared", &of, &fh), 0);
+	(void)oe;
+}
+
 static void test_estimates(void **state)
 {
 	struct fx *f = *state;
@@ -1621,6 +1699,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_errors_and_ordering, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sessions, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_locks, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_lease_expiry, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_estimates, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rep_too_big, setup, teardown),
 		cmocka_unit_test(test_readonly_and_squash),
