@@ -28,10 +28,10 @@ struct session {
 struct owner {
 	uint64_t clientid;
 	bool lock; /* lock owner (else open owner) */
-	uint32_t len;
-	uint8_t bytes[NFS4_OPAQUE_LIMIT];
 	unsigned refs;
 	struct owner *next;
+	uint32_t len;
+	uint8_t bytes[]; /* len bytes */
 };
 
 struct file {
@@ -551,7 +551,7 @@ static struct owner *get_owner(struct tnfs_state *st, uint64_t clientid, bool lo
 			return o;
 	if (!create || len > NFS4_OPAQUE_LIMIT)
 		return NULL;
-	struct owner *o = calloc(1, sizeof(*o));
+	struct owner *o = calloc(1, sizeof(*o) + len);
 	if (!o)
 		return NULL;
 	o->clientid = clientid;
