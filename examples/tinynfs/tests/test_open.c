@@ -9,6 +9,7 @@
 #include "nfstest.h"
 
 #include <errno.h>
+#include <pthread.h>
 
 static int setup(void **state)
 {
@@ -423,6 +424,99 @@ static void test_squashed_io(void **state)
 	fx_free(f);
 }
 
+/* Threads share one server and one session (a slot each), each acting as
+ * another user: the per-thread credentials must never leak across. */
+enum { THREADS = 4, ROUNDS = 60 };
+
+struct worker {
+	struct fx *f;
+	int id;
+	uint32_t failures;
+	uint8_t *rep;
+};
+
+static void *work(void *arg)
+{
+	struct worker *w = arg;
+	struct tnfs_cred cred = { 1000 + (uint32_t)w->id, 2000 + (uint32_t)w->id, 0, { 0 } };
+	uint32_t seq = 0;
+	struct req rq = { 0 };
+	for (int r = 0; r < ROUNDS; r++) {
+		req_begin(&rq, 1);
+		struct xdr_out *x = &rq.x;
+		req_op(&rq, OP_SEQUENCE);
+		xdr_put_fixed(x, w->f->sessionid, 16);
+		xdr_put_u32(x, ++seq);
+		xdr_put_u32(x, 1 + (uint32_t)w->id);
+		xdr_put_u32(x, THREADS);
+		xdr_put_bool(x, false);
+		req_op(&rq, OP_PUTROOTFH);
+		req_op(&rq, OP_OPEN);
+		xdr_put_u32(x, 0);
+		xdr_put_u32(x, OPEN4_SHARE_ACCESS_BOTH);
+		xdr_put_u32(x, 0);
+		xdr_put_u64(x, w->f->clientid);
+		char owner[16], name[32];
+		snprintf(owner, sizeof(owner), "t%d", w->id);
+		snprintf(name, sizeof(name), "t%d-r%d", w->id, r);
+		put_str(x, owner);
+		xdr_put_u32(x, OPEN4_CREATE);
+		xdr_put_u32(x, GUARDED4);
+		put_bitmap(x, 0, 0, 0);
+		xdr_put_u32(x, 0);
+		xdr_put_u32(x, CLAIM_NULL);
+		put_str(x, name);
+		static const uint8_t zero12[12];
+		req_op(&rq, OP_WRITE);
+		xdr_put_u32(x, 1); /* the current stateid */
+		xdr_put_fixed(x, zero12, 12);
+		xdr_put_u64(x, 0);
+		xdr_put_u32(x, UNSTABLE4);
+		put_str(x, name);
+		req_op(&rq, OP_CLOSE);
+		xdr_put_u32(x, 0);
+		xdr_put_u32(x, 1);
+		xdr_put_fixed(x, zero12, 12);
+		size_t len;
+		if (tnfs_compound(w->f->srv, &cred, rq.buf, req_len(&rq), w->rep,
+				  65536, &len) != 0 || len < 4 || w->rep[0] | w->rep[1] | w->rep[2] | w->rep[3])
+			w->failures++;
+	}
+	free(rq.buf);
+	return NULL;
+}
+
+static void test_threads(void **state)
+{
+	(void)state;
+	struct fx *f = fx_new("*(rw,no_root_squash)");
+	assert_int_equal(chmod(f->dir, 0777), 0);
+	fx_mount(f);
+	struct worker w[THREADS];
+	pthread_t t[THREADS];
+	for (int i = 0; i < THREADS; i++) {
+		w[i] = (struct worker){ f, i, 0, malloc(65536) };
+		assert_int_equal(pthread_create(&t[i], NULL, work, &w[i]), 0);
+	}
+	for (int i = 0; i < THREADS; i++) {
+		assert_int_equal(pthread_join(t[i], NULL), 0);
+		assert_int_equal(w[i].failures, 0);
+		free(w[i].rep);
+	}
+	for (int i = 0; i < THREADS; i++)
+		for (int r = 0; r < ROUNDS; r++) {
+			char path[160];
+			snprintf(path, sizeof(path), "%s/t%d-r%d", f->dir, i, r);
+			struct stat st;
+			assert_int_equal(stat(path, &st), 0);
+			assert_int_equal(st.st_uid, 1000 + (unsigned)i);
+			assert_int_equal(st.st_gid, 2000 + (unsigned)i);
+			assert_int_equal(st.st_size, (off_t)strlen(path + strlen(f->dir) + 1));
+		}
+	assert_int_equal(f->est.violations, 0);
+	fx_free(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -431,6 +525,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_share_and_downgrade, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_seek, setup, teardown),
 		cmocka_unit_test(test_squashed_io),
+		cmocka_unit_test(test_threads),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
