@@ -14,6 +14,8 @@
 #include <rpcrdma/cm_private.h>
 /* transport */
 /* service core */
+#include <rpcrdma/xdr.h>
+#include <rpcrdma/svc.h>
 /* id allocator */
 #include <rpcrdma/idr.h>
 /* resource controller */
