@@ -441,6 +441,47 @@ static void test_idle_timeout(void **state)
 	testprog_destroy(tp);
 }
 
+/*
+ * The idle sweep and a connection's own event in one epoll batch, the
+ * timer's first: a connection idle past the timeout whose call arrives
+ * while the timer is pending.  Its call is served (it is not idle), and
+ * the sweep must not free it under its pending event (use after free).
+ */
+static void test_idle_sweep_same_batch(void **state)
+{
+	(void)state;
+	struct rpcrdma_svc_opts o = { .size = sizeof(o), .idle_timeout_ms = 50 };
+	struct rpcrdma_svc *svc;
+	struct testprog *tp;
+	assert_int_equal(rpcrdma_svc_create(&o, &svc), 0);
+	assert_int_equal(testprog_create(&tp), 0);
+	assert_int_equal(rpcrdma_svc_register(svc, testprog_program(tp)), 0);
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	struct sockaddr_storage b;
+	assert_int_equal(rpcrdma_svc_listen_tcp(svc, (struct sockaddr *)&a, sizeof(a), &b), 0);
+	int fd = tcp_connect(ntohs(((struct sockaddr_in *)&b)->sin_port));
+	struct rpcrdma_svc_stats st = { 0 };
+	for (int i = 0; i < 500 && st.conns_accepted == 0; i++) {
+		assert_true(rpcrdma_svc_poll(svc, 10) >= 0);
+		rpcrdma_svc_get_stats(svc, &st, sizeof(st));
+	}
+	assert_int_equal(st.conns_accepted, 1);
+	/* The loop sleeps past the timeout and a tick: the timer is ready
+	 * first, then the call makes the connection ready behind it. */
+	usleep(200 * 1000);
+	uint8_t m[64], r[64];
+	size_t n = mkcall(m, 0x99, 1, TP_NULL, NULL, UINT32_MAX);
+	assert_int_equal(send_record(fd, m, n), 0);
+	usleep(20 * 1000);
+	assert_true(rpcrdma_svc_poll(svc, 0) >= 2);
+	assert_int_equal(recv_record(fd, r, sizeof(r)), 24);
+	rpcrdma_svc_get_stats(svc, &st, sizeof(st));
+	assert_int_equal(st.conns_idle, 0);
+	close(fd);
+	rpcrdma_svc_destroy(svc);
+	testprog_destroy(tp);
+}
+
 static void test_max_conns(void **state)
 {
 	(void)state;
@@ -733,6 +774,7 @@ int main(void)
 		cmocka_unit_test(test_adopt_partial_writes),
 		cmocka_unit_test(test_out_of_fds),
 		cmocka_unit_test(test_idle_timeout),
+		cmocka_unit_test(test_idle_sweep_same_batch),
 		cmocka_unit_test(test_max_conns),
 		cmocka_unit_test(test_udp),
 		cmocka_unit_test(test_embedded_poll),
