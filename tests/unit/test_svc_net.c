@@ -406,21 +406,28 @@ static void test_out_of_fds(void **state)
 	assert_int_equal(WEXITSTATUS(status), 0);
 }
 
+/* A service with the test program on TCP 127.0.0.1 closing connections
+ * idle for timeout_ms; returns the port.  The loop is not started. */
+static uint16_t idle_server(unsigned timeout_ms, struct rpcrdma_svc **svc, struct testprog **tp)
+{
+	struct rpcrdma_svc_opts o = { .size = sizeof(o), .idle_timeout_ms = timeout_ms };
+	assert_int_equal(rpcrdma_svc_create(&o, svc), 0);
+	assert_int_equal(testprog_create(tp), 0);
+	assert_int_equal(rpcrdma_svc_register(*svc, testprog_program(*tp)), 0);
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	struct sockaddr_storage b;
+	assert_int_equal(rpcrdma_svc_listen_tcp(*svc, (struct sockaddr *)&a, sizeof(a), &b), 0);
+	return ntohs(((struct sockaddr_in *)&b)->sin_port);
+}
+
 /* Idle connections are closed; busy ones (a call in progress) are not. */
 static void test_idle_timeout(void **state)
 {
 	(void)state;
-	struct rpcrdma_svc_opts o = { .size = sizeof(o), .idle_timeout_ms = 200 };
 	struct rpcrdma_svc *svc;
 	struct testprog *tp;
-	assert_int_equal(rpcrdma_svc_create(&o, &svc), 0);
-	assert_int_equal(testprog_create(&tp), 0);
-	assert_int_equal(rpcrdma_svc_register(svc, testprog_program(tp)), 0);
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	struct sockaddr_storage b;
-	assert_int_equal(rpcrdma_svc_listen_tcp(svc, (struct sockaddr *)&a, sizeof(a), &b), 0);
+	uint16_t port = idle_server(200, &svc, &tp);
 	assert_int_equal(rpcrdma_svc_start(svc), 0);
-	uint16_t port = ntohs(((struct sockaddr_in *)&b)->sin_port);
 	int idle = tcp_connect(port);
 	int active = tcp_connect(port);
 	uint8_t m[64], r[64];
@@ -450,16 +457,9 @@ static void test_idle_timeout(void **state)
 static void test_idle_sweep_same_batch(void **state)
 {
 	(void)state;
-	struct rpcrdma_svc_opts o = { .size = sizeof(o), .idle_timeout_ms = 50 };
 	struct rpcrdma_svc *svc;
 	struct testprog *tp;
-	assert_int_equal(rpcrdma_svc_create(&o, &svc), 0);
-	assert_int_equal(testprog_create(&tp), 0);
-	assert_int_equal(rpcrdma_svc_register(svc, testprog_program(tp)), 0);
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	struct sockaddr_storage b;
-	assert_int_equal(rpcrdma_svc_listen_tcp(svc, (struct sockaddr *)&a, sizeof(a), &b), 0);
-	int fd = tcp_connect(ntohs(((struct sockaddr_in *)&b)->sin_port));
+	int fd = tcp_connect(idle_server(50, &svc, &tp));
 	struct rpcrdma_svc_stats st = { 0 };
 	for (int i = 0; i < 500 && st.conns_accepted == 0; i++) {
 		assert_true(rpcrdma_svc_poll(svc, 10) >= 0);
