@@ -21,6 +21,7 @@
 #include <rpcrdma/idr.h>
 
 #include "idr_internal.h"
+#include "../tests/unit/idr_test_support.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -46,81 +47,10 @@ struct model {
 	int64_t next;
 };
 
-struct hook {
-	long calls, fail_at, failures, live;
-};
-
-static void *hook_alloc(void *user, size_t size)
-{
-	struct hook *h = user;
-	if (++h->calls == h->fail_at) {
-		h->failures++;
-		return NULL;
-	}
-	void *p = malloc(size);
-	if (p != NULL)
-		h->live++;
-	return p;
-}
-
-static void hook_free(void *user, void *ptr, size_t size)
-{
-	(void)size;
-	((struct hook *)user)->live--;
-	free(ptr);
-}
-
 static void check(bool ok)
 {
 	if (!ok)
 		abort();
-}
-
-static size_t pos(const struct model *m, int64_t id)
-{
-	size_t lo = 0, hi = m->n;
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		if (m->id[mid] < id)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
-static bool has(const struct model *m, int64_t id, size_t *k)
-{
-	*k = pos(m, id);
-	return *k < m->n && m->id[*k] == id;
-}
-
-static int64_t lowest_free(const struct model *m, int64_t from, int64_t lim)
-{
-	size_t k = pos(m, from);
-	int64_t id = from;
-	while (k < m->n && m->id[k] == id) {
-		id++;
-		k++;
-	}
-	return id < lim ? id : -1;
-}
-
-static void insert(struct model *m, int64_t id, void *p)
-{
-	size_t k = pos(m, id);
-	memmove(&m->id[k + 1], &m->id[k], (m->n - k) * sizeof(m->id[0]));
-	memmove(&m->ptr[k + 1], &m->ptr[k], (m->n - k) * sizeof(m->ptr[0]));
-	m->id[k] = id;
-	m->ptr[k] = p;
-	m->n++;
-}
-
-static void erase(struct model *m, size_t k)
-{
-	memmove(&m->id[k], &m->id[k + 1], (m->n - k - 1) * sizeof(m->id[0]));
-	memmove(&m->ptr[k], &m->ptr[k + 1], (m->n - k - 1) * sizeof(m->ptr[0]));
-	m->n--;
 }
 
 static void compare_idr(const struct rpcrdma_idr *idr, const struct model *m)
@@ -148,14 +78,14 @@ static void compare_ida(const struct rpcrdma_ida *ida, const struct model *m)
 static int64_t expect(const struct model *m, bool cyclic, int64_t start, int64_t lim)
 {
 	if (!cyclic)
-		return lowest_free(m, start, lim);
+		return id_set_free(m->id, m->n, start, lim);
 	int64_t from = m->next > start ? m->next : start;
-	int64_t id = from < lim ? lowest_free(m, from, lim) : -1;
-	return id >= 0 ? id : lowest_free(m, start, lim);
+	int64_t id = from < lim ? id_set_free(m->id, m->n, from, lim) : -1;
+	return id >= 0 ? id : id_set_free(m->id, m->n, start, lim);
 }
 
 /* Checks an allocation's result; true when it allocated want. */
-static bool check_alloc(int got, int64_t want, struct hook *h, long failures, long calls,
+static bool check_alloc(int got, int64_t want, struct fail_alloc *h, long failures, long calls,
 			size_t nodes_before, size_t nodes_after)
 {
 	if (got == -ENOMEM) {
@@ -176,8 +106,8 @@ static struct model mi, ma; /* the IDR's and the IDA's models */
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct hook h = {0, 0, 0, 0};
-	struct rpcrdma_idr_allocator a = {hook_alloc, hook_free, &h};
+	struct fail_alloc h = {0};
+	struct rpcrdma_idr_allocator a = fail_alloc_hooks(&h);
 	struct rpcrdma_idr *idr = NULL;
 	struct rpcrdma_ida *ida = NULL;
 	check(rpcrdma_idr_create(&a, &idr) == 0);
@@ -205,16 +135,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 					 : rpcrdma_idr_alloc(idr, p, (int)id, end);
 			if (check_alloc(got, want, &h, failures, calls, nodes,
 					rpcrdma_idr_node_count(idr))) {
-				insert(&mi, want, p);
+				id_set_insert(mi.id, mi.ptr, &mi.n, want, p);
 				if (cyclic)
 					mi.next = want == INT_MAX ? 0 : want + 1;
 			}
 			break;
 		}
 		case 2:
-			if (has(&mi, id, &k)) {
+			if (id_set_has(mi.id, mi.n, id, &k)) {
 				check(rpcrdma_idr_remove(idr, (int)id) == mi.ptr[k]);
-				erase(&mi, k);
+				id_set_erase(mi.id, mi.ptr, &mi.n, k);
 			} else {
 				check(rpcrdma_idr_remove(idr, (int)id) == NULL);
 			}
@@ -222,7 +152,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		case 3: {
 			void *got = &tokens[0];
 			int rc = rpcrdma_idr_lookup(idr, (int)id, &got);
-			if (has(&mi, id, &k))
+			if (id_set_has(mi.id, mi.n, id, &k))
 				check(rc == 0 && got == mi.ptr[k]);
 			else
 				check(rc == -ENOENT && got == &tokens[0]);
@@ -231,7 +161,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		case 4: {
 			void *old = &tokens[0];
 			int rc = rpcrdma_idr_replace(idr, (int)id, p, &old);
-			if (has(&mi, id, &k)) {
+			if (id_set_has(mi.id, mi.n, id, &k)) {
 				check(rc == 0 && old == mi.ptr[k]);
 				mi.ptr[k] = p;
 			} else {
@@ -242,7 +172,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		case 5: {
 			void *got = NULL;
 			int rc = rpcrdma_idr_get_next(idr, (int)id, &got);
-			k = pos(&mi, id);
+			k = id_set_pos(mi.id, mi.n, id);
 			if (k == mi.n)
 				check(rc == -ENOENT);
 			else
@@ -255,19 +185,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			int got = rpcrdma_ida_alloc(ida, (int)id, end);
 			if (check_alloc(got, want, &h, failures, calls, nodes,
 					rpcrdma_ida_node_count(ida)))
-				insert(&ma, want, NULL);
+				id_set_insert(ma.id, ma.ptr, &ma.n, want, NULL);
 			break;
 		}
 		case 7:
-			if (has(&ma, id, &k)) {
+			if (id_set_has(ma.id, ma.n, id, &k)) {
 				check(rpcrdma_ida_free(ida, (int)id) == 0);
-				erase(&ma, k);
+				id_set_erase(ma.id, ma.ptr, &ma.n, k);
 			} else {
 				check(rpcrdma_ida_free(ida, (int)id) == -ENOENT);
 			}
 			break;
 		case 8:
-			check(rpcrdma_ida_test(ida, (int)id) == has(&ma, id, &k));
+			check(rpcrdma_ida_test(ida, (int)id) == id_set_has(ma.id, ma.n, id, &k));
 			break;
 		case 9:
 			h.fail_at = h.calls + 1 + (arg & 15);

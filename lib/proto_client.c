@@ -37,7 +37,7 @@ int rpcrdma_encode_call(void *out, size_t len, const struct rpcrdma_call_desc *d
 	uint32_t *p = out;
 	const struct rpcrdma_segment *w;
 
-	if (need == 0 || ((uintptr_t)out & 3))
+	if (need == 0 || !out || ((uintptr_t)out & 3))
 		return -EINVAL;
 	if (need > len || need > RPCRDMA__MAX_SCAN)
 		return -EMSGSIZE;

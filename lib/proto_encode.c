@@ -11,7 +11,8 @@
 
 #include "xdr.h"
 
-#define OUT_OK(out) (((uintptr_t)(out) & 3) == 0)
+/* A usable output buffer: not NULL, 4-byte aligned. */
+#define OUT_OK(out) ((out) && ((uintptr_t)(out) & 3) == 0)
 
 int rpcrdma_encode_reply_hdr(void *out, size_t len, const struct rpcrdma_hdr *call,
 			     uint32_t credit_word, bool nomsg)
@@ -138,13 +139,14 @@ int rpcrdma_encode_reply(void *out, size_t len, const struct rpcrdma_hdr *call,
 			 bool nomsg, uint32_t reply_written)
 {
 	uint32_t *p = out;
-	const uint32_t *end = p + len / 4;
+	const uint32_t *end;
 	int err = 0;
 
 	if (!OUT_OK(out) || (nomsg && !call->reply_chunk))
 		return -EINVAL;
 	if (rpcrdma__unlikely(len < 5 * 4))
 		return -EMSGSIZE;
+	end = p + len / 4;
 	p[0] = call->xid;
 	p[1] = RPCRDMA_XDR_VERSION;
 	p[2] = credit_word;

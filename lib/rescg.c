@@ -370,21 +370,37 @@ int rpcrdma__rescg_uncharge_locked(struct rpcrdma_rescg_group *grp, uint32_t dev
 	return 0;
 }
 
+/*
+ * Charges n of res on device (learnt if new) to grp; the device's index in
+ * *idx.  -ENOENT for a removed group, else rpcrdma__rescg_charge_locked()'s
+ * result.  Takes the lock.
+ */
+static int charge_device(struct rpcrdma_rescg_group *grp, const char *device,
+			 enum rpcrdma_rescg_resource res, uint32_t n, uint32_t *idx)
+{
+	struct rpcrdma_rescg *ctl = grp->ctl;
+	int rc;
+
+	pthread_mutex_lock(&ctl->lock);
+	int64_t i = grp->removed ? -ENOENT : rpcrdma__rescg_dev_get_locked(ctl, device);
+	if (i < 0) {
+		rc = (int)i;
+	} else {
+		*idx = (uint32_t)i;
+		rc = rpcrdma__rescg_charge_locked(grp, *idx, res, n);
+	}
+	pthread_mutex_unlock(&ctl->lock);
+	return rc;
+}
+
 int rpcrdma_rescg_group_charge(struct rpcrdma_rescg_group *grp, const char *device,
 			       enum rpcrdma_rescg_resource res, uint32_t n)
 {
+	uint32_t idx;
+
 	if (!grp || n == 0 || !res_ok(res))
 		return -EINVAL;
-	struct rpcrdma_rescg *ctl = grp->ctl;
-	pthread_mutex_lock(&ctl->lock);
-	int rc;
-	int64_t idx = grp->removed ? -ENOENT : rpcrdma__rescg_dev_get_locked(ctl, device);
-	if (idx < 0)
-		rc = (int)idx;
-	else
-		rc = rpcrdma__rescg_charge_locked(grp, (uint32_t)idx, res, n);
-	pthread_mutex_unlock(&ctl->lock);
-	return rc;
+	return charge_device(grp, device, res, n, &idx);
 }
 
 int rpcrdma_rescg_group_uncharge(struct rpcrdma_rescg_group *grp, const char *device,
@@ -410,21 +426,14 @@ int rpcrdma_rescg_charge(struct rpcrdma_rescg_group *grp, const char *device,
 	struct rpcrdma_rescg_charge *chg = malloc(sizeof(*chg));
 	if (!chg)
 		return -ENOMEM;
-	struct rpcrdma_rescg *ctl = grp->ctl;
-	pthread_mutex_lock(&ctl->lock);
-	int rc;
-	int64_t idx = grp->removed ? -ENOENT : rpcrdma__rescg_dev_get_locked(ctl, device);
-	if (idx < 0)
-		rc = (int)idx;
-	else
-		rc = rpcrdma__rescg_charge_locked(grp, (uint32_t)idx, res, n);
-	pthread_mutex_unlock(&ctl->lock);
+	uint32_t idx = 0; /* set when rc == 0 */
+	int rc = charge_device(grp, device, res, n, &idx);
 	if (rc) {
 		free(chg);
 		return rc;
 	}
 	chg->grp = grp;
-	chg->dev = (uint32_t)idx;
+	chg->dev = idx;
 	chg->res = res;
 	chg->n = n;
 	*out = chg;

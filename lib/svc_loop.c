@@ -127,10 +127,20 @@ int rpcrdma_svc_poll(struct rpcrdma_svc *svc, int timeout_ms)
 	if (n < 0) {
 		n = errno == EINTR ? 0 : -errno;
 	} else {
+		/* The idle sweep closes and may free other connections, some
+		 * of which may have an event later in this batch: it runs
+		 * after every other handler of the batch (a connection that
+		 * had an event there is not idle any more). */
+		uint32_t idle_events = 0;
 		for (int i = 0; i < n; i++) {
 			struct rpcrdma__svc_source *src = evs[i].data.ptr;
-			src->handle(src, evs[i].events);
+			if (src == &svc->idle)
+				idle_events = evs[i].events;
+			else
+				src->handle(src, evs[i].events);
 		}
+		if (idle_events)
+			svc->idle.handle(&svc->idle, idle_events);
 	}
 	pthread_mutex_unlock(&svc->loop_lock);
 	return n;

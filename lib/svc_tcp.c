@@ -533,10 +533,40 @@ out_close:
 	return rc;
 }
 
-void rpcrdma__svc_tcp_shutdown(struct rpcrdma_svc *svc)
+/*
+ * Closes every live connection or, with idle, those with nothing in
+ * progress or queued and no event for opts.idle_timeout_ms before now
+ * (counted in conns_idle).  Only on the loop thread, or with the loop
+ * stopped: no one else kills, so a connection collected live here (it
+ * holds its loop reference) is still live when conn_kill runs.
+ */
+static void kill_conns(struct rpcrdma_svc *svc, bool idle, uint64_t now)
 {
 	struct rpcrdma__svc_tcp_conn *kill = NULL;
 
+	pthread_mutex_lock(&svc->lock);
+	for (struct rpcrdma__svc_tcp_conn *c = svc->conns; c; c = c->next) {
+		pthread_mutex_lock(&c->lock);
+		if (!c->dead &&
+		    (!idle || (!c->sq_head && rpcrdma_svc_xprt_in_progress(c->xprt) == 0 &&
+			       now - c->last_active >= svc->opts.idle_timeout_ms))) {
+			c->kill_next = kill;
+			kill = c;
+		}
+		pthread_mutex_unlock(&c->lock);
+	}
+	pthread_mutex_unlock(&svc->lock);
+	while (kill) {
+		struct rpcrdma__svc_tcp_conn *c = kill;
+		kill = c->kill_next;
+		if (idle)
+			RPCRDMA__STAT_INC(svc, conns_idle);
+		conn_kill(c);
+	}
+}
+
+void rpcrdma__svc_tcp_shutdown(struct rpcrdma_svc *svc)
+{
 	pthread_mutex_lock(&svc->lock);
 	while (svc->listeners) {
 		struct rpcrdma__svc_tcp_listener *l = svc->listeners;
@@ -547,51 +577,18 @@ void rpcrdma__svc_tcp_shutdown(struct rpcrdma_svc *svc)
 			close(l->spare_fd);
 		free(l);
 	}
-	/* A live connection holds its loop reference, so it cannot go away
-	 * before conn_kill below (the loop is stopped). */
-	for (struct rpcrdma__svc_tcp_conn *c = svc->conns; c; c = c->next) {
-		pthread_mutex_lock(&c->lock);
-		if (!c->dead) {
-			c->kill_next = kill;
-			kill = c;
-		}
-		pthread_mutex_unlock(&c->lock);
-	}
 	pthread_mutex_unlock(&svc->lock);
-	while (kill) {
-		struct rpcrdma__svc_tcp_conn *c = kill;
-		kill = c->kill_next;
-		conn_kill(c);
-	}
+	kill_conns(svc, false, 0); /* the loop is stopped */
 }
 
 void rpcrdma__svc_tcp_sweep(struct rpcrdma__svc_source *src, uint32_t events)
 {
 	struct rpcrdma_svc *svc = (struct rpcrdma_svc *)((char *)src -
 		offsetof(struct rpcrdma_svc, idle));
-	struct rpcrdma__svc_tcp_conn *kill = NULL;
-	uint64_t ticks, now = now_ms();
+	uint64_t ticks;
 	(void)events;
 
 	if (read(src->fd, &ticks, sizeof(ticks)) < 0)
 		return;
-	/* On the loop thread, the only one that kills: a live connection
-	 * collected here is still live when conn_kill runs. */
-	pthread_mutex_lock(&svc->lock);
-	for (struct rpcrdma__svc_tcp_conn *c = svc->conns; c; c = c->next) {
-		pthread_mutex_lock(&c->lock);
-		if (!c->dead && !c->sq_head && rpcrdma_svc_xprt_in_progress(c->xprt) == 0 &&
-		    now - c->last_active >= svc->opts.idle_timeout_ms) {
-			c->kill_next = kill;
-			kill = c;
-		}
-		pthread_mutex_unlock(&c->lock);
-	}
-	pthread_mutex_unlock(&svc->lock);
-	while (kill) {
-		struct rpcrdma__svc_tcp_conn *c = kill;
-		kill = c->kill_next;
-		RPCRDMA__STAT_INC(svc, conns_idle);
-		conn_kill(c);
-	}
+	kill_conns(svc, true, now_ms()); /* on the loop thread */
 }

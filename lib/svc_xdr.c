@@ -196,7 +196,7 @@ void rpcrdma_xdr_enc_init(struct rpcrdma_xdr_enc *x, void *buf, size_t len)
 {
 	x->base = buf;
 	x->p = buf;
-	x->end = x->p + len;
+	x->end = buf ? x->p + len : x->p; /* no arithmetic on NULL */
 }
 
 size_t rpcrdma_xdr_enc_len(const struct rpcrdma_xdr_enc *x)
@@ -215,8 +215,10 @@ void *rpcrdma_xdr_reserve(struct rpcrdma_xdr_enc *x, size_t n)
 	if (padded < n || (size_t)(x->end - x->p) < padded)
 		return NULL;
 	uint8_t *r = x->p;
-	memset(r + n, 0, padded - n);
-	x->p += padded;
+	if (padded) { /* an empty stream may have a NULL buffer */
+		memset(r + n, 0, padded - n);
+		x->p += padded;
+	}
 	return r;
 }
 
@@ -243,11 +245,12 @@ int rpcrdma_xdr_put_u64(struct rpcrdma_xdr_enc *x, uint64_t v)
 
 int rpcrdma_xdr_put_fixed(struct rpcrdma_xdr_enc *x, const void *src, size_t n)
 {
+	if (n == 0)
+		return 0; /* fits anywhere, even an empty stream */
 	void *d = rpcrdma_xdr_reserve(x, n);
 	if (!d)
 		return -EMSGSIZE;
-	if (n)
-		memcpy(d, src, n);
+	memcpy(d, src, n);
 	return 0;
 }
 

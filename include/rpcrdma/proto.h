@@ -23,8 +23,8 @@
  *    always kept in wire order (it is only ever compared and copied back).
  *  - Buffers passed to the checkers must be 4-byte aligned (receive buffers
  *    are); a misaligned buffer is rejected with -EINVAL.  Encoders need a
- *    4-byte aligned output buffer too (-EINVAL otherwise) and check its size
- *    first: they return the number of bytes written, or -EMSGSIZE.
+ *    non-NULL, 4-byte aligned output buffer (-EINVAL otherwise) and check
+ *    its size first: they return the number of bytes written, or -EMSGSIZE.
  *  - A struct rpcrdma_hdr filled by a checker is a *view*: its pointers point
  *    into the checked buffer, which must stay unchanged and alive while the
  *    view or any iterator made from it is used.
@@ -316,10 +316,11 @@ RPCRDMA_API bool rpcrdma_reply_chunk(const struct rpcrdma_hdr *hdr, struct rpcrd
 RPCRDMA_API bool rpcrdma_next_segment(struct rpcrdma_chunk *ch, struct rpcrdma_segment *seg);
 
 /* ------------------------------------------------------------------------
- * Server-side encoders.  out must be 4-byte aligned (else -EINVAL).  Each
- * returns the bytes written or -EMSGSIZE when len is too small (then the
- * buffer contents are unspecified).  call is the view of the call being answered; its buffer must
- * still be alive when write list or reply chunk are encoded from it.
+ * Server-side encoders.  out must be non-NULL and 4-byte aligned (else
+ * -EINVAL).  Each returns the bytes written or -EMSGSIZE when len is too
+ * small (then the buffer contents are unspecified).  call is the view of the
+ * call being answered; its buffer must still be alive when write list or
+ * reply chunk are encoded from it.
  * credit_word is the cached wire-order grant (rpcrdma_credits_word()).
  */
 
@@ -406,8 +407,9 @@ RPCRDMA_API size_t rpcrdma_call_hdr_size(const struct rpcrdma_call_desc *d);
 
 /**
  * Encodes a call header.  Returns bytes written, -EMSGSIZE if len is too
- * small, -EINVAL if d is inconsistent (bad type, NULL array with a nonzero
- * count, write_chunk_segs not summing to nwrites).
+ * small, -EINVAL if out is NULL or misaligned or d is inconsistent (bad
+ * type, NULL array with a nonzero count, write_chunk_segs not summing to
+ * nwrites).
  */
 RPCRDMA_API int rpcrdma_encode_call(void *out, size_t len, const struct rpcrdma_call_desc *d);
 

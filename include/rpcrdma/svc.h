@@ -336,7 +336,13 @@ struct rpcrdma_svc_opts {
 				   * and closed at once (conns_shed); 0: no limit */
 };
 
-/* Creates a service.  opts may be NULL (defaults).  -EINVAL, -ENOMEM, ... */
+/*
+ * Creates a service.  opts may be NULL (defaults); opts->size must cover at
+ * least the size field, and fields beyond it take their defaults.  -EINVAL
+ * when max_calls > 2^20, max_record is outside 32 .. 2^31 - 1 or
+ * max_datagram outside 32 .. 65536; -ENOMEM; -errno from epoll, eventfd or
+ * timerfd.
+ */
 RPCRDMA_API int rpcrdma_svc_create(const struct rpcrdma_svc_opts *opts,
 				   struct rpcrdma_svc **out);
 /*

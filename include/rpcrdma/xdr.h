@@ -47,7 +47,8 @@ struct rpcrdma_xdr_enc {
 	uint8_t *end;  /* private */
 };
 
-/* Starts decoding iov[0..niov-1].  Zero-length segments are allowed. */
+/* Starts decoding iov[0..niov-1].  Zero-length segments are allowed (their
+ * iov_base may be NULL). */
 RPCRDMA_API void rpcrdma_xdr_dec_init(struct rpcrdma_xdr_dec *x,
 				      const struct iovec *iov, unsigned niov);
 /* Bytes consumed so far / bytes left. */
@@ -84,7 +85,7 @@ RPCRDMA_API int rpcrdma_xdr_get_string(struct rpcrdma_xdr_dec *x, char *dst,
 /* Skips n bytes plus padding to a multiple of 4. */
 RPCRDMA_API int rpcrdma_xdr_skip(struct rpcrdma_xdr_dec *x, size_t n);
 
-/* Starts encoding into buf[0..len-1]. */
+/* Starts encoding into buf[0..len-1] (buf may be NULL when len is 0). */
 RPCRDMA_API void rpcrdma_xdr_enc_init(struct rpcrdma_xdr_enc *x, void *buf, size_t len);
 /* Bytes written so far / room left. */
 RPCRDMA_API size_t rpcrdma_xdr_enc_len(const struct rpcrdma_xdr_enc *x);

@@ -179,67 +179,22 @@ struct sref {
 	int64_t id[SPARSE_MAX];
 };
 
-static size_t sref_pos(const struct sref *m, int64_t id)
-{
-	size_t lo = 0, hi = m->n;
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		if (m->id[mid] < id)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
-static bool sref_has(const struct sref *m, int64_t id, size_t *pos)
-{
-	size_t k = sref_pos(m, id);
-	*pos = k;
-	return k < m->n && m->id[k] == id;
-}
-
-static int64_t sref_free(const struct sref *m, int64_t from, int64_t lim)
-{
-	size_t k = sref_pos(m, from);
-	int64_t id = from;
-	while (k < m->n && m->id[k] == id) {
-		id++;
-		k++;
-	}
-	return id < lim ? id : -1;
-}
-
-static void sref_insert(struct sref *m, int64_t id)
-{
-	size_t k = sref_pos(m, id);
-	memmove(&m->id[k + 1], &m->id[k], (m->n - k) * sizeof(m->id[0]));
-	m->id[k] = id;
-	m->n++;
-}
-
-static void sref_erase(struct sref *m, size_t k)
-{
-	memmove(&m->id[k], &m->id[k + 1], (m->n - k - 1) * sizeof(m->id[0]));
-	m->n--;
-}
-
 static int sparse_alloc(struct rpcrdma_ida *ida, struct sref *m, struct fail_alloc *fa, int start,
 			int end)
 {
 	int64_t lim = end <= 0 ? (int64_t)INT_MAX + 1 : end;
-	int got = checked_alloc(ida, fa, start, end, sref_free(m, start, lim));
+	int got = checked_alloc(ida, fa, start, end, id_set_free(m->id, m->n, start, lim));
 	if (got >= 0)
-		sref_insert(m, got);
+		id_set_insert(m->id, NULL, &m->n, got, NULL);
 	return got;
 }
 
 static void sparse_free(struct rpcrdma_ida *ida, struct sref *m, int64_t id)
 {
 	size_t k;
-	if (sref_has(m, id, &k)) {
+	if (id_set_has(m->id, m->n, id, &k)) {
 		assert_int_equal(rpcrdma_ida_free(ida, (int)id), 0);
-		sref_erase(m, k);
+		id_set_erase(m->id, NULL, &m->n, k);
 	} else {
 		assert_int_equal(rpcrdma_ida_free(ida, (int)id), -ENOENT);
 	}
@@ -296,7 +251,7 @@ static void test_sparse_random(void **state)
 		} else if (op < 99) {
 			int64_t id = spread_id(&r);
 			size_t k;
-			assert_int_equal(rpcrdma_ida_test(ida, (int)id), sref_has(&m, id, &k));
+			assert_int_equal(rpcrdma_ida_test(ida, (int)id), id_set_has(m.id, m.n, id, &k));
 		} else {
 			sref_compare(ida, &m);
 		}

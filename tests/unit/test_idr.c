@@ -261,57 +261,6 @@ struct sref {
 	int64_t next;
 };
 
-/* Index of the first entry >= id. */
-static size_t sref_pos(const struct sref *m, int64_t id)
-{
-	size_t lo = 0, hi = m->n;
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		if (m->id[mid] < id)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
-static bool sref_has(const struct sref *m, int64_t id, size_t *pos)
-{
-	size_t k = sref_pos(m, id);
-	if (pos != NULL)
-		*pos = k;
-	return k < m->n && m->id[k] == id;
-}
-
-/* Lowest free id in [from, lim), or -1. */
-static int64_t sref_free(const struct sref *m, int64_t from, int64_t lim)
-{
-	size_t k = sref_pos(m, from);
-	int64_t id = from;
-	while (k < m->n && m->id[k] == id) {
-		id++;
-		k++;
-	}
-	return id < lim ? id : -1;
-}
-
-static void sref_insert(struct sref *m, int64_t id, void *p)
-{
-	size_t k = sref_pos(m, id);
-	memmove(&m->id[k + 1], &m->id[k], (m->n - k) * sizeof(m->id[0]));
-	memmove(&m->ptr[k + 1], &m->ptr[k], (m->n - k) * sizeof(m->ptr[0]));
-	m->id[k] = id;
-	m->ptr[k] = p;
-	m->n++;
-}
-
-static void sref_erase(struct sref *m, size_t k)
-{
-	memmove(&m->id[k], &m->id[k + 1], (m->n - k - 1) * sizeof(m->id[0]));
-	memmove(&m->ptr[k], &m->ptr[k + 1], (m->n - k - 1) * sizeof(m->ptr[0]));
-	m->n--;
-}
-
 static void sref_compare(const struct rpcrdma_idr *idr, const struct sref *m)
 {
 	assert_int_equal(rpcrdma__idr_check(idr), 0);
@@ -342,11 +291,11 @@ static int sparse_alloc(struct rpcrdma_idr *idr, struct sref *m, struct fail_all
 	int64_t want;
 	if (cyclic) {
 		int64_t from = m->next > start ? m->next : start;
-		want = from < lim ? sref_free(m, from, lim) : -1;
+		want = from < lim ? id_set_free(m->id, m->n, from, lim) : -1;
 		if (want < 0)
-			want = sref_free(m, start, lim);
+			want = id_set_free(m->id, m->n, start, lim);
 	} else {
-		want = sref_free(m, start, lim);
+		want = id_set_free(m->id, m->n, start, lim);
 	}
 	long failures = fa->failures, calls = fa->calls;
 	size_t nodes = rpcrdma_idr_node_count(idr);
@@ -366,7 +315,7 @@ static int sparse_alloc(struct rpcrdma_idr *idr, struct sref *m, struct fail_all
 		return got;
 	}
 	assert_int_equal(got, want);
-	sref_insert(m, want, p);
+	id_set_insert(m->id, m->ptr, &m->n, want, p);
 	if (cyclic)
 		m->next = want == INT_MAX ? 0 : want + 1;
 	return got;
@@ -375,9 +324,9 @@ static int sparse_alloc(struct rpcrdma_idr *idr, struct sref *m, struct fail_all
 static void sparse_remove(struct rpcrdma_idr *idr, struct sref *m, int64_t id)
 {
 	size_t k;
-	if (sref_has(m, id, &k)) {
+	if (id_set_has(m->id, m->n, id, &k)) {
 		assert_ptr_equal(rpcrdma_idr_remove(idr, (int)id), m->ptr[k]);
-		sref_erase(m, k);
+		id_set_erase(m->id, m->ptr, &m->n, k);
 	} else {
 		assert_null(rpcrdma_idr_remove(idr, (int)id));
 	}
@@ -420,7 +369,7 @@ static void test_sparse_random(void **state)
 							    : spread_id(&r);
 			size_t k;
 			void *p = NULL;
-			if (sref_has(&m, id, &k)) {
+			if (id_set_has(m.id, m.n, id, &k)) {
 				assert_int_equal(rpcrdma_idr_lookup(idr, (int)id, &p), 0);
 				assert_ptr_equal(p, m.ptr[k]);
 			} else {
@@ -428,7 +377,7 @@ static void test_sparse_random(void **state)
 			}
 		} else if (op < 99) {
 			int64_t id = spread_id(&r);
-			size_t k = sref_pos(&m, id);
+			size_t k = id_set_pos(m.id, m.n, id);
 			void *p = NULL;
 			int got = rpcrdma_idr_get_next(idr, (int)id, &p);
 			if (k == m.n) {

@@ -190,6 +190,28 @@ static void test_errors(void **state)
 	assert_int_equal(rep.vers_high, 1);
 }
 
+/* A NULL output buffer is -EINVAL for every encoder, whatever len says
+ * (and no pointer arithmetic on NULL: UBSan checks it in the sanitizer
+ * build). */
+static void test_null_out(void **state)
+{
+	(void)state;
+	struct rpcrdma_hdr call;
+	uint32_t written = 0;
+	call_with_chunks(&call);
+	for (size_t len = 0; len <= 64; len += 64) {
+		assert_int_equal(rpcrdma_encode_reply_hdr(NULL, len, &call, 0, false), -EINVAL);
+		assert_int_equal(rpcrdma_encode_write_list(NULL, len, &call, &written, 1), -EINVAL);
+		assert_int_equal(rpcrdma_encode_reply_chunk(NULL, len, &call, 0), -EINVAL);
+		assert_int_equal(rpcrdma_encode_reply(NULL, len, &call, 0, NULL, 0, true, 0), -EINVAL);
+		assert_int_equal(rpcrdma_encode_err_vers(NULL, len, &call, 0), -EINVAL);
+		assert_int_equal(rpcrdma_encode_err_chunk(NULL, len, &call, 0), -EINVAL);
+	}
+	struct rpcrdma_call_desc d = { .xid = 1, .credits = 1, .type = RPCRDMA_MSG };
+	assert_int_equal(rpcrdma_encode_call(NULL, 64, &d), -EINVAL);
+	assert_int_equal(rpcrdma_encode_call(out, 64, &d), 28);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -198,6 +220,7 @@ int main(void)
 		cmocka_unit_test(test_reply_chunk),
 		cmocka_unit_test(test_full_reply),
 		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_null_out),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -679,10 +679,45 @@ static void test_estimates(void **state)
 	assert_int_equal(st.encode_errors, 0);
 }
 
+/* The option ranges svc.h gives for rpcrdma_svc_create. */
+static void test_create_opts(void **state)
+{
+	(void)state;
+	struct rpcrdma_svc *svc = NULL;
+	static const struct { unsigned calls; size_t rec, dgram; int rc; } cases[] = {
+		{ 0, 0, 0, 0 },
+		{ 1u << 20, 32, 32, 0 },
+		{ (1u << 20) + 1, 0, 0, -EINVAL },
+		{ 0, 31, 0, -EINVAL },
+		{ 0, 0x7fffffff, 65536, 0 },
+		{ 0, 0x80000000u, 0, -EINVAL },
+		{ 0, 0, 31, -EINVAL },
+		{ 0, 0, 65537, -EINVAL },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct rpcrdma_svc_opts o = { .size = sizeof(o), .max_calls = cases[i].calls,
+					      .max_record = cases[i].rec,
+					      .max_datagram = cases[i].dgram };
+		assert_int_equal(rpcrdma_svc_create(&o, &svc), cases[i].rc);
+		if (cases[i].rc == 0)
+			rpcrdma_svc_destroy(svc);
+	}
+	/* a size that does not cover the size field; one that stops before
+	 * max_record, whose garbage is then ignored */
+	struct rpcrdma_svc_opts o = { .size = 4 };
+	assert_int_equal(rpcrdma_svc_create(&o, &svc), -EINVAL);
+	o = (struct rpcrdma_svc_opts){ .size = offsetof(struct rpcrdma_svc_opts, max_record),
+				       .max_record = 1 };
+	assert_int_equal(rpcrdma_svc_create(&o, &svc), 0);
+	rpcrdma_svc_destroy(svc);
+	assert_int_equal(rpcrdma_svc_create(NULL, NULL), -EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_decode_auth_sys_bytes),
+		cmocka_unit_test(test_create_opts),
 		cmocka_unit_test(test_decode_rejects),
 		cmocka_unit_test(test_reply_encoders),
 		cmocka_unit_test_setup_teardown(test_reply_statuses, setup, teardown),

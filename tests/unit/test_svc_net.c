@@ -406,21 +406,28 @@ static void test_out_of_fds(void **state)
 	assert_int_equal(WEXITSTATUS(status), 0);
 }
 
+/* A service with the test program on TCP 127.0.0.1 closing connections
+ * idle for timeout_ms; returns the port.  The loop is not started. */
+static uint16_t idle_server(unsigned timeout_ms, struct rpcrdma_svc **svc, struct testprog **tp)
+{
+	struct rpcrdma_svc_opts o = { .size = sizeof(o), .idle_timeout_ms = timeout_ms };
+	assert_int_equal(rpcrdma_svc_create(&o, svc), 0);
+	assert_int_equal(testprog_create(tp), 0);
+	assert_int_equal(rpcrdma_svc_register(*svc, testprog_program(*tp)), 0);
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	struct sockaddr_storage b;
+	assert_int_equal(rpcrdma_svc_listen_tcp(*svc, (struct sockaddr *)&a, sizeof(a), &b), 0);
+	return ntohs(((struct sockaddr_in *)&b)->sin_port);
+}
+
 /* Idle connections are closed; busy ones (a call in progress) are not. */
 static void test_idle_timeout(void **state)
 {
 	(void)state;
-	struct rpcrdma_svc_opts o = { .size = sizeof(o), .idle_timeout_ms = 200 };
 	struct rpcrdma_svc *svc;
 	struct testprog *tp;
-	assert_int_equal(rpcrdma_svc_create(&o, &svc), 0);
-	assert_int_equal(testprog_create(&tp), 0);
-	assert_int_equal(rpcrdma_svc_register(svc, testprog_program(tp)), 0);
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	struct sockaddr_storage b;
-	assert_int_equal(rpcrdma_svc_listen_tcp(svc, (struct sockaddr *)&a, sizeof(a), &b), 0);
+	uint16_t port = idle_server(200, &svc, &tp);
 	assert_int_equal(rpcrdma_svc_start(svc), 0);
-	uint16_t port = ntohs(((struct sockaddr_in *)&b)->sin_port);
 	int idle = tcp_connect(port);
 	int active = tcp_connect(port);
 	uint8_t m[64], r[64];
@@ -437,6 +444,40 @@ static void test_idle_timeout(void **state)
 	assert_int_equal(st.conns_idle, 1);
 	close(idle);
 	close(active);
+	rpcrdma_svc_destroy(svc);
+	testprog_destroy(tp);
+}
+
+/*
+ * The idle sweep and a connection's own event in one epoll batch, the
+ * timer's first: a connection idle past the timeout whose call arrives
+ * while the timer is pending.  Its call is served (it is not idle), and
+ * the sweep must not free it under its pending event (use after free).
+ */
+static void test_idle_sweep_same_batch(void **state)
+{
+	(void)state;
+	struct rpcrdma_svc *svc;
+	struct testprog *tp;
+	int fd = tcp_connect(idle_server(50, &svc, &tp));
+	struct rpcrdma_svc_stats st = { 0 };
+	for (int i = 0; i < 500 && st.conns_accepted == 0; i++) {
+		assert_true(rpcrdma_svc_poll(svc, 10) >= 0);
+		rpcrdma_svc_get_stats(svc, &st, sizeof(st));
+	}
+	assert_int_equal(st.conns_accepted, 1);
+	/* The loop sleeps past the timeout and a tick: the timer is ready
+	 * first, then the call makes the connection ready behind it. */
+	usleep(200 * 1000);
+	uint8_t m[64], r[64];
+	size_t n = mkcall(m, 0x99, 1, TP_NULL, NULL, UINT32_MAX);
+	assert_int_equal(send_record(fd, m, n), 0);
+	usleep(20 * 1000);
+	assert_true(rpcrdma_svc_poll(svc, 0) >= 2);
+	assert_int_equal(recv_record(fd, r, sizeof(r)), 24);
+	rpcrdma_svc_get_stats(svc, &st, sizeof(st));
+	assert_int_equal(st.conns_idle, 0);
+	close(fd);
 	rpcrdma_svc_destroy(svc);
 	testprog_destroy(tp);
 }
@@ -733,6 +774,7 @@ int main(void)
 		cmocka_unit_test(test_adopt_partial_writes),
 		cmocka_unit_test(test_out_of_fds),
 		cmocka_unit_test(test_idle_timeout),
+		cmocka_unit_test(test_idle_sweep_same_batch),
 		cmocka_unit_test(test_max_conns),
 		cmocka_unit_test(test_udp),
 		cmocka_unit_test(test_embedded_poll),

@@ -179,6 +179,31 @@ static void test_roundtrip_property(void **state)
 	}
 }
 
+/* Empty streams: a NULL buffer of length 0 on either side (no pointer
+ * arithmetic on NULL: UBSan checks it in the sanitizer build). */
+static void test_null_buffers(void **state)
+{
+	(void)state;
+	struct rpcrdma_xdr_enc e;
+	rpcrdma_xdr_enc_init(&e, NULL, 0);
+	assert_int_equal(rpcrdma_xdr_enc_room(&e), 0);
+	assert_int_equal(rpcrdma_xdr_put_fixed(&e, "", 0), 0);
+	assert_null(rpcrdma_xdr_reserve(&e, 1));
+	assert_int_equal(rpcrdma_xdr_put_u32(&e, 1), -EMSGSIZE);
+	assert_int_equal(rpcrdma_xdr_put_opaque(&e, NULL, 0), -EMSGSIZE);
+	assert_int_equal(rpcrdma_xdr_enc_len(&e), 0);
+
+	struct iovec v[2] = { { NULL, 0 }, { NULL, 0 } };
+	struct rpcrdma_xdr_dec d;
+	uint32_t u;
+	rpcrdma_xdr_dec_init(&d, v, 2);
+	assert_int_equal(rpcrdma_xdr_dec_left(&d), 0);
+	assert_int_equal(rpcrdma_xdr_get_u32(&d, &u), -EBADMSG);
+	assert_int_equal(rpcrdma_xdr_skip(&d, 0), 0);
+	assert_int_equal(rpcrdma_xdr_get_fixed(&d, NULL, 0), 0);
+	assert_int_equal(rpcrdma_xdr_dec_pos(&d), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -186,6 +211,7 @@ int main(void)
 		cmocka_unit_test(test_decode_segments),
 		cmocka_unit_test(test_decode_bounds),
 		cmocka_unit_test(test_roundtrip_property),
+		cmocka_unit_test(test_null_buffers),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
