@@ -3,9 +3,9 @@
 RDMA_PORT=${RDMA_PORT:-20049}
 srvlog=/tmp/echo-server.log
 
-# rdma_start_server [OPTIONS]: the echo server in the background.
+# rdma_start_server [OPTIONS]: the echo server (or $RDMA_SERVER) in the background.
 rdma_start_server() {
-	rpcrdma-echo-server "$RPCRDMA_CM_ADDR" $RDMA_PORT $ECHO_SERVER_ARGS "$@" >"$srvlog" 2>&1 &
+	${RDMA_SERVER:-rpcrdma-echo-server} "$RPCRDMA_CM_ADDR" $RDMA_PORT $ECHO_SERVER_ARGS "$@" >"$srvlog" 2>&1 &
 	srv=$!
 	RR_BG_PIDS="$RR_BG_PIDS $srv"
 	_n=0
