@@ -8,7 +8,6 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sched.h>
 #include <time.h>
 
 #include "rdma_internal.h"
@@ -62,9 +61,11 @@ struct rpcrdma_client {
 	struct sockaddr_storage dst;
 	pthread_mutex_t lock;
 	pthread_mutex_t connect_lock;
+	pthread_cond_t reap_cv;         /* a dead connection's last WR completed */
 	struct cconn *cc;               /* current connection or NULL */
 	struct rpcrdma_client_credits credits;
 	unsigned inflight, max_inflight;
+	bool connected_once;
 	struct rpcrdma__list waiting, sent;
 	struct rpcrdma__list graveyard; /* dead connections still flushing */
 	struct rpcrdma__counters stats;
@@ -84,6 +85,11 @@ void rpcrdma_client_opts_init(struct rpcrdma_client_opts *o)
 
 static void cconn_free(struct cconn *cc)
 {
+	unsigned lost = (cc->recv_pool.count - cc->recv_pool.nfree) +
+			(cc->send_pool.count - cc->send_pool.nfree);
+
+	if (lost)
+		rpcrdma__count(&cc->c->stats, NULL, RPCRDMA_STAT_CTXT_LOST, lost);
 	if (cc->cm_added)
 		rpcrdma__poller_del(cc->c->poller, &cc->cm_src);
 	if (cc->qp)
@@ -108,7 +114,13 @@ static void cconn_free(struct cconn *cc)
  */
 static void cconn_put(struct cconn *cc)
 {
-	atomic_fetch_sub_explicit(&cc->refs, 1, memory_order_acq_rel);
+	struct rpcrdma_client *c = cc->c;
+
+	if (atomic_fetch_sub_explicit(&cc->refs, 1, memory_order_acq_rel) == 1) {
+		pthread_mutex_lock(&c->lock);
+		pthread_cond_broadcast(&c->reap_cv);
+		pthread_mutex_unlock(&c->lock);
+	}
 }
 
 /* Frees the dead connections whose work requests all completed. */
@@ -129,6 +141,14 @@ static void reap(struct rpcrdma_client *c, bool wait)
 			}
 			busy = true;
 		}
+		if (!found && busy && wait && c->poller->opts.mode != RPCRDMA_POLLER_DIRECT) {
+			/* Woken by the cconn_put() that drops a last reference. */
+			struct timespec dl;
+
+			clock_gettime(CLOCK_REALTIME, &dl);
+			dl.tv_sec += 1;
+			pthread_cond_timedwait(&c->reap_cv, &c->lock, &dl);
+		}
 		pthread_mutex_unlock(&c->lock);
 		if (found) {
 			cconn_free(found);
@@ -138,8 +158,6 @@ static void reap(struct rpcrdma_client *c, bool wait)
 			return;
 		if (c->poller->opts.mode == RPCRDMA_POLLER_DIRECT)
 			rpcrdma_poller_poll(c->poller, 0);
-		else
-			sched_yield();
 	}
 }
 
@@ -179,6 +197,13 @@ static void cconn_break(struct rpcrdma_client *c, struct cconn *cc, int status)
 			rpcrdma__list_add_tail(&failed, &r->node);
 			c->inflight--;
 		}
+	}
+	/* Calls queued behind the grant were meant for this connection too:
+	 * fail them rather than leave them waiting for a reply that lets
+	 * them go (the next call reconnects). */
+	if (was_current) {
+		while (!rpcrdma__list_empty(&c->waiting))
+			rpcrdma__list_add_tail(&failed, rpcrdma__list_pop(&c->waiting));
 	}
 	rpcrdma_client_credits_init(&c->credits, c->opts.max_credits);
 	pthread_mutex_unlock(&c->lock);
@@ -349,11 +374,6 @@ static int cconn_open(struct rpcrdma_client *c, struct cconn **out)
 				 sizeof(struct csend), c->opts.send_inline, IBV_ACCESS_LOCAL_WRITE);
 	if (err)
 		goto fail;
-	while ((x = rpcrdma__pool_get(&cc->recv_pool))) {
-		err = post_recv(cc, (struct crecv *)x);
-		if (err)
-			goto fail;
-	}
 	ours.remote_invalidate = false;  /* plain MRs: no remote invalidation */
 	ours.inline_send = c->opts.send_inline;
 	ours.inline_recv = c->opts.recv_inline;
@@ -373,6 +393,17 @@ static int cconn_open(struct rpcrdma_client *c, struct cconn **out)
 	err = wait_event(cc->ech, RDMA_CM_EVENT_ESTABLISHED, &peer);
 	if (err)
 		goto fail;
+	/*
+	 * Receives are posted only now: the server sends nothing before our
+	 * first call, and a QP that never reached RTS may never flush the
+	 * receives posted to it (seen with rxe on Linux 6.1), which would keep
+	 * a failed connection from ever being freed.
+	 */
+	while ((x = rpcrdma__pool_get(&cc->recv_pool))) {
+		err = post_recv(cc, (struct crecv *)x);
+		if (err)
+			goto fail_connected;
+	}
 	cc->send_max = c->opts.send_inline < peer.inline_recv ? c->opts.send_inline :
 								peer.inline_recv;
 	fcntl(cc->ech->fd, F_SETFL, fcntl(cc->ech->fd, F_GETFL) | O_NONBLOCK);
@@ -388,15 +419,19 @@ static int cconn_open(struct rpcrdma_client *c, struct cconn **out)
 fail_connected:
 	rdma_disconnect(cc->id);
 fail:
+	/* A flush completion (the CM may have moved the QP to error already)
+	 * may have broken it first: then it is in the graveyard already. */
+	pthread_mutex_lock(&c->lock);
+	if (!cc->dead) {
+		cc->dead = true;
+		rpcrdma__list_add_tail(&c->graveyard, &cc->gnode);
+	}
+	pthread_mutex_unlock(&c->lock);
 	if (cc->qp) {
 		struct ibv_qp_attr qattr = { .qp_state = IBV_QPS_ERR };
 
 		ibv_modify_qp(cc->qp, &qattr, IBV_QP_STATE);
 	}
-	pthread_mutex_lock(&c->lock);
-	cc->dead = true;
-	rpcrdma__list_add_tail(&c->graveyard, &cc->gnode);
-	pthread_mutex_unlock(&c->lock);
 	cconn_put(cc);  /* freed by reap() once posted receives flushed */
 	return err;
 }
@@ -417,6 +452,9 @@ static int client_connected(struct rpcrdma_client *c)
 		if (!err) {
 			pthread_mutex_lock(&c->lock);
 			c->cc = cc;
+			if (c->connected_once)
+				rpcrdma__count(&c->stats, NULL, RPCRDMA_STAT_RECONNECTS, 1);
+			c->connected_once = true;
 			pthread_mutex_unlock(&c->lock);
 		}
 	}
@@ -879,6 +917,7 @@ int rpcrdma_client_create(struct rpcrdma_poller *poller, const struct sockaddr *
 							 sizeof(struct sockaddr_in6));
 	pthread_mutex_init(&c->lock, NULL);
 	pthread_mutex_init(&c->connect_lock, NULL);
+	pthread_cond_init(&c->reap_cv, NULL);
 	rpcrdma__list_init(&c->waiting);
 	rpcrdma__list_init(&c->sent);
 	rpcrdma__list_init(&c->graveyard);
@@ -886,6 +925,7 @@ int rpcrdma_client_create(struct rpcrdma_poller *poller, const struct sockaddr *
 	err = client_connected(c);
 	if (err) {
 		reap(c, true);
+		pthread_cond_destroy(&c->reap_cv);
 		pthread_mutex_destroy(&c->lock);
 		pthread_mutex_destroy(&c->connect_lock);
 		free(c);
@@ -918,6 +958,7 @@ void rpcrdma_client_destroy(struct rpcrdma_client *c)
 		r->done(r->call, -ECANCELED, r->arg);
 		free(r);
 	}
+	pthread_cond_destroy(&c->reap_cv);
 	pthread_mutex_destroy(&c->lock);
 	pthread_mutex_destroy(&c->connect_lock);
 	free(c);

@@ -40,6 +40,14 @@ static void conn_free(struct rpcrdma__conn *conn)
 {
 	struct rpcrdma_listener *l = conn->l;
 	struct rpcrdma__dev *dev = conn->dev;
+	unsigned lost;
+
+	/* Every WR completed: every context must be back in its pool. */
+	lost = conn->send_pool.count - conn->send_pool.nfree;
+	if (conn->have_recv_pool)
+		lost += conn->recv_pool.count - conn->recv_pool.nfree;
+	if (lost)
+		rpcrdma__count(&l->stats, NULL, RPCRDMA_STAT_CTXT_LOST, lost);
 
 	pthread_mutex_lock(&l->lock);
 	conn->freeing = true;
@@ -56,11 +64,13 @@ static void conn_free(struct rpcrdma__conn *conn)
 	rpcrdma__poller_cq_put(dev->cq, (int)(conn->sq_depth + rpcrdma_credits_grant(&conn->credits)));
 	/* Waits for CM events of this id fetched but not yet acknowledged. */
 	rdma_destroy_id(conn->id);
-	rpcrdma__count(&l->stats, NULL, RPCRDMA_STAT_DISCONNECTS, 1);
 	pthread_mutex_destroy(&conn->lock);
 	free(conn);
 
+	/* Last: shutdown waits for nconns, then frees the devices and l. */
 	pthread_mutex_lock(&l->lock);
+	rpcrdma__count(&l->stats, NULL, RPCRDMA_STAT_DISCONNECTS, 1);
+	l->nconns--;
 	pthread_cond_broadcast(&l->conns_cond);
 	pthread_mutex_unlock(&l->lock);
 }
@@ -302,6 +312,7 @@ static int conn_accept(struct rpcrdma_listener *l, struct rdma_cm_event *ev)
 		dev->srq_unpromised -= grant;
 	conn->conn_id = ++l->next_conn_id;
 	rpcrdma__list_add_tail(&l->conns, &conn->lnode);
+	l->nconns++;
 	pthread_mutex_unlock(&l->lock);
 
 	conn->l = l;
@@ -391,6 +402,7 @@ fail_nocq:
 	/* Undo by hand: the id is destroyed by the caller after the reject. */
 	pthread_mutex_lock(&l->lock);
 	rpcrdma__list_del(&conn->lnode);
+	l->nconns--;
 	if (dev->srq)
 		dev->srq_unpromised += grant;
 	pthread_mutex_unlock(&l->lock);
@@ -559,14 +571,18 @@ int rpcrdma_listener_port(const struct rpcrdma_listener *l)
 	return l ? ntohs(rdma_get_src_port(l->id)) : -EINVAL;
 }
 
-void rpcrdma_listener_destroy(struct rpcrdma_listener *l)
+void rpcrdma_listener_shutdown(struct rpcrdma_listener *l)
 {
+	bool first;
+
 	if (!l)
 		return;
 	pthread_mutex_lock(&l->lock);
+	first = !l->closing;
 	l->closing = true;
 	pthread_mutex_unlock(&l->lock);
-	rpcrdma__poller_del(l->poller, &l->cm_src);
+	if (first)
+		rpcrdma__poller_del(l->poller, &l->cm_src);
 
 	for (;;) {
 		struct rpcrdma__conn *conn = NULL;
@@ -589,7 +605,7 @@ void rpcrdma_listener_destroy(struct rpcrdma_listener *l)
 	}
 	/* Wait for the flushes (and the upper layer's call handles). */
 	pthread_mutex_lock(&l->lock);
-	while (!rpcrdma__list_empty(&l->conns)) {
+	while (l->nconns) {
 		if (l->poller->opts.mode == RPCRDMA_POLLER_DIRECT) {
 			pthread_mutex_unlock(&l->lock);
 			rpcrdma_poller_poll(l->poller, 0);
@@ -599,7 +615,13 @@ void rpcrdma_listener_destroy(struct rpcrdma_listener *l)
 		}
 	}
 	pthread_mutex_unlock(&l->lock);
+}
 
+void rpcrdma_listener_destroy(struct rpcrdma_listener *l)
+{
+	if (!l)
+		return;
+	rpcrdma_listener_shutdown(l);
 	rdma_destroy_id(l->id);
 	while (!rpcrdma__list_empty(&l->devs)) {
 		struct rpcrdma__dev *dev =

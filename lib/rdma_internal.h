@@ -277,6 +277,7 @@ struct rpcrdma_listener {
 	bool closing;
 	struct rpcrdma__list devs;
 	struct rpcrdma__list conns;
+	unsigned nconns;                /* accepted and not yet entirely freed */
 	uint64_t next_conn_id;
 	struct rpcrdma__counters stats;
 };

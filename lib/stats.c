@@ -29,6 +29,7 @@ static const char *const stat_names[RPCRDMA_STAT_COUNT] = {
 	[RPCRDMA_STAT_POLICY_CLOSE] = "policy_closes",
 	[RPCRDMA_STAT_TIMEOUTS] = "timeouts",
 	[RPCRDMA_STAT_RECONNECTS] = "reconnects",
+	[RPCRDMA_STAT_CTXT_LOST] = "contexts_lost",
 };
 
 const char *rpcrdma_stat_name(enum rpcrdma_stat s)

@@ -97,6 +97,7 @@ static void xfer_fini(struct xfer *x)
 	free(x->msg);
 	free(x->rbuf);
 	free(x->bulk);
+	x->msg = x->rbuf = x->bulk = NULL;
 }
 
 /* Checks the reply; returns 0 when it echoes the data exactly. */
@@ -157,6 +158,7 @@ static void async_done(struct rpcrdma_client_call *call, int status, void *arg)
 	pthread_mutex_lock(&a->st->m);
 	if (xfer_check(&a->x, a->proc, status))
 		a->st->bad++;
+	xfer_fini(&a->x);       /* buffers go as soon as the call is done */
 	a->st->done++;
 	pthread_cond_signal(&a->st->cv);
 	pthread_mutex_unlock(&a->st->m);
@@ -182,6 +184,7 @@ static int run_async(struct rpcrdma_client *c, const struct cfg *cf, uint32_t *x
 			a->proc = ECHO_PROC_ECHO;
 			if (xfer_init(&a->x, cf, ++*xid, a->proc, size) ||
 			    rpcrdma_client_call_async(c, &a->x.call, async_done, a)) {
+				xfer_fini(&a->x);
 				st.bad++;
 				st.done++;
 			}
@@ -190,8 +193,6 @@ static int run_async(struct rpcrdma_client *c, const struct cfg *cf, uint32_t *x
 		pthread_cond_wait(&st.cv, &st.m);
 	}
 	pthread_mutex_unlock(&st.m);
-	for (unsigned i = 0; i < count; i++)
-		xfer_fini(&ax[i].x);
 	free(ax);
 	if (st.bad)
 		rc = -1;

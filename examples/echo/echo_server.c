@@ -96,6 +96,7 @@ int main(int argc, char **argv)
 	fflush(stdout);
 	sigwait(&set, &sig);
 	rpcrdma_listener_foreach_conn(l, print_conn, NULL);
+	rpcrdma_listener_shutdown(l);       /* counters are final after this */
 	rpcrdma_listener_stats(l, &st);
 	for (int i = 0; i < RPCRDMA_STAT_COUNT; i++)
 		if (st.v[i])

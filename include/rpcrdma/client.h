@@ -15,8 +15,10 @@
  * Credits: the client starts with one call in flight and follows the grant
  * of every reply (clamped to 1..max_credits); calls beyond the grant wait in
  * order.  Replies are matched to calls by xid.  A call that times out
- * disconnects the connection (its credit is lost otherwise) and fails the
- * calls in flight with -ECONNRESET; the next call reconnects.
+ * disconnects the connection (its credit is lost otherwise).  When a
+ * connection ends (timeout, peer disconnect, error), the calls in flight and
+ * those queued behind the grant fail with -ECONNRESET (the timed-out one
+ * with -ETIMEDOUT); the next call reconnects.
  *
  * Threads: every function is thread-safe.  Completions run on the poller;
  * the synchronous rpcrdma_client_call() needs a poller in WORKQUEUE or BUSY

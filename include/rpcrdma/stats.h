@@ -41,6 +41,7 @@ enum rpcrdma_stat {
 	RPCRDMA_STAT_POLICY_CLOSE,     /* connections closed for garbage / credit overrun */
 	RPCRDMA_STAT_TIMEOUTS,         /* client calls timed out */
 	RPCRDMA_STAT_RECONNECTS,       /* client reconnections */
+	RPCRDMA_STAT_CTXT_LOST,        /* contexts missing from their pool at teardown (a bug) */
 	RPCRDMA_STAT_COUNT
 };
 

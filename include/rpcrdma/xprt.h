@@ -87,11 +87,15 @@ RPCRDMA_API int rpcrdma_listener_create(struct rpcrdma_poller *poller,
 RPCRDMA_API int rpcrdma_listener_port(const struct rpcrdma_listener *l);
 
 /*
- * Disconnects every connection, waits until their work requests are flushed
- * and frees everything.  Call handles still owned by the upper layer stay
- * valid until they are ended (reply then returns -ENOTCONN); the listener's
- * memory is released after the last one.  Must not be called from a handler.
+ * Stops accepting, disconnects every connection and waits until their work
+ * requests are flushed and the upper layer has ended every call handle it
+ * still owns (replies on a closed connection return -ENOTCONN): end them
+ * from other threads, or before.  The counters stay readable afterwards.
+ * Idempotent.  Must not be called from a handler or a poller thread.
  */
+RPCRDMA_API void rpcrdma_listener_shutdown(struct rpcrdma_listener *l);
+
+/* rpcrdma_listener_shutdown(), then frees everything.  NULL is accepted. */
 RPCRDMA_API void rpcrdma_listener_destroy(struct rpcrdma_listener *l);
 
 /* Counters summed over every connection the listener has had. */

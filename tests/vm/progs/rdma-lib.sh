@@ -44,3 +44,9 @@ rdma_expect_zero() {
 		[ "${_v:-0}" = 0 ] || rr_fail "server counted $_s = $_v"
 	done
 }
+
+# A heartbeat line every 5 s: the host side of the harness (tests/vm/lib/
+# boot.sh, `read -t 10`) loses the rest of the console after a guest silence
+# of more than 10 s; until that is fixed, never stay silent that long.
+( while sleep 5; do echo "[${RPCRDMA_PAYLOAD:-rdma}] ... still running"; done ) &
+RR_BG_PIDS="$RR_BG_PIDS $!"
