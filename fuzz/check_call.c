@@ -5,7 +5,9 @@
  *  - an accepted header's view points inside the buffer, its counts agree
  *    with what the iterators give back, and re-encoding the view with the
  *    client encoder reproduces the header byte for byte;
- *  - the limits variant with default limits agrees with the plain one;
+ *  - the plain checker (with its fast paths for RDMA_MSG) agrees with the
+ *    general path, run by the limits variant and by
+ *    rpcrdma__check_call_general(): same result, reason and view;
  *  - a reply and an error can be encoded from the view and the reply is
  *    accepted by the reply checker.
  */
@@ -16,6 +18,8 @@
 
 #include <rpcrdma/proto.h>
 
+#include "xdr.h"
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #define CHECK(x) ((x) ? (void)0 : abort())
@@ -24,6 +28,16 @@ static struct rpcrdma_read_segment reads[1024];
 static struct rpcrdma_segment writes[1024], reply[64];
 static uint32_t wsegs[64], written[64];
 static uint32_t out[8192];
+
+static void same_view(const struct rpcrdma_hdr *a, const struct rpcrdma_hdr *b)
+{
+	CHECK(a->xid == b->xid && a->vers == b->vers && a->credits == b->credits &&
+	      a->type == b->type && a->read_list == b->read_list && a->write_list == b->write_list &&
+	      a->reply_chunk == b->reply_chunk && a->read_chunks == b->read_chunks &&
+	      a->read_segments == b->read_segments && a->write_chunks == b->write_chunks &&
+	      a->write_segments == b->write_segments && a->reply_segments == b->reply_segments &&
+	      a->hdrlen == b->hdrlen);
+}
 
 static void within(const uint32_t *p, const void *buf, size_t size)
 {
@@ -102,6 +116,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	CHECK(rc == 0 || rc == -EINVAL || rc == -EPROTONOSUPPORT || (rc >= 28 && (size_t)rc <= size));
 	CHECK(rpcrdma_check_call_ex(buf, size, &h2, &lim) == rc);
 	CHECK(h2.reason == h.reason);
+	if (rc > 0)
+		same_view(&h, &h2);
+	CHECK(rpcrdma__check_call_general(buf, size, &h2) == rc);
+	CHECK(h2.reason == h.reason);
+	if (rc > 0)
+		same_view(&h, &h2);
 	if (rc > 0) {
 		CHECK(rc % 4 == 0 && h.hdrlen == (uint32_t)rc && h.vers == 1);
 		CHECK(h.type == RPCRDMA_MSG || h.type == RPCRDMA_NOMSG);

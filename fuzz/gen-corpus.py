@@ -63,6 +63,8 @@ calls = {
     "huge-count": fixed(MSG) + w(0, 1, 0xFFFFFFFF) + seg(1, 1, 1) + w(0, 0),
     "overlap": hdr(MSG, reads=[(8, 1, 5, 0), (12, 2, 4, 0)]),
     "zero-segs": fixed(MSG) + w(0, 1, 0, 0, 0),
+    "ends-after-reads": fixed(MSG) + read_list([(8, 1, 4, 0)]),
+    "ends-after-writes": fixed(MSG) + w(0) + write_list([[(1, 4, 0)]]),
 }
 
 replies = {

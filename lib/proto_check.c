@@ -8,14 +8,8 @@
 
 #include <rpcrdma/proto.h>
 
+#include "proto_walk.h"
 #include "xdr.h"
-
-const struct rpcrdma__lim rpcrdma__default_lim = {
-	.max_segments = RPCRDMA_DEFAULT_MAX_SEGMENTS,
-	.max_chunk_bytes = RPCRDMA_DEFAULT_MAX_CHUNK_BYTES,
-	.max_read_chunks = RPCRDMA_DEFAULT_MAX_READ_CHUNKS,
-	.max_write_chunks = RPCRDMA_DEFAULT_MAX_WRITE_CHUNKS,
-};
 
 /* A field is taken from the caller's struct when its size covers it. */
 #define LIM_FIELD(l, f)                                                       \
@@ -61,198 +55,13 @@ const char *rpcrdma_check_reason_str(enum rpcrdma_check_reason reason)
 	return "unknown reason";
 }
 
-/* ------------------------------------------------------------------------
- * Walkers.  Each entry is bounds-checked against end before it is read.
- */
-
-const uint32_t *rpcrdma__walk_read(const uint32_t *p, const uint32_t *end,
-				   const struct rpcrdma__lim *lim, struct rpcrdma_hdr *hdr)
-{
-	uint32_t chunks = 0, segs = 0, cur_segs = 0, cur_pos = 0;
-	uint64_t cur_len = 0;
-
-	hdr->read_list = p;
-	for (;;) {
-		uint32_t pos, len;
-
-		if (rpcrdma__unlikely(p >= end))
-			goto out_short;
-		if (*p == RPCRDMA_XDR_ZERO)
-			break;
-		if (rpcrdma__unlikely(*p != RPCRDMA_XDR_ONE))
-			goto out_discrim;
-		if (rpcrdma__unlikely(xdr_left(p, end) < 6))
-			goto out_short;
-		pos = xdr_to_host(p[1]);
-		len = xdr_to_host(p[3]);
-		p += 6;
-		if (chunks && pos == cur_pos) {
-			/* another segment of the current chunk */
-			if (rpcrdma__unlikely(++cur_segs > lim->max_segments))
-				goto out_segments;
-			cur_len += len;
-		} else {
-			if (rpcrdma__unlikely(pos & 3))
-				goto out_position;
-			/* The previous chunk occupies [cur_pos, cur_pos + roundup4(cur_len)). */
-			if (chunks && rpcrdma__unlikely(pos < (uint64_t)cur_pos + ((cur_len + 3) & ~(uint64_t)3)))
-				goto out_overlap;
-			if (rpcrdma__unlikely(++chunks > lim->max_read_chunks))
-				goto out_chunks;
-			cur_pos = pos;
-			cur_len = len;
-			cur_segs = 1;
-		}
-		if (rpcrdma__unlikely(cur_len > lim->max_chunk_bytes))
-			goto out_length;
-		segs++;
-	}
-	hdr->read_chunks = chunks;
-	hdr->read_segments = segs;
-	return p + 1;
-
-out_short:
-	hdr->reason = RPCRDMA_CHECK_SHORT;
-	return NULL;
-out_discrim:
-	hdr->reason = RPCRDMA_CHECK_DISCRIM;
-	return NULL;
-out_position:
-	hdr->reason = RPCRDMA_CHECK_POSITION;
-	return NULL;
-out_overlap:
-	hdr->reason = RPCRDMA_CHECK_OVERLAP;
-	return NULL;
-out_segments:
-	hdr->reason = RPCRDMA_CHECK_TOO_MANY_SEGMENTS;
-	return NULL;
-out_chunks:
-	hdr->reason = RPCRDMA_CHECK_TOO_MANY_CHUNKS;
-	return NULL;
-out_length:
-	hdr->reason = RPCRDMA_CHECK_CHUNK_LENGTH;
-	return NULL;
-}
-
-/*
- * One write or reply chunk at p (its segment-count word).  Returns the
- * pointer past it and its segment count in *nsegs, or NULL with the reason.
- */
-static const uint32_t *walk_chunk(const uint32_t *p, const uint32_t *end,
-				  const struct rpcrdma__lim *lim, int allow_empty,
-				  uint32_t *nsegs, struct rpcrdma_hdr *hdr)
-{
-	uint64_t total = 0;
-	uint32_t n;
-
-	if (rpcrdma__unlikely(p >= end))
-		goto out_short;
-	n = xdr_to_host(*p++);
-	if (rpcrdma__unlikely(n == 0 && !allow_empty))
-		goto out_nosegs;
-	if (rpcrdma__unlikely(n > lim->max_segments))
-		goto out_segments;
-	/* Compare the count with the words left before multiplying. */
-	if (rpcrdma__unlikely(n > xdr_left(p, end) / 4))
-		goto out_short;
-	for (uint32_t i = 0; i < n; i++, p += 4)
-		total += xdr_to_host(p[1]);
-	if (rpcrdma__unlikely(total > lim->max_chunk_bytes))
-		goto out_length;
-	*nsegs = n;
-	return p;
-
-out_short:
-	hdr->reason = RPCRDMA_CHECK_SHORT;
-	return NULL;
-out_nosegs:
-	hdr->reason = RPCRDMA_CHECK_NO_SEGMENTS;
-	return NULL;
-out_segments:
-	hdr->reason = RPCRDMA_CHECK_TOO_MANY_SEGMENTS;
-	return NULL;
-out_length:
-	hdr->reason = RPCRDMA_CHECK_CHUNK_LENGTH;
-	return NULL;
-}
-
-const uint32_t *rpcrdma__walk_write(const uint32_t *p, const uint32_t *end,
-				    const struct rpcrdma__lim *lim, int allow_empty,
-				    struct rpcrdma_hdr *hdr)
-{
-	uint32_t chunks = 0, segs = 0;
-
-	hdr->write_list = p;
-	for (;;) {
-		uint32_t n;
-
-		if (rpcrdma__unlikely(p >= end))
-			goto out_short;
-		if (*p == RPCRDMA_XDR_ZERO)
-			break;
-		if (rpcrdma__unlikely(*p != RPCRDMA_XDR_ONE))
-			goto out_discrim;
-		if (rpcrdma__unlikely(++chunks > lim->max_write_chunks))
-			goto out_chunks;
-		p = walk_chunk(p + 1, end, lim, allow_empty, &n, hdr);
-		if (rpcrdma__unlikely(!p))
-			return NULL;
-		segs += n; /* <= max_write_chunks * max_segments, and <= len / 16 */
-	}
-	hdr->write_chunks = chunks;
-	hdr->write_segments = segs;
-	return p + 1;
-
-out_short:
-	hdr->reason = RPCRDMA_CHECK_SHORT;
-	return NULL;
-out_discrim:
-	hdr->reason = RPCRDMA_CHECK_DISCRIM;
-	return NULL;
-out_chunks:
-	hdr->reason = RPCRDMA_CHECK_TOO_MANY_CHUNKS;
-	return NULL;
-}
-
-const uint32_t *rpcrdma__walk_reply(const uint32_t *p, const uint32_t *end,
-				    const struct rpcrdma__lim *lim, int allow_empty,
-				    struct rpcrdma_hdr *hdr)
-{
-	const uint32_t *chunk;
-	uint32_t n;
-
-	if (rpcrdma__unlikely(p >= end))
-		goto out_short;
-	if (*p == RPCRDMA_XDR_ZERO) {
-		hdr->reply_chunk = NULL;
-		hdr->reply_segments = 0;
-		return p + 1;
-	}
-	if (rpcrdma__unlikely(*p != RPCRDMA_XDR_ONE))
-		goto out_discrim;
-	chunk = p + 1;
-	p = walk_chunk(chunk, end, lim, allow_empty, &n, hdr);
-	if (rpcrdma__unlikely(!p))
-		return NULL;
-	hdr->reply_chunk = chunk;
-	hdr->reply_segments = n;
-	return p;
-
-out_short:
-	hdr->reason = RPCRDMA_CHECK_SHORT;
-	return NULL;
-out_discrim:
-	hdr->reason = RPCRDMA_CHECK_DISCRIM;
-	return NULL;
-}
-
 const uint32_t *rpcrdma_walk_read_list(const uint32_t *p, const uint32_t *end,
 				       const struct rpcrdma_limits *limits, struct rpcrdma_hdr *hdr)
 {
 	struct rpcrdma__lim lim;
 
 	rpcrdma__lim_resolve(limits, &lim);
-	return rpcrdma__walk_read(p, end, &lim, hdr);
+	return walk_read(p, end, &lim, hdr);
 }
 
 const uint32_t *rpcrdma_walk_write_list(const uint32_t *p, const uint32_t *end,
@@ -262,7 +71,7 @@ const uint32_t *rpcrdma_walk_write_list(const uint32_t *p, const uint32_t *end,
 	struct rpcrdma__lim lim;
 
 	rpcrdma__lim_resolve(limits, &lim);
-	return rpcrdma__walk_write(p, end, &lim, allow_empty_chunks, hdr);
+	return walk_write(p, end, &lim, allow_empty_chunks, hdr);
 }
 
 const uint32_t *rpcrdma_walk_reply_chunk(const uint32_t *p, const uint32_t *end,
@@ -272,97 +81,86 @@ const uint32_t *rpcrdma_walk_reply_chunk(const uint32_t *p, const uint32_t *end,
 	struct rpcrdma__lim lim;
 
 	rpcrdma__lim_resolve(limits, &lim);
-	return rpcrdma__walk_reply(p, end, &lim, allow_empty_chunks, hdr);
+	return walk_reply(p, end, &lim, allow_empty_chunks, hdr);
 }
 
 /* ------------------------------------------------------------------------
  * The call checker.
+ *
+ * check_call() is the hot path, inlined into both entry points: for an
+ * aligned buffer of 28 bytes or more with version 1 it fills the fixed
+ * fields, and when the message is RDMA_MSG with three empty lists (wire
+ * words all zero) it is done.  Otherwise:
+ *  - the plain checker sends RDMA_MSG calls to the fast stages (msg_*()),
+ *    one per kind of non-empty list, reached by tail calls;
+ *  - everything else goes to the general path, check_lists() (RDMA_NOMSG,
+ *    other types, caller limits), or check_call_full() for what is short,
+ *    misaligned or of another version, which repeats every check from the
+ *    start with the error labels.
  */
 
-/* Headers with chunks: walk the three lists, then the type rules. */
-static int check_call_lists(const uint32_t *base, const uint32_t *end, uint32_t type,
-			    const struct rpcrdma__lim *lim, struct rpcrdma_hdr *hdr)
+/*
+ * Message type, then the three lists, then the rules that tie them.
+ * The callers checked 28 <= len <= RPCRDMA__MAX_SCAN, alignment, version.
+ */
+RPCRDMA__INLINE int check_lists_impl(const uint32_t *p, size_t len, uint32_t type,
+				     const struct rpcrdma__lim *lim, struct rpcrdma_hdr *hdr)
 {
-	const uint32_t *p;
-	int pos_zero;
+	const uint32_t *q = p + 4, *end = p + len / 4;
 
-	p = rpcrdma__walk_read(base + 4, end, lim, hdr);
-	if (rpcrdma__unlikely(!p))
-		return -EINVAL;
-	p = rpcrdma__walk_write(p, end, lim, 0, hdr);
-	if (rpcrdma__unlikely(!p))
-		return -EINVAL;
-	p = rpcrdma__walk_reply(p, end, lim, 0, hdr);
-	if (rpcrdma__unlikely(!p))
-		return -EINVAL;
-
-	/* Chunks are in increasing position order: a position-zero chunk is first. */
-	pos_zero = hdr->read_chunks && hdr->read_list[1] == RPCRDMA_XDR_ZERO;
-	if (type == RPCRDMA_XDR_MSG) {
-		if (rpcrdma__unlikely(pos_zero))
-			goto out_pos_zero;
-	} else if (rpcrdma__unlikely(!pos_zero)) {
-		goto out_nomsg;
-	}
-	hdr->hdrlen = (uint32_t)((const char *)p - (const char *)base);
-	return (int)hdr->hdrlen;
-
-out_pos_zero:
-	hdr->reason = RPCRDMA_CHECK_POS_ZERO;
-	return -EINVAL;
-out_nomsg:
-	hdr->reason = RPCRDMA_CHECK_NOMSG;
-	return -EINVAL;
-}
-
-static inline __attribute__((always_inline)) int
-check_call(const void *buf, size_t len, struct rpcrdma_hdr *hdr, const struct rpcrdma__lim *lim)
-{
-	const uint32_t *p = buf;
-	uint32_t type;
-
-	if (rpcrdma__unlikely(len <= RPCRDMA_HDRLEN_ERR || ((uintptr_t)buf & 3)))
-		goto out_short;
-	hdr->xid = p[0];
-	if (rpcrdma__unlikely(p[1] != RPCRDMA_XDR_VERSION))
-		goto out_version;
-	type = p[3];
-	hdr->vers = RPCRDMA_VERSION;
-	hdr->credits = xdr_to_host(p[2]);
 	hdr->type = xdr_to_host(type);
-	hdr->reason = RPCRDMA_CHECK_OK;
 	if (rpcrdma__unlikely(type != RPCRDMA_XDR_MSG && type != RPCRDMA_XDR_NOMSG))
 		goto out_proc;
-	if (rpcrdma__unlikely(len < RPCRDMA_HDRLEN_MIN))
-		goto out_short_msg;
 
-	hdr->read_list = p + 4;
-	hdr->read_chunks = 0;
-	hdr->read_segments = 0;
-	hdr->write_list = p + 5;
-	hdr->write_chunks = 0;
-	hdr->write_segments = 0;
-	hdr->reply_chunk = NULL;
-	hdr->reply_segments = 0;
-	hdr->err = 0;
-	hdr->vers_low = 0;
-	hdr->vers_high = 0;
-	/* The common call: three empty lists, RDMA_MSG. */
-	if (rpcrdma__likely((p[4] | p[5] | p[6] | (type ^ RPCRDMA_XDR_MSG)) == 0)) {
-		hdr->hdrlen = RPCRDMA_HDRLEN_MIN;
-		return RPCRDMA_HDRLEN_MIN;
+	/* Read list.  Chunks come in increasing position order, so a
+	 * position-zero chunk is the first entry: RDMA_MSG must not have one,
+	 * RDMA_NOMSG must (its call is in it). */
+	hdr->read_list = q;
+	if (*q == RPCRDMA_XDR_ZERO) {
+		hdr->read_chunks = 0;
+		hdr->read_segments = 0;
+		if (rpcrdma__unlikely(type == RPCRDMA_XDR_NOMSG))
+			goto out_nomsg;
+		q++;
+	} else {
+		q = walk_read(q, end, lim, hdr);
+		if (rpcrdma__unlikely(!q))
+			goto out_inval;
+		if (rpcrdma__unlikely((type == RPCRDMA_XDR_NOMSG) != (p[5] == RPCRDMA_XDR_ZERO)))
+			goto out_nomsg;
+		if (rpcrdma__unlikely(q >= end))
+			goto out_short;
 	}
-	if (len > RPCRDMA__MAX_SCAN)
-		len = RPCRDMA__MAX_SCAN;
-	return check_call_lists(p, p + len / 4, type, lim, hdr);
 
-out_short:
-	hdr->reason = ((uintptr_t)buf & 3) ? RPCRDMA_CHECK_ALIGN : RPCRDMA_CHECK_SHORT;
-	return -EINVAL;
-out_version:
-	hdr->vers = xdr_to_host(p[1]);
-	hdr->reason = RPCRDMA_CHECK_VERSION;
-	return -EPROTONOSUPPORT;
+	/* Write list (after an empty read list, p[5]: inside the 28 bytes). */
+	hdr->write_list = q;
+	if (*q == RPCRDMA_XDR_ZERO) {
+		hdr->write_chunks = 0;
+		hdr->write_segments = 0;
+		q++;
+	} else {
+		q = walk_write(q, end, lim, 0, hdr);
+		if (rpcrdma__unlikely(!q))
+			goto out_inval;
+	}
+
+	/* Reply chunk. */
+	if (rpcrdma__unlikely(q >= end))
+		goto out_short;
+	if (*q == RPCRDMA_XDR_ZERO) {
+		hdr->reply_chunk = NULL;
+		hdr->reply_segments = 0;
+		q++;
+	} else {
+		q = walk_reply(q, end, lim, 0, hdr);
+		if (rpcrdma__unlikely(!q))
+			goto out_inval;
+	}
+
+	hdr->reason = RPCRDMA_CHECK_OK;
+	hdr->hdrlen = (uint32_t)((const char *)q - (const char *)p);
+	return (int)hdr->hdrlen;
+
 out_proc:
 	if (type == RPCRDMA_XDR_DONE || type == RPCRDMA_XDR_ERROR) {
 		hdr->reason = RPCRDMA_CHECK_DROP;
@@ -370,14 +168,361 @@ out_proc:
 	}
 	hdr->reason = RPCRDMA_CHECK_PROC;
 	return -EINVAL;
-out_short_msg:
+out_short:
 	hdr->reason = RPCRDMA_CHECK_SHORT;
 	return -EINVAL;
+out_nomsg:
+	hdr->reason = type == RPCRDMA_XDR_MSG ? RPCRDMA_CHECK_POS_ZERO : RPCRDMA_CHECK_NOMSG;
+	return -EINVAL;
+out_inval: /* the walker recorded the reason */
+	return -EINVAL;
+}
+
+/*
+ * Two instances: one with the default limits folded in as constants (the
+ * plain checker), one reading a caller's limits.  lim == NULL selects the
+ * first.
+ */
+static __attribute__((noinline)) int check_lists_default(const uint32_t *p, size_t len,
+							 uint32_t type, struct rpcrdma_hdr *hdr)
+{
+	return check_lists_impl(p, len, type, &rpcrdma__default_lim, hdr);
+}
+
+static __attribute__((noinline)) int check_lists_limits(const uint32_t *p, size_t len,
+							uint32_t type, const struct rpcrdma__lim *lim,
+							struct rpcrdma_hdr *hdr)
+{
+	return check_lists_impl(p, len, type, lim, hdr);
+}
+
+RPCRDMA__INLINE int check_lists(const uint32_t *p, size_t len, uint32_t type,
+				const struct rpcrdma__lim *lim, struct rpcrdma_hdr *hdr)
+{
+	return lim ? check_lists_limits(p, len, type, lim, hdr)
+		   : check_lists_default(p, len, type, hdr);
+}
+
+/* Every check from the start, for what the hot path does not take. */
+static __attribute__((noinline)) int check_call_full(const uint32_t *p, size_t len,
+						     const struct rpcrdma__lim *lim,
+						     struct rpcrdma_hdr *hdr)
+{
+	uint32_t type;
+
+	if (rpcrdma__unlikely(len <= RPCRDMA_HDRLEN_ERR))
+		goto out_short;
+	if (rpcrdma__unlikely((uintptr_t)p & 3))
+		goto out_align;
+	hdr->xid = p[0];
+	if (rpcrdma__unlikely(p[1] != RPCRDMA_XDR_VERSION))
+		goto out_version;
+	hdr->vers = RPCRDMA_VERSION;
+	hdr->credits = xdr_to_host(p[2]);
+	type = p[3];
+	if (rpcrdma__unlikely(len < RPCRDMA_HDRLEN_MIN))
+		goto out_proc; /* 21..27 bytes */
+	if (len > RPCRDMA__MAX_SCAN)
+		len = RPCRDMA__MAX_SCAN; /* the header cannot be longer; keeps hdrlen an int */
+	return check_lists(p, len, type, lim, hdr);
+
+out_short:
+	hdr->reason = RPCRDMA_CHECK_SHORT;
+	return -EINVAL;
+out_align:
+	hdr->reason = RPCRDMA_CHECK_ALIGN;
+	return -EINVAL;
+out_version:
+	hdr->vers = xdr_to_host(p[1]);
+	hdr->reason = RPCRDMA_CHECK_VERSION;
+	return -EPROTONOSUPPORT;
+out_proc:
+	/* Too short for a list-carrying message: drop or reject by type. */
+	hdr->type = xdr_to_host(type);
+	if (type == RPCRDMA_XDR_DONE || type == RPCRDMA_XDR_ERROR) {
+		hdr->reason = RPCRDMA_CHECK_DROP;
+		return 0;
+	}
+	hdr->reason = (type == RPCRDMA_XDR_MSG || type == RPCRDMA_XDR_NOMSG) ? RPCRDMA_CHECK_SHORT
+									     : RPCRDMA_CHECK_PROC;
+	return -EINVAL;
+}
+
+/*
+ * Fast stages for RDMA_MSG with the default limits (the plain checker).
+ * The hot path dispatches on which list is non-empty straight to a leaf
+ * that walks it and handles what follows, so the common shapes (a read
+ * list, a write list or a reply chunk alone) pay for no general machinery
+ * and no register spills.  They apply the rules of check_lists() (more
+ * strictly where that is cheaper) and hand any header they would reject to
+ * it (msg_fallback()).  rpcrdma__check_call_general() runs the general path
+ * alone so that tests and the fuzz target compare the two.
+ *
+ * A fast stage that finds a fault hands the header to the general path,
+ * which then decides, so a rejected header gets the general path's reason
+ * (the fast stages need only be exact about what they accept).
+ */
+static __attribute__((noinline, cold)) int msg_fallback(const uint32_t *p, const uint32_t *end,
+							struct rpcrdma_hdr *hdr)
+{
+	return check_lists_default(p, (size_t)(end - p) * 4, RPCRDMA_XDR_MSG, hdr);
+}
+
+static int msg_done(const uint32_t *p, const uint32_t *q, struct rpcrdma_hdr *hdr)
+{
+	hdr->reason = RPCRDMA_CHECK_OK;
+	hdr->hdrlen = (uint32_t)((const char *)q - (const char *)p);
+	return (int)hdr->hdrlen;
+}
+
+/*
+ * A non-empty reply chunk at q (a readable word): walk_chunk() written out
+ * for the default limits (so n <= RPCRDMA_DEFAULT_MAX_SEGMENTS before the
+ * loop, which then runs at least once).
+ */
+static __attribute__((noinline)) int msg_reply(const uint32_t *q, const uint32_t *end,
+					       struct rpcrdma_hdr *hdr, const uint32_t *p)
+{
+	const uint32_t *s, *e;
+	uint64_t total = 0;
+	uint32_t n;
+
+	if (rpcrdma__unlikely(*q != RPCRDMA_XDR_ONE))
+		goto out_discrim;
+	if (rpcrdma__unlikely(xdr_left(q, end) < 2))
+		goto out_short;
+	n = xdr_to_host(q[1]);
+	if (rpcrdma__unlikely(n == 0))
+		goto out_nosegs;
+	if (rpcrdma__unlikely(n > RPCRDMA_DEFAULT_MAX_SEGMENTS))
+		goto out_many;
+	s = q + 2;
+	/* Compare the count with the words left before multiplying. */
+	if (rpcrdma__unlikely(n > xdr_left_bytes(s, end) / RPCRDMA_SEGMENT_SIZE))
+		goto out_short;
+	e = s + 4 * (size_t)n;
+	do {
+		total += xdr_to_host(s[1]);
+		s += 4;
+	} while (s != e);
+	if (rpcrdma__unlikely(total > RPCRDMA_DEFAULT_MAX_CHUNK_BYTES))
+		goto out_length;
+	hdr->reply_chunk = q + 1;
+	hdr->reply_segments = n;
+	return msg_done(p, e, hdr);
+
+/* the reasons walk_reply() gives, in the same order */
+out_discrim:
+	hdr->reason = RPCRDMA_CHECK_DISCRIM;
+	return -EINVAL;
+out_short:
+	hdr->reason = RPCRDMA_CHECK_SHORT;
+	return -EINVAL;
+out_nosegs:
+	hdr->reason = RPCRDMA_CHECK_NO_SEGMENTS;
+	return -EINVAL;
+out_many:
+	hdr->reason = RPCRDMA_CHECK_TOO_MANY_SEGMENTS;
+	return -EINVAL;
+out_length:
+	hdr->reason = RPCRDMA_CHECK_CHUNK_LENGTH;
+	return -EINVAL;
+}
+
+/* The reply chunk word at q, bounds unchecked. */
+RPCRDMA__INLINE int msg_after_write(const uint32_t *p, const uint32_t *q, const uint32_t *end,
+				    struct rpcrdma_hdr *hdr)
+{
+	if (rpcrdma__unlikely(q >= end)) {
+		hdr->reason = RPCRDMA_CHECK_SHORT;
+		return -EINVAL;
+	}
+	if (*q != RPCRDMA_XDR_ZERO)
+		return msg_reply(q, end, hdr, p);
+	hdr->reply_chunk = NULL;
+	hdr->reply_segments = 0;
+	return msg_done(p, q + 1, hdr);
+}
+
+/* A non-empty write list at q (a readable word). */
+static __attribute__((noinline)) int msg_write(const uint32_t *p, const uint32_t *q,
+					       const uint32_t *end, struct rpcrdma_hdr *hdr)
+{
+	q = walk_write(q, end, &rpcrdma__default_lim, 0, hdr);
+	if (rpcrdma__unlikely(!q))
+		return -EINVAL; /* the walker recorded the reason */
+	return msg_after_write(p, q, end, hdr);
+}
+
+/*
+ * A non-empty read list at p + 4: walk_read() written out for RDMA_MSG
+ * (no position-zero chunk) and the default limits.  Each entry must be
+ * followed by at least three words (next entry or terminator, then a write
+ * list and a reply chunk word, which every valid header has), so the words
+ * after the list need no further bounds checks.  msg_read() takes the
+ * first entry; a list of more entries continues in msg_read_more().
+ */
+
+/* After the read list: q is on its terminator; q + 1 and q + 2 are readable. */
+RPCRDMA__INLINE int msg_read_done(const uint32_t *p, const uint32_t *q, const uint32_t *end,
+				  uint32_t chunks, struct rpcrdma_hdr *hdr)
+{
+	hdr->read_chunks = chunks;
+	hdr->read_segments = (uint32_t)(xdr_left(p + 4, q) / 6);
+	hdr->write_list = ++q;
+	if (*q != RPCRDMA_XDR_ZERO)
+		return msg_write(p, q, end, hdr);
+	hdr->write_chunks = 0;
+	hdr->write_segments = 0;
+	if (*++q != RPCRDMA_XDR_ZERO)
+		return msg_reply(q, end, hdr, p);
+	hdr->reply_chunk = NULL;
+	hdr->reply_segments = 0;
+	return msg_done(p, q + 1, hdr);
+}
+
+/* Entries after the first; q is on the second. */
+static __attribute__((noinline)) int msg_read_more(const uint32_t *p, const uint32_t *q,
+						   const uint32_t *end, uint32_t cur_pos,
+						   uint64_t cur_len, struct rpcrdma_hdr *hdr)
+{
+	const uint32_t *start = p + 4;
+	uint64_t min_next;
+	uint32_t chunks = 1, pos;
+
+	do {
+		if (rpcrdma__unlikely(*q != RPCRDMA_XDR_ONE))
+			goto out_fault;
+		if (rpcrdma__unlikely(xdr_left_bytes(q, end) < 9 * 4))
+			goto out_fault;
+		pos = xdr_to_host(q[1]);
+		if (pos != cur_pos) {
+			/* close the current chunk, which occupies
+			 * [cur_pos, cur_pos + roundup4(cur_len)) */
+			if (rpcrdma__unlikely(xdr_left(start, q) > 6 * RPCRDMA_DEFAULT_MAX_SEGMENTS ||
+					      cur_len > RPCRDMA_DEFAULT_MAX_CHUNK_BYTES))
+				goto out_fault;
+			min_next = cur_pos + ((cur_len + 3) & ~(uint64_t)3);
+			if (rpcrdma__unlikely((pos & 3) || pos < min_next))
+				goto out_fault;
+			chunks++;
+			cur_pos = pos;
+			cur_len = 0;
+			start = q;
+		}
+		cur_len += xdr_to_host(q[3]);
+		q += 6;
+	} while (*q != RPCRDMA_XDR_ZERO);
+	if (rpcrdma__unlikely(xdr_left(start, q) > 6 * RPCRDMA_DEFAULT_MAX_SEGMENTS ||
+			      cur_len > RPCRDMA_DEFAULT_MAX_CHUNK_BYTES ||
+			      chunks > RPCRDMA_DEFAULT_MAX_READ_CHUNKS))
+		goto out_fault;
+	return msg_read_done(p, q, end, chunks, hdr);
+
+out_fault:
+	return msg_fallback(p, end, hdr);
+}
+
+static __attribute__((noinline)) int msg_read(const uint32_t *p, const uint32_t *end,
+					      struct rpcrdma_hdr *hdr)
+{
+	const uint32_t *q = p + 4;
+	uint32_t pos, len;
+
+	if (rpcrdma__unlikely(*q != RPCRDMA_XDR_ONE))
+		goto out_fault;
+	if (rpcrdma__unlikely(xdr_left_bytes(q, end) < 9 * 4))
+		goto out_fault;
+	pos = xdr_to_host(q[1]);
+	/* position zero is not allowed with RDMA_MSG */
+	if (rpcrdma__unlikely(pos == 0 || (pos & 3)))
+		goto out_fault;
+	len = xdr_to_host(q[3]);
+	q += 6;
+	if (*q != RPCRDMA_XDR_ZERO)
+		return msg_read_more(p, q, end, pos, len, hdr);
+	/* one entry: one segment, one chunk */
+	if (rpcrdma__unlikely(len > RPCRDMA_DEFAULT_MAX_CHUNK_BYTES))
+		goto out_fault;
+	return msg_read_done(p, q, end, 1, hdr);
+
+out_fault:
+	return msg_fallback(p, end, hdr);
+}
+
+/* RDMA_MSG, default limits, only the reply chunk; 28 <= len <= MAX_SCAN. */
+RPCRDMA__INLINE int msg_reply_only(const uint32_t *p, size_t len, struct rpcrdma_hdr *hdr)
+{
+	hdr->type = RPCRDMA_MSG;
+	hdr->read_list = p + 4;
+	hdr->write_list = p + 5;
+	hdr->read_chunks = 0;
+	hdr->read_segments = 0;
+	hdr->write_chunks = 0;
+	hdr->write_segments = 0;
+	return msg_reply(p + 6, p + len / 4, hdr, p); /* p[6] != 0 */
+}
+
+/* RDMA_MSG, default limits, a read or write list; 28 <= len <= MAX_SCAN. */
+RPCRDMA__INLINE int msg_lists(const uint32_t *p, size_t len, struct rpcrdma_hdr *hdr)
+{
+	const uint32_t *end = p + len / 4;
+
+	hdr->type = RPCRDMA_MSG;
+	hdr->read_list = p + 4;
+	hdr->write_list = p + 5; /* msg_read() moves it */
+	if (p[4] != RPCRDMA_XDR_ZERO)
+		return msg_read(p, end, hdr);
+	hdr->read_chunks = 0;
+	hdr->read_segments = 0;
+	return msg_write(p, p + 5, end, hdr);
+}
+
+RPCRDMA__INLINE int check_call(const void *buf, size_t len, struct rpcrdma_hdr *hdr,
+			       const struct rpcrdma__lim *lim)
+{
+	const uint32_t *p = buf;
+	uint32_t type, head;
+
+	/* One compare for 28 <= len <= RPCRDMA__MAX_SCAN (len < 28 wraps). */
+	if (rpcrdma__unlikely(len - RPCRDMA_HDRLEN_MIN > RPCRDMA__MAX_SCAN - RPCRDMA_HDRLEN_MIN ||
+			      ((uintptr_t)buf & 3) || p[1] != RPCRDMA_XDR_VERSION))
+		return check_call_full(p, len, lim, hdr);
+	hdr->xid = p[0];
+	hdr->vers = RPCRDMA_VERSION;
+	hdr->credits = xdr_to_host(p[2]);
+	type = p[3];
+	/* RDMA_MSG is the wire word 0, like an empty list. */
+	head = type | p[4] | p[5];
+	if (rpcrdma__unlikely((head | p[6]) != 0)) {
+		if (!lim && head == 0)
+			return msg_reply_only(p, len, hdr);
+		if (!lim && type == RPCRDMA_XDR_MSG)
+			return msg_lists(p, len, hdr);
+		return check_lists(p, len, type, lim, hdr);
+	}
+	hdr->type = RPCRDMA_MSG;
+	hdr->read_list = p + 4;
+	hdr->write_list = p + 5;
+	hdr->reply_chunk = NULL;
+	hdr->read_chunks = 0;
+	hdr->read_segments = 0;
+	hdr->write_chunks = 0;
+	hdr->write_segments = 0;
+	hdr->reply_segments = 0;
+	hdr->hdrlen = RPCRDMA_HDRLEN_MIN;
+	hdr->reason = RPCRDMA_CHECK_OK;
+	return RPCRDMA_HDRLEN_MIN;
 }
 
 int rpcrdma_check_call(const void *buf, size_t len, struct rpcrdma_hdr *hdr)
 {
-	return check_call(buf, len, hdr, &rpcrdma__default_lim);
+	return check_call(buf, len, hdr, NULL);
+}
+
+int rpcrdma__check_call_general(const void *buf, size_t len, struct rpcrdma_hdr *hdr)
+{
+	return check_call_full(buf, len, &rpcrdma__default_lim, hdr);
 }
 
 int rpcrdma_check_call_ex(const void *buf, size_t len, struct rpcrdma_hdr *hdr,

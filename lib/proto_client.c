@@ -8,6 +8,7 @@
 
 #include <rpcrdma/proto.h>
 
+#include "proto_walk.h"
 #include "xdr.h"
 
 size_t rpcrdma_call_hdr_size(const struct rpcrdma_call_desc *d)
@@ -88,10 +89,10 @@ static int check_reply_lists(const uint32_t *base, const uint32_t *end, uint32_t
 	hdr->read_list = p;
 	if (rpcrdma__unlikely(*p != RPCRDMA_XDR_ZERO))
 		goto out_reads;
-	p = rpcrdma__walk_write(p + 1, end, lim, 1, hdr);
+	p = walk_write(p + 1, end, lim, 1, hdr);
 	if (rpcrdma__unlikely(!p))
 		return -EINVAL;
-	p = rpcrdma__walk_reply(p, end, lim, 1, hdr);
+	p = walk_reply(p, end, lim, 1, hdr);
 	if (rpcrdma__unlikely(!p))
 		return -EINVAL;
 	if (type == RPCRDMA_XDR_MSG) {

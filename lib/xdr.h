@@ -41,6 +41,12 @@ static inline size_t xdr_left(const uint32_t *p, const uint32_t *end)
 	return (size_t)(end - p);
 }
 
+/** Bytes left between p and end (p <= end). */
+static inline size_t xdr_left_bytes(const uint32_t *p, const uint32_t *end)
+{
+	return (size_t)((const char *)end - (const char *)p);
+}
+
 /** Decodes handle, length, 64-bit offset (4 words). */
 static inline const uint32_t *xdr_decode_segment(const uint32_t *p, struct rpcrdma_segment *seg)
 {
@@ -76,18 +82,18 @@ struct rpcrdma__lim {
 	uint32_t max_write_chunks;
 };
 
-extern const struct rpcrdma__lim rpcrdma__default_lim;
+/* The defaults, visible to the compiler so that it can fold them. */
+static const struct rpcrdma__lim rpcrdma__default_lim = {
+	.max_segments = RPCRDMA_DEFAULT_MAX_SEGMENTS,
+	.max_chunk_bytes = RPCRDMA_DEFAULT_MAX_CHUNK_BYTES,
+	.max_read_chunks = RPCRDMA_DEFAULT_MAX_READ_CHUNKS,
+	.max_write_chunks = RPCRDMA_DEFAULT_MAX_WRITE_CHUNKS,
+};
 
 void rpcrdma__lim_resolve(const struct rpcrdma_limits *limits, struct rpcrdma__lim *out);
 
-const uint32_t *rpcrdma__walk_read(const uint32_t *p, const uint32_t *end,
-				   const struct rpcrdma__lim *lim, struct rpcrdma_hdr *hdr);
-const uint32_t *rpcrdma__walk_write(const uint32_t *p, const uint32_t *end,
-				    const struct rpcrdma__lim *lim, int allow_empty,
-				    struct rpcrdma_hdr *hdr);
-const uint32_t *rpcrdma__walk_reply(const uint32_t *p, const uint32_t *end,
-				    const struct rpcrdma__lim *lim, int allow_empty,
-				    struct rpcrdma_hdr *hdr);
+/** The call checker without its fast paths (for differential tests). */
+int rpcrdma__check_call_general(const void *buf, size_t len, struct rpcrdma_hdr *hdr);
 
 /** The largest header a checker looks at: the result must fit an int. */
 #define RPCRDMA__MAX_SCAN ((size_t)0x7ffffffc)

@@ -22,9 +22,9 @@
  *    (big-endian); "host order" means byte-swapped to the CPU.  The xid is
  *    always kept in wire order (it is only ever compared and copied back).
  *  - Buffers passed to the checkers must be 4-byte aligned (receive buffers
- *    are); a misaligned buffer is rejected with -EINVAL.  Encoders accept any
- *    4-byte aligned output buffer and check its size first: they return the
- *    number of bytes written, or -EMSGSIZE having written nothing useful.
+ *    are); a misaligned buffer is rejected with -EINVAL.  Encoders need a
+ *    4-byte aligned output buffer too (-EINVAL otherwise) and check its size
+ *    first: they return the number of bytes written, or -EMSGSIZE.
  *  - A struct rpcrdma_hdr filled by a checker is a *view*: its pointers point
  *    into the checked buffer, which must stay unchanged and alive while the
  *    view or any iterator made from it is used.
@@ -144,6 +144,10 @@ enum rpcrdma_check_reason {
 /**
  * The view a checker fills in.  All counts are exact for the checked buffer.
  * Pointers point into the checked buffer (lifetime: see the file comment).
+ * Which fields are valid depends on the result: > 0 all (but err/vers_*
+ * for the call checker); 0 xid, vers, credits, type, reason;
+ * -EPROTONOSUPPORT xid, vers, reason; -EINVAL reason (and whatever was
+ * decoded before the fault).
  */
 struct rpcrdma_hdr {
 	uint32_t xid;     /**< wire order */
@@ -151,29 +155,28 @@ struct rpcrdma_hdr {
 	uint32_t credits; /**< host order: requested (call) or granted (reply) */
 	uint32_t type;    /**< host order: enum rpcrdma_proc */
 
-	/** First word of the read list (its first discriminator), or NULL when
-	 *  the checker stopped before it. */
+	/** First word of the read list (its first discriminator). */
 	const uint32_t *read_list;
-	uint32_t read_chunks;   /**< distinct positions (read chunks) */
-	uint32_t read_segments; /**< read list entries */
-
 	/** First word of the write list (its first discriminator). */
 	const uint32_t *write_list;
-	uint32_t write_chunks;
-	uint32_t write_segments; /**< over all write chunks */
-
 	/** The reply chunk's segment-count word, or NULL when absent. */
 	const uint32_t *reply_chunk;
-	uint32_t reply_segments;
+
+	uint32_t read_chunks;    /**< distinct positions (read chunks) */
+	uint32_t read_segments;  /**< read list entries */
+	uint32_t write_chunks;   /**< chunks in the write list */
+	uint32_t write_segments; /**< over all write chunks */
+	uint32_t reply_segments; /**< segments of the reply chunk */
 
 	uint32_t hdrlen; /**< bytes of transport header = offset of the RPC message */
 
-	/** RDMA_ERROR (reply checker only): code, and for ERR_VERS the range. */
+	enum rpcrdma_check_reason reason; /**< why the last check failed, or OK */
+
+	/** RDMA_ERROR (reply checker only; the call checker leaves these
+	 *  unchanged): the code, and for ERR_VERS the peer's range. */
 	uint32_t err;
 	uint32_t vers_low;
 	uint32_t vers_high;
-
-	enum rpcrdma_check_reason reason; /**< why the last check failed, or OK */
 };
 
 /** A static English description of a reason. */
@@ -198,7 +201,8 @@ RPCRDMA_API const char *rpcrdma_check_reason_str(enum rpcrdma_check_reason reaso
  *    say (counts up to 2^32-1 are compared against the words remaining
  *    before anything is multiplied).
  *  - RDMA_MSG and RDMA_NOMSG are processed; RDMA_MSGP and unknown types are
- *    [PROC]; RDMA_DONE and RDMA_ERROR return 0 [DROP].
+ *    [PROC]; RDMA_DONE and RDMA_ERROR return 0 [DROP] (from 21 bytes up).
+ *    RDMA_MSG and RDMA_NOMSG need at least 28 bytes [SHORT].
  *  - Every list discriminator is 0 or 1 [DISCRIM].
  *  - Read list: consecutive entries with the same position form one read
  *    chunk.  Positions are multiples of 4 [POSITION].  Chunks must appear in
@@ -221,6 +225,13 @@ RPCRDMA_API const char *rpcrdma_check_reason_str(enum rpcrdma_check_reason reaso
  *  - Reply chunk: same rules as one write chunk.
  *
  * buf may be NULL only with len 0.  hdr must not be NULL.
+ *
+ * Cost (x86-64, gcc 12 -O2, callgrind): about 33 instructions for a call
+ * without chunks, 74 with one read chunk, 83 with a two-segment reply
+ * chunk, 226 with a 16-segment write chunk -- under half of a decoder that
+ * overlays structures and byte-swaps every field (tests/bench/).  The plain
+ * checker has fast paths for RDMA_MSG calls; rpcrdma_check_call_ex() runs
+ * the general path; both give the same results (tested differentially).
  */
 RPCRDMA_API int rpcrdma_check_call(const void *buf, size_t len, struct rpcrdma_hdr *hdr);
 
@@ -305,9 +316,9 @@ RPCRDMA_API bool rpcrdma_reply_chunk(const struct rpcrdma_hdr *hdr, struct rpcrd
 RPCRDMA_API bool rpcrdma_next_segment(struct rpcrdma_chunk *ch, struct rpcrdma_segment *seg);
 
 /* ------------------------------------------------------------------------
- * Server-side encoders.  out must be 4-byte aligned.  Each returns the bytes
- * written or -EMSGSIZE when len is too small (then the buffer contents are
- * unspecified).  call is the view of the call being answered; its buffer must
+ * Server-side encoders.  out must be 4-byte aligned (else -EINVAL).  Each
+ * returns the bytes written or -EMSGSIZE when len is too small (then the
+ * buffer contents are unspecified).  call is the view of the call being answered; its buffer must
  * still be alive when write list or reply chunk are encoded from it.
  * credit_word is the cached wire-order grant (rpcrdma_credits_word()).
  */

@@ -19,6 +19,8 @@
 #include <rpcrdma/stats.h>
 /* service core */
 /* id allocator */
+#include <rpcrdma/idr.h>
 /* resource controller */
+#include <rpcrdma/rescg.h>
 
 #endif /* RPCRDMA_RPCRDMA_H */

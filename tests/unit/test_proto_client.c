@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 #include "wire_util.h"
+#include "xdr.h"
 
 static uint32_t out[4096];
 static struct wbuf b;
@@ -259,6 +260,15 @@ static void test_round_trip(void **state)
 		assert_int_equal(h.write_segments, m.nwrites);
 		assert_int_equal(h.reply_segments, m.nreply);
 		assert_int_equal(h.reply_chunk != NULL, m.has_reply);
+		/* the general path (no fast paths) gives the same view */
+		struct rpcrdma_hdr g;
+		assert_int_equal(rpcrdma__check_call_general(out, (size_t)n + payload, &g), n);
+		assert_ptr_equal(g.reply_chunk, h.reply_chunk);
+		assert_int_equal(g.read_chunks, h.read_chunks);
+		assert_int_equal(g.read_segments, h.read_segments);
+		assert_int_equal(g.write_chunks, h.write_chunks);
+		assert_int_equal(g.write_segments, h.write_segments);
+		assert_int_equal(g.hdrlen, h.hdrlen);
 		with_reads += m.nreads > 0;
 		with_writes += m.wchunks > 0;
 		with_reply += m.has_reply;
