@@ -140,8 +140,10 @@ static void barrier_locked(struct rpcrdma_poller *p)
 	for (;;) {
 		bool all = true;
 
+		/* A poller thread removing a source (a completion handler
+		 * freeing a client connection) does not wait for itself. */
 		for (unsigned i = 0; i < n; i++)
-			if (p->seq[i] == snap[i])
+			if (p->seq[i] == snap[i] && !pthread_equal(p->threads[i], pthread_self()))
 				all = false;
 		if (all || atomic_load(&p->stop))
 			break;

@@ -145,8 +145,9 @@ int rpcrdma__poller_cq_get(struct rpcrdma_poller *p, struct ibv_context *verbs, 
 			   struct rpcrdma__cq **out);
 void rpcrdma__poller_cq_put(struct rpcrdma__cq *cq, int entries);
 int rpcrdma__poller_add(struct rpcrdma_poller *p, struct rpcrdma__source *s);
-/* Removes a source, waiting until no thread handles it.  Must not be called
- * from that source's own handler. */
+/* Removes a source, waiting until no thread handles it or still holds its
+ * event.  Must not be called from that source's own handler; other poller
+ * threads may call it. */
 void rpcrdma__poller_del(struct rpcrdma_poller *p, struct rpcrdma__source *s);
 
 /* Completion dispatch by context type (poller.c calls these). */

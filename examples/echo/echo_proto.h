@@ -23,6 +23,9 @@
 #define ECHO_VERS 1u
 #define ECHO_PROC_NULL 0u
 #define ECHO_PROC_ECHO 1u
+#define ECHO_PROC_SINK 2u    /* call carries opaque<> data; empty reply */
+#define ECHO_PROC_SOURCE 3u  /* call carries a length; reply carries that many bytes */
+#define ECHO_SOURCE_MAX (4u << 20)
 #define ECHO_CALL_HDR 40u   /* 10 words */
 #define ECHO_REPLY_HDR 24u  /* 6 words */
 
@@ -63,9 +66,12 @@ static inline int echo_addr(const char *host, const char *port, struct sockaddr_
 }
 
 /* The echo service: answers one call message.  Returns the reply's iovec
- * count written to iov (hdr is 28 bytes of scratch), or -1 to drop. */
+ * count written to iov (hdr is 28 bytes of scratch), or -1 to drop.
+ * source: ECHO_SOURCE_MAX bytes the SOURCE procedure replies from (NULL:
+ * SOURCE is not served). */
 static inline int echo_answer(const uint8_t *msg, size_t len, uint8_t hdr[28], uint8_t *pad,
-			      struct iovec iov[3], size_t *bulk_off, size_t *bulk_len)
+			      struct iovec iov[3], size_t *bulk_off, size_t *bulk_len,
+			      const uint8_t *source)
 {
 	uint32_t proc, dlen;
 
@@ -84,14 +90,23 @@ static inline int echo_answer(const uint8_t *msg, size_t len, uint8_t hdr[28], u
 	iov[0].iov_len = ECHO_REPLY_HDR;
 	if (proc == ECHO_PROC_NULL)
 		return 1;
-	if (proc != ECHO_PROC_ECHO || len < ECHO_CALL_HDR + 4)
+	if (proc > ECHO_PROC_SOURCE || len < ECHO_CALL_HDR + 4)
 		return -1;
 	dlen = echo_get32(msg + ECHO_CALL_HDR);
-	if (dlen > len - ECHO_CALL_HDR - 4)
+	if (proc == ECHO_PROC_SOURCE) {
+		if (!source || dlen > ECHO_SOURCE_MAX)
+			return -1;
+	} else if (dlen > len - ECHO_CALL_HDR - 4) {
 		return -1;
+	}
+	if (proc == ECHO_PROC_SINK) {
+		echo_put32(hdr + 24, 0);
+		iov[0].iov_len = ECHO_REPLY_HDR + 4;
+		return 1;
+	}
 	echo_put32(hdr + 24, dlen);
 	iov[0].iov_len = ECHO_REPLY_HDR + 4;
-	iov[1].iov_base = (void *)(msg + ECHO_CALL_HDR + 4);
+	iov[1].iov_base = (void *)(proc == ECHO_PROC_SOURCE ? source : msg + ECHO_CALL_HDR + 4);
 	iov[1].iov_len = dlen;
 	memset(pad, 0, 4);
 	iov[2].iov_base = pad;

@@ -2,7 +2,8 @@
 /*
  * rpcrdma-echo-server ADDR PORT [--credits N] [--no-srq] [--poller MODE]
  *
- * An RPC echo server on the RDMA transport: NULL and ECHO calls, replies
+ * An RPC echo server on the RDMA transport: NULL, ECHO, SINK and SOURCE
+ * calls (see echo_proto.h), replies
  * inline, by write chunk or by reply chunk as the client's chunks allow.
  * Runs until SIGINT/SIGTERM, then prints its counters.
  */
@@ -23,9 +24,8 @@ static void handle(struct rpcrdma_call *call, void *arg)
 	struct rpcrdma_reply r = { .size = sizeof(r), .iov = iov };
 	int cnt;
 
-	(void)arg;
 	cnt = echo_answer(in[0].iov_base, in[0].iov_len, hdr, pad, iov, &r.bulk_offset,
-			  &r.bulk_length);
+			  &r.bulk_length, arg);
 	if (cnt < 0) {
 		rpcrdma_call_drop(call);
 		return;
@@ -49,6 +49,7 @@ int main(int argc, char **argv)
 	struct rpcrdma_listener *l;
 	struct rpcrdma_stats st;
 	struct sockaddr_storage ss;
+	uint8_t *source;
 	sigset_t set;
 	int sig, err;
 
@@ -86,10 +87,16 @@ int main(int argc, char **argv)
 		fprintf(stderr, "poller: %s\n", strerror(-err));
 		return 1;
 	}
-	err = rpcrdma_listener_create(p, (struct sockaddr *)&ss, &lopts, handle, NULL, &l);
+	source = calloc(1, ECHO_SOURCE_MAX);  /* the SOURCE procedure's bytes */
+	if (!source)
+		return 1;
+	for (size_t i = 0; i < ECHO_SOURCE_MAX; i++)
+		source[i] = (uint8_t)(i * 7u);
+	err = rpcrdma_listener_create(p, (struct sockaddr *)&ss, &lopts, handle, source, &l);
 	if (err) {
 		fprintf(stderr, "listen: %s\n", strerror(-err));
 		rpcrdma_poller_destroy(p);
+		free(source);
 		return 1;
 	}
 	printf("listening on port %d\n", rpcrdma_listener_port(l));
@@ -104,6 +111,7 @@ int main(int argc, char **argv)
 			       (unsigned long long)st.v[i]);
 	rpcrdma_listener_destroy(l);
 	rpcrdma_poller_destroy(p);
+	free(source);
 	printf("server exit\n");
 	return 0;
 }

@@ -31,7 +31,7 @@ static void handle(struct rpcrdma_call *call, void *arg)
 	struct iovec iov[3];
 	struct rpcrdma_reply r = { .size = sizeof(r), .iov = iov };
 	int cnt = echo_answer(in[0].iov_base, in[0].iov_len, hdr, pad, iov, &r.bulk_offset,
-			      &r.bulk_length);
+			      &r.bulk_length, NULL);
 
 	ls->calls++;
 	if (cnt < 0) {
