@@ -13,6 +13,7 @@ vm_boot() {
 	vm_need_cmd qemu-system-x86_64 qemu-system-x86
 	append="console=ttyS0 panic=-1 rdinit=/init"
 	[ "${VERBOSE:-0}" = 1 ] || append="$append quiet"
+	# shellcheck disable=SC2054 # commas inside -accel/-virtfs values
 	local qemu=(qemu-system-x86_64 -accel tcg,thread=multi -cpu max
 		-smp "${CPUS:-2}" -m "${MEM:-1536}" -nic none -nographic -no-reboot
 		-kernel "$VMLINUZ" -initrd "$initrd" -append "$append"
@@ -24,9 +25,18 @@ vm_boot() {
 	# the reader below also kills it when the console stays silent.
 	exec {qfd}< <(exec timeout -k 5 "$TIMEOUT" "${qemu[@]}" </dev/null 2>&1)
 	qpid=$!
+	QEMU_PID=$qpid # killed by tests/vm/run's exit trap
 	last_out=$start
+	local rc pending=""
 	while :; do
-		if IFS= read -r -t 10 -u "$qfd" line; then
+		rc=0
+		line=""
+		IFS= read -r -t 10 -u "$qfd" line || rc=$?
+		if [ "$rc" -gt 128 ]; then
+			pending+=$line # read timed out inside a line
+		elif [ "$rc" = 0 ] || [ -n "$pending$line" ]; then
+			line=$pending$line
+			pending=""
 			line=${line%$'\r'}
 			# The firmware's terminal escapes (clear screen, wrap off).
 			line=${line//$'\e'\[*([0-9;?])[a-zA-Z]/}
@@ -41,7 +51,6 @@ vm_boot() {
 			last_out=$(date +%s)
 			continue
 		fi
-		local rc=$?
 		now=$(date +%s)
 		if [ "$rc" -le 128 ]; then
 			break # end of output: qemu has exited
@@ -58,6 +67,7 @@ vm_boot() {
 	exec {qfd}<&-
 	wait "$qpid" 2>/dev/null
 	local qrc=$?
+	QEMU_PID=""
 	[ -z "$reason" ] && [ "$qrc" = 124 ] && reason="the guest ran past the ${TIMEOUT}s timeout (--timeout)"
 	if [ -n "$reason" ]; then
 		vm_msg "error: $reason; qemu killed.  Last console lines:"

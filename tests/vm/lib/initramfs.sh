@@ -110,9 +110,14 @@ vm_build_base() {
 		for t in $VM_TOOLS_OPTIONAL; do [ -e "$t" ] && printf '%s\n' "$t"; done
 		printf '%s\n' "$KVER"; cat "$(vm_cache_dir)/userland/packages"; } | sha256sum | cut -c1-16)
 	BASE_CPIO="$cache/base-$key.cpio"
-	[ -f "$BASE_CPIO" ] && [ -f "$BASE_CPIO.files" ] && return 0
+	if [ -f "$BASE_CPIO" ] && [ -f "$BASE_CPIO.files" ]; then
+		touch "$BASE_CPIO" # in use: see the clean-up below
+		return 0
+	fi
 
 	vm_msg "building the base initramfs (cached as $BASE_CPIO)"
+	# Leftovers of interrupted builds.
+	find "$cache" -maxdepth 1 -name 'stage.*' -mmin +60 -exec rm -rf {} + 2>/dev/null || true
 	stage=$(mktemp -d "$cache/stage.XXXXXX")
 	mkdir -p "$stage"/{bin,sbin,usr/bin,usr/sbin,usr/lib/x86_64-linux-gnu,usr/lib64,etc/rpcrdma,dev,proc,sys,tmp,run,out,mnt,var/lib,opt/rpcrdma/bin,root}
 	ln -s usr/lib "$stage/lib"
@@ -132,6 +137,11 @@ vm_build_base() {
 	for src in $order; do
 		vm_copy_file "$stage" "$KROOT/lib/modules/$KVER/$src" "/lib/modules/$KVER/$src"
 	done
+	# modules.dep for these modules, so that modprobe works in the guest too.
+	cp "$KROOT/lib/modules/$KVER/modules.builtin" "$KROOT/lib/modules/$KVER/modules.order" \
+		"$stage/lib/modules/$KVER/" 2>/dev/null || true
+	depmod -b "$stage" "$KVER" ||
+		vm_die "depmod for the guest's modules failed"
 	printf '%s\n' "$order" >"$stage/etc/rpcrdma/modules.order"
 	printf '%s\n' "$KVER" >"$stage/etc/rpcrdma/kernel"
 
@@ -163,24 +173,32 @@ vm_build_base() {
 	root:x:0:0:root:/root:/bin/sh
 	_rpc:x:100:65534::/run/rpcbind:/usr/sbin/nologin
 	statd:x:101:65534::/var/lib/nfs:/usr/sbin/nologin
+	tcpdump:x:102:65534::/nonexistent:/usr/sbin/nologin
 	nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin
 	EOP
 	cat >"$stage/etc/group" <<-'EOG'
 	root:x:0:
 	nogroup:x:65534:
 	EOG
-	printf 'passwd: files\ngroup: files\nhosts: files\n' >"$stage/etc/nsswitch.conf"
+	printf 'passwd: files\ngroup: files\nhosts: files\nservices: files\nprotocols: files\n' >"$stage/etc/nsswitch.conf"
+	# What netbase would provide; rpc.nfsd and mount.nfs look names up here.
+	printf 'ip 0 IP\nicmp 1 ICMP\ntcp 6 TCP\nudp 17 UDP\nipv6 41 IPv6\nipv6-icmp 58 IPv6-ICMP\n' >"$stage/etc/protocols"
+	printf 'sunrpc 111/tcp portmapper\nsunrpc 111/udp portmapper\nnfs 2049/tcp\nnfs 2049/udp\nnfsrdma 20049/tcp\n' >"$stage/etc/services"
 	printf '127.0.0.1 localhost\n::1 localhost\n' >"$stage/etc/hosts"
 	printf 'rxe-guest\n' >"$stage/etc/hostname"
 	: >"$stage/etc/exports"
 	mkdir -p "$stage/var/lib/nfs/v4recovery" "$stage/var/lib/nfs/rpc_pipefs"
 
-	(cd "$stage" && find . | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet) >"$BASE_CPIO.tmp"
+	local tmp
+	tmp=$(mktemp "$cache/tmp.XXXXXX")
 	(cd "$stage" && find . \( -type f -o -type l \) | sed 's/^\.//') >"$BASE_CPIO.files"
-	mv "$BASE_CPIO.tmp" "$BASE_CPIO"
+	(cd "$stage" && find . | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet) >"$tmp"
+	chmod 644 "$tmp"
+	mv "$tmp" "$BASE_CPIO" # atomic: a concurrent run sees all or nothing
 	rm -rf "$stage"
-	# Older bases are of no further use.
-	find "$cache" -maxdepth 1 -name 'base-*.cpio*' ! -name "base-$key.cpio*" -delete
+	# Bases unused for two days go (several checkouts may share the cache,
+	# each with its own base).
+	find "$cache" -maxdepth 1 -name 'base-*.cpio' -mtime +2 -printf '%p\n%p.files\n' | xargs -r rm -f
 	vm_msg "base initramfs: $(du -h "$BASE_CPIO" | cut -f1)"
 }
 
@@ -209,6 +227,13 @@ vm_build_extras() {
 		vm_copy_prog "$stage" "$abs" "$abs"
 		ln -sf "$abs" "$stage/opt/rpcrdma/bin/$name"
 	done
+	# Libraries from outside the system directories (a build tree, found
+	# through RUNPATH or the caller's LD_LIBRARY_PATH) are also put on the
+	# guest's LD_LIBRARY_PATH, for programs that have no RUNPATH.
+	local ldpath
+	ldpath=$(cd "$stage" && find . -name '*.so*' \( -type f -o -type l \) | sed 's|^\.||' |
+		{ grep -v -E '^/(usr/)?lib(64)?/' || true; } | xargs -r -n1 dirname | sort -u | tr '\n' ':')
+	[ -z "$ldpath" ] || printf 'export LD_LIBRARY_PATH=%s\n' "${ldpath%:}" >"$stage/etc/rpcrdma/extra.env"
 	for f in "${FILES[@]}"; do
 		src=${f%%:*} dst=${f#*:}
 		mkdir -p "$stage$(dirname "$dst")"
