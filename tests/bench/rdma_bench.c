@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * rpcrdma-bench ADDR PORT [--quick] [--samples FILE]
+ * rpcrdma-bench ADDR PORT [--quick] [--busy] [--samples FILE]
+ *   --busy: the client's poller busy-polls (default: workqueue, 1 thread)
+ *   --direct: the calling thread polls a DIRECT poller while it waits
  *
  * Client-side figures of the RDMA transport against the echo server
  * (examples/echo): NULL-call round trip (median, p99), NULL calls per
@@ -19,6 +21,10 @@
 #include "../../examples/echo/echo_proto.h"
 
 #define DEPTH_MAX 64
+
+/* With a DIRECT poller the waiting thread polls itself (one thread per
+ * side, as perftest); else it sleeps until a poller thread wakes it. */
+static struct rpcrdma_poller *direct;
 
 static uint64_t now_ns(void)
 {
@@ -58,7 +64,7 @@ static void slot_setup(struct slot *s, unsigned proc, size_t size, uint32_t xid)
 	echo_put32(s->msg + 12, ECHO_PROG);
 	echo_put32(s->msg + 16, ECHO_VERS);
 	echo_put32(s->msg + 20, proc);
-	for (int i = 24; i < ECHO_CALL_HDR; i++)
+	for (unsigned i = 24; i < ECHO_CALL_HDR; i++)
 		s->msg[i] = 0;
 	if (proc != ECHO_PROC_NULL)
 		echo_put32(s->msg + ECHO_CALL_HDR, (uint32_t)size);
@@ -158,8 +164,15 @@ static double run(struct rpcrdma_client *c, unsigned proc, size_t size, unsigned
 	for (unsigned i = 0; i < depth; i++)
 		issue(&slots[i]);
 	pthread_mutex_lock(&a.m);
-	while (a.done < count)
-		pthread_cond_wait(&a.cv, &a.m);
+	while (a.done < count) {
+		if (direct) {
+			pthread_mutex_unlock(&a.m);
+			rpcrdma_poller_poll(direct, 0);
+			pthread_mutex_lock(&a.m);
+		} else {
+			pthread_cond_wait(&a.cv, &a.m);
+		}
+	}
 	pthread_mutex_unlock(&a.m);
 	t1 = now_ns();
 	for (unsigned i = 0; i < depth; i++)
@@ -186,7 +199,7 @@ int main(int argc, char **argv)
 	struct rpcrdma_client *c;
 	struct sockaddr_storage ss;
 	const char *samples = NULL;
-	bool quick = false;
+	bool quick = false, busy = false, use_direct = false;
 	unsigned nlat, nrate, nbw;
 	uint64_t *lat;
 	struct slot s;
@@ -201,6 +214,10 @@ int main(int argc, char **argv)
 			quick = true;
 		else if (!strcmp(argv[i], "--samples") && i + 1 < argc)
 			samples = argv[++i];
+		else if (!strcmp(argv[i], "--busy"))
+			busy = true;
+		else if (!strcmp(argv[i], "--direct"))
+			use_direct = true;
 	}
 	nlat = quick ? 300 : 2000;
 	nrate = quick ? 2000 : 20000;
@@ -209,6 +226,10 @@ int main(int argc, char **argv)
 		return 2;
 	rpcrdma_poller_opts_init(&popts);
 	popts.threads = 1;
+	if (busy)
+		popts.mode = RPCRDMA_POLLER_BUSY;
+	if (use_direct)
+		popts.mode = RPCRDMA_POLLER_DIRECT;
 	rpcrdma_client_opts_init(&copts);
 	copts.max_credits = 64;
 	if ((err = rpcrdma_poller_create(&popts, &p)) ||
@@ -216,6 +237,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "setup: %s\n", strerror(-err));
 		return 1;
 	}
+	if (use_direct)
+		direct = p;
 
 	/* NULL round trip, one call at a time. */
 	lat = calloc(nlat, sizeof(*lat));
@@ -226,7 +249,20 @@ int main(int argc, char **argv)
 
 		slot_setup(&s, ECHO_PROC_NULL, 0, 0x70000000u + i);
 		t0 = now_ns();
-		err = rpcrdma_client_call(c, &s.call, 10000);
+		if (direct) {
+			struct async one = { .c = c, .proc = ECHO_PROC_NULL };
+
+			pthread_mutex_init(&one.m, NULL);
+			pthread_cond_init(&one.cv, NULL);
+			s.a = &one;
+			err = rpcrdma_client_call_async(c, &s.call, done_cb, &s);
+			while (!err && !one.done)
+				rpcrdma_poller_poll(direct, 0);
+			if (!err && one.bad)
+				err = -EIO;
+		} else {
+			err = rpcrdma_client_call(c, &s.call, 10000);
+		}
 		if (err) {
 			fprintf(stderr, "NULL call: %s\n", strerror(-err));
 			return 1;
