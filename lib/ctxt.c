@@ -22,9 +22,11 @@ int rpcrdma__pool_init(struct rpcrdma__pool *pool, struct ibv_pd *pd, uint8_t ty
 	pool->ctxt_size = ctxt_size;
 	pool->buf_size = buf_size;
 	pool->count = count;
-	pool->ctxts = calloc(count, ctxt_size);
-	if (!pool->ctxts)
+	if (posix_memalign((void **)&pool->ctxts, 64, (size_t)count * ctxt_size)) {
+		pool->ctxts = NULL;
 		return -ENOMEM;
+	}
+	memset(pool->ctxts, 0, (size_t)count * ctxt_size);
 	if (buf_size) {
 		if (posix_memalign((void **)&pool->bufs, 4096, (size_t)count * buf_size)) {
 			free(pool->ctxts);
