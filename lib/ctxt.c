@@ -96,7 +96,7 @@ int rpcrdma__mrbuf_reg(struct rpcrdma__mrbuf *b, struct ibv_pd *pd, void *addr, 
 		       int access)
 {
 	b->addr = addr;
-	b->len = len;
+	b->len = b->cap = len;
 	b->own = false;
 	/* ibv_reg_mr refuses length 0; register one byte so the key exists. */
 	b->mr = ibv_reg_mr(pd, addr, len ? len : 1, access);
@@ -128,4 +128,92 @@ void rpcrdma__mrbuf_free(struct rpcrdma__mrbuf *b)
 	if (b->own)
 		free(b->addr);
 	memset(b, 0, sizeof(*b));
+}
+
+/* ---- the registered-buffer cache ---- */
+
+void rpcrdma__mrcache_init(struct rpcrdma__mrcache *mc, struct ibv_pd *pd, size_t max_bytes)
+{
+	pthread_mutex_init(&mc->lock, NULL);
+	rpcrdma__list_init(&mc->free);
+	mc->bytes = 0;
+	mc->max_bytes = max_bytes;
+	mc->pd = pd;
+}
+
+void rpcrdma__mrcache_fini(struct rpcrdma__mrcache *mc)
+{
+	struct rpcrdma__list *n;
+
+	if (!mc->pd)
+		return;
+	while ((n = rpcrdma__list_pop(&mc->free))) {
+		struct rpcrdma__mrbuf *b = rpcrdma__container_of(n, struct rpcrdma__mrbuf, node);
+
+		rpcrdma__mrbuf_free(b);
+		free(b);
+	}
+	pthread_mutex_destroy(&mc->lock);
+	mc->pd = NULL;
+}
+
+static size_t size_class(size_t len)
+{
+	size_t c = 4096;
+
+	while (c < len && c < ((size_t)1 << 40))
+		c <<= 1;
+	return c;
+}
+
+int rpcrdma__mrcache_get(struct rpcrdma__mrcache *mc, struct rpcrdma__mrbuf *b, size_t len)
+{
+	size_t cls = size_class(len);
+	struct rpcrdma__mrbuf *hit = NULL;
+	int err;
+
+	pthread_mutex_lock(&mc->lock);
+	for (struct rpcrdma__list *n = mc->free.next; n != &mc->free; n = n->next) {
+		struct rpcrdma__mrbuf *c = rpcrdma__container_of(n, struct rpcrdma__mrbuf, node);
+
+		if (c->cap == cls) {
+			hit = c;
+			rpcrdma__list_del(n);
+			mc->bytes -= c->cap;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&mc->lock);
+	if (hit) {
+		*b = *hit;
+		free(hit);
+		b->len = len;
+		rpcrdma__list_init(&b->node);
+		return 0;
+	}
+	err = rpcrdma__mrbuf_alloc(b, mc->pd, cls, IBV_ACCESS_LOCAL_WRITE);
+	if (err)
+		return err;
+	b->cap = cls;
+	b->len = len;
+	return 0;
+}
+
+void rpcrdma__mrcache_put(struct rpcrdma__mrcache *mc, struct rpcrdma__mrbuf *b)
+{
+	struct rpcrdma__mrbuf *keep;
+
+	if (!b->mr)
+		return;
+	pthread_mutex_lock(&mc->lock);
+	if (mc->bytes + b->cap <= mc->max_bytes && (keep = malloc(sizeof(*keep)))) {
+		*keep = *b;
+		rpcrdma__list_add_tail(&mc->free, &keep->node);
+		mc->bytes += b->cap;
+		pthread_mutex_unlock(&mc->lock);
+		memset(b, 0, sizeof(*b));
+		return;
+	}
+	pthread_mutex_unlock(&mc->lock);
+	rpcrdma__mrbuf_free(b);
 }

@@ -27,6 +27,7 @@ void rpcrdma_listener_opts_init(struct rpcrdma_listener_opts *o)
 	o->max_call_bytes = 16u << 20;
 	o->garbage_limit = 16;
 	o->backlog = 64;
+	o->bulk_cache_bytes = 64u << 20;
 }
 
 /* ---- references and teardown ---- */
@@ -190,6 +191,7 @@ void rpcrdma__conn_sq_release(struct rpcrdma__conn *conn, unsigned n)
 
 static void dev_destroy(struct rpcrdma__dev *dev)
 {
+	rpcrdma__mrcache_fini(&dev->mrcache);
 	if (dev->srq)
 		ibv_destroy_srq(dev->srq);
 	rpcrdma__pool_fini(&dev->srq_pool);
@@ -228,6 +230,7 @@ static int dev_get(struct rpcrdma_listener *l, struct ibv_context *verbs, struct
 		err = -ENOMEM;
 		goto fail;
 	}
+	rpcrdma__mrcache_init(&dev->mrcache, dev->pd, l->opts.bulk_cache_bytes);
 	err = rpcrdma__poller_cq_get(l->poller, verbs, 0, &dev->cq);
 	if (err)
 		goto fail;

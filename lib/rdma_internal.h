@@ -85,10 +85,34 @@ void rpcrdma__pool_put(struct rpcrdma__ctxt *c);
  * chunks).  Registered with `access`; freed with rpcrdma__mrbuf_free. */
 struct rpcrdma__mrbuf {
 	uint8_t *addr;
-	size_t len;
+	size_t len;          /* what the user of the buffer asked for */
+	size_t cap;          /* allocated and registered (cache size class) */
 	bool own;            /* addr was allocated here */
 	struct ibv_mr *mr;
+	struct rpcrdma__list node;  /* a cache's free list */
 };
+
+/*
+ * Registered buffers kept for reuse, so the data path does not register
+ * memory per call.  Only for buffers with local access (server read sinks
+ * and write sources): a buffer the peer can reach by rkey must be
+ * deregistered after its call, or the peer would keep access to it.
+ * Buffers come in power-of-two classes from 4 KiB; at most max_bytes stay.
+ */
+struct rpcrdma__mrcache {
+	pthread_mutex_t lock;
+	struct rpcrdma__list free;
+	size_t bytes, max_bytes;
+	struct ibv_pd *pd;
+};
+
+void rpcrdma__mrcache_init(struct rpcrdma__mrcache *mc, struct ibv_pd *pd, size_t max_bytes);
+void rpcrdma__mrcache_fini(struct rpcrdma__mrcache *mc);
+/* A buffer of at least len bytes registered with IBV_ACCESS_LOCAL_WRITE. */
+int rpcrdma__mrcache_get(struct rpcrdma__mrcache *mc, struct rpcrdma__mrbuf *b, size_t len);
+/* Returns b (or frees it when the cache is full); b is zeroed.  NULL-safe
+ * for a buffer never filled (b->mr == NULL). */
+void rpcrdma__mrcache_put(struct rpcrdma__mrcache *mc, struct rpcrdma__mrbuf *b);
 
 int rpcrdma__mrbuf_alloc(struct rpcrdma__mrbuf *b, struct ibv_pd *pd, size_t len, int access);
 int rpcrdma__mrbuf_reg(struct rpcrdma__mrbuf *b, struct ibv_pd *pd, void *addr, size_t len,
@@ -187,6 +211,7 @@ struct rpcrdma__dev {
 	unsigned srq_posted;
 	unsigned srq_unpromised;        /* posted buffers no grant covers yet */
 	uint32_t max_qp_wr, max_sge, max_qp_rd_atom;
+	struct rpcrdma__mrcache mrcache; /* read sinks, write sources */
 };
 
 enum rpcrdma__conn_state {

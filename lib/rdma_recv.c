@@ -84,7 +84,7 @@ void rpcrdma__call_release(struct rpcrdma_call *call)
 	if (conn->outstanding)
 		conn->outstanding--;
 	pthread_mutex_unlock(&conn->lock);
-	rpcrdma__mrbuf_free(&call->pulled);
+	rpcrdma__mrcache_put(&call->dev->mrcache, &call->pulled);
 	rpcrdma__recv_repost(call);
 	rpcrdma__conn_put(conn);       /* the call's reference */
 }

@@ -133,7 +133,7 @@ int rpcrdma__read_chunks(struct rpcrdma_call *call)
 		err = -ENOMEM;
 		goto fail;
 	}
-	err = rpcrdma__mrbuf_alloc(&call->pulled, conn->dev->pd, total, IBV_ACCESS_LOCAL_WRITE);
+	err = rpcrdma__mrcache_get(&conn->dev->mrcache, &call->pulled, total);
 	if (err)
 		goto fail;
 
@@ -180,12 +180,12 @@ int rpcrdma__read_chunks(struct rpcrdma_call *call)
 	err = rpcrdma__conn_post(conn, r->wrs, n, &r->c.node);
 	if (err) {
 		read_free(r);
-		rpcrdma__mrbuf_free(&call->pulled);
+		rpcrdma__mrcache_put(&conn->dev->mrcache, &call->pulled);
 		return err;
 	}
 	return 0;
 fail:
-	rpcrdma__mrbuf_free(&call->pulled);
+	rpcrdma__mrcache_put(&conn->dev->mrcache, &call->pulled);
 	read_free(r);
 	return err;
 }

@@ -27,7 +27,7 @@ static struct rpcrdma__send *send_get(struct rpcrdma__conn *conn)
 
 static void send_free(struct rpcrdma__send *s)
 {
-	rpcrdma__mrbuf_free(&s->bulk);
+	rpcrdma__mrcache_put(&s->conn->dev->mrcache, &s->bulk);
 	if (s->wrs != &s->send_wr)
 		free(s->wrs);
 	if (s->sges != &s->send_sge)
@@ -242,7 +242,7 @@ int rpcrdma_call_reply(struct rpcrdma_call *call, const struct rpcrdma_reply *r)
 		size_t blen = (use_write ? r->bulk_length : 0) + (nomsg ? inl : 0);
 		unsigned nseg = (use_write ? wch.nsegs : 0) + (nomsg ? rch.nsegs : 0);
 
-		err = rpcrdma__mrbuf_alloc(&s->bulk, conn->dev->pd, blen, IBV_ACCESS_LOCAL_WRITE);
+		err = rpcrdma__mrcache_get(&conn->dev->mrcache, &s->bulk, blen);
 		if (err)
 			goto out_err;
 		s->wrs = calloc(nseg + 1, sizeof(*s->wrs));

@@ -64,6 +64,10 @@ struct rpcrdma_listener_opts {
 	uint32_t max_call_bytes; /* largest call pulled by RDMA Read (16 MiB) */
 	uint32_t garbage_limit;  /* malformed messages before disconnect; 0 = never (16) */
 	int backlog;             /* rdma_listen backlog (64) */
+	/* Registered memory kept per device for reuse by RDMA Read sinks and
+	 * Write sources (only local access: the client never gets an rkey to
+	 * it); 0 registers per call (64 MiB). */
+	size_t bulk_cache_bytes;
 	/* Hook for the resource controller: the group charged for this
 	 * listener's verbs objects.  Must be NULL until that integration. */
 	void *resource_group;
