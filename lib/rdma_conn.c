@@ -19,10 +19,10 @@ void rpcrdma_listener_opts_init(struct rpcrdma_listener_opts *o)
 {
 	memset(o, 0, sizeof(*o));
 	o->opts_size = sizeof(*o);
-	o->max_credits = 128;
+	o->max_credits = 64;
 	o->recv_inline = 4096;
 	o->send_inline = 4096;
-	o->srq_depth = 1024;
+	o->srq_depth = 2048;
 	o->use_srq = 1;
 	o->max_call_bytes = 16u << 20;
 	o->garbage_limit = 16;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * rpcrdma-echo-server ADDR PORT [--credits N] [--no-srq] [--poller MODE]
+ * rpcrdma-echo-server ADDR PORT [--credits N] [--no-srq] [--srq-depth N] [--poller MODE]
  *
  * An RPC echo server on the RDMA transport: NULL, ECHO, SINK and SOURCE
  * calls (see echo_proto.h), replies
@@ -54,7 +54,7 @@ int main(int argc, char **argv)
 	int sig, err;
 
 	if (argc < 3) {
-		fprintf(stderr, "usage: %s ADDR PORT [--credits N] [--no-srq] "
+		fprintf(stderr, "usage: %s ADDR PORT [--credits N] [--no-srq] [--srq-depth N] "
 			"[--poller workqueue|busy] [--threads N]\n", argv[0]);
 		return 2;
 	}
@@ -65,6 +65,8 @@ int main(int argc, char **argv)
 			lopts.max_credits = (uint32_t)atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--no-srq"))
 			lopts.use_srq = 0;
+		else if (!strcmp(argv[i], "--srq-depth") && i + 1 < argc)
+			lopts.srq_depth = (uint32_t)atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--threads") && i + 1 < argc)
 			popts.threads = (unsigned)atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--poller") && i + 1 < argc) {

@@ -56,10 +56,13 @@ typedef void (*rpcrdma_call_handler)(struct rpcrdma_call *call, void *arg);
 
 struct rpcrdma_listener_opts {
 	size_t opts_size;        /* sizeof(struct rpcrdma_listener_opts) */
-	uint32_t max_credits;    /* grant upper bound, 1..65535 (default 128) */
+	uint32_t max_credits;    /* grant upper bound, 1..65535 (default 64) */
 	uint32_t recv_inline;    /* our receive buffer size, 1024..65536 (4096) */
 	uint32_t send_inline;    /* largest Send we make, 1024..65536 (4096) */
-	uint32_t srq_depth;      /* receive buffers per device with an SRQ (1024) */
+	/* Receive buffers per device with an SRQ (2048).  Grants never sum to
+	 * more than this: with the defaults 32 connections get 64 credits each,
+	 * later ones what is left, and a request finding none is rejected. */
+	uint32_t srq_depth;
 	int use_srq;             /* 1: SRQ when the device has one (default); 0: never */
 	uint32_t max_call_bytes; /* largest call pulled by RDMA Read (16 MiB) */
 	uint32_t garbage_limit;  /* malformed messages before disconnect; 0 = never (16) */
