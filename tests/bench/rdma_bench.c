@@ -294,7 +294,7 @@ int main(int argc, char **argv)
 		printf("RESULT null_rate_mpps %.4f Mpps\n", nrate / t / 1e6);
 	}
 
-	/* Bandwidth: bytes of data per second, 4 calls in flight. */
+	/* Bandwidth: bytes of data per second, 16 calls in flight. */
 	static const size_t sizes[] = { 65536, 1u << 20 };
 	static const struct { unsigned proc; const char *name; } kinds[] = {
 		{ ECHO_PROC_SOURCE, "write" }, { ECHO_PROC_SINK, "read" }, { ECHO_PROC_ECHO, "echo" },
@@ -302,7 +302,7 @@ int main(int argc, char **argv)
 	for (unsigned k = 0; k < 3; k++)
 		for (unsigned z = 0; z < 2; z++) {
 			unsigned n = sizes[z] > 65536 ? nbw : nbw * 8;
-			double t = run(c, kinds[k].proc, sizes[z], n, 4);
+			double t = run(c, kinds[k].proc, sizes[z], n, 16);
 
 			if (t <= 0)
 				return 1;
