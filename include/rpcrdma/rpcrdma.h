@@ -18,6 +18,8 @@
 #include <rpcrdma/client.h>
 #include <rpcrdma/stats.h>
 /* service core */
+#include <rpcrdma/xdr.h>
+#include <rpcrdma/svc.h>
 /* id allocator */
 #include <rpcrdma/idr.h>
 /* resource controller */

@@ -1,0 +1,269 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* COMPOUND processing; see compound.h. */
+#include "compound.h"
+
+#include <errno.h>
+#include <stdlib.h>
+
+#include "ops.h"
+#include "state.h"
+
+#define REPLY_HDR_MIN 12 /* status, empty tag, count */
+
+static bool op_in_minor(uint32_t op, uint32_t minor)
+{
+	uint32_t max = minor >= 2 ? NFS4_OP_MAX_42 : NFS4_OP_MAX_41;
+	return op >= NFS4_OP_MIN && op <= max;
+}
+
+void tnfs_ctx_set_cfh(struct tnfs_ctx *c, struct tnfs_node *n, const struct tnfs_fh *fh)
+{
+	tnfs_node_put(&c->cfh);
+	c->cfh = *n;
+	n->fd = -1;
+	if (fh)
+		c->cfh_fh = *fh;
+	else
+		c->cfh_fh.len = 0;
+}
+
+uint32_t tnfs_ctx_stateid(const struct tnfs_ctx *c, const struct nfs4_stateid *in,
+			  struct nfs4_stateid *out)
+{
+	static const uint8_t zeros[NFS4_OTHER_SIZE];
+	if (in->seqid == 1 && memcmp(in->other, zeros, NFS4_OTHER_SIZE) == 0) {
+		if (!c->have_cur_sid)
+			return NFS4ERR_BAD_STATEID;
+		*out = c->cur_sid;
+		return NFS4_OK;
+	}
+	*out = *in;
+	return NFS4_OK;
+}
+
+void tnfs_ctx_set_stateid(struct tnfs_ctx *c, const struct nfs4_stateid *s)
+{
+	c->cur_sid = *s;
+	c->have_cur_sid = true;
+}
+
+bool tnfs_ctx_readonly(const struct tnfs_ctx *c)
+{
+	return !(c->exp->flags & TNFS_EXP_RW);
+}
+
+static void est_init(struct tnfs_est *e, const struct tnfs_server *srv,
+		     uint32_t minor, size_t maxresp)
+{
+	e->srv = srv;
+	e->minor = minor;
+	e->fh_len = NFS4_FHSIZE;
+	e->max_owner_len = tnfs_state_max_owner_len(srv->state);
+	e->maxresp = maxresp;
+	e->room = maxresp;
+}
+
+/* Ordering rules of RFC 8881 2.10.6 for operation i. */
+static uint32_t check_order(const struct tnfs_ctx *c, uint32_t op, const struct tnfs_op *o)
+{
+	if (c->opindex == 0) {
+		if (op == OP_SEQUENCE)
+			return NFS4_OK;
+		if (!(o->flags & OPF_FIRST))
+			return NFS4ERR_OP_NOT_IN_SESSION;
+		return c->numops > 1 ? NFS4ERR_NOT_ONLY_OP : NFS4_OK;
+	}
+	if (op == OP_SEQUENCE)
+		return NFS4ERR_SEQUENCE_POS;
+	if (c->opindex >= c->maxops)
+		return NFS4ERR_TOO_MANY_OPS;
+	if ((o->flags & OPF_SESSION) && !c->have_session)
+		return NFS4ERR_OP_NOT_IN_SESSION;
+	if ((o->flags & OPF_CFH) && c->cfh.fd < 0)
+		return NFS4ERR_NOFILEHANDLE;
+	return NFS4_OK;
+}
+
+int tnfs_compound(struct tnfs_server *srv, const struct tnfs_cred *cred,
+		  const void *req, size_t reqlen, void *rep, size_t cap,
+		  size_t *replen)
+{
+	struct xdr_in in;
+	struct xdr_opaque tag;
+	uint32_t minor, numops;
+	xdr_in_init(&in, req, reqlen);
+	if (!nfs4_dec_compound_hdr(&in, &tag, &minor, &numops))
+		return -EBADMSG;
+	if (cap < REPLY_HDR_MIN + xdr_pad(tag.len))
+		return -ENOSPC;
+
+	struct xdr_out out;
+	xdr_out_init(&out, rep, cap);
+	uint8_t *status_at, *count_at;
+	nfs4_enc_compound_hdr(&out, &tag, &status_at, &count_at);
+	uint32_t status = NFS4_OK, count = 0;
+	if (!tnfs_versions_minor_ok(&srv->versions, minor)) {
+		status = NFS4ERR_MINOR_VERS_MISMATCH;
+		goto done_nostate;
+	}
+
+	struct tnfs_ctx c;
+	memset(&c, 0, sizeof(c));
+	c.srv = srv;
+	c.exp = srv->exp;
+	c.minor = minor;
+	c.cfh.fd = -1;
+	c.sfh.fd = -1;
+	c.numops = numops;
+	c.maxops = TNFS_MAX_OPS;
+	c.reqlen = reqlen;
+	c.limit = cap;
+	tnfs_export_squash(srv->exp, cred, &c.cred);
+	struct tnfs_fs_saved saved;
+	uint32_t cs = tnfs_fs_become(&c.cred, &saved);
+	if (cs != NFS4_OK) {
+		status = cs;
+		goto done_nostate;
+	}
+
+	for (c.opindex = 0; c.opindex < numops; c.opindex++) {
+		uint32_t op = xdr_get_u32(&in);
+		uint32_t resop = op;
+		union nfs4_args a;
+		union nfs4_res r;
+		memset(&a, 0, sizeof(a));
+		memset(&r, 0, sizeof(r));
+		const struct tnfs_op *o = NULL;
+		const struct nfs4_codec *codec = NULL;
+		if (in.bad) {
+			resop = OP_ILLEGAL;
+			status = NFS4ERR_BADXDR;
+		} else if (!op_in_minor(op, minor)) {
+			resop = OP_ILLEGAL;
+			status = NFS4ERR_OP_ILLEGAL;
+		} else if (!(codec = nfs4_codec(op)) || !(o = tnfs_op_get(op))) {
+			status = NFS4ERR_NOTSUPP;
+		} else {
+			if (codec->dec)
+				codec->dec(&in, &a);
+			status = in.bad ? NFS4ERR_BADXDR : check_order(&c, op, o);
+		}
+		size_t need = 8;
+		if (status == NFS4_OK) {
+			struct tnfs_est e;
+			est_init(&e, srv, minor, c.limit);
+			if (c.cfh_fh.len)
+				e.fh_len = c.cfh_fh.len;
+			size_t used = (size_t)(out.p - (uint8_t *)rep);
+			size_t lim = c.limit;
+			if (c.cachethis && c.maxresp_cached < lim)
+				lim = c.maxresp_cached;
+			e.room = lim > used ? lim - used : 0;
+			need = o->estimate(&e, &a);
+			if (c.cachethis && used + need > c.maxresp_cached)
+				status = NFS4ERR_REP_TOO_BIG_TO_CACHE;
+			else if (used + need > c.limit)
+				status = NFS4ERR_REP_TOO_BIG;
+		}
+		uint8_t *head = xdr_reserve(&out, 8);
+		if (!head) { /* cannot happen: an 8-byte result always fits below */
+			status = NFS4ERR_SERVERFAULT;
+			break;
+		}
+		uint8_t *mark = out.p;
+		if (status == NFS4_OK) {
+			/* the estimate bounds what the handler may write */
+			struct xdr_out lim = out;
+			size_t room = (size_t)(out.end - out.p);
+			if (need - 8 < room)
+				lim.end = out.p + (need - 8);
+			status = o->run(&c, &a, &r, &lim);
+			if (c.replay)
+				break;
+			if (lim.bad && status == NFS4_OK)
+				status = NFS4ERR_SERVERFAULT;
+			out.p = status == NFS4_OK ? lim.p : mark;
+			if (codec->enc)
+				codec->enc(&out, status, &r);
+			if (out.bad) {
+				out.bad = false;
+				out.p = mark;
+				status = NFS4ERR_SERVERFAULT;
+			}
+		}
+		xdr_wr32(head, resop);
+		xdr_wr32(head + 4, status);
+		count++;
+		if (srv->op_hook)
+			srv->op_hook(srv->hook_arg, resop, status, need,
+				     (size_t)(out.p - head));
+		out.end = (uint8_t *)rep + (c.limit < cap ? c.limit : cap);
+		if (status != NFS4_OK)
+			break;
+	}
+	tnfs_fs_unbecome(&saved);
+	tnfs_node_put(&c.cfh);
+	tnfs_node_put(&c.sfh);
+	if (c.replay) {
+		int rc = 0;
+		if (c.replay_len > cap) {
+			rc = -ENOSPC;
+		} else {
+			memcpy(rep, c.replay, c.replay_len);
+			*replen = c.replay_len;
+		}
+		free(c.replay);
+		return rc;
+	}
+	nfs4_patch_u32(status_at, status);
+	nfs4_patch_u32(count_at, count);
+	*replen = (size_t)(out.p - (uint8_t *)rep);
+	if (c.have_session)
+		tnfs_state_slot_done(srv->state, c.sessionid, c.slotid, rep, *replen, true);
+	return 0;
+
+done_nostate:
+	nfs4_patch_u32(status_at, status);
+	nfs4_patch_u32(count_at, count);
+	*replen = (size_t)(out.p - (uint8_t *)rep);
+	return 0;
+}
+
+int tnfs_compound_estimate(const struct tnfs_server *srv, const void *req,
+			   size_t reqlen, size_t *total, size_t *bulk)
+{
+	struct xdr_in in;
+	struct xdr_opaque tag;
+	uint32_t minor, numops;
+	xdr_in_init(&in, req, reqlen);
+	*total = 0;
+	*bulk = 0;
+	if (!nfs4_dec_compound_hdr(&in, &tag, &minor, &numops))
+		return -EBADMSG;
+	size_t sum = REPLY_HDR_MIN + xdr_pad(tag.len);
+	struct tnfs_est e;
+	est_init(&e, srv, minor, TNFS_MAX_REQ);
+	for (uint32_t i = 0; i < numops; i++) {
+		uint32_t op = xdr_get_u32(&in);
+		const struct nfs4_codec *codec = nfs4_codec(op);
+		const struct tnfs_op *o = tnfs_op_get(op);
+		union nfs4_args a;
+		memset(&a, 0, sizeof(a));
+		if (in.bad || !op_in_minor(op, minor) || !codec || !o) {
+			sum += 8; /* the error result that ends the COMPOUND */
+			break;
+		}
+		if (codec->dec)
+			codec->dec(&in, &a);
+		if (in.bad) {
+			sum += 8;
+			break;
+		}
+		e.room = TNFS_MAX_REQ > sum ? TNFS_MAX_REQ - sum : 0;
+		sum += o->estimate(&e, &a);
+		if (o->bulk)
+			*bulk += o->bulk(&e, &a);
+	}
+	*total = sum;
+	return 0;
+}

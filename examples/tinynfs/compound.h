@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * COMPOUND processing (RFC 8881 section 16.2 and 2.10.6): request body in,
+ * reply body out.
+ *
+ *  - A header that does not decode (tag longer than 1024 bytes, truncated)
+ *    returns -EBADMSG: the RPC layer answers GARBAGE_ARGS.
+ *  - A minor version that is not enabled gives NFS4ERR_MINOR_VERS_MISMATCH
+ *    with no results.
+ *  - Operations run in order and stop at the first that fails; an
+ *    operation number outside the minor version's range gives
+ *    OP_ILLEGAL/NFS4ERR_OP_ILLEGAL, a known but unimplemented one
+ *    NFS4ERR_NOTSUPP, undecodable arguments NFS4ERR_BADXDR.
+ *  - The first operation must be SEQUENCE, or one of EXCHANGE_ID,
+ *    CREATE_SESSION, DESTROY_SESSION, DESTROY_CLIENTID,
+ *    BIND_CONN_TO_SESSION alone (else NFS4ERR_NOT_ONLY_OP); anything else
+ *    first is NFS4ERR_OP_NOT_IN_SESSION; SEQUENCE later is
+ *    NFS4ERR_SEQUENCE_POS.  More operations than the session allows is
+ *    NFS4ERR_TOO_MANY_OPS, a request above its maximum NFS4ERR_REQ_TOO_BIG.
+ *  - Before an operation runs, its reply-size estimate is reserved; if it
+ *    does not fit in the reply space (the buffer, or the session's maximum
+ *    response size) the operation gets NFS4ERR_REP_TOO_BIG, or
+ *    NFS4ERR_REP_TOO_BIG_TO_CACHE when the client asked for caching and
+ *    it would exceed the cached size.
+ *  - A retransmission on a session slot gets the cached reply bytes.
+ *
+ * Every operation of the table has an estimator (tnfs_optable_check()
+ * proves it at server creation).
+ */
+#ifndef TINYNFS_COMPOUND_H
+#define TINYNFS_COMPOUND_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "fs.h"
+#include "nfs4_xdr.h"
+
+struct tnfs_server;
+
+/* Processes one COMPOUND for a caller with credentials `cred` (AUTH_SYS;
+ * squashing is applied here).  Writes at most `cap` bytes to `rep`.
+ * Returns 0 and *replen, -EBADMSG (garbage arguments) or -ENOSPC (cap
+ * cannot hold even the reply header). */
+int tnfs_compound(struct tnfs_server *srv, const struct tnfs_cred *cred,
+		  const void *req, size_t reqlen, void *rep, size_t cap,
+		  size_t *replen);
+
+/* Upper bound of the reply of this COMPOUND, from decoding its arguments
+ * only (current file handle sizes taken at their maximum).  For the
+ * transport: inline reply or reply chunk.  *bulk receives the part of it
+ * that is READ payload (which a write chunk can carry instead).  Returns
+ * 0, or -EBADMSG if the header does not decode (the undecodable rest is
+ * bounded by one error result). */
+int tnfs_compound_estimate(const struct tnfs_server *srv, const void *req,
+			   size_t reqlen, size_t *total, size_t *bulk);
+
+/* Estimator context: what is known before an operation runs. */
+struct tnfs_est {
+	const struct tnfs_server *srv;
+	uint32_t minor;
+	uint32_t fh_len; /* current file handle's size; NFS4_FHSIZE if unknown */
+	uint32_t max_owner_len;
+	size_t maxresp;
+	/* reply bytes still free for this operation's result: READ and
+	 * READDIR shrink to it (a short read, fewer entries), so their
+	 * estimate is clamped to it */
+	size_t room;
+};
+
+/* One operation's reply-size bound, resop and status words included;
+ * 0 if the table has no entry (or no estimator) for op. */
+size_t tnfs_op_estimate(uint32_t op, const struct tnfs_est *e, const union nfs4_args *a);
+
+/* 0 if every operation with a codec has a table entry with an estimator
+ * and a handler, and the reverse; -ENOSYS otherwise (*missing = the op). */
+int tnfs_optable_check(uint32_t *missing);
+
+#endif

@@ -1,0 +1,617 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* Export backend on a real directory; see fs.h. */
+#include "fs.h"
+#include "fs_inode.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#define FH_HDR 8
+#define FH_HANDLE_MAX (NFS4_FHSIZE - FH_HDR)
+#define LABEL_XATTR "security.selinux"
+
+struct fh_buf {
+	struct file_handle h;
+	unsigned char bytes[FH_HANDLE_MAX];
+};
+
+uint32_t tnfs_errno_to_nfs(int err)
+{
+	switch (err) {
+	case 0: return NFS4_OK;
+	case EPERM: return NFS4ERR_PERM;
+	case ENOENT: return NFS4ERR_NOENT;
+	case EIO: return NFS4ERR_IO;
+	case ENXIO: case ENODEV: return NFS4ERR_NXIO;
+	case EACCES: return NFS4ERR_ACCESS;
+	case EEXIST: return NFS4ERR_EXIST;
+	case EXDEV: return NFS4ERR_XDEV;
+	case ENOTDIR: return NFS4ERR_NOTDIR;
+	case EISDIR: return NFS4ERR_ISDIR;
+	case EINVAL: return NFS4ERR_INVAL;
+	case EFBIG: return NFS4ERR_FBIG;
+	case ENOSPC: return NFS4ERR_NOSPC;
+	case EROFS: return NFS4ERR_ROFS;
+	case EMLINK: return NFS4ERR_MLINK;
+	case ENAMETOOLONG: return NFS4ERR_NAMETOOLONG;
+	case ENOTEMPTY: return NFS4ERR_NOTEMPTY;
+	case EDQUOT: return NFS4ERR_DQUOT;
+	case ESTALE: return NFS4ERR_STALE;
+	case ELOOP: return NFS4ERR_SYMLINK;
+	case EOPNOTSUPP: return NFS4ERR_NOTSUPP;
+	case EAGAIN: case ENOMEM: case EMFILE: case ENFILE: return NFS4ERR_DELAY;
+	case EBADF: return NFS4ERR_BADHANDLE;
+	default: return NFS4ERR_IO;
+	}
+}
+
+static void proc_path(char buf[32], int fd)
+{
+	snprintf(buf, 32, "/proc/self/fd/%d", fd);
+}
+
+int tnfs_export_open(const struct tnfs_export_entry *e, uint8_t index,
+		     bool inode_handles, struct tnfs_export **out)
+{
+	struct tnfs_export *x = calloc(1, sizeof(*x));
+	if (!x)
+		return -ENOMEM;
+	x->rootfd = -1;
+	int rc;
+	x->path = realpath(e->path, NULL);
+	if (!x->path) {
+		rc = -errno;
+		goto fail;
+	}
+	x->pathlen = strlen(x->path);
+	x->rootfd = open(x->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC); /* open_by_handle_at wants a real fd */
+	if (x->rootfd < 0) {
+		rc = -errno;
+		goto fail;
+	}
+	struct stat st;
+	if (fstat(x->rootfd, &st) != 0) {
+		rc = -errno;
+		goto fail;
+	}
+	x->dev = st.st_dev;
+	x->root_ino = st.st_ino;
+	x->fsid_major = major(st.st_dev);
+	x->fsid_minor = minor(st.st_dev);
+	x->index = index;
+	x->flags = e->flags;
+	x->squash = e->squash;
+	x->anonuid = e->anonuid;
+	x->anongid = e->anongid;
+	/* Probe: handles of this file system can be made and opened;
+	 * else fall back to inode-number handles (fs_inode.h). */
+	struct fh_buf fb;
+	int mnt, fd = -1;
+	fb.h.handle_bytes = FH_HANDLE_MAX;
+	if (!inode_handles &&
+	    name_to_handle_at(x->rootfd, "", &fb.h, &mnt, AT_EMPTY_PATH) == 0)
+		fd = open_by_handle_at(x->rootfd, &fb.h, O_PATH);
+	if (fd >= 0) {
+		close(fd);
+	} else if ((rc = tnfs_ino_table_new(&x->inodes)) != 0) {
+		goto fail;
+	}
+	*out = x;
+	return 0;
+fail:
+	tnfs_export_close(x);
+	return rc;
+}
+
+void tnfs_export_close(struct tnfs_export *x)
+{
+	if (!x)
+		return;
+	if (x->rootfd >= 0)
+		close(x->rootfd);
+	tnfs_ino_table_free(x->inodes);
+	free(x->path);
+	free(x);
+}
+
+void tnfs_export_squash(const struct tnfs_export *x, const struct tnfs_cred *in,
+			struct tnfs_cred *out)
+{
+	*out = *in;
+	if (out->ngroups > 16)
+		out->ngroups = 16;
+	bool squash = x->squash == TNFS_SQUASH_ALL ||
+		      (x->squash == TNFS_SQUASH_ROOT && in->uid == 0);
+	if (squash) {
+		out->uid = x->anonuid;
+		out->gid = x->anongid;
+		out->ngroups = 0;
+	}
+	if (x->squash == TNFS_SQUASH_ROOT && out->gid == 0)
+		out->gid = x->anongid; /* like Linux: root_squash squashes gid 0 too */
+}
+
+uint32_t tnfs_fs_become(const struct tnfs_cred *c, struct tnfs_fs_saved *s)
+{
+	s->switched = false;
+	s->uid = (uint32_t)syscall(SYS_setfsuid, -1);
+	s->gid = (uint32_t)syscall(SYS_setfsgid, -1);
+	gid_t g[64];
+	int n = getgroups(64, g);
+	if (n < 0)
+		return NFS4ERR_SERVERFAULT;
+	s->ngroups = n;
+	for (int i = 0; i < n; i++)
+		s->groups[i] = g[i];
+	gid_t ng[16];
+	uint32_t cnt = c->ngroups > 16 ? 16 : c->ngroups;
+	for (uint32_t i = 0; i < cnt; i++)
+		ng[i] = c->groups[i];
+	/* Raw syscalls: these change only the calling thread. */
+	if (syscall(SYS_setgroups, (size_t)cnt, ng) != 0)
+		return NFS4ERR_SERVERFAULT;
+	syscall(SYS_setfsgid, c->gid);
+	syscall(SYS_setfsuid, c->uid);
+	s->switched = true;
+	if ((uint32_t)syscall(SYS_setfsuid, -1) != c->uid ||
+	    (uint32_t)syscall(SYS_setfsgid, -1) != c->gid) {
+		tnfs_fs_unbecome(s);
+		return NFS4ERR_SERVERFAULT;
+	}
+	return NFS4_OK;
+}
+
+void tnfs_fs_unbecome(struct tnfs_fs_saved *s)
+{
+	if (!s->switched)
+		return;
+	syscall(SYS_setfsuid, s->uid);
+	syscall(SYS_setfsgid, s->gid);
+	gid_t g[64];
+	for (int i = 0; i < s->ngroups; i++)
+		g[i] = s->groups[i];
+	syscall(SYS_setgroups, (size_t)s->ngroups, g);
+	s->switched = false;
+}
+
+void tnfs_node_put(struct tnfs_node *n)
+{
+	if (n->fd >= 0)
+		close(n->fd);
+	n->fd = -1;
+}
+
+uint32_t tnfs_node_dup(const struct tnfs_node *n, struct tnfs_node *out)
+{
+	out->fd = -1;
+	if (n->fd < 0)
+		return NFS4ERR_NOFILEHANDLE;
+	out->fd = fcntl(n->fd, F_DUPFD_CLOEXEC, 0);
+	return out->fd < 0 ? tnfs_errno_to_nfs(errno) : NFS4_OK;
+}
+
+uint32_t tnfs_fs_root(const struct tnfs_export *x, struct tnfs_node *out)
+{
+	return tnfs_node_dup(&(struct tnfs_node){ x->rootfd }, out);
+}
+
+bool tnfs_fs_is_root(const struct tnfs_export *x, const struct stat *st)
+{
+	return st->st_dev == x->dev && st->st_ino == x->root_ino;
+}
+
+/* Is the opened file inside the export?  Compares the path the kernel
+ * reports for the descriptor with the export's real path. */
+static bool inside_export(const struct tnfs_export *x, int fd)
+{
+	char pp[32], path[PATH_MAX + 1];
+	proc_path(pp, fd);
+	ssize_t n = readlink(pp, path, PATH_MAX);
+	if (n <= 0)
+		return false;
+	path[n] = 0;
+	if ((size_t)n < x->pathlen || memcmp(path, x->path, x->pathlen) != 0)
+		return false;
+	/* "/srv/a" must not accept "/srv/ab"; an export of "/" accepts all */
+	return x->pathlen == 1 || path[x->pathlen] == 0 || path[x->pathlen] == '/';
+}
+
+uint32_t tnfs_fs_from_fh(const struct tnfs_export *x, const uint8_t *fh,
+			 uint32_t len, struct tnfs_node *out)
+{
+	out->fd = -1;
+	if (x->inodes)
+		return tnfs_ino_from_fh(x, fh, len, out);
+	if (len <= FH_HDR || len > NFS4_FHSIZE || fh[0] != 1 || fh[2] || fh[3])
+		return NFS4ERR_BADHANDLE;
+	if (fh[1] != x->index)
+		return NFS4ERR_STALE;
+	struct fh_buf fb;
+	fb.h.handle_type = (int)((uint32_t)fh[4] << 24 | (uint32_t)fh[5] << 16 |
+				 (uint32_t)fh[6] << 8 | fh[7]);
+	fb.h.handle_bytes = len - FH_HDR;
+	memcpy(fb.bytes, fh + FH_HDR, len - FH_HDR);
+	/* open_by_handle_at needs CAP_DAC_READ_SEARCH, which a thread loses
+	 * while its fsuid is not 0: act as root for this call only. */
+	uint32_t fsuid = (uint32_t)syscall(SYS_setfsuid, -1);
+	if (fsuid != 0)
+		syscall(SYS_setfsuid, 0);
+	int fd = open_by_handle_at(x->rootfd, &fb.h, O_PATH | O_CLOEXEC);
+	int err = errno;
+	if (fsuid != 0)
+		syscall(SYS_setfsuid, fsuid);
+	if (fd < 0) {
+		if (err == EINVAL || err == EOVERFLOW)
+			return NFS4ERR_BADHANDLE;
+		if (err == ENOENT || err == ESTALE)
+			return NFS4ERR_STALE;
+		return tnfs_errno_to_nfs(err);
+	}
+	struct stat st;
+	if (fstat(fd, &st) != 0 || st.st_dev != x->dev ||
+	    (!tnfs_fs_is_root(x, &st) && !inside_export(x, fd))) {
+		close(fd);
+		return NFS4ERR_STALE;
+	}
+	out->fd = fd;
+	return NFS4_OK;
+}
+
+static uint32_t handle_to_fh(const struct tnfs_export *x, struct fh_buf *fb,
+			     struct tnfs_fh *out)
+{
+	out->len = FH_HDR + fb->h.handle_bytes;
+	memset(out->data, 0, FH_HDR);
+	out->data[0] = 1;
+	out->data[1] = x->index;
+	uint32_t t = (uint32_t)fb->h.handle_type;
+	out->data[4] = (uint8_t)(t >> 24);
+	out->data[5] = (uint8_t)(t >> 16);
+	out->data[6] = (uint8_t)(t >> 8);
+	out->data[7] = (uint8_t)t;
+	memcpy(out->data + FH_HDR, fb->bytes, fb->h.handle_bytes);
+	return NFS4_OK;
+}
+
+uint32_t tnfs_fs_to_fh(const struct tnfs_export *x, const struct tnfs_node *n,
+		       struct tnfs_fh *out)
+{
+	return tnfs_fs_name_to_fh(x, n->fd, "", out);
+}
+
+uint32_t tnfs_fs_name_to_fh(const struct tnfs_export *x, int dirfd,
+			    const char *name, struct tnfs_fh *out)
+{
+	if (x->inodes)
+		return tnfs_ino_to_fh(x, dirfd, name, out);
+	struct fh_buf fb;
+	int mnt;
+	fb.h.handle_bytes = FH_HANDLE_MAX;
+	int flags = name[0] ? 0 : AT_EMPTY_PATH;
+	if (name_to_handle_at(dirfd, name, &fb.h, &mnt, flags) != 0)
+		return errno == EOVERFLOW ? NFS4ERR_SERVERFAULT : tnfs_errno_to_nfs(errno);
+	return handle_to_fh(x, &fb, out);
+}
+
+uint32_t tnfs_fs_check_name(const uint8_t *name, uint32_t len, char buf[256])
+{
+	if (len == 0)
+		return NFS4ERR_INVAL;
+	if (len > NAME_MAX)
+		return NFS4ERR_NAMETOOLONG;
+	if (memchr(name, '/', len) || memchr(name, 0, len))
+		return NFS4ERR_BADNAME;
+	if ((len == 1 && name[0] == '.') || (len == 2 && name[0] == '.' && name[1] == '.'))
+		return NFS4ERR_BADNAME;
+	memcpy(buf, name, len);
+	buf[len] = 0;
+	return NFS4_OK;
+}
+
+uint32_t tnfs_fs_stat(const struct tnfs_node *n, struct stat *st)
+{
+	if (n->fd < 0)
+		return NFS4ERR_NOFILEHANDLE;
+	if (fstatat(n->fd, "", st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) != 0)
+		return tnfs_errno_to_nfs(errno);
+	return NFS4_OK;
+}
+
+static uint32_t need_dir(const struct tnfs_node *dir)
+{
+	struct stat st;
+	uint32_t s = tnfs_fs_stat(dir, &st);
+	if (s != NFS4_OK)
+		return s;
+	if (S_ISLNK(st.st_mode))
+		return NFS4ERR_SYMLINK;
+	return S_ISDIR(st.st_mode) ? NFS4_OK : NFS4ERR_NOTDIR;
+}
+
+uint32_t tnfs_fs_lookup(const struct tnfs_export *x, const struct tnfs_node *dir,
+			const char *name, struct tnfs_node *out)
+{
+	(void)x;
+	out->fd = -1;
+	uint32_t s = need_dir(dir);
+	if (s != NFS4_OK)
+		return s;
+	int fd = openat(dir->fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return tnfs_errno_to_nfs(errno);
+	/* The name is a single component in a directory of the export, so
+	 * the result is inside it, unless it is another mount's root. */
+	struct stat st;
+	if (fstat(fd, &st) != 0 || st.st_dev != x->dev) {
+		close(fd);
+		return NFS4ERR_XDEV;
+	}
+	out->fd = fd;
+	return NFS4_OK;
+}
+
+uint32_t tnfs_fs_lookupp(const struct tnfs_export *x, const struct tnfs_node *n,
+			 struct tnfs_node *out)
+{
+	out->fd = -1;
+	struct stat st;
+	uint32_t s = tnfs_fs_stat(n, &st);
+	if (s != NFS4_OK)
+		return s;
+	if (!S_ISDIR(st.st_mode))
+		return S_ISLNK(st.st_mode) ? NFS4ERR_SYMLINK : NFS4ERR_NOTDIR;
+	if (tnfs_fs_is_root(x, &st))
+		return NFS4ERR_NOENT;
+	int fd = openat(n->fd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return tnfs_errno_to_nfs(errno);
+	if (fstat(fd, &st) != 0 || st.st_dev != x->dev) {
+		close(fd);
+		return NFS4ERR_NOENT;
+	}
+	out->fd = fd;
+	return NFS4_OK;
+}
+
+uint32_t tnfs_fs_open(const struct tnfs_node *n, int flags, int *fd)
+{
+	char pp[32];
+	proc_path(pp, n->fd);
+	*fd = open(pp, flags | O_CLOEXEC);
+	return *fd < 0 ? tnfs_errno_to_nfs(errno) : NFS4_OK;
+}
+
+uint32_t tnfs_fs_create_file(const struct tnfs_node *dir, const char *name,
+			     int accflags, mode_t mode, bool exclusive,
+			     struct tnfs_node *out, int *fd, bool *created)
+{
+	out->fd = -1;
+	*fd = -1;
+	*created = false;
+	uint32_t s = need_dir(dir);
+	if (s != NFS4_OK)
+		return s;
+	int f = openat(dir->fd, name, accflags | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+	if (f >= 0) {
+		*created = true;
+	} else if (errno == EEXIST && !exclusive) {
+		f = openat(dir->fd, name, accflags | O_NOFOLLOW | O_CLOEXEC);
+		if (f < 0 && errno == ELOOP)
+			return NFS4ERR_SYMLINK;
+	}
+	if (f < 0)
+		return tnfs_errno_to_nfs(errno);
+	struct stat st;
+	if (fstat(f, &st) != 0 || !S_ISREG(st.st_mode)) {
+		int isdir = S_ISDIR(st.st_mode);
+		close(f);
+		return isdir ? NFS4ERR_ISDIR : NFS4ERR_WRONG_TYPE;
+	}
+	out->fd = openat(dir->fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (out->fd < 0) {
+		s = tnfs_errno_to_nfs(errno);
+		close(f);
+		return s;
+	}
+	*fd = f;
+	return NFS4_OK;
+}
+
+uint32_t tnfs_fs_mkobj(const struct tnfs_node *dir, const char *name,
+		       uint32_t type, mode_t mode, const char *target,
+		       dev_t rdev, struct tnfs_node *out)
+{
+	out->fd = -1;
+	uint32_t s = need_dir(dir);
+	if (s != NFS4_OK)
+		return s;
+	int rc;
+	switch (type) {
+	case NF4DIR: rc = mkdirat(dir->fd, name, mode & 07777); break;
+	case NF4LNK: rc = symlinkat(target, dir->fd, name); break;
+	case NF4BLK: rc = mknodat(dir->fd, name, S_IFBLK | (mode & 07777), rdev); break;
+	case NF4CHR: rc = mknodat(dir->fd, name, S_IFCHR | (mode & 07777), rdev); break;
+	case NF4SOCK: rc = mknodat(dir->fd, name, S_IFSOCK | (mode & 07777), 0); break;
+	case NF4FIFO: rc = mknodat(dir->fd, name, S_IFIFO | (mode & 07777), 0); break;
+	default: return NFS4ERR_BADTYPE;
+	}
+	if (rc != 0)
+		return tnfs_errno_to_nfs(errno);
+	out->fd = openat(dir->fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	return out->fd < 0 ? tnfs_errno_to_nfs(errno) : NFS4_OK;
+}
+
+uint32_t tnfs_fs_remove(const struct tnfs_node *dir, const char *name)
+{
+	uint32_t s = need_dir(dir);
+	if (s != NFS4_OK)
+		return s;
+	struct stat st;
+	if (fstatat(dir->fd, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+		return tnfs_errno_to_nfs(errno);
+	int flags = S_ISDIR(st.st_mode) ? AT_REMOVEDIR : 0;
+	if (unlinkat(dir->fd, name, flags) != 0)
+		return errno == EEXIST ? NFS4ERR_NOTEMPTY : tnfs_errno_to_nfs(errno);
+	return NFS4_OK;
+}
+
+uint32_t tnfs_fs_rename(const struct tnfs_export *x,
+			const struct tnfs_node *from, const char *oldname,
+			const struct tnfs_node *to, const char *newname)
+{
+	uint32_t s = need_dir(from);
+	if (s == NFS4_OK)
+		s = need_dir(to);
+	if (s != NFS4_OK)
+		return s;
+	if (renameat(from->fd, oldname, to->fd, newname) != 0)
+		return errno == EEXIST ? NFS4ERR_EXIST : tnfs_errno_to_nfs(errno);
+	if (x->inodes)
+		tnfs_ino_renamed(x, from->fd, oldname, to->fd, newname);
+	return NFS4_OK;
+}
+
+uint32_t tnfs_fs_link(const struct tnfs_node *file, const struct tnfs_node *dir,
+		      const char *name)
+{
+	uint32_t s = need_dir(dir);
+	if (s != NFS4_OK)
+		return s;
+	struct stat st;
+	s = tnfs_fs_stat(file, &st);
+	if (s != NFS4_OK)
+		return s;
+	if (S_ISDIR(st.st_mode))
+		return NFS4ERR_ISDIR;
+	if (linkat(file->fd, "", dir->fd, name, AT_EMPTY_PATH) != 0) {
+		if (errno != ENOENT && errno != EPERM)
+			return tnfs_errno_to_nfs(errno);
+		/* without CAP_DAC_READ_SEARCH: through the magic link */
+		char pp[32];
+		proc_path(pp, file->fd);
+		if (linkat(AT_FDCWD, pp, dir->fd, name, AT_SYMLINK_FOLLOW) != 0)
+			return tnfs_errno_to_nfs(errno);
+	}
+	return NFS4_OK;
+}
+
+uint32_t tnfs_fs_readlink(const struct tnfs_node *n, char *buf, size_t cap,
+			  size_t *len)
+{
+	struct stat st;
+	uint32_t s = tnfs_fs_stat(n, &st);
+	if (s != NFS4_OK)
+		return s;
+	if (!S_ISLNK(st.st_mode))
+		return NFS4ERR_INVAL;
+	ssize_t r = readlinkat(n->fd, "", buf, cap);
+	if (r < 0)
+		return tnfs_errno_to_nfs(errno);
+	if ((size_t)r == cap)
+		return NFS4ERR_NAMETOOLONG;
+	*len = (size_t)r;
+	return NFS4_OK;
+}
+
+static uint32_t set_times(const struct tnfs_node *n, const struct tnfs_sattr *a)
+{
+	struct timespec ts[2];
+	ts[0].tv_sec = 0;
+	ts[1].tv_sec = 0;
+	ts[0].tv_nsec = a->atime_how == 0 ? UTIME_OMIT :
+			a->atime_how == 1 ? UTIME_NOW : a->atime.tv_nsec;
+	if (a->atime_how == 2)
+		ts[0].tv_sec = a->atime.tv_sec;
+	ts[1].tv_nsec = a->mtime_how == 0 ? UTIME_OMIT :
+			a->mtime_how == 1 ? UTIME_NOW : a->mtime.tv_nsec;
+	if (a->mtime_how == 2)
+		ts[1].tv_sec = a->mtime.tv_sec;
+	if (utimensat(n->fd, "", ts, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) == 0)
+		return NFS4_OK;
+	if (errno != EINVAL && errno != ENOENT && errno != EBADF)
+		return tnfs_errno_to_nfs(errno);
+	char pp[32];
+	proc_path(pp, n->fd);
+	return utimensat(AT_FDCWD, pp, ts, 0) == 0 ? NFS4_OK : tnfs_errno_to_nfs(errno);
+}
+
+uint32_t tnfs_fs_setattr(const struct tnfs_node *n, const struct tnfs_sattr *a,
+			 tnfs_setattr_hook *hook, void *hook_arg)
+{
+	struct stat st;
+	uint32_t s = tnfs_fs_stat(n, &st);
+	if (s != NFS4_OK)
+		return s;
+	char pp[32];
+	proc_path(pp, n->fd);
+	struct tnfs_sattr rest = *a;
+	if (a->set_size) {
+		if (S_ISDIR(st.st_mode))
+			return NFS4ERR_ISDIR;
+		if (!S_ISREG(st.st_mode))
+			return NFS4ERR_INVAL;
+		if (a->size > (uint64_t)INT64_MAX)
+			return NFS4ERR_FBIG;
+		struct tnfs_sattr step1 = { .set_size = true, .size = a->size,
+					    .mtime_how = 1 };
+		if (hook)
+			hook(hook_arg, 1, &step1);
+		/* truncate(2) sets ctime and mtime itself */
+		if (truncate(pp, (off_t)a->size) != 0)
+			return tnfs_errno_to_nfs(errno);
+		rest.set_size = false;
+		/* the truncate already set mtime to the server's time */
+		if (rest.mtime_how == 1)
+			rest.mtime_how = 0;
+	}
+	bool any = rest.set_mode || rest.set_uid || rest.set_gid ||
+		   rest.atime_how || rest.mtime_how;
+	if (!any)
+		return NFS4_OK;
+	if (hook)
+		hook(hook_arg, 2, &rest);
+	if (rest.set_uid || rest.set_gid) {
+		uid_t u = rest.set_uid ? rest.uid : (uid_t)-1;
+		gid_t g = rest.set_gid ? rest.gid : (gid_t)-1;
+		if (fchownat(n->fd, "", u, g, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) != 0)
+			return tnfs_errno_to_nfs(errno);
+	}
+	if (rest.set_mode) {
+		if (S_ISLNK(st.st_mode))
+			return NFS4ERR_INVAL;
+		if (chmod(pp, rest.mode & 07777) != 0)
+			return tnfs_errno_to_nfs(errno);
+	}
+	if (rest.atime_how || rest.mtime_how)
+		return set_times(n, &rest);
+	return NFS4_OK;
+}
+
+uint32_t tnfs_fs_get_label(const struct tnfs_node *n, char *buf, size_t cap,
+			   size_t *len)
+{
+	char pp[32];
+	proc_path(pp, n->fd);
+	ssize_t r = getxattr(pp, LABEL_XATTR, buf, cap);
+	if (r < 0)
+		return errno == ENODATA || errno == ENOTSUP ? NFS4ERR_NOTSUPP : tnfs_errno_to_nfs(errno);
+	*len = (size_t)r;
+	return NFS4_OK;
+}
+
+uint32_t tnfs_fs_set_label(const struct tnfs_node *n, const void *label, size_t len)
+{
+	char pp[32];
+	proc_path(pp, n->fd);
+	if (setxattr(pp, LABEL_XATTR, label, len, 0) != 0)
+		return errno == ENOTSUP ? NFS4ERR_NOTSUPP : tnfs_errno_to_nfs(errno);
+	return NFS4_OK;
+}

@@ -1,0 +1,169 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The export backend: NFS operations on a real directory tree.
+ *
+ * File handles come from name_to_handle_at(2) and are opened again with
+ * open_by_handle_at(2), so they survive a server restart (this needs
+ * CAP_DAC_READ_SEARCH; without it, or when asked to, the export falls
+ * back to inode-number handles with a path table, see fs_inode.h, which
+ * do not survive a restart).  Handle layout
+ * (at most NFS4_FHSIZE bytes):
+ *     byte 0: 1 (layout version)   byte 1: export index
+ *     bytes 2..3: 0                bytes 4..7: handle_type (big endian)
+ *     bytes 8..: f_handle bytes
+ * A handle that does not parse is NFS4ERR_BADHANDLE; one whose file is
+ * gone (ESTALE) is NFS4ERR_STALE; one whose file lies outside the export
+ * (checked on the path the kernel reports for the opened file) is
+ * NFS4ERR_STALE as well, so no file outside the export can be reached.
+ *
+ * Names are single components: empty -> NFS4ERR_INVAL, "." or ".." or
+ * containing '/' or NUL -> NFS4ERR_BADNAME, longer than NAME_MAX ->
+ * NFS4ERR_NAMETOOLONG.  Every lookup is openat(dirfd, name,
+ * O_PATH|O_NOFOLLOW): symlinks are never followed on the server.  LOOKUPP
+ * of the export root is NFS4ERR_NOENT.
+ *
+ * Nodes are O_PATH descriptors owned by their holder (close with
+ * tnfs_node_put()).  Operations run with the credentials the caller set on
+ * this thread with tnfs_fs_become(), so the kernel checks permissions.
+ * Functions return an nfsstat4.
+ */
+#ifndef TINYNFS_FS_H
+#define TINYNFS_FS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#include "exports.h"
+#include "nfs4.h"
+
+struct tnfs_cred {
+	uint32_t uid, gid;
+	uint32_t ngroups;
+	uint32_t groups[16];
+};
+
+struct tnfs_fh {
+	uint32_t len;
+	uint8_t data[NFS4_FHSIZE];
+};
+
+struct tnfs_node {
+	int fd; /* O_PATH, or -1 when empty */
+};
+
+struct tnfs_export {
+	int rootfd; /* O_RDONLY | O_DIRECTORY (open_by_handle_at refuses O_PATH) */
+	char *path; /* realpath of the root, owned */
+	size_t pathlen;
+	dev_t dev;
+	ino_t root_ino;
+	uint64_t fsid_major, fsid_minor;
+	uint8_t index;
+	uint32_t flags; /* TNFS_EXP_* */
+	enum tnfs_squash squash;
+	uint32_t anonuid, anongid;
+	/* fallback handles (fs_inode.h): the path table, NULL when
+	 * name_to_handle_at handles are used */
+	struct tnfs_ino_table *inodes;
+};
+
+/* Saved thread credentials, for tnfs_fs_unbecome(). */
+struct tnfs_fs_saved {
+	bool switched;
+	uint32_t uid, gid;
+	int ngroups;
+	uint32_t groups[64];
+};
+
+/* Opens an export's root.  -errno on failure (-ENOTDIR if not a
+ * directory).  inode_handles: use the fallback handles even if
+ * open_by_handle_at works (tests). */
+int tnfs_export_open(const struct tnfs_export_entry *e, uint8_t index,
+		     bool inode_handles, struct tnfs_export **out);
+void tnfs_export_close(struct tnfs_export *x);
+
+/* The credentials an RPC caller acts with on this export (squashing). */
+void tnfs_export_squash(const struct tnfs_export *x, const struct tnfs_cred *in,
+			struct tnfs_cred *out);
+
+/* Switch this thread's file-system ids to `c`; undo with unbecome. */
+uint32_t tnfs_fs_become(const struct tnfs_cred *c, struct tnfs_fs_saved *saved);
+void tnfs_fs_unbecome(struct tnfs_fs_saved *saved);
+
+uint32_t tnfs_errno_to_nfs(int err);
+
+void tnfs_node_put(struct tnfs_node *n);
+uint32_t tnfs_node_dup(const struct tnfs_node *n, struct tnfs_node *out);
+
+uint32_t tnfs_fs_root(const struct tnfs_export *x, struct tnfs_node *out);
+bool tnfs_fs_is_root(const struct tnfs_export *x, const struct stat *st);
+uint32_t tnfs_fs_from_fh(const struct tnfs_export *x, const uint8_t *fh,
+			 uint32_t len, struct tnfs_node *out);
+uint32_t tnfs_fs_to_fh(const struct tnfs_export *x, const struct tnfs_node *n,
+		       struct tnfs_fh *out);
+/* Handle of dir/name without opening it (for READDIR). */
+uint32_t tnfs_fs_name_to_fh(const struct tnfs_export *x, int dirfd,
+			    const char *name, struct tnfs_fh *out);
+
+/* Checks a component name and copies it NUL-terminated into buf[256]. */
+uint32_t tnfs_fs_check_name(const uint8_t *name, uint32_t len, char buf[256]);
+
+uint32_t tnfs_fs_stat(const struct tnfs_node *n, struct stat *st);
+uint32_t tnfs_fs_lookup(const struct tnfs_export *x, const struct tnfs_node *dir,
+			const char *name, struct tnfs_node *out);
+uint32_t tnfs_fs_lookupp(const struct tnfs_export *x, const struct tnfs_node *n,
+			 struct tnfs_node *out);
+
+/* Opens the node's file for I/O (O_RDONLY/O_WRONLY/O_RDWR plus flags). */
+uint32_t tnfs_fs_open(const struct tnfs_node *n, int flags, int *fd);
+
+/* Creates or opens dir/name as a regular file; *created says whether it
+ * was created.  exclusive: fail with NFS4ERR_EXIST if it exists. */
+uint32_t tnfs_fs_create_file(const struct tnfs_node *dir, const char *name,
+			     int accflags, mode_t mode, bool exclusive,
+			     struct tnfs_node *out, int *fd, bool *created);
+
+/* CREATE: type NF4DIR, NF4LNK (target), NF4BLK/NF4CHR (rdev), NF4SOCK,
+ * NF4FIFO; other types are NFS4ERR_BADTYPE. */
+uint32_t tnfs_fs_mkobj(const struct tnfs_node *dir, const char *name,
+		       uint32_t type, mode_t mode, const char *target,
+		       dev_t rdev, struct tnfs_node *out);
+
+uint32_t tnfs_fs_remove(const struct tnfs_node *dir, const char *name);
+uint32_t tnfs_fs_rename(const struct tnfs_export *x,
+			const struct tnfs_node *from, const char *oldname,
+			const struct tnfs_node *to, const char *newname);
+uint32_t tnfs_fs_link(const struct tnfs_node *file, const struct tnfs_node *dir,
+		      const char *name);
+uint32_t tnfs_fs_readlink(const struct tnfs_node *n, char *buf, size_t cap,
+			  size_t *len);
+
+/* Attribute changes for SETATTR and for creation. */
+struct tnfs_sattr {
+	bool set_size, set_mode, set_uid, set_gid;
+	uint64_t size;
+	uint32_t mode, uid, gid;
+	/* 0: leave, 1: set to server time, 2: set to the given time */
+	int atime_how, mtime_how;
+	struct timespec atime, mtime;
+};
+
+/* Test hook: called for each file-system call SETATTR makes; `step` is 1
+ * for the size change, 2 for the rest; `what` describes what it changes. */
+typedef void tnfs_setattr_hook(void *arg, int step, const struct tnfs_sattr *what);
+
+/* Applies `a`.  A size change is applied alone first (truncate, which sets
+ * ctime and mtime), then the remaining attributes; the second step is
+ * skipped when nothing but "mtime = server time" is left. */
+uint32_t tnfs_fs_setattr(const struct tnfs_node *n, const struct tnfs_sattr *a,
+			 tnfs_setattr_hook *hook, void *hook_arg);
+
+/* Security label ("security.selinux" xattr).  NFS4ERR_NOTSUPP where the
+ * file system has none. */
+uint32_t tnfs_fs_get_label(const struct tnfs_node *n, char *buf, size_t cap,
+			   size_t *len);
+uint32_t tnfs_fs_set_label(const struct tnfs_node *n, const void *label, size_t len);
+
+#endif

@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Internal: the per-COMPOUND context and the operation handlers (ops_*.c),
+ * dispatched by the table in optable.c.  A handler returns the operation's
+ * status; it may write its result body straight to `x` (streamed results)
+ * or fill `r` for the codec's encoder.  On a non-OK status, compound.c
+ * discards whatever the handler wrote and lets the encoder write the
+ * error body (if the result has one).
+ */
+#ifndef TINYNFS_OPS_H
+#define TINYNFS_OPS_H
+
+#include "compound.h"
+#include "fs.h"
+#include "nfs4_xdr.h"
+#include "server.h"
+
+#define TNFS_IMPL_DOMAIN "librpcrdma.invalid"
+#define TNFS_IMPL_NAME "tinynfs"
+
+struct tnfs_ctx {
+	struct tnfs_server *srv;
+	const struct tnfs_export *exp;
+	uint32_t minor;
+	struct tnfs_cred cred; /* after squashing */
+	struct tnfs_node cfh, sfh;
+	struct tnfs_fh cfh_fh; /* valid if cfh_fh.len */
+	struct nfs4_stateid cur_sid, saved_sid;
+	bool have_cur_sid, have_saved_sid;
+	/* session of this request (after SEQUENCE) */
+	bool have_session, cachethis;
+	uint8_t sessionid[NFS4_SESSIONID_SIZE];
+	uint32_t slotid;
+	uint64_t clientid;
+	uint32_t maxops, maxresp_cached;
+	size_t maxreq;
+	/* replay found by SEQUENCE: the cached reply (owned) */
+	uint8_t *replay;
+	size_t replay_len;
+	uint32_t opindex, numops;
+	size_t reqlen;
+	size_t limit; /* reply bytes allowed */
+};
+
+enum {
+	OPF_FIRST = 1,	/* may open a COMPOUND without SEQUENCE (alone) */
+	OPF_CFH = 2,	/* needs a current file handle */
+	OPF_SESSION = 4 /* needs the session (client) of SEQUENCE */
+};
+
+typedef uint32_t tnfs_op_fn(struct tnfs_ctx *c, const union nfs4_args *a,
+			    union nfs4_res *r, struct xdr_out *x);
+typedef size_t tnfs_est_fn(const struct tnfs_est *e, const union nfs4_args *a);
+
+struct tnfs_op {
+	const char *name;
+	unsigned flags;
+	tnfs_est_fn *estimate;
+	tnfs_op_fn *run;
+	tnfs_est_fn *bulk; /* READ payload part of the estimate, or NULL */
+};
+
+const struct tnfs_op *tnfs_op_get(uint32_t op);
+
+/* Replace the current file handle (takes ownership of n). */
+void tnfs_ctx_set_cfh(struct tnfs_ctx *c, struct tnfs_node *n, const struct tnfs_fh *fh);
+/* The stateid an operation means (4.1 "current stateid": seqid 1, other 0). */
+uint32_t tnfs_ctx_stateid(const struct tnfs_ctx *c, const struct nfs4_stateid *in,
+			  struct nfs4_stateid *out);
+void tnfs_ctx_set_stateid(struct tnfs_ctx *c, const struct nfs4_stateid *s);
+bool tnfs_ctx_readonly(const struct tnfs_ctx *c);
+
+/* ops_session.c */
+tnfs_op_fn tnfs_op_exchange_id, tnfs_op_create_session, tnfs_op_sequence,
+	tnfs_op_destroy_session, tnfs_op_destroy_clientid,
+	tnfs_op_reclaim_complete, tnfs_op_bind_conn;
+/* ops_fh.c */
+tnfs_op_fn tnfs_op_putrootfh, tnfs_op_putfh, tnfs_op_getfh, tnfs_op_savefh,
+	tnfs_op_restorefh, tnfs_op_lookup, tnfs_op_lookupp, tnfs_op_access,
+	tnfs_op_getattr, tnfs_op_readlink, tnfs_op_secinfo_no_name;
+/* ops_dir.c */
+tnfs_op_fn tnfs_op_readdir, tnfs_op_create, tnfs_op_remove, tnfs_op_rename,
+	tnfs_op_link;
+/* ops_io.c */
+tnfs_op_fn tnfs_op_open, tnfs_op_close, tnfs_op_open_downgrade, tnfs_op_read,
+	tnfs_op_write, tnfs_op_commit, tnfs_op_setattr, tnfs_op_seek;
+/* ops_lock.c */
+tnfs_op_fn tnfs_op_lock, tnfs_op_lockt, tnfs_op_locku, tnfs_op_test_stateid,
+	tnfs_op_free_stateid;
+
+#endif

@@ -1,0 +1,194 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* File-handle and lookup operations: PUTROOTFH, PUTFH, GETFH, SAVEFH,
+ * RESTOREFH, LOOKUP, LOOKUPP, ACCESS, GETATTR, READLINK, SECINFO_NO_NAME. */
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "attrs.h"
+#include "ops.h"
+
+uint32_t tnfs_op_putrootfh(struct tnfs_ctx *c, const union nfs4_args *a,
+			   union nfs4_res *r, struct xdr_out *x)
+{
+	(void)a, (void)r, (void)x;
+	struct tnfs_node n;
+	uint32_t s = tnfs_fs_root(c->exp, &n);
+	if (s == NFS4_OK)
+		tnfs_ctx_set_cfh(c, &n, NULL);
+	return s;
+}
+
+uint32_t tnfs_op_putfh(struct tnfs_ctx *c, const union nfs4_args *a,
+		       union nfs4_res *r, struct xdr_out *x)
+{
+	(void)r, (void)x;
+	struct tnfs_node n;
+	uint32_t s = tnfs_fs_from_fh(c->exp, a->putfh.fh.data, a->putfh.fh.len, &n);
+	if (s != NFS4_OK)
+		return s;
+	struct tnfs_fh fh;
+	fh.len = a->putfh.fh.len;
+	memcpy(fh.data, a->putfh.fh.data, fh.len);
+	tnfs_ctx_set_cfh(c, &n, &fh);
+	return NFS4_OK;
+}
+
+uint32_t tnfs_op_getfh(struct tnfs_ctx *c, const union nfs4_args *a,
+		       union nfs4_res *r, struct xdr_out *x)
+{
+	(void)a, (void)r;
+	if (!c->cfh_fh.len) {
+		uint32_t s = tnfs_fs_to_fh(c->exp, &c->cfh, &c->cfh_fh);
+		if (s != NFS4_OK) {
+			c->cfh_fh.len = 0;
+			return s;
+		}
+	}
+	xdr_put_opaque(x, c->cfh_fh.data, c->cfh_fh.len);
+	return NFS4_OK;
+}
+
+uint32_t tnfs_op_savefh(struct tnfs_ctx *c, const union nfs4_args *a,
+			union nfs4_res *r, struct xdr_out *x)
+{
+	(void)a, (void)r, (void)x;
+	struct tnfs_node n;
+	uint32_t s = tnfs_node_dup(&c->cfh, &n);
+	if (s != NFS4_OK)
+		return s;
+	tnfs_node_put(&c->sfh);
+	c->sfh = n;
+	c->saved_sid = c->cur_sid;
+	c->have_saved_sid = c->have_cur_sid;
+	return NFS4_OK;
+}
+
+uint32_t tnfs_op_restorefh(struct tnfs_ctx *c, const union nfs4_args *a,
+			   union nfs4_res *r, struct xdr_out *x)
+{
+	(void)a, (void)r, (void)x;
+	if (c->sfh.fd < 0)
+		return NFS4ERR_RESTOREFH;
+	struct tnfs_node n;
+	uint32_t s = tnfs_node_dup(&c->sfh, &n);
+	if (s != NFS4_OK)
+		return s;
+	tnfs_ctx_set_cfh(c, &n, NULL);
+	c->cur_sid = c->saved_sid;
+	c->have_cur_sid = c->have_saved_sid;
+	return NFS4_OK;
+}
+
+uint32_t tnfs_op_lookup(struct tnfs_ctx *c, const union nfs4_args *a,
+			union nfs4_res *r, struct xdr_out *x)
+{
+	(void)r, (void)x;
+	char name[256];
+	uint32_t s = tnfs_fs_check_name(a->name.name.data, a->name.name.len, name);
+	if (s != NFS4_OK)
+		return s;
+	struct tnfs_node n;
+	s = tnfs_fs_lookup(c->exp, &c->cfh, name, &n);
+	if (s == NFS4_OK)
+		tnfs_ctx_set_cfh(c, &n, NULL);
+	return s;
+}
+
+uint32_t tnfs_op_lookupp(struct tnfs_ctx *c, const union nfs4_args *a,
+			 union nfs4_res *r, struct xdr_out *x)
+{
+	(void)a, (void)r, (void)x;
+	struct tnfs_node n;
+	uint32_t s = tnfs_fs_lookupp(c->exp, &c->cfh, &n);
+	if (s == NFS4_OK)
+		tnfs_ctx_set_cfh(c, &n, NULL);
+	return s;
+}
+
+/* Asks the kernel, as the caller (fsuid and groups are set). */
+static bool may(int fd, int mode)
+{
+	char pp[32];
+	snprintf(pp, sizeof(pp), "/proc/self/fd/%d", fd);
+	return syscall(SYS_faccessat2, AT_FDCWD, pp, mode, AT_EACCESS) == 0;
+}
+
+uint32_t tnfs_op_access(struct tnfs_ctx *c, const union nfs4_args *a,
+			union nfs4_res *r, struct xdr_out *x)
+{
+	(void)x;
+	struct stat st;
+	uint32_t s = tnfs_fs_stat(&c->cfh, &st);
+	if (s != NFS4_OK)
+		return s;
+	uint32_t want = a->access.access;
+	uint32_t meaningful = S_ISDIR(st.st_mode) ?
+		ACCESS4_READ | ACCESS4_LOOKUP | ACCESS4_MODIFY | ACCESS4_EXTEND | ACCESS4_DELETE :
+		ACCESS4_READ | ACCESS4_MODIFY | ACCESS4_EXTEND | ACCESS4_EXECUTE;
+	uint32_t supp = want & meaningful, got = 0;
+	bool lnk = S_ISLNK(st.st_mode);
+	if ((supp & ACCESS4_READ) && (lnk || may(c->cfh.fd, R_OK)))
+		got |= ACCESS4_READ;
+	if ((supp & (ACCESS4_LOOKUP | ACCESS4_EXECUTE)) && !lnk && may(c->cfh.fd, X_OK))
+		got |= supp & (ACCESS4_LOOKUP | ACCESS4_EXECUTE);
+	if ((supp & (ACCESS4_MODIFY | ACCESS4_EXTEND | ACCESS4_DELETE)) && !lnk &&
+	    !tnfs_ctx_readonly(c) && may(c->cfh.fd, W_OK))
+		got |= supp & (ACCESS4_MODIFY | ACCESS4_EXTEND | ACCESS4_DELETE);
+	r->access.supported = supp;
+	r->access.access = got;
+	return NFS4_OK;
+}
+
+uint32_t tnfs_op_getattr(struct tnfs_ctx *c, const union nfs4_args *a,
+			 union nfs4_res *r, struct xdr_out *x)
+{
+	(void)r;
+	struct stat st;
+	uint32_t s = tnfs_fs_stat(&c->cfh, &st);
+	if (s != NFS4_OK)
+		return s;
+	struct tnfs_attr_src src = {
+		.exp = c->exp, .minor = c->minor, .st = &st, .fd = c->cfh.fd,
+		.dirfd = -1, .maxread = c->srv->maxread, .maxwrite = c->srv->maxwrite,
+	};
+	return tnfs_attrs_encode(x, &a->getattr.mask, &src);
+}
+
+uint32_t tnfs_op_readlink(struct tnfs_ctx *c, const union nfs4_args *a,
+			  union nfs4_res *r, struct xdr_out *x)
+{
+	(void)a, (void)r;
+	char buf[NFS4_MAXPATHLEN + 1];
+	size_t len;
+	uint32_t s = tnfs_fs_readlink(&c->cfh, buf, sizeof(buf), &len);
+	if (s == NFS4_OK)
+		xdr_put_opaque(x, buf, (uint32_t)len);
+	return s;
+}
+
+uint32_t tnfs_op_secinfo_no_name(struct tnfs_ctx *c, const union nfs4_args *a,
+				 union nfs4_res *r, struct xdr_out *x)
+{
+	(void)r;
+	if (a->secinfo_no_name.style > SECINFO_STYLE4_PARENT)
+		return NFS4ERR_INVAL;
+	struct stat st;
+	uint32_t s = tnfs_fs_stat(&c->cfh, &st);
+	if (s != NFS4_OK)
+		return s;
+	if (a->secinfo_no_name.style == SECINFO_STYLE4_PARENT) {
+		if (!S_ISDIR(st.st_mode))
+			return NFS4ERR_NOTDIR;
+		if (tnfs_fs_is_root(c->exp, &st))
+			return NFS4ERR_NOENT;
+	}
+	xdr_put_u32(x, 1);
+	xdr_put_u32(x, AUTH_SYS);
+	/* RFC 8881 2.6.3.1.1.8: SECINFO_NO_NAME consumes the current fh */
+	tnfs_node_put(&c->cfh);
+	c->cfh_fh.len = 0;
+	return NFS4_OK;
+}

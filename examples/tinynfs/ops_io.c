@@ -1,0 +1,428 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* Open files and their data: OPEN, CLOSE, OPEN_DOWNGRADE, READ, WRITE,
+ * COMMIT, SETATTR, SEEK. */
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "attrs.h"
+#include "ops.h"
+#include "state.h"
+
+static uint32_t file_key(const struct tnfs_node *n, struct tnfs_file_key *k,
+			 struct stat *st)
+{
+	uint32_t s = tnfs_fs_stat(n, st);
+	if (s != NFS4_OK)
+		return s;
+	if (S_ISDIR(st->st_mode))
+		return NFS4ERR_ISDIR;
+	if (S_ISLNK(st->st_mode))
+		return NFS4ERR_SYMLINK;
+	if (!S_ISREG(st->st_mode))
+		return NFS4ERR_WRONG_TYPE;
+	k->dev = st->st_dev;
+	k->ino = st->st_ino;
+	return NFS4_OK;
+}
+
+static uint32_t open_for(const struct tnfs_node *n, uint32_t access, int *fd)
+{
+	if (access == OPEN4_SHARE_ACCESS_READ)
+		return tnfs_fs_open(n, O_RDONLY, fd);
+	uint32_t s = tnfs_fs_open(n, O_RDWR, fd);
+	if (s == NFS4ERR_ACCESS && access == OPEN4_SHARE_ACCESS_WRITE)
+		s = tnfs_fs_open(n, O_WRONLY, fd);
+	return s;
+}
+
+/* EXCLUSIVE4 keeps the verifier in the times, like Linux nfsd. */
+static void verf_times(const uint8_t v[8], struct timespec *at, struct timespec *mt)
+{
+	uint32_t w0 = (uint32_t)v[0] << 24 | (uint32_t)v[1] << 16 | (uint32_t)v[2] << 8 | v[3];
+	uint32_t w1 = (uint32_t)v[4] << 24 | (uint32_t)v[5] << 16 | (uint32_t)v[6] << 8 | v[7];
+	mt->tv_sec = (time_t)(w0 & 0x7fffffff);
+	mt->tv_nsec = 0;
+	at->tv_sec = (time_t)(w1 & 0x7fffffff);
+	at->tv_nsec = 0;
+}
+
+uint32_t tnfs_op_open(struct tnfs_ctx *c, const union nfs4_args *a,
+		      union nfs4_res *r, struct xdr_out *x)
+{
+	(void)x;
+	uint32_t access = a->open.share_access & ~(uint32_t)(OPEN4_SHARE_ACCESS_WANT_MASK |
+		OPEN4_SHARE_ACCESS_WANT_SIGNAL_DELEG_WHEN_RESRC_AVAIL |
+		OPEN4_SHARE_ACCESS_WANT_PUSH_DELEG_WHEN_UNCONTENDED);
+	uint32_t deny = a->open.share_deny;
+	if (access < OPEN4_SHARE_ACCESS_READ || access > OPEN4_SHARE_ACCESS_BOTH ||
+	    deny > OPEN4_SHARE_DENY_BOTH)
+		return NFS4ERR_INVAL;
+	bool create = a->open.opentype == OPEN4_CREATE;
+	switch (a->open.claim) {
+	case CLAIM_NULL:
+		break;
+	case CLAIM_FH:
+		if (create)
+			return NFS4ERR_INVAL;
+		break;
+	case CLAIM_PREVIOUS:
+		return NFS4ERR_NO_GRACE; /* no state survives a restart */
+	case CLAIM_DELEGATE_CUR:
+	case CLAIM_DELEG_CUR_FH:
+		return NFS4ERR_BAD_STATEID; /* no delegation was ever given */
+	default:
+		return NFS4ERR_NOTSUPP;
+	}
+	if ((create || (access & OPEN4_SHARE_ACCESS_WRITE)) && tnfs_ctx_readonly(c))
+		return NFS4ERR_ROFS;
+
+	struct tnfs_node n = { -1 };
+	int fd = -1;
+	uint32_t s;
+	memset(&r->open, 0, sizeof(r->open));
+	if (a->open.claim == CLAIM_FH) {
+		s = tnfs_node_dup(&c->cfh, &n);
+		if (s != NFS4_OK)
+			return s;
+		struct stat st;
+		struct tnfs_file_key k;
+		if ((s = file_key(&n, &k, &st)) != NFS4_OK ||
+		    (s = open_for(&n, access, &fd)) != NFS4_OK)
+			goto fail;
+	} else {
+		char name[256];
+		s = tnfs_fs_check_name(a->open.name.data, a->open.name.len, name);
+		if (s != NFS4_OK)
+			return s;
+		struct stat dst;
+		if ((s = tnfs_fs_stat(&c->cfh, &dst)) != NFS4_OK)
+			return s;
+		if (!S_ISDIR(dst.st_mode))
+			return S_ISLNK(dst.st_mode) ? NFS4ERR_SYMLINK : NFS4ERR_NOTDIR;
+		r->open.cinfo.before = tnfs_change_of(&dst);
+		if (!create) {
+			if ((s = tnfs_fs_lookup(c->exp, &c->cfh, name, &n)) != NFS4_OK)
+				return s;
+			struct stat st;
+			struct tnfs_file_key k;
+			if ((s = file_key(&n, &k, &st)) != NFS4_OK ||
+			    (s = open_for(&n, access, &fd)) != NFS4_OK)
+				goto fail;
+		} else {
+			struct tnfs_attrs_in ai;
+			memset(&ai, 0, sizeof(ai));
+			uint32_t mode = a->open.createmode;
+			if (mode != EXCLUSIVE4 &&
+			    (s = tnfs_attrs_decode(c->exp, c->minor, &a->open.attrs, &ai)) != NFS4_OK)
+				return s;
+			if (mode == EXCLUSIVE4_1 && (ai.sa.atime_how || ai.sa.mtime_how))
+				return NFS4ERR_INVAL; /* not in suppattr_exclcreat */
+			bool excl = mode != UNCHECKED4;
+			int acc = access == OPEN4_SHARE_ACCESS_READ ? O_RDONLY : O_RDWR;
+			bool created;
+			mode_t m = ai.sa.set_mode ? ai.sa.mode : 0644;
+			s = tnfs_fs_create_file(&c->cfh, name, acc, m, excl, &n, &fd, &created);
+			struct timespec vat, vmt;
+			verf_times(a->open.verf, &vat, &vmt);
+			if (s == NFS4ERR_EXIST && (mode == EXCLUSIVE4 || mode == EXCLUSIVE4_1)) {
+				/* a retransmission if the verifier matches */
+				struct tnfs_node e;
+				struct stat st;
+				if (tnfs_fs_lookup(c->exp, &c->cfh, name, &e) != NFS4_OK)
+					return NFS4ERR_EXIST;
+				bool same = tnfs_fs_stat(&e, &st) == NFS4_OK && S_ISREG(st.st_mode) &&
+					    st.st_mtim.tv_sec == vmt.tv_sec &&
+					    st.st_atim.tv_sec == vat.tv_sec;
+				if (!same) {
+					tnfs_node_put(&e);
+					return NFS4ERR_EXIST;
+				}
+				n = e;
+				if ((s = open_for(&n, access, &fd)) != NFS4_OK)
+					goto fail;
+				created = false;
+			} else if (s != NFS4_OK) {
+				return s;
+			}
+			if (created) {
+				struct tnfs_sattr sa = ai.sa;
+				struct stat st;
+				if (tnfs_fs_stat(&n, &st) == NFS4_OK && (st.st_mode & 07777) == m)
+					sa.set_mode = false;
+				if (sa.set_size && sa.size == 0)
+					sa.set_size = false;
+				if (mode == EXCLUSIVE4 || mode == EXCLUSIVE4_1) {
+					sa.atime_how = 2;
+					sa.atime = vat;
+					sa.mtime_how = 2;
+					sa.mtime = vmt;
+				}
+				s = tnfs_fs_setattr(&n, &sa, NULL, NULL);
+				if (s == NFS4_OK && ai.set_label)
+					s = tnfs_fs_set_label(&n, ai.label.data, ai.label.len);
+				if (s != NFS4_OK)
+					goto fail;
+				r->open.attrset = ai.set;
+				if (mode == EXCLUSIVE4 || mode == EXCLUSIVE4_1) {
+					nfs4_bm_set(&r->open.attrset, FATTR4_TIME_ACCESS);
+					nfs4_bm_set(&r->open.attrset, FATTR4_TIME_MODIFY);
+				}
+			} else if (ai.sa.set_size && ai.sa.size == 0) {
+				/* UNCHECKED4 on an existing file: only size 0 applies */
+				if (ftruncate(fd, 0) != 0) {
+					s = tnfs_errno_to_nfs(errno);
+					goto fail;
+				}
+				nfs4_bm_set(&r->open.attrset, FATTR4_SIZE);
+			}
+			if (access == OPEN4_SHARE_ACCESS_WRITE && fd >= 0) {
+				/* created O_RDWR; that is fine for a write open */
+			}
+		}
+		struct stat dst2;
+		if (tnfs_fs_stat(&c->cfh, &dst2) == NFS4_OK)
+			r->open.cinfo.after = tnfs_change_of(&dst2);
+	}
+	struct stat st;
+	struct tnfs_file_key k;
+	if ((s = file_key(&n, &k, &st)) != NFS4_OK)
+		goto fail;
+	s = tnfs_state_open(c->srv->state, c->clientid, a->open.owner.owner.data,
+			    a->open.owner.owner.len, k, access, deny, fd, &r->open.stateid);
+	fd = -1; /* the state owns it now */
+	if (s != NFS4_OK)
+		goto fail;
+	r->open.rflags = OPEN4_RESULT_LOCKTYPE_POSIX;
+	tnfs_ctx_set_cfh(c, &n, NULL);
+	tnfs_ctx_set_stateid(c, &r->open.stateid);
+	return NFS4_OK;
+fail:
+	if (fd >= 0)
+		close(fd);
+	tnfs_node_put(&n);
+	return s;
+}
+
+uint32_t tnfs_op_close(struct tnfs_ctx *c, const union nfs4_args *a,
+		       union nfs4_res *r, struct xdr_out *x)
+{
+	(void)x;
+	struct nfs4_stateid sid;
+	struct stat st;
+	struct tnfs_file_key k;
+	uint32_t s = tnfs_ctx_stateid(c, &a->close.stateid, &sid);
+	if (s == NFS4_OK)
+		s = file_key(&c->cfh, &k, &st);
+	if (s == NFS4_OK)
+		s = tnfs_state_close(c->srv->state, c->clientid, &sid, k, &r->stateid);
+	return s;
+}
+
+uint32_t tnfs_op_open_downgrade(struct tnfs_ctx *c, const union nfs4_args *a,
+				union nfs4_res *r, struct xdr_out *x)
+{
+	(void)x;
+	struct nfs4_stateid sid;
+	struct stat st;
+	struct tnfs_file_key k;
+	uint32_t access = a->open_downgrade.share_access & 3;
+	uint32_t s = tnfs_ctx_stateid(c, &a->open_downgrade.stateid, &sid);
+	if (s == NFS4_OK)
+		s = file_key(&c->cfh, &k, &st);
+	if (s == NFS4_OK)
+		s = tnfs_state_downgrade(c->srv->state, c->clientid, &sid, k, access,
+					 a->open_downgrade.share_deny, &r->stateid);
+	if (s == NFS4_OK)
+		tnfs_ctx_set_stateid(c, &r->stateid);
+	return s;
+}
+
+/* The descriptor to do I/O with for a stateid (caller closes). */
+static uint32_t io_fd(struct tnfs_ctx *c, const struct nfs4_stateid *in,
+		      bool write, int *fd, struct stat *st)
+{
+	struct nfs4_stateid sid;
+	struct tnfs_file_key k;
+	uint32_t s = tnfs_ctx_stateid(c, in, &sid);
+	if (s == NFS4_OK)
+		s = file_key(&c->cfh, &k, st);
+	if (s == NFS4_OK)
+		s = tnfs_state_io_fd(c->srv->state, c->clientid, &sid, k, write, fd);
+	if (s == NFS4_OK && *fd < 0) /* special stateid: as the caller */
+		s = tnfs_fs_open(&c->cfh, write ? O_WRONLY : O_RDONLY, fd);
+	if (s == NFS4ERR_ISDIR || s == NFS4ERR_SYMLINK || s == NFS4ERR_WRONG_TYPE)
+		s = s == NFS4ERR_ISDIR ? NFS4ERR_ISDIR : NFS4ERR_INVAL;
+	return s;
+}
+
+uint32_t tnfs_op_read(struct tnfs_ctx *c, const union nfs4_args *a,
+		      union nfs4_res *r, struct xdr_out *x)
+{
+	(void)r;
+	int fd;
+	struct stat st;
+	uint32_t s = io_fd(c, &a->read.stateid, false, &fd, &st);
+	if (s != NFS4_OK)
+		return s;
+	uint32_t count = a->read.count;
+	if (count > c->srv->maxread)
+		count = c->srv->maxread;
+	size_t room = xdr_out_left(x);
+	if (room < 8) {
+		close(fd);
+		return NFS4ERR_REP_TOO_BIG;
+	}
+	if (count > ((room - 8) & ~(size_t)3))
+		count = (uint32_t)((room - 8) & ~(size_t)3);
+	uint8_t *hdr = xdr_reserve(x, 8);
+	uint8_t *data = x->p;
+	size_t got = 0;
+	while (got < count) {
+		if (a->read.offset > (uint64_t)INT64_MAX - got)
+			break;
+		ssize_t n = pread(fd, data + got, count - got, (off_t)(a->read.offset + got));
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			s = errno == EBADF ? NFS4ERR_OPENMODE : tnfs_errno_to_nfs(errno);
+			close(fd);
+			return s;
+		}
+		if (n == 0)
+			break;
+		got += (size_t)n;
+	}
+	struct stat now;
+	bool eof = fstat(fd, &now) == 0 ? a->read.offset + got >= (uint64_t)now.st_size : got < count;
+	close(fd);
+	xdr_wr32(hdr, eof);
+	xdr_wr32(hdr + 4, (uint32_t)got);
+	memset(data + got, 0, xdr_pad((uint32_t)got) - got);
+	x->p = data + xdr_pad((uint32_t)got);
+	return NFS4_OK;
+}
+
+uint32_t tnfs_op_write(struct tnfs_ctx *c, const union nfs4_args *a,
+		       union nfs4_res *r, struct xdr_out *x)
+{
+	(void)x;
+	if (a->write.stable > FILE_SYNC4)
+		return NFS4ERR_INVAL;
+	if (tnfs_ctx_readonly(c))
+		return NFS4ERR_ROFS;
+	uint32_t len = a->write.data.len;
+	if (len > c->srv->maxwrite)
+		return NFS4ERR_INVAL;
+	if (a->write.offset > (uint64_t)INT64_MAX - len)
+		return NFS4ERR_FBIG;
+	int fd;
+	struct stat st;
+	uint32_t s = io_fd(c, &a->write.stateid, true, &fd, &st);
+	if (s != NFS4_OK)
+		return s;
+	size_t done = 0;
+	while (done < len) {
+		ssize_t n = pwrite(fd, a->write.data.data + done, len - done,
+				   (off_t)(a->write.offset + done));
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			s = errno == EBADF ? NFS4ERR_OPENMODE : tnfs_errno_to_nfs(errno);
+			break;
+		}
+		done += (size_t)n;
+	}
+	if (s == NFS4_OK && a->write.stable == FILE_SYNC4 && fsync(fd) != 0)
+		s = tnfs_errno_to_nfs(errno);
+	if (s == NFS4_OK && a->write.stable == DATA_SYNC4 && fdatasync(fd) != 0)
+		s = tnfs_errno_to_nfs(errno);
+	close(fd);
+	if (s != NFS4_OK)
+		return s;
+	r->write.count = (uint32_t)done;
+	r->write.committed = a->write.stable;
+	memcpy(r->write.verf, c->srv->write_verf, NFS4_VERIFIER_SIZE);
+	return NFS4_OK;
+}
+
+uint32_t tnfs_op_commit(struct tnfs_ctx *c, const union nfs4_args *a,
+			union nfs4_res *r, struct xdr_out *x)
+{
+	(void)a, (void)x;
+	struct stat st;
+	struct tnfs_file_key k;
+	uint32_t s = file_key(&c->cfh, &k, &st);
+	if (s != NFS4_OK)
+		return s == NFS4ERR_WRONG_TYPE || s == NFS4ERR_SYMLINK ? NFS4ERR_INVAL : s;
+	int fd;
+	s = tnfs_fs_open(&c->cfh, O_RDONLY, &fd);
+	if (s != NFS4_OK)
+		s = tnfs_fs_open(&c->cfh, O_WRONLY, &fd);
+	if (s != NFS4_OK)
+		return s;
+	/* fsync reaches stable storage before the reply goes out */
+	if (fsync(fd) != 0)
+		s = tnfs_errno_to_nfs(errno);
+	close(fd);
+	if (s == NFS4_OK)
+		memcpy(r->commit.verf, c->srv->write_verf, NFS4_VERIFIER_SIZE);
+	return s;
+}
+
+uint32_t tnfs_op_setattr(struct tnfs_ctx *c, const union nfs4_args *a,
+			 union nfs4_res *r, struct xdr_out *x)
+{
+	(void)x;
+	memset(&r->setattr.attrset, 0, sizeof(r->setattr.attrset));
+	struct tnfs_attrs_in ai;
+	uint32_t s = tnfs_attrs_decode(c->exp, c->minor, &a->setattr.attrs, &ai);
+	if (s != NFS4_OK)
+		return s;
+	if (tnfs_ctx_readonly(c))
+		return NFS4ERR_ROFS;
+	if (ai.sa.set_size) {
+		/* the stateid must allow writing (unless special) */
+		int fd;
+		struct stat st;
+		s = io_fd(c, &a->setattr.stateid, true, &fd, &st);
+		if (s != NFS4_OK)
+			return s;
+		close(fd);
+	}
+	s = tnfs_fs_setattr(&c->cfh, &ai.sa, c->srv->setattr_hook, c->srv->hook_arg);
+	if (s == NFS4_OK && ai.set_label)
+		s = tnfs_fs_set_label(&c->cfh, ai.label.data, ai.label.len);
+	if (s == NFS4_OK)
+		r->setattr.attrset = ai.set;
+	return s;
+}
+
+uint32_t tnfs_op_seek(struct tnfs_ctx *c, const union nfs4_args *a,
+		      union nfs4_res *r, struct xdr_out *x)
+{
+	(void)x;
+	if (a->seek.what > NFS4_CONTENT_HOLE)
+		return NFS4ERR_UNION_NOTSUPP;
+	int fd;
+	struct stat st;
+	uint32_t s = io_fd(c, &a->seek.stateid, false, &fd, &st);
+	if (s != NFS4_OK)
+		return s;
+	if (a->seek.offset > (uint64_t)INT64_MAX) {
+		close(fd);
+		return NFS4ERR_NXIO;
+	}
+	off_t pos = lseek(fd, (off_t)a->seek.offset,
+			  a->seek.what == NFS4_CONTENT_DATA ? SEEK_DATA : SEEK_HOLE);
+	int err = errno;
+	struct stat now;
+	bool have = fstat(fd, &now) == 0;
+	close(fd);
+	if (pos < 0)
+		return tnfs_errno_to_nfs(err);
+	r->seek.offset = (uint64_t)pos;
+	r->seek.eof = have && pos >= now.st_size;
+	return NFS4_OK;
+}

@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* Session operations: EXCHANGE_ID, CREATE_SESSION, SEQUENCE,
+ * DESTROY_SESSION, DESTROY_CLIENTID, RECLAIM_COMPLETE,
+ * BIND_CONN_TO_SESSION. */
+#include <string.h>
+
+#include "ops.h"
+#include "state.h"
+
+static struct xdr_opaque str(const char *s)
+{
+	return (struct xdr_opaque){ (const uint8_t *)s, (uint32_t)strlen(s) };
+}
+
+uint32_t tnfs_op_exchange_id(struct tnfs_ctx *c, const union nfs4_args *a,
+			     union nfs4_res *r, struct xdr_out *x)
+{
+	(void)x;
+	uint32_t s = tnfs_state_exchange_id(c->srv->state, a->exchange_id.verf,
+					    a->exchange_id.ownerid.data,
+					    a->exchange_id.ownerid.len,
+					    a->exchange_id.flags, a->exchange_id.sp_how,
+					    &r->exchange_id.clientid,
+					    &r->exchange_id.seqid, &r->exchange_id.flags);
+	if (s != NFS4_OK)
+		return s;
+	r->exchange_id.minor_id = 0;
+	r->exchange_id.major_id = str(c->srv->owner);
+	r->exchange_id.scope = str(c->srv->owner);
+	r->exchange_id.impl_domain = str(TNFS_IMPL_DOMAIN);
+	r->exchange_id.impl_name = str(TNFS_IMPL_NAME);
+	return NFS4_OK;
+}
+
+uint32_t tnfs_op_create_session(struct tnfs_ctx *c, const union nfs4_args *a,
+				union nfs4_res *r, struct xdr_out *x)
+{
+	(void)x;
+	return tnfs_state_create_session(c->srv->state, a->create_session.clientid,
+					 a->create_session.seqid,
+					 &a->create_session.fore,
+					 &a->create_session.back, r);
+}
+
+uint32_t tnfs_op_sequence(struct tnfs_ctx *c, const union nfs4_args *a,
+			  union nfs4_res *r, struct xdr_out *x)
+{
+	(void)x;
+	struct tnfs_seq q;
+	uint32_t s = tnfs_state_sequence(c->srv->state, a->sequence.sessionid,
+					 a->sequence.seqid, a->sequence.slotid, &q);
+	if (s != NFS4_OK)
+		return s;
+	if (q.replay) {
+		c->replay = q.reply;
+		c->replay_len = q.reply_len;
+		return NFS4_OK;
+	}
+	c->have_session = true;
+	memcpy(c->sessionid, a->sequence.sessionid, NFS4_SESSIONID_SIZE);
+	c->slotid = a->sequence.slotid;
+	c->clientid = q.clientid;
+	c->cachethis = a->sequence.cachethis;
+	c->maxops = q.maxops;
+	c->maxreq = q.maxreq;
+	c->maxresp_cached = q.maxresp_cached;
+	if (q.maxresp < c->limit)
+		c->limit = q.maxresp;
+	/* the slot is now in use: these errors are this request's reply */
+	if (c->numops > q.maxops)
+		return NFS4ERR_TOO_MANY_OPS;
+	if (c->reqlen > q.maxreq)
+		return NFS4ERR_REQ_TOO_BIG;
+	memcpy(r->sequence.sessionid, a->sequence.sessionid, NFS4_SESSIONID_SIZE);
+	r->sequence.seqid = a->sequence.seqid;
+	r->sequence.slotid = a->sequence.slotid;
+	r->sequence.highest_slotid = q.nslots - 1;
+	r->sequence.target_highest_slotid = q.nslots - 1;
+	r->sequence.status_flags = 0;
+	return NFS4_OK;
+}
+
+uint32_t tnfs_op_destroy_session(struct tnfs_ctx *c, const union nfs4_args *a,
+				 union nfs4_res *r, struct xdr_out *x)
+{
+	(void)r, (void)x;
+	return tnfs_state_destroy_session(c->srv->state, a->destroy_session.sessionid);
+}
+
+uint32_t tnfs_op_destroy_clientid(struct tnfs_ctx *c, const union nfs4_args *a,
+				  union nfs4_res *r, struct xdr_out *x)
+{
+	(void)r, (void)x;
+	return tnfs_state_destroy_clientid(c->srv->state, a->destroy_clientid.clientid);
+}
+
+uint32_t tnfs_op_reclaim_complete(struct tnfs_ctx *c, const union nfs4_args *a,
+				  union nfs4_res *r, struct xdr_out *x)
+{
+	(void)r, (void)x;
+	return tnfs_state_reclaim_complete(c->srv->state, c->clientid,
+					   a->reclaim_complete.one_fs);
+}
+
+uint32_t tnfs_op_bind_conn(struct tnfs_ctx *c, const union nfs4_args *a,
+			   union nfs4_res *r, struct xdr_out *x)
+{
+	(void)x;
+	switch (a->bind_conn.dir) {
+	case CDFC4_FORE:
+	case CDFC4_FORE_OR_BOTH:
+	case CDFC4_BACK_OR_BOTH:
+		break;
+	default: /* CDFC4_BACK: there is no back channel */
+		return NFS4ERR_INVAL;
+	}
+	uint32_t s = tnfs_state_bind_conn(c->srv->state, a->bind_conn.sessionid);
+	if (s != NFS4_OK)
+		return s;
+	memcpy(r->bind_conn.sessionid, a->bind_conn.sessionid, NFS4_SESSIONID_SIZE);
+	r->bind_conn.dir = CDFS4_FORE;
+	r->bind_conn.rdma_mode = false;
+	return NFS4_OK;
+}

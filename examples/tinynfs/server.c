@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* The tinynfs server object; see server.h. */
+#include "server.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "compound.h"
+
+#define DEFAULT_IO (1024u * 1024u)
+
+int tnfs_server_new(const struct tnfs_server_opts *opts, struct tnfs_server **out)
+{
+	if (!opts || opts->size < sizeof(*opts) || !opts->exports || opts->exports->n == 0)
+		return -EINVAL;
+	if (opts->exports->n > 1)
+		return -ENOTSUP;
+	if (tnfs_optable_check(NULL) != 0)
+		return -ENOSYS;
+	struct tnfs_server *s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	if (opts->versions)
+		s->versions = *opts->versions;
+	else
+		tnfs_versions_default(&s->versions);
+	int rc = tnfs_versions_check(&s->versions);
+	if (rc)
+		goto fail;
+	if (opts->boot_verifier) {
+		memcpy(s->boot, opts->boot_verifier, 8);
+	} else {
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		uint64_t v = (uint64_t)ts.tv_sec << 32 ^ (uint64_t)ts.tv_nsec << 8 ^ (uint64_t)getpid();
+		for (int i = 0; i < 8; i++)
+			s->boot[i] = (uint8_t)(v >> (56 - 8 * i));
+	}
+	/* the write verifier changes whenever the boot verifier does */
+	memcpy(s->write_verf, s->boot, 8);
+	s->write_verf[0] ^= 0x5a;
+	s->maxread = opts->maxread ? opts->maxread : DEFAULT_IO;
+	s->maxwrite = opts->maxwrite ? opts->maxwrite : DEFAULT_IO;
+	if (s->maxread > DEFAULT_IO || s->maxwrite > DEFAULT_IO) {
+		rc = -EINVAL;
+		goto fail;
+	}
+	const char *own = opts->server_owner ? opts->server_owner : "tinynfs";
+	if (strlen(own) >= sizeof(s->owner)) {
+		rc = -EINVAL;
+		goto fail;
+	}
+	strcpy(s->owner, own);
+	s->setattr_hook = opts->setattr_hook;
+	s->op_hook = opts->op_hook;
+	s->hook_arg = opts->hook_arg;
+	rc = tnfs_export_open(&opts->exports->v[0], 0, opts->inode_handles, &s->exp);
+	if (rc)
+		goto fail;
+	rc = tnfs_state_new(s->boot, &s->state);
+	if (rc)
+		goto fail;
+	*out = s;
+	return 0;
+fail:
+	tnfs_server_free(s);
+	return rc;
+}
+
+void tnfs_server_free(struct tnfs_server *s)
+{
+	if (!s)
+		return;
+	tnfs_state_free(s->state);
+	tnfs_export_close(s->exp);
+	free(s);
+}

@@ -1,0 +1,163 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * NFSv4.1 server state (RFC 8881 sections 2.10, 8, 9, 18.35-18.46):
+ * client records, sessions with their slot tables and reply cache, open
+ * and lock stateids, and byte-range locks.  No delegations, no layouts,
+ * no callbacks (CREATE_SESSION never grants a back channel).
+ *
+ * All functions are thread-safe (one mutex inside) and return an
+ * nfsstat4.  Nothing here survives a restart: after one, clients see
+ * NFS4ERR_STALE_CLIENTID / NFS4ERR_BADSESSION, start over, and reclaims
+ * (CLAIM_PREVIOUS, reclaim LOCKs) are answered NFS4ERR_NO_GRACE.
+ *
+ * Rules enforced:
+ *  - EXCHANGE_ID: flags outside EXCHGID4_FLAG_MASK_A -> NFS4ERR_INVAL;
+ *    state protection other than SP4_NONE -> NFS4ERR_NOTSUPP; same owner
+ *    and verifier as a confirmed record -> that record (CONFIRMED_R);
+ *    otherwise a new unconfirmed record (a confirmed record of an older
+ *    incarnation is purged when the new one is confirmed); UPD_CONFIRMED
+ *    without a confirmed record -> NFS4ERR_NOENT, with another verifier ->
+ *    NFS4ERR_NOT_SAME.
+ *  - CREATE_SESSION: unknown client -> NFS4ERR_STALE_CLIENTID; sequence id
+ *    equal to the expected one runs, the previous one replays the cached
+ *    result, anything else -> NFS4ERR_SEQ_MISORDERED.  Channel attributes
+ *    are clamped to the server's limits (TNFS_MAX_SLOTS, TNFS_MAX_OPS,
+ *    TNFS_MAX_REQ, TNFS_MAX_CACHED); flags in the reply are 0.
+ *  - SEQUENCE: unknown session -> NFS4ERR_BADSESSION; slot >= slot count
+ *    -> NFS4ERR_BADSLOT; slot busy -> NFS4ERR_DELAY; seqid == slot's + 1
+ *    -> new request; == slot's -> replay of the cached reply, or
+ *    NFS4ERR_RETRY_UNCACHED_REP if it was not cached; otherwise
+ *    NFS4ERR_SEQ_MISORDERED.
+ *  - stateids: unknown or another client's -> NFS4ERR_BAD_STATEID; seqid 0
+ *    matches any; older -> NFS4ERR_OLD_STATEID; newer -> BAD_STATEID;
+ *    a stateid of another file -> NFS4ERR_BAD_STATEID.
+ *  - locks: length 0, or offset + length beyond 2^64 -> NFS4ERR_INVAL;
+ *    conflicting lock of another owner -> NFS4ERR_DENIED with the holder;
+ *    write lock through a read-only open -> NFS4ERR_OPENMODE; CLOSE or
+ *    FREE_STATEID while locks are held -> NFS4ERR_LOCKS_HELD.
+ */
+#ifndef TINYNFS_STATE_H
+#define TINYNFS_STATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "nfs4_xdr.h"
+
+#define TNFS_MAX_SLOTS 64
+#define TNFS_MAX_OPS 32
+#define TNFS_MAX_REQ (1024 * 1024 + 8192)
+#define TNFS_MAX_CACHED 16384
+#define TNFS_MAX_CLIENTS 1024
+#define TNFS_MAX_SESSIONS 16 /* per client */
+#define TNFS_MAX_STATEIDS 65536
+#define TNFS_LEASE_TIME 90
+
+struct tnfs_state;
+
+/* boot: 8 bytes distinguishing this server instance (ids embed it). */
+int tnfs_state_new(const uint8_t boot[8], struct tnfs_state **out);
+void tnfs_state_free(struct tnfs_state *st);
+
+/* Leases: CREATE_SESSION and SEQUENCE renew a client's lease.  A client
+ * whose lease (TNFS_LEASE_TIME seconds) has run out keeps its state until
+ * another client needs it -- a conflicting LOCK, LOCKT or OPEN share
+ * reservation -- or until the next EXCHANGE_ID of any client; then it is
+ * removed with its sessions and state (its next SEQUENCE gets
+ * NFS4ERR_BADSESSION).  The clock counts seconds; NULL restores
+ * CLOCK_MONOTONIC (tests set their own). */
+typedef uint64_t tnfs_clock_fn(void *arg);
+void tnfs_state_set_clock(struct tnfs_state *st, tnfs_clock_fn *fn, void *arg);
+
+uint32_t tnfs_state_exchange_id(struct tnfs_state *st, const uint8_t verf[8],
+				const uint8_t *owner, uint32_t owner_len,
+				uint32_t flags, uint32_t sp_how,
+				uint64_t *clientid, uint32_t *seqid,
+				uint32_t *rflags);
+
+/* On NFS4_OK fills res (sessionid, seqid, flags, channel attributes). */
+uint32_t tnfs_state_create_session(struct tnfs_state *st, uint64_t clientid,
+				   uint32_t seqid,
+				   const struct nfs4_channel_attrs *fore,
+				   const struct nfs4_channel_attrs *back,
+				   union nfs4_res *res);
+
+/* What SEQUENCE found. */
+struct tnfs_seq {
+	uint64_t clientid;
+	uint32_t nslots;
+	uint32_t maxops, maxreq, maxresp, maxresp_cached;
+	bool replay;
+	/* replay: a copy of the cached reply, owned by the caller (free()) */
+	uint8_t *reply;
+	size_t reply_len;
+};
+
+uint32_t tnfs_state_sequence(struct tnfs_state *st, const uint8_t sid[16],
+			     uint32_t seqid, uint32_t slotid, struct tnfs_seq *out);
+/* Ends the request on the slot: caches `reply` (if cache is true and it
+ * fits the session's cache size) and frees the slot.  A session destroyed
+ * meanwhile is ignored. */
+void tnfs_state_slot_done(struct tnfs_state *st, const uint8_t sid[16],
+			  uint32_t slotid, const uint8_t *reply, size_t len,
+			  bool cache);
+
+uint32_t tnfs_state_destroy_session(struct tnfs_state *st, const uint8_t sid[16]);
+uint32_t tnfs_state_destroy_clientid(struct tnfs_state *st, uint64_t clientid);
+uint32_t tnfs_state_reclaim_complete(struct tnfs_state *st, uint64_t clientid,
+				     bool one_fs);
+uint32_t tnfs_state_bind_conn(struct tnfs_state *st, const uint8_t sid[16]);
+
+/* A file, as the state knows it. */
+struct tnfs_file_key {
+	dev_t dev;
+	ino_t ino;
+};
+
+/* OPEN: creates or upgrades the open stateid of (owner, file).  Takes
+ * ownership of fd (closed on failure, or when a broader one replaces it).
+ * share_access/share_deny are validated by the caller. */
+uint32_t tnfs_state_open(struct tnfs_state *st, uint64_t clientid,
+			 const uint8_t *owner, uint32_t owner_len,
+			 struct tnfs_file_key key, uint32_t access, uint32_t deny,
+			 int fd, struct nfs4_stateid *out);
+uint32_t tnfs_state_close(struct tnfs_state *st, uint64_t clientid,
+			  const struct nfs4_stateid *sid, struct tnfs_file_key key,
+			  struct nfs4_stateid *out);
+uint32_t tnfs_state_downgrade(struct tnfs_state *st, uint64_t clientid,
+			      const struct nfs4_stateid *sid,
+			      struct tnfs_file_key key, uint32_t access,
+			      uint32_t deny, struct nfs4_stateid *out);
+
+/* True for the anonymous (all zeros) and READ-bypass (all ones) stateids. */
+bool tnfs_stateid_is_special(const struct nfs4_stateid *sid);
+
+/* For READ/WRITE/SEEK/SETATTR: a descriptor (dup, caller closes) of the
+ * open behind sid, which must be this client's open or lock stateid for
+ * `key`; *fd = -1 for a special stateid (caller opens the file itself).
+ * need_write/need_read: NFS4ERR_OPENMODE if the open lacks that access. */
+uint32_t tnfs_state_io_fd(struct tnfs_state *st, uint64_t clientid,
+			  const struct nfs4_stateid *sid, struct tnfs_file_key key,
+			  bool need_write, int *fd);
+
+uint32_t tnfs_state_lock(struct tnfs_state *st, uint64_t clientid,
+			 struct tnfs_file_key key, const union nfs4_args *a,
+			 union nfs4_res *res);
+uint32_t tnfs_state_lockt(struct tnfs_state *st, uint64_t clientid,
+			  struct tnfs_file_key key, const union nfs4_args *a,
+			  union nfs4_res *res);
+uint32_t tnfs_state_locku(struct tnfs_state *st, uint64_t clientid,
+			  struct tnfs_file_key key, const union nfs4_args *a,
+			  union nfs4_res *res);
+
+uint32_t tnfs_state_test_stateid(struct tnfs_state *st, uint64_t clientid,
+				 const struct nfs4_stateid *sid);
+uint32_t tnfs_state_free_stateid(struct tnfs_state *st, uint64_t clientid,
+				 const struct nfs4_stateid *sid);
+
+/* Longest lock owner stored so far (bounds the LOCK/LOCKT DENIED reply). */
+uint32_t tnfs_state_max_owner_len(struct tnfs_state *st);
+
+#endif

@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* The exports file parser: options, defaults, errors with line numbers. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "exports.h"
+
+static int parse(const char *text, struct tnfs_exports *e, char *err)
+{
+	return tnfs_exports_parse("exports", text, strlen(text), e, err, 128);
+}
+
+static void test_good(void **state)
+{
+	(void)state;
+	struct tnfs_exports e;
+	char err[128];
+	assert_int_equal(parse("# comment\n"
+			       "\n"
+			       "/srv/a *(rw,no_root_squash,security_label)  # trailing\n"
+			       "/srv/b\n"
+			       "  /srv/c   ro,all_squash,anonuid=1000,anongid=100,sync,no_subtree_check\n"
+			       "/srv/d (rw)\r\n", &e, err), 0);
+	assert_int_equal(e.n, 4);
+	assert_string_equal(e.v[0].path, "/srv/a");
+	assert_int_equal(e.v[0].flags, TNFS_EXP_RW | TNFS_EXP_SECURITY_LABEL);
+	assert_int_equal(e.v[0].squash, TNFS_SQUASH_NONE);
+	assert_int_equal(e.v[0].line, 3);
+	/* defaults: ro, root_squash, 65534, no security label */
+	assert_string_equal(e.v[1].path, "/srv/b");
+	assert_int_equal(e.v[1].flags, 0);
+	assert_int_equal(e.v[1].squash, TNFS_SQUASH_ROOT);
+	assert_int_equal(e.v[1].anonuid, 65534);
+	assert_int_equal(e.v[1].anongid, 65534);
+	assert_int_equal(e.v[2].squash, TNFS_SQUASH_ALL);
+	assert_int_equal(e.v[2].anonuid, 1000);
+	assert_int_equal(e.v[2].anongid, 100);
+	assert_int_equal(e.v[2].line, 5);
+	assert_int_equal(e.v[3].flags, TNFS_EXP_RW);
+	tnfs_exports_free(&e);
+	assert_int_equal(parse("", &e, err), 0);
+	assert_int_equal(e.n, 0);
+	tnfs_exports_free(&e);
+}
+
+static void expect_error(const char *text, const char *msg)
+{
+	struct tnfs_exports e;
+	char err[128];
+	assert_int_equal(parse(text, &e, err), -EINVAL);
+	assert_string_equal(err, msg);
+	assert_int_equal(e.n, 0);
+	assert_null(e.v);
+}
+
+static void test_errors(void **state)
+{
+	(void)state;
+	expect_error("/a rw\n/b *(rw,foo)\n", "exports:2: unknown option 'foo'");
+	expect_error("relative rw\n", "exports:1: export path must be absolute");
+	expect_error("/a *(rw\n", "exports:1: missing ')'");
+	expect_error("/a host(rw)\n", "exports:1: only '*' clients are supported");
+	expect_error("/a *(rw) *(ro)\n", "exports:1: more than one client entry");
+	expect_error("#\n\n/a anonuid=x\n", "exports:3: bad anonuid 'x'");
+	expect_error("/a anongid=99999999999\n", "exports:1: bad anongid '99999999999'");
+	expect_error("/a rw,,ro\n", "exports:1: empty option");
+	expect_error("/a async\n",
+		     "exports:1: option 'async' is not supported (writes are always stable when acknowledged so)");
+	expect_error("/a\n/b\n/a rw\n", "exports:3: '/a' already exported on line 1");
+	struct tnfs_exports e;
+	char err[128];
+	assert_int_equal(tnfs_exports_parse("x", "/a\0b", 4, &e, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "x:0: NUL byte in file");
+}
+
+static void test_load(void **state)
+{
+	(void)state;
+	struct tnfs_exports e;
+	char err[128];
+	assert_int_equal(tnfs_exports_load("/nonexistent/exports", &e, err, sizeof(err)), -ENOENT);
+	char path[] = "/tmp/tinynfs-exports-XXXXXX";
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	FILE *f = fdopen(fd, "w");
+	fputs("/srv/x *(rw)\n/srv/y *(bogus)\n", f);
+	fclose(f);
+	assert_int_equal(tnfs_exports_load(path, &e, err, sizeof(err)), -EINVAL);
+	char want[128];
+	snprintf(want, sizeof(want), "%s:2: unknown option 'bogus'", path);
+	assert_string_equal(err, want);
+	remove(path);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_good),
+		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_load),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,437 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The RPC service core (ONC RPC version 2, RFC 5531): program registry, call
+ * decoding, authentication (AUTH_NONE, AUTH_SYS), dispatch to handlers, reply
+ * encoding, TCP and UDP transports on an epoll event loop, and registration
+ * with the system's rpcbind (RFC 1833).
+ *
+ * Overview
+ *   struct rpcrdma_svc *svc;
+ *   rpcrdma_svc_create(NULL, &svc);
+ *   rpcrdma_svc_register(svc, &my_program);       // tables of procedures
+ *   rpcrdma_svc_listen_tcp(svc, addr, len, NULL);  // and/or _udp
+ *   rpcrdma_svc_rpcbind_set(svc, NULL);           // optional
+ *   rpcrdma_svc_start(svc);                        // own thread, or drive
+ *                                                  // rpcrdma_svc_fd()/_poll()
+ *   ...
+ *   rpcrdma_svc_destroy(svc);                      // unsets rpcbind, frees all
+ *
+ * Threads.  The event loop runs on one thread at a time: the service's own
+ * thread (rpcrdma_svc_start) or whichever thread calls rpcrdma_svc_poll
+ * (concurrent callers are serialised).  Handlers run on that thread.  A
+ * handler that must not block returns RPCRDMA_SVC_ASYNC and completes the
+ * call later, from any thread, with rpcrdma_svc_reply().  Registration may
+ * happen at any time; programs stay registered until the service is
+ * destroyed.
+ *
+ * Call processing order (each step's failure gives the reply named):
+ *   1. fewer than 3 words, or a message type other than CALL: dropped, no
+ *      reply (there is nobody to answer).
+ *   2. rpcvers != 2: MSG_DENIED RPC_MISMATCH, low = high = 2.
+ *   3. header (prog, vers, proc, credential, verifier) truncated: dropped.
+ *   4. credential and verifier checked (see "Authentication"): MSG_DENIED
+ *      AUTH_ERROR with the auth_stat given there.
+ *   5. program not registered: PROG_UNAVAIL.
+ *   6. version not registered, or registered as needing congestion control
+ *      while the transport has none: PROG_MISMATCH with the lowest and
+ *      highest versions the transport may use (if none may be used:
+ *      PROG_UNAVAIL).
+ *   7. procedure number beyond the table or without a handler: PROC_UNAVAIL.
+ *   8. version requires AUTH_SYS and the call has AUTH_NONE (procedure 0
+ *      excepted): AUTH_ERROR AUTH_TOOWEAK.
+ *   9. argument decoder fails: GARBAGE_ARGS.
+ *  10. the estimator's size is reserved from the transport (an estimate
+ *      over 2 GiB: SYSTEM_ERR; the transport refusing the buffer: dropped,
+ *      counted); the handler runs; its status is sent.  A result
+ *      encoder that fails (it ran past the estimate, or reported an error)
+ *      turns the reply into SYSTEM_ERR and is counted in
+ *      estimate_exceeded / encode_errors.
+ * Every reply carries an AUTH_NONE verifier.
+ *
+ * Authentication.  The credential and verifier bodies are at most 400 bytes
+ * (RFC 5531 MAX_AUTH_BYTES); a longer one is AUTH_BADCRED (credential) or
+ * AUTH_BADVERF (verifier); one running past the end of the message is a
+ * truncated header (step 3: dropped).
+ *   AUTH_NONE: body length 0, else AUTH_BADCRED.
+ *   AUTH_SYS: stamp, machinename<255>, uid, gid, gids<16>, exactly filling
+ *     the body; anything else (longer name, more gids, bytes left over) is
+ *     AUTH_BADCRED.
+ *   AUTH_SHORT: this server never issues short-hand credentials, so
+ *     AUTH_REJECTEDCRED (the client starts again with AUTH_SYS).
+ *   any other flavour: AUTH_BADCRED.
+ *   The verifier of AUTH_NONE and AUTH_SYS calls must be AUTH_NONE with an
+ *   empty body, else AUTH_BADVERF.
+ */
+#ifndef RPCRDMA_SVC_H
+#define RPCRDMA_SVC_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+
+#include <rpcrdma/api.h>
+#include <rpcrdma/xdr.h>
+
+RPCRDMA_BEGIN_DECLS
+
+struct rpcrdma_svc;
+struct rpcrdma_svc_call;
+struct rpcrdma_svc_xprt;
+
+/* accept_stat (RFC 5531), the values a handler returns, plus two more. */
+enum rpcrdma_svc_status {
+	RPCRDMA_SVC_SUCCESS = 0,
+	RPCRDMA_SVC_PROG_UNAVAIL = 1,
+	RPCRDMA_SVC_PROG_MISMATCH = 2,
+	RPCRDMA_SVC_PROC_UNAVAIL = 3,
+	RPCRDMA_SVC_GARBAGE_ARGS = 4,
+	RPCRDMA_SVC_SYSTEM_ERR = 5,
+	/* Handler only: no reply is sent (e.g. a duplicate request). */
+	RPCRDMA_SVC_DROP = 0x100,
+	/* Handler only: the handler will call rpcrdma_svc_reply() later. */
+	RPCRDMA_SVC_ASYNC = 0x101,
+};
+
+/* auth_stat (RFC 5531). */
+enum rpcrdma_svc_auth_stat {
+	RPCRDMA_AUTH_OK = 0,
+	RPCRDMA_AUTH_BADCRED = 1,
+	RPCRDMA_AUTH_REJECTEDCRED = 2,
+	RPCRDMA_AUTH_BADVERF = 3,
+	RPCRDMA_AUTH_REJECTEDVERF = 4,
+	RPCRDMA_AUTH_TOOWEAK = 5,
+};
+
+/* Authentication flavours. */
+#define RPCRDMA_AUTH_NONE 0u
+#define RPCRDMA_AUTH_SYS 1u
+#define RPCRDMA_AUTH_SHORT 2u
+
+#define RPCRDMA_AUTH_SYS_MAX_MACHINENAME 255
+#define RPCRDMA_AUTH_SYS_MAX_GIDS 16
+
+/* The caller's identity, decoded from the credential. */
+struct rpcrdma_svc_cred {
+	uint32_t flavor; /* RPCRDMA_AUTH_NONE or RPCRDMA_AUTH_SYS */
+	/* AUTH_SYS only (zero for AUTH_NONE): */
+	uint32_t stamp;
+	uint32_t uid;
+	uint32_t gid;
+	uint32_t ngids;
+	uint32_t gids[RPCRDMA_AUTH_SYS_MAX_GIDS];
+	char machinename[RPCRDMA_AUTH_SYS_MAX_MACHINENAME + 1];
+};
+
+/*
+ * One procedure.  A procedure with a NULL handler is a hole in the table
+ * (PROC_UNAVAIL).  A procedure with a handler must have an estimator:
+ * registration fails with -EINVAL otherwise.
+ *
+ * args_size / res_size: bytes the core allocates (zeroed, aligned for any
+ *   type) for the decoded arguments and the results; 0 for none.
+ * decode_args(dec, args): decodes the arguments; non-zero = GARBAGE_ARGS.
+ *   NULL: the procedure takes no arguments (trailing bytes are ignored).
+ *   A decoder may keep pointers into the received message (see
+ *   rpcrdma_xdr_get_opaque_ref): it stays valid until the call completes.
+ * estimate(call, args): the largest number of bytes encode_res can write for
+ *   these arguments (the reply body, without the RPC reply header).  The
+ *   core reserves the reply header plus this before running the handler;
+ *   the RDMA transport uses it to choose an inline reply or a reply chunk.
+ *   It must be a true upper bound: the encoder gets exactly that room.
+ * handler(call, args, res): does the work; returns an rpcrdma_svc_status:
+ *   SUCCESS (results encoded), PROC_UNAVAIL, GARBAGE_ARGS, SYSTEM_ERR, DROP,
+ *   or ASYNC (see rpcrdma_svc_reply).  Any other value is sent as SYSTEM_ERR.
+ * encode_res(enc, res): encodes the results after SUCCESS; non-zero =
+ *   SYSTEM_ERR.  NULL: no results (void).
+ * release(args, res): optional; called exactly once for every call that
+ *   reached step 9 (decoded successfully or not), after its reply is
+ *   encoded or dropped, to free what the decoder or handler allocated.
+ */
+struct rpcrdma_svc_proc {
+	const char *name;
+	size_t args_size;
+	size_t res_size;
+	int (*decode_args)(struct rpcrdma_xdr_dec *dec, void *args);
+	size_t (*estimate)(const struct rpcrdma_svc_call *call, const void *args);
+	int (*handler)(struct rpcrdma_svc_call *call, void *args, void *res);
+	int (*encode_res)(struct rpcrdma_xdr_enc *enc, const void *res);
+	void (*release)(void *args, void *res);
+};
+
+/* Version flags. */
+/* Needs a transport with congestion control (NFSv4: RFC 7530 section 3.1):
+ * refused over UDP (PROG_MISMATCH) and not registered with rpcbind for
+ * udp/udp6. */
+#define RPCRDMA_SVC_VERS_NEEDS_CC 0x1u
+/* Calls other than procedure 0 must carry AUTH_SYS (else AUTH_TOOWEAK). */
+#define RPCRDMA_SVC_VERS_AUTH_SYS 0x2u
+
+struct rpcrdma_svc_version {
+	uint32_t vers;
+	uint32_t flags;      /* RPCRDMA_SVC_VERS_* */
+	uint32_t nprocs;     /* procs[0..nprocs-1], indexed by procedure number */
+	const struct rpcrdma_svc_proc *procs;
+};
+
+/*
+ * A program.  The core copies this structure and the version array at
+ * registration; the procedure tables and names are NOT copied and must stay
+ * valid until the service is destroyed (normally they are static const).
+ */
+struct rpcrdma_svc_program {
+	uint32_t prog;
+	const char *name;
+	uint32_t nvers;
+	const struct rpcrdma_svc_version *vers;
+	void *ctx;           /* returned by rpcrdma_svc_call_program_ctx() */
+};
+
+/*
+ * Registers a program.  -EINVAL: no versions, duplicate version numbers, a
+ * procedure with a handler but no estimator, nprocs with a NULL table;
+ * -EEXIST: the program number is already registered; -ENOMEM.
+ */
+RPCRDMA_API int rpcrdma_svc_register(struct rpcrdma_svc *svc,
+				     const struct rpcrdma_svc_program *prog);
+
+/* ---------------------------------------------------------------- calls */
+
+/*
+ * Completes a call whose handler returned RPCRDMA_SVC_ASYNC, from any
+ * thread, exactly once.  status as a handler's return value (not ASYNC).
+ * The results are encoded from the res pointer the handler got.  After this
+ * returns the call, its args and res are freed: do not touch them.
+ */
+RPCRDMA_API void rpcrdma_svc_reply(struct rpcrdma_svc_call *call, int status);
+
+/* Accessors, valid while the call is in progress. */
+RPCRDMA_API uint32_t rpcrdma_svc_call_xid(const struct rpcrdma_svc_call *call);
+RPCRDMA_API uint32_t rpcrdma_svc_call_prog(const struct rpcrdma_svc_call *call);
+RPCRDMA_API uint32_t rpcrdma_svc_call_vers(const struct rpcrdma_svc_call *call);
+RPCRDMA_API uint32_t rpcrdma_svc_call_proc(const struct rpcrdma_svc_call *call);
+RPCRDMA_API const struct rpcrdma_svc_cred *
+rpcrdma_svc_call_cred(const struct rpcrdma_svc_call *call);
+/* Peer address (may have length 0 when the transport has none). */
+RPCRDMA_API const struct sockaddr *
+rpcrdma_svc_call_peer(const struct rpcrdma_svc_call *call, socklen_t *len);
+RPCRDMA_API const char *rpcrdma_svc_call_netid(const struct rpcrdma_svc_call *call);
+RPCRDMA_API void *rpcrdma_svc_call_program_ctx(const struct rpcrdma_svc_call *call);
+/* The transport's per-call context (RDMA: the chunk lists of the call). */
+RPCRDMA_API void *rpcrdma_svc_call_xprt_ctx(const struct rpcrdma_svc_call *call);
+/* Reply bytes reserved: RPC reply header + the estimate. */
+RPCRDMA_API size_t rpcrdma_svc_call_reply_max(const struct rpcrdma_svc_call *call);
+
+/* ------------------------------------------------------------ transports */
+
+/*
+ * The transport contract (TCP and UDP here; RDMA plugs in the same way).
+ *
+ * A transport creates a struct rpcrdma_svc_xprt per connection (or per
+ * socket for datagrams) and hands each received call to
+ * rpcrdma_svc_xprt_recv() with its own per-call context.  For that call the
+ * core then calls, in order, on any thread:
+ *   ops->reply_buf(priv, call_ctx, max)  once, unless the call is dropped
+ *       before a reply is possible: returns a buffer of at least max bytes
+ *       (the RPC reply header plus the procedure's estimate) into which the
+ *       core will encode the reply, or NULL (the call is then dropped).
+ *       The RDMA transport decides here between an inline reply (max fits
+ *       its inline threshold) and a reply chunk.
+ *   ops->done(priv, call_ctx, buf, len)  exactly once: the core has
+ *       finished with the call; if len > 0, buf[0..len-1] is the encoded
+ *       reply (len <= max) to send; if len == 0, nothing is sent.  The
+ *       transport owns buf and call_ctx from here on (buf may be NULL when
+ *       reply_buf was not called or failed).  The core touches neither the
+ *       call nor the xprt after done() returns.
+ * The call occupies one of the xprt's slots (opts.max_calls) from the
+ * successful rpcrdma_svc_xprt_recv() until the transport calls
+ * rpcrdma_svc_xprt_complete() -- at the earliest inside done(), or later
+ * once the reply has left (TCP: fully written; RDMA: send completed).
+ *
+ * The RDMA transport, in these terms: after checking the transport header
+ * (and pulling any position-zero read chunk into a buffer, so the RPC header
+ * is contiguous), it calls rpcrdma_svc_xprt_recv() with the RPC message as
+ * iov[] and its receive context -- holding the parsed read list, write list
+ * and reply chunk -- as call_ctx.  reply_buf(max) tells it the reply bound
+ * before the handler runs: if max fits its inline threshold it returns a
+ * send buffer, otherwise a buffer it will RDMA Write into the client's reply
+ * chunk (or refuses with NULL when the client gave none).  done() hands
+ * back the encoded reply to send.  Procedures that move bulk data through
+ * write or read chunks (NFS READ/WRITE) reach the chunk lists from their
+ * handler with rpcrdma_svc_call_xprt_ctx() and the RDMA transport's API.
+ * The slot count for an RDMA connection is its credit grant
+ * (info.max_calls), so the core never has more calls in progress than the
+ * client may send.
+ */
+struct rpcrdma_svc_xprt_ops {
+	void *(*reply_buf)(void *priv, void *call_ctx, size_t max);
+	void (*done)(void *priv, void *call_ctx, void *buf, size_t len);
+};
+
+/* Transport flags. */
+#define RPCRDMA_SVC_XPRT_CONGESTION_CONTROL 0x1u /* TCP, RDMA: yes; UDP: no */
+
+struct rpcrdma_svc_xprt_info {
+	size_t size;        /* sizeof(struct rpcrdma_svc_xprt_info) */
+	const char *netid;  /* "tcp", "udp", "tcp6", "udp6", "rdma", "rdma6"; copied */
+	uint32_t flags;     /* RPCRDMA_SVC_XPRT_* */
+	const struct sockaddr *local; /* local address, may be NULL; copied */
+	socklen_t local_len;
+	unsigned max_calls; /* slots; 0: the service's opts.max_calls (RDMA: its
+			     * credit grant) */
+};
+
+/*
+ * Creates a transport instance.  ops and priv must stay valid until
+ * rpcrdma_svc_xprt_destroy().  -EINVAL (bad info), -ENOMEM.
+ */
+RPCRDMA_API int rpcrdma_svc_xprt_create(struct rpcrdma_svc *svc,
+					const struct rpcrdma_svc_xprt_ops *ops,
+					void *priv,
+					const struct rpcrdma_svc_xprt_info *info,
+					struct rpcrdma_svc_xprt **out);
+/* Destroys it; no call of it may be in progress (-EBUSY otherwise). */
+RPCRDMA_API int rpcrdma_svc_xprt_destroy(struct rpcrdma_svc_xprt *xprt);
+
+/*
+ * Hands a received message to the core.  The RPC call header (up to the
+ * arguments) must lie in iov[0]; arguments may continue in further
+ * segments.  The iovec array and buffers must stay valid until done().
+ * peer may be NULL.  Returns:
+ *   0: the core took the call; done() will be called exactly once (maybe
+ *      before this returns, maybe later from another thread).
+ *   -EBUSY: all slots are taken; nothing was done (TCP stops reading, UDP
+ *      drops the datagram, RDMA waits for a completion).
+ */
+RPCRDMA_API int rpcrdma_svc_xprt_recv(struct rpcrdma_svc_xprt *xprt,
+				      const struct iovec *iov, unsigned niov,
+				      const struct sockaddr *peer, socklen_t peer_len,
+				      void *call_ctx);
+/* Releases the slot of a call whose done() has been called. */
+RPCRDMA_API void rpcrdma_svc_xprt_complete(struct rpcrdma_svc_xprt *xprt);
+/* Calls in progress (holding slots) / whether a new call would be -EBUSY. */
+RPCRDMA_API unsigned rpcrdma_svc_xprt_in_progress(const struct rpcrdma_svc_xprt *xprt);
+RPCRDMA_API int rpcrdma_svc_xprt_busy(const struct rpcrdma_svc_xprt *xprt);
+
+/*
+ * Adds an endpoint that rpcrdma_svc_rpcbind_set() registers (TCP and UDP
+ * listeners add theirs; an RDMA listener calls this with "rdma"/"rdma6").
+ * has_cc: the transport has congestion control.  -EINVAL, -ENOMEM.
+ */
+RPCRDMA_API int rpcrdma_svc_add_endpoint(struct rpcrdma_svc *svc, const char *netid,
+					 const struct sockaddr *addr, socklen_t len,
+					 int has_cc);
+
+/* --------------------------------------------------------------- service */
+
+struct rpcrdma_svc_opts {
+	size_t size;              /* sizeof(struct rpcrdma_svc_opts) */
+	unsigned max_calls;       /* calls in progress per transport instance
+				   * (TCP connection, UDP socket); 0: 64 */
+	size_t max_record;        /* TCP record limit, bytes; 0: 1 MiB + 4 KiB */
+	size_t max_datagram;      /* UDP receive size; 0: 65536 */
+	unsigned idle_timeout_ms; /* close TCP connections idle this long, with
+				   * no call in progress; 0: never */
+	unsigned max_conns;       /* TCP connections at once; more are accepted
+				   * and closed at once (conns_shed); 0: no limit */
+};
+
+/* Creates a service.  opts may be NULL (defaults).  -EINVAL, -ENOMEM, ... */
+RPCRDMA_API int rpcrdma_svc_create(const struct rpcrdma_svc_opts *opts,
+				   struct rpcrdma_svc **out);
+/*
+ * Stops the loop thread (no rpcrdma_svc_poll() may be running or called
+ * again), unsets what rpcrdma_svc_rpcbind_set() registered,
+ * closes every socket, waits until every asynchronous call has been
+ * completed with rpcrdma_svc_reply(), and frees everything.  NULL is a no-op.
+ */
+RPCRDMA_API void rpcrdma_svc_destroy(struct rpcrdma_svc *svc);
+
+/*
+ * Listens on a TCP or UDP socket bound to addr (port 0: any; the bound
+ * address is stored in *bound if not NULL).  Non-blocking, on the service's
+ * epoll set.  Netid tcp/tcp6 or udp/udp6 by address family.  -errno.
+ */
+RPCRDMA_API int rpcrdma_svc_listen_tcp(struct rpcrdma_svc *svc, const struct sockaddr *addr,
+				       socklen_t len, struct sockaddr_storage *bound);
+RPCRDMA_API int rpcrdma_svc_listen_udp(struct rpcrdma_svc *svc, const struct sockaddr *addr,
+				       socklen_t len, struct sockaddr_storage *bound);
+
+/*
+ * Serves an already connected stream socket (TCP, or AF_UNIX with netid
+ * "local"), e.g. one passed by a socket-activation manager: record marking,
+ * congestion control, like an accepted TCP connection.  The fd is made
+ * non-blocking.  On success the service owns the fd (closes it at the end);
+ * on failure (-EINVAL: not a connected stream socket, -ENOMEM, -errno) the
+ * caller keeps it.
+ */
+RPCRDMA_API int rpcrdma_svc_adopt_stream(struct rpcrdma_svc *svc, int fd);
+
+/* Event loop, embedded: an fd that is readable when rpcrdma_svc_poll() has
+ * work (an epoll fd; add it to your own poll/epoll set). */
+RPCRDMA_API int rpcrdma_svc_fd(const struct rpcrdma_svc *svc);
+/* One loop step: waits up to timeout_ms (-1: forever) and handles what is
+ * ready.  Returns the number of events handled, or -errno. */
+RPCRDMA_API int rpcrdma_svc_poll(struct rpcrdma_svc *svc, int timeout_ms);
+/* Event loop, own thread.  start: -EALREADY if running.  stop: joins it. */
+RPCRDMA_API int rpcrdma_svc_start(struct rpcrdma_svc *svc);
+RPCRDMA_API void rpcrdma_svc_stop(struct rpcrdma_svc *svc);
+
+struct rpcrdma_svc_stats {
+	uint64_t calls;             /* calls dispatched to a handler */
+	uint64_t replies[6];        /* accepted replies by accept_stat */
+	uint64_t rpc_mismatch;      /* MSG_DENIED RPC_MISMATCH */
+	uint64_t auth_errors;       /* MSG_DENIED AUTH_ERROR */
+	uint64_t dropped;           /* messages dropped without a reply */
+	uint64_t estimate_exceeded; /* result encoder ran past the estimate */
+	uint64_t encode_errors;     /* result encoder failed otherwise */
+	uint64_t busy;              /* calls refused: all slots taken (UDP drops) */
+	uint64_t record_too_big;    /* TCP connections closed: record > max_record */
+	uint64_t conns_accepted;    /* TCP connections accepted */
+	uint64_t conns_closed;      /* TCP connections closed (all causes) */
+	uint64_t conns_idle;        /* ... of which closed for being idle */
+	uint64_t send_waits;        /* TCP writes cut short by a full socket buffer */
+	uint64_t read_pauses;       /* TCP connections that stopped reading: all
+				     * their slots were taken */
+	uint64_t conns_shed;        /* TCP connections accepted and closed at
+				     * once: max_conns reached, or out of fds */
+};
+/* Copies the counters (at most size bytes of them). */
+RPCRDMA_API void rpcrdma_svc_get_stats(const struct rpcrdma_svc *svc,
+				       struct rpcrdma_svc_stats *st, size_t size);
+
+/* --------------------------------------------------------------- rpcbind */
+
+struct rpcrdma_rpcbind_opts {
+	size_t size;             /* sizeof(struct rpcrdma_rpcbind_opts) */
+	const char *sock_path;   /* NULL: "/run/rpcbind.sock" */
+	int no_tcp_fallback;     /* don't try TCP 127.0.0.1:111 */
+	int timeout_ms;          /* per exchange; 0: 2000 */
+	const char *owner;       /* NULL: the uid as a decimal string */
+};
+
+/*
+ * Registers every (program, version) with rpcbind (version 4 SET, falling
+ * back to version 3) for every endpoint (netid + universal address), except
+ * versions needing congestion control on endpoints without it.  Stale
+ * entries are UNSET first.  Reaches rpcbind over its local socket, else TCP
+ * 127.0.0.1:111.  Registered entries are UNSET again by
+ * rpcrdma_svc_rpcbind_unset() or rpcrdma_svc_destroy().
+ * Returns 0, -ECONNREFUSED / -ENOENT (no rpcbind), -ETIMEDOUT, -EPROTO (a
+ * bad reply), -EACCES (rpcbind refused a SET), -ENOMEM.
+ */
+RPCRDMA_API int rpcrdma_svc_rpcbind_set(struct rpcrdma_svc *svc,
+					const struct rpcrdma_rpcbind_opts *opts);
+/* Unsets what rpcrdma_svc_rpcbind_set() registered.  0 or -errno. */
+RPCRDMA_API int rpcrdma_svc_rpcbind_unset(struct rpcrdma_svc *svc);
+
+/*
+ * Writes the universal address (RFC 5665) of an IPv4 or IPv6 socket address,
+ * e.g. "127.0.0.1.8.1".  Returns its length or -EINVAL / -ENOSPC.
+ */
+RPCRDMA_API int rpcrdma_uaddr_format(const struct sockaddr *sa, socklen_t len,
+				     char *buf, size_t size);
+
+RPCRDMA_END_DECLS
+
+#endif /* RPCRDMA_SVC_H */

@@ -1,0 +1,475 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Service core: the program registry, the transport instances' slots, and
+ * dispatch of a received call to its procedure and back to the transport.
+ */
+#include <errno.h>
+#include <stdalign.h>
+#include <stddef.h>
+#include <stdlib.h>
+
+#include "svc_int.h"
+
+struct rpcrdma__svc_prog {
+	struct rpcrdma__svc_prog *next;
+	struct rpcrdma_svc_program p;   /* p.vers points at vers below */
+	struct rpcrdma_svc_version vers[];
+};
+
+struct rpcrdma_svc_xprt {
+	struct rpcrdma_svc *svc;
+	const struct rpcrdma_svc_xprt_ops *ops;
+	void *priv;
+	char netid[16];
+	uint32_t flags;
+	unsigned max_calls;
+	atomic_uint in_progress;
+	struct sockaddr_storage local;
+	socklen_t local_len;
+};
+
+struct rpcrdma_svc_call {
+	struct rpcrdma_svc_xprt *xprt;
+	void *ctx;
+	const struct rpcrdma__svc_prog *prog;
+	const struct rpcrdma_svc_proc *proc;
+	uint8_t *rbuf;
+	size_t rmax;
+	void *args, *res;
+	struct sockaddr_storage peer;
+	socklen_t peer_len;
+	struct rpcrdma__call_hdr hdr;
+	alignas(max_align_t) unsigned char storage[];
+};
+
+/* ------------------------------------------------------------ registry */
+
+static int check_version(const struct rpcrdma_svc_version *v)
+{
+	if (v->nprocs && !v->procs)
+		return -EINVAL;
+	if (v->flags & ~(RPCRDMA_SVC_VERS_NEEDS_CC | RPCRDMA_SVC_VERS_AUTH_SYS))
+		return -EINVAL;
+	for (uint32_t i = 0; i < v->nprocs; i++) {
+		const struct rpcrdma_svc_proc *pr = &v->procs[i];
+		if (pr->handler && !pr->estimate)
+			return -EINVAL;
+		if (pr->handler && ((pr->args_size && !pr->decode_args) ||
+				    (pr->res_size && !pr->encode_res)))
+			return -EINVAL;
+	}
+	return 0;
+}
+
+int rpcrdma_svc_register(struct rpcrdma_svc *svc, const struct rpcrdma_svc_program *prog)
+{
+	if (!svc || !prog || prog->nvers == 0 || !prog->vers || prog->nvers > 1024)
+		return -EINVAL;
+	for (uint32_t i = 0; i < prog->nvers; i++) {
+		int rc = check_version(&prog->vers[i]);
+		if (rc)
+			return rc;
+		for (uint32_t j = 0; j < i; j++)
+			if (prog->vers[j].vers == prog->vers[i].vers)
+				return -EINVAL;
+	}
+	struct rpcrdma__svc_prog *sp =
+		calloc(1, sizeof(*sp) + prog->nvers * sizeof(sp->vers[0]));
+	if (!sp)
+		return -ENOMEM;
+	sp->p = *prog;
+	memcpy(sp->vers, prog->vers, prog->nvers * sizeof(sp->vers[0]));
+	sp->p.vers = sp->vers;
+
+	pthread_rwlock_wrlock(&svc->progs_lock);
+	for (struct rpcrdma__svc_prog *q = svc->progs; q; q = q->next) {
+		if (q->p.prog == prog->prog) {
+			pthread_rwlock_unlock(&svc->progs_lock);
+			free(sp);
+			return -EEXIST;
+		}
+	}
+	sp->next = svc->progs;
+	svc->progs = sp;
+	pthread_rwlock_unlock(&svc->progs_lock);
+	return 0;
+}
+
+/* Registry iteration for rpcbind.c: calls fn for each (prog, vers, flags). */
+void rpcrdma__svc_each_version(struct rpcrdma_svc *svc,
+			       void (*fn)(void *arg, uint32_t prog, uint32_t vers, uint32_t flags),
+			       void *arg);
+void rpcrdma__svc_each_version(struct rpcrdma_svc *svc,
+			       void (*fn)(void *arg, uint32_t prog, uint32_t vers, uint32_t flags),
+			       void *arg)
+{
+	pthread_rwlock_rdlock(&svc->progs_lock);
+	for (struct rpcrdma__svc_prog *q = svc->progs; q; q = q->next)
+		for (uint32_t i = 0; i < q->p.nvers; i++)
+			fn(arg, q->p.prog, q->vers[i].vers, q->vers[i].flags);
+	pthread_rwlock_unlock(&svc->progs_lock);
+}
+
+void rpcrdma__svc_free_programs(struct rpcrdma_svc *svc);
+void rpcrdma__svc_free_programs(struct rpcrdma_svc *svc)
+{
+	while (svc->progs) {
+		struct rpcrdma__svc_prog *q = svc->progs;
+		svc->progs = q->next;
+		free(q);
+	}
+}
+
+/* ----------------------------------------------------------- transports */
+
+int rpcrdma_svc_xprt_create(struct rpcrdma_svc *svc, const struct rpcrdma_svc_xprt_ops *ops,
+			    void *priv, const struct rpcrdma_svc_xprt_info *info,
+			    struct rpcrdma_svc_xprt **out)
+{
+	if (!svc || !ops || !ops->reply_buf || !ops->done || !info || !out ||
+	    info->size < sizeof(*info) || !info->netid ||
+	    strlen(info->netid) >= sizeof(((struct rpcrdma_svc_xprt *)0)->netid) ||
+	    (info->local && info->local_len > sizeof(struct sockaddr_storage)) ||
+	    (info->flags & ~RPCRDMA_SVC_XPRT_CONGESTION_CONTROL))
+		return -EINVAL;
+	struct rpcrdma_svc_xprt *x = calloc(1, sizeof(*x));
+	if (!x)
+		return -ENOMEM;
+	x->svc = svc;
+	x->ops = ops;
+	x->priv = priv;
+	strcpy(x->netid, info->netid);
+	x->flags = info->flags;
+	x->max_calls = info->max_calls ? info->max_calls : svc->opts.max_calls;
+	atomic_init(&x->in_progress, 0);
+	if (info->local) {
+		memcpy(&x->local, info->local, info->local_len);
+		x->local_len = info->local_len;
+	}
+	pthread_mutex_lock(&svc->lock);
+	svc->nxprts++;
+	pthread_mutex_unlock(&svc->lock);
+	*out = x;
+	return 0;
+}
+
+int rpcrdma_svc_xprt_destroy(struct rpcrdma_svc_xprt *x)
+{
+	if (!x)
+		return 0;
+	if (atomic_load(&x->in_progress))
+		return -EBUSY;
+	struct rpcrdma_svc *svc = x->svc;
+	free(x);
+	/* Last touch of svc: rpcrdma_svc_destroy may free it right after. */
+	pthread_mutex_lock(&svc->lock);
+	if (--svc->nxprts == 0)
+		pthread_cond_broadcast(&svc->xprts_gone);
+	pthread_mutex_unlock(&svc->lock);
+	return 0;
+}
+
+void rpcrdma_svc_xprt_complete(struct rpcrdma_svc_xprt *x)
+{
+	atomic_fetch_sub_explicit(&x->in_progress, 1, memory_order_release);
+}
+
+unsigned rpcrdma_svc_xprt_in_progress(const struct rpcrdma_svc_xprt *x)
+{
+	return atomic_load_explicit(&x->in_progress, memory_order_acquire);
+}
+
+int rpcrdma_svc_xprt_busy(const struct rpcrdma_svc_xprt *x)
+{
+	return rpcrdma_svc_xprt_in_progress(x) >= x->max_calls;
+}
+
+/* ------------------------------------------------------------- dispatch */
+
+static void finish(struct rpcrdma_svc_xprt *x, void *ctx, void *buf, size_t len)
+{
+	if (len == 0)
+		RPCRDMA__STAT_INC(x->svc, dropped);
+	x->ops->done(x->priv, ctx, buf, len);
+}
+
+/* Sends a reply that is only a header (every status but SUCCESS). */
+enum small_kind { SMALL_ACCEPTED, SMALL_RPC_MISMATCH, SMALL_AUTH };
+
+static void reply_small(struct rpcrdma_svc_xprt *x, void *ctx, uint32_t xid,
+			enum small_kind kind, uint32_t stat, uint32_t low, uint32_t high)
+{
+	struct rpcrdma_svc *svc = x->svc;
+	uint8_t *buf = x->ops->reply_buf(x->priv, ctx, RPCRDMA__REPLY_HDR_MAX);
+	size_t len;
+
+	if (!buf) {
+		finish(x, ctx, NULL, 0);
+		return;
+	}
+	switch (kind) {
+	case SMALL_ACCEPTED:
+		len = rpcrdma__svc_reply_accepted(buf, xid, stat, low, high);
+		RPCRDMA__STAT_INC(svc, replies[stat]);
+		break;
+	case SMALL_RPC_MISMATCH:
+		len = rpcrdma__svc_reply_rpc_mismatch(buf, xid);
+		RPCRDMA__STAT_INC(svc, rpc_mismatch);
+		break;
+	default:
+		len = rpcrdma__svc_reply_auth_error(buf, xid, stat);
+		RPCRDMA__STAT_INC(svc, auth_errors);
+		break;
+	}
+	finish(x, ctx, buf, len);
+}
+
+/* Lowest and highest version this transport may use; false if none. */
+static bool allowed_range(const struct rpcrdma__svc_prog *sp, bool has_cc,
+			  uint32_t *low, uint32_t *high)
+{
+	bool any = false;
+	for (uint32_t i = 0; i < sp->p.nvers; i++) {
+		const struct rpcrdma_svc_version *v = &sp->vers[i];
+		if ((v->flags & RPCRDMA_SVC_VERS_NEEDS_CC) && !has_cc)
+			continue;
+		if (!any || v->vers < *low)
+			*low = v->vers;
+		if (!any || v->vers > *high)
+			*high = v->vers;
+		any = true;
+	}
+	return any;
+}
+
+static void free_call(struct rpcrdma_svc_call *c)
+{
+	if (c->proc->release)
+		c->proc->release(c->args, c->res);
+	free(c);
+}
+
+static size_t align_up(size_t n)
+{
+	return (n + alignof(max_align_t) - 1) & ~(alignof(max_align_t) - 1);
+}
+
+static void dispatch(struct rpcrdma_svc_xprt *x, const struct iovec *iov, unsigned niov,
+		     const struct sockaddr *peer, socklen_t peer_len, void *ctx)
+{
+	struct rpcrdma_svc *svc = x->svc;
+	struct rpcrdma__call_hdr h;
+	enum rpcrdma__call_verdict v;
+	const struct rpcrdma__svc_prog *sp;
+	const struct rpcrdma_svc_version *ver = NULL;
+	const struct rpcrdma_svc_proc *proc;
+	bool has_cc = x->flags & RPCRDMA_SVC_XPRT_CONGESTION_CONTROL;
+	uint32_t low = 0, high = 0;
+
+	if (niov == 0)
+		goto out_drop;
+	v = rpcrdma__svc_call_decode(iov[0].iov_base, iov[0].iov_len, &h);
+	if (__builtin_expect(v != RPCRDMA__CALL_OK, 0)) {
+		if (v == RPCRDMA__CALL_RPC_MISMATCH)
+			reply_small(x, ctx, h.xid, SMALL_RPC_MISMATCH, 0, 0, 0);
+		else if (v == RPCRDMA__CALL_AUTH_ERROR)
+			reply_small(x, ctx, h.xid, SMALL_AUTH, h.auth_stat, 0, 0);
+		else
+			goto out_drop;
+		return;
+	}
+
+	/* Programs are never unregistered, so sp stays valid after unlock. */
+	pthread_rwlock_rdlock(&svc->progs_lock);
+	for (sp = svc->progs; sp; sp = sp->next)
+		if (sp->p.prog == h.prog)
+			break;
+	pthread_rwlock_unlock(&svc->progs_lock);
+	if (!sp)
+		goto out_prog_unavail;
+	for (uint32_t i = 0; i < sp->p.nvers; i++)
+		if (sp->vers[i].vers == h.vers)
+			ver = &sp->vers[i];
+	if (!ver || ((ver->flags & RPCRDMA_SVC_VERS_NEEDS_CC) && !has_cc)) {
+		if (!allowed_range(sp, has_cc, &low, &high))
+			goto out_prog_unavail;
+		reply_small(x, ctx, h.xid, SMALL_ACCEPTED, RPCRDMA_SVC_PROG_MISMATCH, low, high);
+		return;
+	}
+	if (h.proc >= ver->nprocs || !ver->procs[h.proc].handler) {
+		reply_small(x, ctx, h.xid, SMALL_ACCEPTED, RPCRDMA_SVC_PROC_UNAVAIL, 0, 0);
+		return;
+	}
+	proc = &ver->procs[h.proc];
+	if ((ver->flags & RPCRDMA_SVC_VERS_AUTH_SYS) && h.proc != 0 &&
+	    h.cred.flavor != RPCRDMA_AUTH_SYS) {
+		reply_small(x, ctx, h.xid, SMALL_AUTH, RPCRDMA_AUTH_TOOWEAK, 0, 0);
+		return;
+	}
+
+	size_t asz = align_up(proc->args_size), rsz = align_up(proc->res_size);
+	struct rpcrdma_svc_call *c = calloc(1, sizeof(*c) + asz + rsz);
+	if (!c)
+		goto out_system_err;
+	c->xprt = x;
+	c->ctx = ctx;
+	c->prog = sp;
+	c->proc = proc;
+	c->hdr = h;
+	c->args = c->storage;
+	c->res = c->storage + asz;
+	if (peer && peer_len && peer_len <= sizeof(c->peer)) {
+		memcpy(&c->peer, peer, peer_len);
+		c->peer_len = peer_len;
+	}
+	if (proc->decode_args) {
+		struct rpcrdma_xdr_dec dec;
+		rpcrdma_xdr_dec_init(&dec, iov, niov);
+		if (rpcrdma_xdr_skip(&dec, h.len) || proc->decode_args(&dec, c->args)) {
+			free_call(c);
+			reply_small(x, ctx, h.xid, SMALL_ACCEPTED, RPCRDMA_SVC_GARBAGE_ARGS, 0, 0);
+			return;
+		}
+	}
+	size_t est = proc->estimate(c, c->args);
+	if (est > ((size_t)1 << 31)) {
+		free_call(c);
+		goto out_system_err;
+	}
+	c->rmax = RPCRDMA__REPLY_ACCEPTED_LEN + ((est + 3) & ~(size_t)3);
+	c->rbuf = x->ops->reply_buf(x->priv, ctx, c->rmax);
+	if (!c->rbuf) {
+		free_call(c);
+		goto out_drop;
+	}
+	RPCRDMA__STAT_INC(svc, calls);
+	int st = proc->handler(c, c->args, c->res);
+	if (st != RPCRDMA_SVC_ASYNC)
+		rpcrdma_svc_reply(c, st);
+	return;
+
+out_prog_unavail:
+	reply_small(x, ctx, h.xid, SMALL_ACCEPTED, RPCRDMA_SVC_PROG_UNAVAIL, 0, 0);
+	return;
+out_system_err:
+	reply_small(x, ctx, h.xid, SMALL_ACCEPTED, RPCRDMA_SVC_SYSTEM_ERR, 0, 0);
+	return;
+out_drop:
+	finish(x, ctx, NULL, 0);
+}
+
+int rpcrdma_svc_xprt_recv(struct rpcrdma_svc_xprt *x, const struct iovec *iov,
+			  unsigned niov, const struct sockaddr *peer, socklen_t peer_len,
+			  void *ctx)
+{
+	unsigned n = atomic_fetch_add_explicit(&x->in_progress, 1, memory_order_acq_rel);
+	if (n >= x->max_calls) {
+		atomic_fetch_sub_explicit(&x->in_progress, 1, memory_order_release);
+		RPCRDMA__STAT_INC(x->svc, busy);
+		return -EBUSY;
+	}
+	dispatch(x, iov, niov, peer, peer_len, ctx);
+	return 0;
+}
+
+void rpcrdma_svc_reply(struct rpcrdma_svc_call *c, int status)
+{
+	struct rpcrdma_svc_xprt *x = c->xprt;
+	struct rpcrdma_svc *svc = x->svc;
+	void *ctx = c->ctx;
+	uint8_t *buf = c->rbuf;
+	uint32_t xid = c->hdr.xid;
+	size_t len = 0;
+
+	switch (status) {
+	case RPCRDMA_SVC_DROP:
+		free_call(c);
+		finish(x, ctx, buf, 0);
+		return;
+	case RPCRDMA_SVC_SUCCESS:
+		len = rpcrdma__svc_reply_accepted(buf, xid, RPCRDMA_SVC_SUCCESS, 0, 0);
+		if (c->proc->encode_res) {
+			struct rpcrdma_xdr_enc enc;
+			rpcrdma_xdr_enc_init(&enc, buf + len, c->rmax - len);
+			int rc = c->proc->encode_res(&enc, c->res);
+			if (rc) {
+				if (rc == -EMSGSIZE)
+					RPCRDMA__STAT_INC(svc, estimate_exceeded);
+				else
+					RPCRDMA__STAT_INC(svc, encode_errors);
+				status = RPCRDMA_SVC_SYSTEM_ERR;
+				break;
+			}
+			len += rpcrdma_xdr_enc_len(&enc);
+		}
+		RPCRDMA__STAT_INC(svc, replies[RPCRDMA_SVC_SUCCESS]);
+		free_call(c);
+		finish(x, ctx, buf, len);
+		return;
+	case RPCRDMA_SVC_PROC_UNAVAIL:
+	case RPCRDMA_SVC_GARBAGE_ARGS:
+	case RPCRDMA_SVC_SYSTEM_ERR:
+		break;
+	default:
+		status = RPCRDMA_SVC_SYSTEM_ERR;
+		break;
+	}
+	len = rpcrdma__svc_reply_accepted(buf, xid, (uint32_t)status, 0, 0);
+	RPCRDMA__STAT_INC(svc, replies[status]);
+	free_call(c);
+	finish(x, ctx, buf, len);
+}
+
+/* ---------------------------------------------------------- accessors */
+
+uint32_t rpcrdma_svc_call_xid(const struct rpcrdma_svc_call *c)
+{
+	return RPCRDMA__BE32(c->hdr.xid);
+}
+
+uint32_t rpcrdma_svc_call_prog(const struct rpcrdma_svc_call *c)
+{
+	return c->hdr.prog;
+}
+
+uint32_t rpcrdma_svc_call_vers(const struct rpcrdma_svc_call *c)
+{
+	return c->hdr.vers;
+}
+
+uint32_t rpcrdma_svc_call_proc(const struct rpcrdma_svc_call *c)
+{
+	return c->hdr.proc;
+}
+
+const struct rpcrdma_svc_cred *rpcrdma_svc_call_cred(const struct rpcrdma_svc_call *c)
+{
+	return &c->hdr.cred;
+}
+
+const struct sockaddr *rpcrdma_svc_call_peer(const struct rpcrdma_svc_call *c, socklen_t *len)
+{
+	if (len)
+		*len = c->peer_len;
+	return (const struct sockaddr *)&c->peer;
+}
+
+const char *rpcrdma_svc_call_netid(const struct rpcrdma_svc_call *c)
+{
+	return c->xprt->netid;
+}
+
+void *rpcrdma_svc_call_program_ctx(const struct rpcrdma_svc_call *c)
+{
+	return c->prog->p.ctx;
+}
+
+void *rpcrdma_svc_call_xprt_ctx(const struct rpcrdma_svc_call *c)
+{
+	return c->ctx;
+}
+
+size_t rpcrdma_svc_call_reply_max(const struct rpcrdma_svc_call *c)
+{
+	return c->rmax;
+}

@@ -1,0 +1,174 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* Service core internals shared by lib/svc*.c and rpcbind.c (not installed). */
+#ifndef RPCRDMA_SVC_INT_H
+#define RPCRDMA_SVC_INT_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <rpcrdma/svc.h>
+
+/* A 32-bit constant in network byte order, usable in constant expressions. */
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define RPCRDMA__BE32(x) __builtin_bswap32((uint32_t)(x))
+#else
+#define RPCRDMA__BE32(x) ((uint32_t)(x))
+#endif
+
+static inline uint32_t rpcrdma__get_be32(const uint8_t *p)
+{
+	uint32_t w;
+	memcpy(&w, p, 4);
+	return RPCRDMA__BE32(w);
+}
+
+static inline uint32_t rpcrdma__get_raw32(const uint8_t *p)
+{
+	uint32_t w;
+	memcpy(&w, p, 4);
+	return w;
+}
+
+static inline uint8_t *rpcrdma__put_raw32(uint8_t *p, uint32_t raw)
+{
+	memcpy(p, &raw, 4);
+	return p + 4;
+}
+
+static inline uint8_t *rpcrdma__put_be32(uint8_t *p, uint32_t v)
+{
+	return rpcrdma__put_raw32(p, RPCRDMA__BE32(v));
+}
+
+#define RPCRDMA__RPC_VERSION 2u
+#define RPCRDMA__MAX_AUTH_BYTES 400u
+
+/* --- call header (svc_call.c) */
+
+struct rpcrdma__call_hdr {
+	uint32_t xid;      /* as on the wire (network byte order) */
+	uint32_t prog, vers, proc;
+	uint32_t auth_stat; /* for RPCRDMA__CALL_AUTH_ERROR */
+	size_t len;        /* bytes from the message start to the arguments */
+	struct rpcrdma_svc_cred cred;
+};
+
+enum rpcrdma__call_verdict {
+	RPCRDMA__CALL_OK,
+	RPCRDMA__CALL_DROP,         /* no reply possible or wanted */
+	RPCRDMA__CALL_RPC_MISMATCH, /* rpcvers != 2 */
+	RPCRDMA__CALL_AUTH_ERROR,   /* hdr->auth_stat says why */
+};
+
+/*
+ * Decodes the call header in buf[0..len-1] (the order and rules are in
+ * svc.h, steps 1-4).  Never reads outside the buffer.
+ */
+enum rpcrdma__call_verdict rpcrdma__svc_call_decode(const uint8_t *buf, size_t len,
+						     struct rpcrdma__call_hdr *hdr);
+
+/* Reply headers.  The longest is an accepted PROG_MISMATCH: 8 words. */
+#define RPCRDMA__REPLY_HDR_MAX 32u
+#define RPCRDMA__REPLY_ACCEPTED_LEN 24u
+/* Each writes the reply into buf (room for RPCRDMA__REPLY_HDR_MAX) and
+ * returns its length.  xid in network byte order. */
+size_t rpcrdma__svc_reply_accepted(uint8_t *buf, uint32_t xid, uint32_t stat,
+				   uint32_t low, uint32_t high);
+size_t rpcrdma__svc_reply_rpc_mismatch(uint8_t *buf, uint32_t xid);
+size_t rpcrdma__svc_reply_auth_error(uint8_t *buf, uint32_t xid, uint32_t auth_stat);
+
+/* --- authentication (svc_auth.c) */
+
+/*
+ * Checks a credential and verifier (flavours, bodies of clen / vlen bytes
+ * that lie inside the message) and fills *cred.  Returns an auth_stat.
+ */
+uint32_t rpcrdma__svc_auth_check(uint32_t cflavor, const uint8_t *cbody, uint32_t clen,
+				 uint32_t vflavor, uint32_t vlen,
+				 struct rpcrdma_svc_cred *cred);
+
+/* --- the service object (svc.c) */
+
+/* Something on the epoll set; data.ptr of its epoll_event points here. */
+struct rpcrdma__svc_source {
+	int fd;
+	void (*handle)(struct rpcrdma__svc_source *src, uint32_t events);
+};
+
+struct rpcrdma__svc_endpoint {
+	struct rpcrdma__svc_endpoint *next;
+	char netid[16];
+	char uaddr[64];
+	bool has_cc;
+};
+
+struct rpcrdma__svc_prog;
+struct rpcrdma__svc_tcp_listener;
+struct rpcrdma__svc_tcp_conn;
+struct rpcrdma__svc_udp;
+struct rpcrdma__rpcb_entry;
+
+struct rpcrdma__svc_counters {
+	atomic_uint_fast64_t calls, replies[6], rpc_mismatch, auth_errors, dropped,
+		estimate_exceeded, encode_errors, busy, record_too_big,
+		conns_accepted, conns_closed, conns_idle, send_waits, read_pauses, conns_shed;
+};
+
+struct rpcrdma_svc {
+	struct rpcrdma_svc_opts opts;
+	int epfd;
+	struct rpcrdma__svc_source wake; /* eventfd: wakes the loop to stop */
+	struct rpcrdma__svc_source idle; /* timerfd: idle sweep, fd -1 if none */
+
+	pthread_rwlock_t progs_lock;
+	struct rpcrdma__svc_prog *progs;
+
+	pthread_mutex_t loop_lock; /* one loop step at a time */
+	pthread_t thread;
+	bool thread_running;
+	atomic_bool stop;
+
+	pthread_mutex_t lock; /* guards the lists below and nxprts */
+	pthread_cond_t xprts_gone;
+	unsigned nxprts;
+	unsigned nconns; /* TCP connections, live or waiting for their calls */
+	struct rpcrdma__svc_tcp_listener *listeners;
+	struct rpcrdma__svc_tcp_conn *conns;
+	struct rpcrdma__svc_udp *udps;
+	struct rpcrdma__svc_endpoint *endpoints;
+	struct rpcrdma__rpcb_entry *rpcb;
+	char rpcb_path[108];  /* how rpcrdma_svc_rpcbind_set reached rpcbind */
+	bool rpcb_no_tcp;
+	int rpcb_timeout_ms;
+
+	struct rpcrdma__svc_counters st;
+};
+
+#define RPCRDMA__STAT_INC(svc, f) \
+	atomic_fetch_add_explicit(&(svc)->st.f, 1, memory_order_relaxed)
+
+/* Adds / modifies / removes a source on the epoll set (-errno). */
+int rpcrdma__svc_watch(struct rpcrdma_svc *svc, struct rpcrdma__svc_source *src,
+		       uint32_t events);
+int rpcrdma__svc_rewatch(struct rpcrdma_svc *svc, struct rpcrdma__svc_source *src,
+			 uint32_t events);
+void rpcrdma__svc_unwatch(struct rpcrdma_svc *svc, struct rpcrdma__svc_source *src);
+
+/* TCP: closes idle connections (the idle timer's handler). */
+void rpcrdma__svc_tcp_sweep(struct rpcrdma__svc_source *src, uint32_t events);
+
+/* Transports: shut down everything (destroy); svc->lock not held. */
+void rpcrdma__svc_tcp_shutdown(struct rpcrdma_svc *svc);
+void rpcrdma__svc_udp_shutdown(struct rpcrdma_svc *svc);
+
+/* Adds an endpoint for a bound socket address (svc.c). */
+int rpcrdma__svc_add_endpoint_sa(struct rpcrdma_svc *svc, bool udp,
+				 const struct sockaddr_storage *ss);
+
+/* rpcbind.c: unsets and frees svc->rpcb (svc->lock not held). */
+int rpcrdma__rpcbind_unset_all(struct rpcrdma_svc *svc);
+
+#endif /* RPCRDMA_SVC_INT_H */

@@ -1,0 +1,229 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* The service object: creation, the epoll event loop, counters, shutdown. */
+#include <errno.h>
+#include <stdlib.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/timerfd.h>
+#include <unistd.h>
+
+#include "svc_int.h"
+
+void rpcrdma__svc_free_programs(struct rpcrdma_svc *svc);
+
+static void wake_handle(struct rpcrdma__svc_source *src, uint32_t events)
+{
+	uint64_t v;
+	(void)events;
+	if (read(src->fd, &v, sizeof(v)) < 0) {
+		/* EAGAIN: someone else drained it; nothing to do. */
+	}
+}
+
+int rpcrdma_svc_create(const struct rpcrdma_svc_opts *opts, struct rpcrdma_svc **out)
+{
+	struct rpcrdma_svc_opts o = {0};
+	if (!out)
+		return -EINVAL;
+	if (opts) {
+		if (opts->size < sizeof(size_t))
+			return -EINVAL;
+		memcpy(&o, opts, opts->size < sizeof(o) ? opts->size : sizeof(o));
+	}
+	o.size = sizeof(o);
+	if (o.max_calls == 0)
+		o.max_calls = 64;
+	if (o.max_record == 0)
+		o.max_record = (1u << 20) + 4096;
+	if (o.max_datagram == 0)
+		o.max_datagram = 65536;
+	if (o.max_record < 32 || o.max_record > 0x7fffffffu || o.max_datagram < 32 ||
+	    o.max_datagram > 65536 || o.max_calls > 1u << 20)
+		return -EINVAL;
+
+	struct rpcrdma_svc *svc = calloc(1, sizeof(*svc));
+	if (!svc)
+		return -ENOMEM;
+	svc->opts = o;
+	svc->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (svc->epfd < 0) {
+		int rc = -errno;
+		free(svc);
+		return rc;
+	}
+	svc->wake.fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (svc->wake.fd < 0) {
+		int rc = -errno;
+		close(svc->epfd);
+		free(svc);
+		return rc;
+	}
+	svc->wake.handle = wake_handle;
+	int rc = rpcrdma__svc_watch(svc, &svc->wake, EPOLLIN);
+	if (rc) {
+		close(svc->wake.fd);
+		close(svc->epfd);
+		free(svc);
+		return rc;
+	}
+	svc->idle.fd = -1;
+	if (o.idle_timeout_ms) {
+		unsigned tick = o.idle_timeout_ms / 4 < 50 ? 50 : o.idle_timeout_ms / 4;
+		struct itimerspec its = {
+			.it_interval = { tick / 1000, (long)(tick % 1000) * 1000000 },
+			.it_value = { tick / 1000, (long)(tick % 1000) * 1000000 },
+		};
+		svc->idle.fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+		svc->idle.handle = rpcrdma__svc_tcp_sweep;
+		if (svc->idle.fd < 0 || timerfd_settime(svc->idle.fd, 0, &its, NULL) ||
+		    rpcrdma__svc_watch(svc, &svc->idle, EPOLLIN)) {
+			rc = svc->idle.fd < 0 ? -errno : -EIO;
+			if (svc->idle.fd >= 0)
+				close(svc->idle.fd);
+			close(svc->wake.fd);
+			close(svc->epfd);
+			free(svc);
+			return rc;
+		}
+	}
+	pthread_rwlock_init(&svc->progs_lock, NULL);
+	pthread_mutex_init(&svc->loop_lock, NULL);
+	pthread_mutex_init(&svc->lock, NULL);
+	pthread_cond_init(&svc->xprts_gone, NULL);
+	atomic_init(&svc->stop, false);
+	*out = svc;
+	return 0;
+}
+
+int rpcrdma__svc_watch(struct rpcrdma_svc *svc, struct rpcrdma__svc_source *src,
+		       uint32_t events)
+{
+	struct epoll_event ev = { .events = events, .data.ptr = src };
+	return epoll_ctl(svc->epfd, EPOLL_CTL_ADD, src->fd, &ev) ? -errno : 0;
+}
+
+int rpcrdma__svc_rewatch(struct rpcrdma_svc *svc, struct rpcrdma__svc_source *src,
+			 uint32_t events)
+{
+	struct epoll_event ev = { .events = events, .data.ptr = src };
+	return epoll_ctl(svc->epfd, EPOLL_CTL_MOD, src->fd, &ev) ? -errno : 0;
+}
+
+void rpcrdma__svc_unwatch(struct rpcrdma_svc *svc, struct rpcrdma__svc_source *src)
+{
+	epoll_ctl(svc->epfd, EPOLL_CTL_DEL, src->fd, NULL);
+}
+
+int rpcrdma_svc_fd(const struct rpcrdma_svc *svc)
+{
+	return svc->epfd;
+}
+
+int rpcrdma_svc_poll(struct rpcrdma_svc *svc, int timeout_ms)
+{
+	struct epoll_event evs[32];
+	pthread_mutex_lock(&svc->loop_lock);
+	int n = epoll_wait(svc->epfd, evs, 32, timeout_ms);
+	if (n < 0) {
+		n = errno == EINTR ? 0 : -errno;
+	} else {
+		for (int i = 0; i < n; i++) {
+			struct rpcrdma__svc_source *src = evs[i].data.ptr;
+			src->handle(src, evs[i].events);
+		}
+	}
+	pthread_mutex_unlock(&svc->loop_lock);
+	return n;
+}
+
+static void *loop_thread(void *arg)
+{
+	struct rpcrdma_svc *svc = arg;
+	while (!atomic_load(&svc->stop)) {
+		if (rpcrdma_svc_poll(svc, -1) < 0)
+			break;
+	}
+	return NULL;
+}
+
+int rpcrdma_svc_start(struct rpcrdma_svc *svc)
+{
+	if (svc->thread_running)
+		return -EALREADY;
+	atomic_store(&svc->stop, false);
+	int rc = pthread_create(&svc->thread, NULL, loop_thread, svc);
+	if (rc)
+		return -rc;
+	svc->thread_running = true;
+	return 0;
+}
+
+void rpcrdma_svc_stop(struct rpcrdma_svc *svc)
+{
+	if (!svc->thread_running)
+		return;
+	atomic_store(&svc->stop, true);
+	uint64_t one = 1;
+	if (write(svc->wake.fd, &one, sizeof(one)) < 0) {
+		/* The counter cannot overflow here; ignore. */
+	}
+	pthread_join(svc->thread, NULL);
+	svc->thread_running = false;
+}
+
+void rpcrdma_svc_get_stats(const struct rpcrdma_svc *svc, struct rpcrdma_svc_stats *st,
+			   size_t size)
+{
+	struct rpcrdma_svc_stats s;
+	const struct rpcrdma__svc_counters *c = &svc->st;
+	s.calls = atomic_load(&c->calls);
+	for (int i = 0; i < 6; i++)
+		s.replies[i] = atomic_load(&c->replies[i]);
+	s.rpc_mismatch = atomic_load(&c->rpc_mismatch);
+	s.auth_errors = atomic_load(&c->auth_errors);
+	s.dropped = atomic_load(&c->dropped);
+	s.estimate_exceeded = atomic_load(&c->estimate_exceeded);
+	s.encode_errors = atomic_load(&c->encode_errors);
+	s.busy = atomic_load(&c->busy);
+	s.record_too_big = atomic_load(&c->record_too_big);
+	s.conns_accepted = atomic_load(&c->conns_accepted);
+	s.conns_closed = atomic_load(&c->conns_closed);
+	s.conns_idle = atomic_load(&c->conns_idle);
+	s.send_waits = atomic_load(&c->send_waits);
+	s.read_pauses = atomic_load(&c->read_pauses);
+	s.conns_shed = atomic_load(&c->conns_shed);
+	memcpy(st, &s, size < sizeof(s) ? size : sizeof(s));
+}
+
+void rpcrdma_svc_destroy(struct rpcrdma_svc *svc)
+{
+	if (!svc)
+		return;
+	rpcrdma_svc_stop(svc);
+	rpcrdma__rpcbind_unset_all(svc);
+	pthread_mutex_lock(&svc->loop_lock);
+	rpcrdma__svc_tcp_shutdown(svc);
+	rpcrdma__svc_udp_shutdown(svc);
+	pthread_mutex_unlock(&svc->loop_lock);
+	/* Transports whose calls are still out go when their last call ends. */
+	pthread_mutex_lock(&svc->lock);
+	while (svc->nxprts)
+		pthread_cond_wait(&svc->xprts_gone, &svc->lock);
+	pthread_mutex_unlock(&svc->lock);
+
+	while (svc->endpoints) {
+		struct rpcrdma__svc_endpoint *e = svc->endpoints;
+		svc->endpoints = e->next;
+		free(e);
+	}
+	rpcrdma__svc_free_programs(svc);
+	close(svc->wake.fd);
+	if (svc->idle.fd >= 0)
+		close(svc->idle.fd);
+	close(svc->epfd);
+	pthread_cond_destroy(&svc->xprts_gone);
+	pthread_mutex_destroy(&svc->lock);
+	pthread_mutex_destroy(&svc->loop_lock);
+	pthread_rwlock_destroy(&svc->progs_lock);
+	free(svc);
+}

@@ -1,0 +1,266 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* XDR decode stream over an iovec list and encode stream into one buffer. */
+#include <errno.h>
+#include <string.h>
+
+#include <rpcrdma/xdr.h>
+
+static inline size_t pad4(size_t n)
+{
+	return (n + 3) & ~(size_t)3;
+}
+
+/* Moves to the next non-empty segment when the current one is used up. */
+static void dec_settle(struct rpcrdma_xdr_dec *x)
+{
+	while (x->p == x->end && x->idx + 1 < x->niov) {
+		x->idx++;
+		x->p = x->iov[x->idx].iov_base;
+		x->end = x->p ? x->p + x->iov[x->idx].iov_len : x->p;
+	}
+}
+
+void rpcrdma_xdr_dec_init(struct rpcrdma_xdr_dec *x, const struct iovec *iov,
+			  unsigned niov)
+{
+	x->iov = iov;
+	x->niov = niov;
+	x->idx = 0;
+	x->pos = 0;
+	x->left = 0;
+	for (unsigned i = 0; i < niov; i++)
+		x->left += iov[i].iov_len;
+	if (niov) {
+		x->p = iov[0].iov_base;
+		x->end = x->p ? x->p + iov[0].iov_len : x->p;
+	} else {
+		x->p = x->end = NULL;
+	}
+	dec_settle(x);
+}
+
+size_t rpcrdma_xdr_dec_pos(const struct rpcrdma_xdr_dec *x)
+{
+	return x->pos;
+}
+
+size_t rpcrdma_xdr_dec_left(const struct rpcrdma_xdr_dec *x)
+{
+	return x->left;
+}
+
+/* Copies n bytes (dst may be NULL to skip); the caller checked x->left. */
+static void dec_copy(struct rpcrdma_xdr_dec *x, void *dst, size_t n)
+{
+	uint8_t *d = dst;
+	x->left -= n;
+	x->pos += n;
+	while (n) {
+		size_t seg = (size_t)(x->end - x->p);
+		size_t k = n < seg ? n : seg;
+		if (d) {
+			memcpy(d, x->p, k);
+			d += k;
+		}
+		x->p += k;
+		n -= k;
+		dec_settle(x);
+	}
+}
+
+int rpcrdma_xdr_get_u32(struct rpcrdma_xdr_dec *x, uint32_t *v)
+{
+	uint8_t b[4];
+	if (x->left < 4)
+		return -EBADMSG;
+	if (x->end - x->p >= 4) {
+		memcpy(b, x->p, 4);
+		x->p += 4;
+		x->left -= 4;
+		x->pos += 4;
+		dec_settle(x);
+	} else {
+		dec_copy(x, b, 4);
+	}
+	*v = (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | b[3];
+	return 0;
+}
+
+int rpcrdma_xdr_get_u64(struct rpcrdma_xdr_dec *x, uint64_t *v)
+{
+	uint32_t hi, lo;
+	if (x->left < 8)
+		return -EBADMSG;
+	rpcrdma_xdr_get_u32(x, &hi);
+	rpcrdma_xdr_get_u32(x, &lo);
+	*v = (uint64_t)hi << 32 | lo;
+	return 0;
+}
+
+int rpcrdma_xdr_get_bool(struct rpcrdma_xdr_dec *x, int *v)
+{
+	struct rpcrdma_xdr_dec save = *x;
+	uint32_t w;
+	if (rpcrdma_xdr_get_u32(x, &w))
+		return -EBADMSG;
+	if (w > 1) {
+		*x = save;
+		return -EBADMSG;
+	}
+	*v = (int)w;
+	return 0;
+}
+
+int rpcrdma_xdr_get_fixed(struct rpcrdma_xdr_dec *x, void *dst, size_t n)
+{
+	size_t padded = pad4(n);
+	if (padded < n || x->left < padded)
+		return -EBADMSG;
+	dec_copy(x, dst, n);
+	dec_copy(x, NULL, padded - n);
+	return 0;
+}
+
+int rpcrdma_xdr_skip(struct rpcrdma_xdr_dec *x, size_t n)
+{
+	size_t padded = pad4(n);
+	if (padded < n || x->left < padded)
+		return -EBADMSG;
+	dec_copy(x, NULL, padded);
+	return 0;
+}
+
+/* Reads a length word bounded by max and by what is left; no advance on error. */
+static int dec_len(struct rpcrdma_xdr_dec *x, size_t max, uint32_t *len)
+{
+	struct rpcrdma_xdr_dec save = *x;
+	uint32_t n;
+	if (rpcrdma_xdr_get_u32(x, &n))
+		return -EBADMSG;
+	if (n > max || pad4(n) > x->left) {
+		*x = save;
+		return -EBADMSG;
+	}
+	*len = n;
+	return 0;
+}
+
+int rpcrdma_xdr_get_opaque(struct rpcrdma_xdr_dec *x, void *dst, size_t max,
+			   uint32_t *len)
+{
+	uint32_t n;
+	if (dec_len(x, max, &n))
+		return -EBADMSG;
+	rpcrdma_xdr_get_fixed(x, dst, n);
+	*len = n;
+	return 0;
+}
+
+int rpcrdma_xdr_get_opaque_ref(struct rpcrdma_xdr_dec *x, const void **data,
+			       size_t max, uint32_t *len)
+{
+	struct rpcrdma_xdr_dec save = *x;
+	uint32_t n;
+	if (dec_len(x, max, &n))
+		return -EBADMSG;
+	if ((size_t)(x->end - x->p) < n) {
+		*x = save;
+		return -EXDEV;
+	}
+	*data = x->p;
+	dec_copy(x, NULL, pad4(n));
+	*len = n;
+	return 0;
+}
+
+int rpcrdma_xdr_get_string(struct rpcrdma_xdr_dec *x, char *dst, size_t size,
+			   size_t max)
+{
+	struct rpcrdma_xdr_dec save = *x;
+	uint32_t n;
+	if (size == 0)
+		return -EBADMSG;
+	if (max > size - 1)
+		max = size - 1;
+	if (rpcrdma_xdr_get_opaque(x, dst, max, &n))
+		return -EBADMSG;
+	if (memchr(dst, 0, n)) {
+		*x = save;
+		return -EBADMSG;
+	}
+	dst[n] = '\0';
+	return 0;
+}
+
+void rpcrdma_xdr_enc_init(struct rpcrdma_xdr_enc *x, void *buf, size_t len)
+{
+	x->base = buf;
+	x->p = buf;
+	x->end = x->p + len;
+}
+
+size_t rpcrdma_xdr_enc_len(const struct rpcrdma_xdr_enc *x)
+{
+	return (size_t)(x->p - x->base);
+}
+
+size_t rpcrdma_xdr_enc_room(const struct rpcrdma_xdr_enc *x)
+{
+	return (size_t)(x->end - x->p);
+}
+
+void *rpcrdma_xdr_reserve(struct rpcrdma_xdr_enc *x, size_t n)
+{
+	size_t padded = pad4(n);
+	if (padded < n || (size_t)(x->end - x->p) < padded)
+		return NULL;
+	uint8_t *r = x->p;
+	memset(r + n, 0, padded - n);
+	x->p += padded;
+	return r;
+}
+
+int rpcrdma_xdr_put_u32(struct rpcrdma_xdr_enc *x, uint32_t v)
+{
+	if (x->end - x->p < 4)
+		return -EMSGSIZE;
+	x->p[0] = (uint8_t)(v >> 24);
+	x->p[1] = (uint8_t)(v >> 16);
+	x->p[2] = (uint8_t)(v >> 8);
+	x->p[3] = (uint8_t)v;
+	x->p += 4;
+	return 0;
+}
+
+int rpcrdma_xdr_put_u64(struct rpcrdma_xdr_enc *x, uint64_t v)
+{
+	if (x->end - x->p < 8)
+		return -EMSGSIZE;
+	rpcrdma_xdr_put_u32(x, (uint32_t)(v >> 32));
+	rpcrdma_xdr_put_u32(x, (uint32_t)v);
+	return 0;
+}
+
+int rpcrdma_xdr_put_fixed(struct rpcrdma_xdr_enc *x, const void *src, size_t n)
+{
+	void *d = rpcrdma_xdr_reserve(x, n);
+	if (!d)
+		return -EMSGSIZE;
+	if (n)
+		memcpy(d, src, n);
+	return 0;
+}
+
+int rpcrdma_xdr_put_opaque(struct rpcrdma_xdr_enc *x, const void *src, size_t n)
+{
+	if (n > UINT32_MAX || (size_t)(x->end - x->p) < 4 ||
+	    (size_t)(x->end - x->p) - 4 < pad4(n) || pad4(n) < n)
+		return -EMSGSIZE;
+	rpcrdma_xdr_put_u32(x, (uint32_t)n);
+	return rpcrdma_xdr_put_fixed(x, src, n);
+}
+
+int rpcrdma_xdr_put_string(struct rpcrdma_xdr_enc *x, const char *s)
+{
+	return rpcrdma_xdr_put_opaque(x, s, strlen(s));
+}
