@@ -675,6 +675,13 @@ int rpcrdma_client_call_async(struct rpcrdma_client *c, struct rpcrdma_client_ca
 	iov_copy((uint8_t *)&r->xid, call->iov, call->iovcnt, 0, 4);
 	call->reply_got = call->bulk_got = 0;
 	pthread_mutex_lock(&c->lock);
+	if (!c->cc || c->cc->dead) {
+		/* Broken since we connected: nothing would ever send or fail a
+		 * call queued now. */
+		pthread_mutex_unlock(&c->lock);
+		free(r);
+		return -ENOTCONN;
+	}
 	rpcrdma__list_add_tail(&c->waiting, &r->node);
 	pthread_mutex_unlock(&c->lock);
 	pump(c);

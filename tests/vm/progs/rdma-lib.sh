@@ -5,6 +5,9 @@ srvlog=/tmp/echo-server.log
 
 # rdma_start_server [OPTIONS]: the echo server (or $RDMA_SERVER) in the background.
 rdma_start_server() {
+	# Remove the last server's log first: the background child truncates
+	# it only once it runs, and its old "listening" line must not count.
+	rm -f "$srvlog"
 	${RDMA_SERVER:-rpcrdma-echo-server} "$RPCRDMA_CM_ADDR" $RDMA_PORT $ECHO_SERVER_ARGS "$@" >"$srvlog" 2>&1 &
 	srv=$!
 	RR_BG_PIDS="$RR_BG_PIDS $srv"
