@@ -662,10 +662,8 @@ int rpcrdma_client_call_async(struct rpcrdma_client *c, struct rpcrdma_client_ca
 	    call->bulk_offset + call->bulk_length > iov_total(call->iov, call->iovcnt))
 		return -EINVAL;
 	err = client_connected(c);
-	if (err) {
-		rpcrdma__count(&c->stats, NULL, RPCRDMA_STAT_TIMEOUTS, 0);
-		return err == -ETIMEDOUT ? -ENOTCONN : err;
-	}
+	if (err)
+		return err;
 	r = calloc(1, sizeof(*r));
 	if (!r)
 		return -ENOMEM;

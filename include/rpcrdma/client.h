@@ -99,8 +99,11 @@ struct rpcrdma_client_call {
 typedef void (*rpcrdma_client_done)(struct rpcrdma_client_call *call, int status, void *arg);
 
 /*
- * Queues a call.  Returns 0 (done will be called) or a negative errno
- * (done is never called): -EINVAL, -ENOMEM, -ENOTCONN (reconnect failed).
+ * Queues a call, reconnecting first when the client has no connection.
+ * May be called from a done callback.  Returns 0 (done will be called) or a
+ * negative errno (done is never called): -EINVAL, -ENOMEM, the connect
+ * error (-ECONNREFUSED, -EHOSTUNREACH, ...), or -ENOTCONN (the connection
+ * broke between connecting and queueing).
  */
 RPCRDMA_API int rpcrdma_client_call_async(struct rpcrdma_client *c,
 					  struct rpcrdma_client_call *call,
