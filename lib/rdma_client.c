@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -244,12 +245,22 @@ static int cm_client_handle(struct rpcrdma__source *s, unsigned budget)
 	return n;
 }
 
+/* Waits up to timeout_ms for the next CM event, which must be `want`. */
 static int wait_event(struct rdma_event_channel *ech, enum rdma_cm_event_type want,
-		      struct rpcrdma_cm_private *priv)
+		      struct rpcrdma_cm_private *priv, int timeout_ms)
 {
+	struct pollfd pfd = { .fd = ech->fd, .events = POLLIN };
 	struct rdma_cm_event *ev;
-	int err = 0;
+	int err = 0, n;
 
+	/* A connect to a server that is going away may never be answered. */
+	do
+		n = poll(&pfd, 1, timeout_ms);
+	while (n < 0 && errno == EINTR);
+	if (n == 0)
+		return -ETIMEDOUT;
+	if (n < 0)
+		return -errno;
 	if (rdma_get_cm_event(ech, &ev))
 		return -errno;
 	if (ev->event != want) {
@@ -324,14 +335,14 @@ static int cconn_open(struct rpcrdma_client *c, struct cconn **out)
 		err = -errno;
 		goto fail;
 	}
-	err = wait_event(cc->ech, RDMA_CM_EVENT_ADDR_RESOLVED, NULL);
+	err = wait_event(cc->ech, RDMA_CM_EVENT_ADDR_RESOLVED, NULL, tmo);
 	if (err)
 		goto fail;
 	if (rdma_resolve_route(cc->id, tmo)) {
 		err = -errno;
 		goto fail;
 	}
-	err = wait_event(cc->ech, RDMA_CM_EVENT_ROUTE_RESOLVED, NULL);
+	err = wait_event(cc->ech, RDMA_CM_EVENT_ROUTE_RESOLVED, NULL, tmo);
 	if (err)
 		goto fail;
 	if (ibv_query_device(cc->id->verbs, &attr)) {
@@ -390,7 +401,7 @@ static int cconn_open(struct rpcrdma_client *c, struct cconn **out)
 		err = -errno;
 		goto fail;
 	}
-	err = wait_event(cc->ech, RDMA_CM_EVENT_ESTABLISHED, &peer);
+	err = wait_event(cc->ech, RDMA_CM_EVENT_ESTABLISHED, &peer, tmo);
 	if (err)
 		goto fail;
 	/*
