@@ -13,6 +13,10 @@
 #include <rpcrdma/credits.h>
 #include <rpcrdma/cm_private.h>
 /* transport */
+#include <rpcrdma/poller.h>
+#include <rpcrdma/xprt.h>
+#include <rpcrdma/client.h>
+#include <rpcrdma/stats.h>
 /* service core */
 #include <rpcrdma/xdr.h>
 #include <rpcrdma/svc.h>

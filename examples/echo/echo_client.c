@@ -1,0 +1,380 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * rpcrdma-echo-client ADDR PORT [options]
+ *
+ * Sends NULL and ECHO calls and checks every echoed byte.
+ *   --mode M      inline | auto (call data may go by read chunk, reply by
+ *                 write chunk) | reply (reply by reply chunk) | pos0 (whole
+ *                 call by position-zero read chunk, reply by write chunk) |
+ *                 pos0-reply
+ *   --sizes LIST  comma-separated byte counts (default by mode, up to 4 MiB)
+ *   --count N     calls per size (3)
+ *   --null N      NULL calls first (10)
+ *   --clients N   N connections, one thread each (1)
+ *   --depth N     calls kept in flight per connection (1: synchronous)
+ *   --credits N   client's credit maximum (32)
+ * Prints "PASS" at the end when every reply matched, else "FAIL".
+ */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <rpcrdma/rpcrdma.h>
+
+#include "echo_proto.h"
+
+struct cfg {
+	struct sockaddr_storage ss;
+	bool mark_bulk, offer_write, reply_chunk;
+	size_t sizes[64];
+	unsigned nsizes, count, nulls, depth, credits;
+};
+
+static atomic_int failures;
+
+static void fill(uint8_t *p, size_t n, uint32_t seed)
+{
+	for (size_t i = 0; i < n; i++)
+		p[i] = (uint8_t)(i * 31u + seed);
+}
+
+/* One echo exchange's buffers. */
+struct xfer {
+	uint8_t *msg;                   /* call message */
+	size_t msglen;
+	struct iovec iov;
+	uint8_t *rbuf, *bulk;
+	size_t rlen, blen, dlen;
+	struct rpcrdma_client_call call;
+	uint32_t xid;
+};
+
+static int xfer_init(struct xfer *x, const struct cfg *cf, uint32_t xid, uint32_t proc, size_t dlen)
+{
+	memset(x, 0, sizeof(*x));
+	x->dlen = dlen;
+	x->xid = xid;
+	x->msglen = ECHO_CALL_HDR + (proc == ECHO_PROC_ECHO ? 4 + dlen + echo_pad(dlen) : 0);
+	x->msg = calloc(1, x->msglen);
+	x->rlen = cf->reply_chunk || !cf->offer_write ? ECHO_REPLY_HDR + 4 + dlen + 4 : 64;
+	x->rbuf = calloc(1, x->rlen);
+	if (cf->offer_write && proc == ECHO_PROC_ECHO) {
+		x->blen = dlen ? dlen : 1;
+		x->bulk = calloc(1, x->blen);
+	}
+	if (!x->msg || !x->rbuf || (cf->offer_write && proc == ECHO_PROC_ECHO && !x->bulk))
+		return -ENOMEM;
+	echo_put32(x->msg, xid);
+	echo_put32(x->msg + 4, 0);
+	echo_put32(x->msg + 8, 2);
+	echo_put32(x->msg + 12, ECHO_PROG);
+	echo_put32(x->msg + 16, ECHO_VERS);
+	echo_put32(x->msg + 20, proc);
+	if (proc == ECHO_PROC_ECHO) {
+		echo_put32(x->msg + ECHO_CALL_HDR, (uint32_t)dlen);
+		fill(x->msg + ECHO_CALL_HDR + 4, dlen, xid);
+	}
+	x->iov.iov_base = x->msg;
+	x->iov.iov_len = x->msglen;
+	x->call.size = sizeof(x->call);
+	x->call.iov = &x->iov;
+	x->call.iovcnt = 1;
+	if (cf->mark_bulk && proc == ECHO_PROC_ECHO) {
+		x->call.bulk_offset = ECHO_CALL_HDR + 4;
+		x->call.bulk_length = dlen;
+	}
+	x->call.reply_buf = x->rbuf;
+	x->call.reply_len = x->rlen;
+	x->call.reply_bulk = x->bulk;
+	x->call.reply_bulk_len = x->blen;
+	return 0;
+}
+
+static void xfer_fini(struct xfer *x)
+{
+	free(x->msg);
+	free(x->rbuf);
+	free(x->bulk);
+	x->msg = x->rbuf = x->bulk = NULL;
+}
+
+/* Checks the reply; returns 0 when it echoes the data exactly. */
+static int xfer_check(const struct xfer *x, uint32_t proc, int status)
+{
+	const uint8_t *r = x->rbuf, *data;
+	uint32_t dlen;
+
+	if (status) {
+		fprintf(stderr, "xid %u: status %s\n", x->xid, strerror(-status));
+		return -1;
+	}
+	if (x->call.reply_got < ECHO_REPLY_HDR || echo_get32(r) != x->xid ||
+	    echo_get32(r + 4) != 1 || echo_get32(r + 8) != 0 || echo_get32(r + 20) != 0) {
+		fprintf(stderr, "xid %u: bad reply header (%zu bytes)\n", x->xid, x->call.reply_got);
+		return -1;
+	}
+	if (proc == ECHO_PROC_NULL)
+		return x->call.reply_got == ECHO_REPLY_HDR ? 0 : -1;
+	dlen = echo_get32(r + ECHO_REPLY_HDR);
+	if (dlen != x->dlen) {
+		fprintf(stderr, "xid %u: length %u, sent %zu\n", x->xid, dlen, x->dlen);
+		return -1;
+	}
+	if (x->call.bulk_got == dlen && x->bulk) {
+		data = x->bulk;
+	} else if (x->call.reply_got >= ECHO_REPLY_HDR + 4 + dlen) {
+		data = r + ECHO_REPLY_HDR + 4;
+	} else {
+		fprintf(stderr, "xid %u: data missing (got %zu inline, %zu bulk)\n", x->xid,
+			x->call.reply_got, x->call.bulk_got);
+		return -1;
+	}
+	if (memcmp(data, x->msg + ECHO_CALL_HDR + 4, dlen)) {
+		fprintf(stderr, "xid %u: data differ\n", x->xid);
+		return -1;
+	}
+	return 0;
+}
+
+struct async_state {
+	pthread_mutex_t m;
+	pthread_cond_t cv;
+	unsigned done, bad;
+};
+
+struct async_x {
+	struct xfer x;
+	struct async_state *st;
+	uint32_t proc;
+};
+
+static void async_done(struct rpcrdma_client_call *call, int status, void *arg)
+{
+	struct async_x *a = arg;
+
+	(void)call;
+	pthread_mutex_lock(&a->st->m);
+	if (xfer_check(&a->x, a->proc, status))
+		a->st->bad++;
+	xfer_fini(&a->x);       /* buffers go as soon as the call is done */
+	a->st->done++;
+	pthread_cond_signal(&a->st->cv);
+	pthread_mutex_unlock(&a->st->m);
+}
+
+/* Keeps `depth` calls of one size in flight until `count` completed. */
+static int run_async(struct rpcrdma_client *c, const struct cfg *cf, uint32_t *xid, size_t size,
+		     unsigned count)
+{
+	struct async_state st = { .done = 0 };
+	struct async_x *ax = calloc(count, sizeof(*ax));
+	unsigned sent = 0;
+	int rc = 0;
+
+	pthread_mutex_init(&st.m, NULL);
+	pthread_cond_init(&st.cv, NULL);
+	pthread_mutex_lock(&st.m);
+	while (st.done < count) {
+		while (sent < count && sent - st.done < cf->depth) {
+			struct async_x *a = &ax[sent];
+
+			a->st = &st;
+			a->proc = ECHO_PROC_ECHO;
+			if (xfer_init(&a->x, cf, ++*xid, a->proc, size) ||
+			    rpcrdma_client_call_async(c, &a->x.call, async_done, a)) {
+				xfer_fini(&a->x);
+				st.bad++;
+				st.done++;
+			}
+			sent++;
+		}
+		pthread_cond_wait(&st.cv, &st.m);
+	}
+	pthread_mutex_unlock(&st.m);
+	free(ax);
+	if (st.bad)
+		rc = -1;
+	return rc;
+}
+
+struct thr {
+	const struct cfg *cf;
+	struct rpcrdma_poller *p;
+	unsigned idx;
+	int rc;
+};
+
+static void *client_main(void *arg)
+{
+	struct thr *t = arg;
+	const struct cfg *cf = t->cf;
+	struct rpcrdma_client_opts o;
+	struct rpcrdma_client *c;
+	struct rpcrdma_stats st;
+	uint32_t xid = (t->idx + 1) << 24;
+	int err;
+
+	rpcrdma_client_opts_init(&o);
+	o.max_credits = cf->credits;
+	err = rpcrdma_client_create(t->p, (const struct sockaddr *)&cf->ss, &o, &c);
+	if (err) {
+		fprintf(stderr, "client %u: connect: %s\n", t->idx, strerror(-err));
+		t->rc = -1;
+		return NULL;
+	}
+	for (unsigned i = 0; i < cf->nulls; i++) {
+		struct xfer x;
+
+		xfer_init(&x, cf, ++xid, ECHO_PROC_NULL, 0);
+		err = rpcrdma_client_call(c, &x.call, 10000);
+		if (xfer_check(&x, ECHO_PROC_NULL, err))
+			t->rc = -1;
+		xfer_fini(&x);
+	}
+	for (unsigned s = 0; s < cf->nsizes; s++) {
+		int bad = 0;
+
+		if (cf->depth > 1) {
+			bad = run_async(c, cf, &xid, cf->sizes[s], cf->count);
+		} else {
+			for (unsigned i = 0; i < cf->count; i++) {
+				struct xfer x;
+
+				if (xfer_init(&x, cf, ++xid, ECHO_PROC_ECHO, cf->sizes[s])) {
+					bad = -1;
+					break;
+				}
+				err = rpcrdma_client_call(c, &x.call, 30000);
+				if (xfer_check(&x, ECHO_PROC_ECHO, err))
+					bad = -1;
+				xfer_fini(&x);
+			}
+		}
+		printf("client %u size %zu: %s\n", t->idx, cf->sizes[s], bad ? "FAIL" : "ok");
+		if (bad)
+			t->rc = -1;
+	}
+	rpcrdma_client_stats(c, &st);
+	printf("client %u credits %u max_inflight %u", t->idx, rpcrdma_client_credits(c),
+	       rpcrdma_client_max_inflight(c));
+	for (int i = 0; i < RPCRDMA_STAT_COUNT; i++)
+		if (st.v[i])
+			printf(" %s=%llu", rpcrdma_stat_name((enum rpcrdma_stat)i),
+			       (unsigned long long)st.v[i]);
+	printf("\n");
+	rpcrdma_client_destroy(c);
+	return NULL;
+}
+
+static unsigned parse_sizes(const char *s, size_t *out, unsigned max)
+{
+	unsigned n = 0;
+
+	while (*s && n < max) {
+		char *end;
+
+		out[n++] = strtoul(s, &end, 0);
+		if (*end == 'K' || *end == 'k')
+			out[n - 1] <<= 10, end++;
+		else if (*end == 'M' || *end == 'm')
+			out[n - 1] <<= 20, end++;
+		s = *end == ',' ? end + 1 : end;
+		if (*end != ',' )
+			break;
+	}
+	return n;
+}
+
+int main(int argc, char **argv)
+{
+	static const size_t def_sizes[] = { 0, 1, 3, 4, 100, 1000, 3000, 4000, 4096, 8192,
+					    65536, 65537, 1 << 20, 4 << 20 };
+	static const size_t inl_sizes[] = { 0, 1, 3, 4, 100, 1000, 2000, 3000 };
+	struct cfg cf = { .count = 3, .nulls = 10, .depth = 1, .credits = 32 };
+	const char *mode = "auto";
+	unsigned nclients = 1;
+	struct rpcrdma_poller_opts popts;
+	struct rpcrdma_poller *p;
+	pthread_t th[64];
+	struct thr t[64];
+	int err, rc = 0;
+
+	if (argc < 3) {
+		fprintf(stderr, "usage: %s ADDR PORT [--mode M] [--sizes LIST] [--count N] "
+			"[--null N] [--clients N] [--depth N] [--credits N]\n", argv[0]);
+		return 2;
+	}
+	for (int i = 3; i < argc; i++) {
+		if (i + 1 >= argc) {
+			fprintf(stderr, "option %s needs a value\n", argv[i]);
+			return 2;
+		}
+		if (!strcmp(argv[i], "--mode"))
+			mode = argv[++i];
+		else if (!strcmp(argv[i], "--sizes"))
+			cf.nsizes = parse_sizes(argv[++i], cf.sizes, 64);
+		else if (!strcmp(argv[i], "--count"))
+			cf.count = (unsigned)atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--null"))
+			cf.nulls = (unsigned)atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--clients"))
+			nclients = (unsigned)atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--depth"))
+			cf.depth = (unsigned)atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--credits"))
+			cf.credits = (unsigned)atoi(argv[++i]);
+		else {
+			fprintf(stderr, "unknown option %s\n", argv[i]);
+			return 2;
+		}
+	}
+	if (nclients == 0 || nclients > 64 || cf.depth == 0)
+		return 2;
+	if (!strcmp(mode, "inline")) {
+		if (!cf.nsizes) {
+			memcpy(cf.sizes, inl_sizes, sizeof(inl_sizes));
+			cf.nsizes = sizeof(inl_sizes) / sizeof(inl_sizes[0]);
+		}
+	} else {
+		if (!strcmp(mode, "auto")) {
+			cf.mark_bulk = cf.offer_write = true;
+		} else if (!strcmp(mode, "reply")) {
+			cf.mark_bulk = cf.reply_chunk = true;
+		} else if (!strcmp(mode, "pos0")) {
+			cf.offer_write = true;
+		} else if (!strcmp(mode, "pos0-reply")) {
+			cf.reply_chunk = true;
+		} else {
+			fprintf(stderr, "unknown mode %s\n", mode);
+			return 2;
+		}
+		if (!cf.nsizes) {
+			memcpy(cf.sizes, def_sizes, sizeof(def_sizes));
+			cf.nsizes = sizeof(def_sizes) / sizeof(def_sizes[0]);
+		}
+	}
+	if (echo_addr(argv[1], argv[2], &cf.ss))
+		return 2;
+	rpcrdma_poller_opts_init(&popts);
+	err = rpcrdma_poller_create(&popts, &p);
+	if (err) {
+		fprintf(stderr, "poller: %s\n", strerror(-err));
+		return 1;
+	}
+	for (unsigned i = 0; i < nclients; i++) {
+		t[i] = (struct thr){ .cf = &cf, .p = p, .idx = i };
+		pthread_create(&th[i], NULL, client_main, &t[i]);
+	}
+	for (unsigned i = 0; i < nclients; i++) {
+		pthread_join(th[i], NULL);
+		if (t[i].rc)
+			rc = 1;
+	}
+	rpcrdma_poller_destroy(p);
+	if (atomic_load(&failures))
+		rc = 1;
+	printf("%s mode=%s clients=%u\n", rc ? "FAIL" : "PASS", mode, nclients);
+	return rc;
+}

@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * rpcrdma-echo-server ADDR PORT [--credits N] [--no-srq] [--srq-depth N] [--poller MODE]
+ *
+ * An RPC echo server on the RDMA transport: NULL, ECHO, SINK and SOURCE
+ * calls (see echo_proto.h), replies
+ * inline, by write chunk or by reply chunk as the client's chunks allow.
+ * Runs until SIGINT/SIGTERM, then prints its counters.
+ */
+#include <signal.h>
+#include <stdbool.h>
+#include <unistd.h>
+
+#include <rpcrdma/rpcrdma.h>
+
+#include "echo_proto.h"
+
+static void handle(struct rpcrdma_call *call, void *arg)
+{
+	unsigned n;
+	const struct iovec *in = rpcrdma_call_payload(call, &n);
+	uint8_t hdr[28], pad[4];
+	struct iovec iov[3];
+	struct rpcrdma_reply r = { .size = sizeof(r), .iov = iov };
+	int cnt;
+
+	cnt = echo_answer(in[0].iov_base, in[0].iov_len, hdr, pad, iov, &r.bulk_offset,
+			  &r.bulk_length, arg);
+	if (cnt < 0) {
+		rpcrdma_call_drop(call);
+		return;
+	}
+	r.iovcnt = (unsigned)cnt;
+	rpcrdma_call_reply(call, &r);
+}
+
+static void print_conn(uint64_t id, uint32_t credits, const struct rpcrdma_stats *st, void *arg)
+{
+	(void)arg;
+	printf("conn %llu credits %u calls %llu\n", (unsigned long long)id, credits,
+	       (unsigned long long)st->v[RPCRDMA_STAT_CALLS]);
+}
+
+int main(int argc, char **argv)
+{
+	struct rpcrdma_poller_opts popts;
+	struct rpcrdma_listener_opts lopts;
+	struct rpcrdma_poller *p;
+	struct rpcrdma_listener *l;
+	struct rpcrdma_stats st;
+	struct sockaddr_storage ss;
+	uint8_t *source;
+	sigset_t set;
+	int sig, err;
+
+	if (argc < 3) {
+		fprintf(stderr, "usage: %s ADDR PORT [--credits N] [--no-srq] [--srq-depth N] "
+			"[--poller workqueue|busy] [--threads N]\n", argv[0]);
+		return 2;
+	}
+	rpcrdma_poller_opts_init(&popts);
+	rpcrdma_listener_opts_init(&lopts);
+	for (int i = 3; i < argc; i++) {
+		if (!strcmp(argv[i], "--credits") && i + 1 < argc)
+			lopts.max_credits = (uint32_t)atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--no-srq"))
+			lopts.use_srq = 0;
+		else if (!strcmp(argv[i], "--srq-depth") && i + 1 < argc)
+			lopts.srq_depth = (uint32_t)atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--threads") && i + 1 < argc)
+			popts.threads = (unsigned)atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--poller") && i + 1 < argc) {
+			i++;
+			popts.mode = !strcmp(argv[i], "busy") ? RPCRDMA_POLLER_BUSY :
+							       RPCRDMA_POLLER_WORKQUEUE;
+		} else {
+			fprintf(stderr, "unknown option %s\n", argv[i]);
+			return 2;
+		}
+	}
+	if (echo_addr(argv[1], argv[2], &ss))
+		return 2;
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);   /* before the poller's threads */
+	err = rpcrdma_poller_create(&popts, &p);
+	if (err) {
+		fprintf(stderr, "poller: %s\n", strerror(-err));
+		return 1;
+	}
+	source = calloc(1, ECHO_SOURCE_MAX);  /* the SOURCE procedure's bytes */
+	if (!source)
+		return 1;
+	for (size_t i = 0; i < ECHO_SOURCE_MAX; i++)
+		source[i] = (uint8_t)(i * 7u);
+	err = rpcrdma_listener_create(p, (struct sockaddr *)&ss, &lopts, handle, source, &l);
+	if (err) {
+		fprintf(stderr, "listen: %s\n", strerror(-err));
+		rpcrdma_poller_destroy(p);
+		free(source);
+		return 1;
+	}
+	printf("listening on port %d\n", rpcrdma_listener_port(l));
+	fflush(stdout);
+	sigwait(&set, &sig);
+	rpcrdma_listener_foreach_conn(l, print_conn, NULL);
+	rpcrdma_listener_shutdown(l);       /* counters are final after this */
+	rpcrdma_listener_stats(l, &st);
+	for (int i = 0; i < RPCRDMA_STAT_COUNT; i++)
+		if (st.v[i])
+			printf("server %s %llu\n", rpcrdma_stat_name((enum rpcrdma_stat)i),
+			       (unsigned long long)st.v[i]);
+	rpcrdma_listener_destroy(l);
+	rpcrdma_poller_destroy(p);
+	free(source);
+	printf("server exit\n");
+	return 0;
+}

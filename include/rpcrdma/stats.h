@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Transport counters.  Every listener keeps a set over all its connections
+ * (the "global" counters of that endpoint), every connection its own, every
+ * client its own.  Counters only grow; they are read with relaxed atomics,
+ * so a snapshot taken while traffic flows is consistent per counter, not
+ * across counters.
+ */
+#ifndef RPCRDMA_STATS_H
+#define RPCRDMA_STATS_H
+
+#include <stdint.h>
+#include <rpcrdma/api.h>
+
+RPCRDMA_BEGIN_DECLS
+
+enum rpcrdma_stat {
+	RPCRDMA_STAT_CALLS = 0,        /* calls handed to the upper layer / sent (client) */
+	RPCRDMA_STAT_REPLIES,          /* replies sent / received (client) */
+	RPCRDMA_STAT_REPLIES_INLINE,   /* replies sent inline (RDMA_MSG, no chunk) */
+	RPCRDMA_STAT_REPLIES_WRITE,    /* replies whose bulk went by write chunk */
+	RPCRDMA_STAT_REPLIES_RCHUNK,   /* replies sent through the reply chunk */
+	RPCRDMA_STAT_CALLS_READ,       /* calls with read chunks pulled / pushed (client) */
+	RPCRDMA_STAT_ERR_SHORT,        /* malformed: too short or truncated list */
+	RPCRDMA_STAT_ERR_VERS,         /* wrong version (answered ERR_VERS) */
+	RPCRDMA_STAT_ERR_CHUNK,        /* bad chunks or type (answered ERR_CHUNK) */
+	RPCRDMA_STAT_ERR_DROPPED,      /* RDMA_DONE / RDMA_ERROR / unparseable, dropped */
+	RPCRDMA_STAT_ERR_REPLY,        /* reply too large for the chunks offered */
+	RPCRDMA_STAT_ERR_CREDIT,       /* calls beyond the credit grant */
+	RPCRDMA_STAT_ERR_WC,           /* work completions with an error status */
+	RPCRDMA_STAT_FLUSHED,          /* work completions flushed at disconnect */
+	RPCRDMA_STAT_BYTES_READ,       /* bytes pulled by RDMA Read */
+	RPCRDMA_STAT_BYTES_WRITTEN,    /* bytes pushed by RDMA Write */
+	RPCRDMA_STAT_BYTES_RECV,       /* bytes received by Send */
+	RPCRDMA_STAT_BYTES_SENT,       /* bytes sent by Send */
+	RPCRDMA_STAT_RQ_STARVED,       /* receive buffers missing when reposting */
+	RPCRDMA_STAT_SQ_STARVED,       /* work requests that waited for send-queue room */
+	RPCRDMA_STAT_CONNECTS,         /* connections established */
+	RPCRDMA_STAT_DISCONNECTS,      /* connections closed */
+	RPCRDMA_STAT_REJECTS,          /* connection requests refused */
+	RPCRDMA_STAT_POLICY_CLOSE,     /* connections closed for garbage / credit overrun */
+	RPCRDMA_STAT_TIMEOUTS,         /* client calls timed out */
+	RPCRDMA_STAT_RECONNECTS,       /* client reconnections */
+	RPCRDMA_STAT_CTXT_LOST,        /* contexts missing from their pool at teardown (a bug) */
+	RPCRDMA_STAT_COUNT
+};
+
+struct rpcrdma_stats {
+	uint64_t v[RPCRDMA_STAT_COUNT];
+};
+
+/* A static name for a counter ("calls", "err_vers", ...), or "?" */
+RPCRDMA_API const char *rpcrdma_stat_name(enum rpcrdma_stat s);
+
+RPCRDMA_END_DECLS
+
+#endif /* RPCRDMA_STATS_H */

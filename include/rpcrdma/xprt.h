@@ -1,0 +1,165 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The RPC-over-RDMA server transport (RFC 8166, RFC 8797).
+ *
+ * A listener accepts RDMA connections with librdmacm and hands every valid
+ * RPC call to one handler.  The handler (or any other thread, later) answers
+ * with rpcrdma_call_reply() or discards with rpcrdma_call_drop().
+ *
+ * What the transport does for the upper layer:
+ *  - Every received message is checked with rpcrdma_check_call().  Version
+ *    mismatches are answered with RDMA_ERROR/ERR_VERS, malformed headers and
+ *    RDMA_MSGP with RDMA_ERROR/ERR_CHUNK, RDMA_DONE and RDMA_ERROR messages
+ *    are dropped; none of them reaches the handler.  A connection that sends
+ *    `garbage_limit` malformed messages, or more calls than its grant, is
+ *    disconnected (policy); other connections are unaffected.
+ *  - Read chunks are pulled with RDMA Read and spliced into the call: the
+ *    handler always sees the complete RPC call message (a chunk's data is
+ *    inserted at its XDR position, followed by zero XDR roundup).
+ *  - Replies go inline when they fit the peer's receive size; otherwise the
+ *    bulk range the upper layer marks goes into the call's first write chunk
+ *    (RDMA Write), and what remains goes inline or, when still too large,
+ *    into the reply chunk (RDMA_NOMSG).  A reply that fits none of these is
+ *    replaced by RDMA_ERROR/ERR_CHUNK.  When the client announced (RFC 8797)
+ *    that it accepts remote invalidation, the Send carries an Invalidate of
+ *    the first handle the call advertised.
+ *  - The credit grant of a connection is fixed at accept: the smallest of
+ *    max_credits, what the device's work-request limits allow, and the
+ *    receive buffers actually posted (with an SRQ: not yet promised to other
+ *    connections).  It is never 0; a request that cannot get at least one
+ *    credit is rejected.
+ */
+#ifndef RPCRDMA_XPRT_H
+#define RPCRDMA_XPRT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+
+#include <rpcrdma/api.h>
+#include <rpcrdma/poller.h>
+#include <rpcrdma/stats.h>
+
+RPCRDMA_BEGIN_DECLS
+
+struct rpcrdma_listener;
+struct rpcrdma_call;
+
+/*
+ * Called once per valid call, on a poller thread.  From this moment the
+ * upper layer owns `call` and must end it exactly once with
+ * rpcrdma_call_reply() or rpcrdma_call_drop(), from any thread, now or
+ * later.  The handler must not block for long: it holds up its poller.
+ */
+typedef void (*rpcrdma_call_handler)(struct rpcrdma_call *call, void *arg);
+
+struct rpcrdma_listener_opts {
+	size_t opts_size;        /* sizeof(struct rpcrdma_listener_opts) */
+	uint32_t max_credits;    /* grant upper bound, 1..65535 (default 64) */
+	uint32_t recv_inline;    /* our receive buffer size, 1024..65536 (4096) */
+	uint32_t send_inline;    /* largest Send we make, 1024..65536 (4096) */
+	/* Receive buffers per device with an SRQ (2048).  Grants never sum to
+	 * more than this: with the defaults 32 connections get 64 credits each,
+	 * later ones what is left, and a request finding none is rejected. */
+	uint32_t srq_depth;
+	int use_srq;             /* 1: SRQ when the device has one (default); 0: never */
+	uint32_t max_call_bytes; /* largest call pulled by RDMA Read (16 MiB) */
+	uint32_t garbage_limit;  /* malformed messages before disconnect; 0 = never (16) */
+	int backlog;             /* rdma_listen backlog (64) */
+	/* Registered memory kept per device for reuse by RDMA Read sinks and
+	 * Write sources (only local access: the client never gets an rkey to
+	 * it); 0 registers per call (64 MiB). */
+	size_t bulk_cache_bytes;
+	/* Hook for the resource controller: the group charged for this
+	 * listener's verbs objects.  Must be NULL until that integration. */
+	void *resource_group;
+};
+
+RPCRDMA_API void rpcrdma_listener_opts_init(struct rpcrdma_listener_opts *opts);
+
+/*
+ * Binds to addr (IPv4 or IPv6, port 0 picks one) and listens.  Connection
+ * events and completions are handled by `poller`, which must outlive the
+ * listener.  opts may be NULL.  Returns 0 and *out, -EINVAL, -ENOMEM,
+ * -EADDRINUSE, or another negative errno from librdmacm.
+ */
+RPCRDMA_API int rpcrdma_listener_create(struct rpcrdma_poller *poller,
+					const struct sockaddr *addr,
+					const struct rpcrdma_listener_opts *opts,
+					rpcrdma_call_handler handler, void *handler_arg,
+					struct rpcrdma_listener **out);
+
+/* The bound port (host order). */
+RPCRDMA_API int rpcrdma_listener_port(const struct rpcrdma_listener *l);
+
+/*
+ * Stops accepting, disconnects every connection and waits until their work
+ * requests are flushed and the upper layer has ended every call handle it
+ * still owns (replies on a closed connection return -ENOTCONN): end them
+ * from other threads, or before.  The counters stay readable afterwards.
+ * Idempotent.  Must not be called from a handler or a poller thread.
+ */
+RPCRDMA_API void rpcrdma_listener_shutdown(struct rpcrdma_listener *l);
+
+/* rpcrdma_listener_shutdown(), then frees everything.  NULL is accepted. */
+RPCRDMA_API void rpcrdma_listener_destroy(struct rpcrdma_listener *l);
+
+/* Counters summed over every connection the listener has had. */
+RPCRDMA_API void rpcrdma_listener_stats(const struct rpcrdma_listener *l,
+					struct rpcrdma_stats *out);
+
+/*
+ * Calls fn for every live connection with its id, its credit grant and its
+ * counters, under the listener's lock (fn must not call back into it).
+ */
+RPCRDMA_API int rpcrdma_listener_foreach_conn(struct rpcrdma_listener *l,
+					      void (*fn)(uint64_t conn_id, uint32_t credits,
+							 const struct rpcrdma_stats *st, void *arg),
+					      void *arg);
+
+/* ---- call handles ---- */
+
+/*
+ * The RPC call message (starting with its xid), as iovecs owned by the
+ * transport and valid until the call is ended.  Sets *iovcnt.
+ */
+RPCRDMA_API const struct iovec *rpcrdma_call_payload(const struct rpcrdma_call *call,
+						     unsigned *iovcnt);
+
+/* The connection the call came on (see rpcrdma_listener_foreach_conn). */
+RPCRDMA_API uint64_t rpcrdma_call_conn_id(const struct rpcrdma_call *call);
+
+/* The largest reply the client's chunks and inline size can carry. */
+RPCRDMA_API size_t rpcrdma_call_max_reply(const struct rpcrdma_call *call);
+
+/*
+ * A reply: the RPC reply message as iovecs, in order.  [bulk_offset,
+ * bulk_offset + bulk_length) is the content of one XDR opaque data item
+ * (for NFS: READ data) that may travel by RDMA Write in a write chunk; its
+ * XDR roundup (the pad after it, inside the iovecs) is then left out too, as
+ * RFC 8166 section 3.4.5 says.  bulk_length 0: no such item.
+ */
+struct rpcrdma_reply {
+	size_t size;             /* sizeof(struct rpcrdma_reply) */
+	const struct iovec *iov;
+	unsigned iovcnt;
+	size_t bulk_offset;
+	size_t bulk_length;
+};
+
+/*
+ * Sends the reply and ends the call (whatever the result).  The reply bytes
+ * are copied before this returns; the caller keeps its buffers.  Returns 0,
+ * -EINVAL (bad reply description: the call is dropped), -EMSGSIZE (too large
+ * for the client's chunks: RDMA_ERROR/ERR_CHUNK was sent instead),
+ * -ENOTCONN (connection gone), -ENOMEM.  Thread-safe.
+ */
+RPCRDMA_API int rpcrdma_call_reply(struct rpcrdma_call *call, const struct rpcrdma_reply *reply);
+
+/* Ends the call without a reply (the client will time out). */
+RPCRDMA_API void rpcrdma_call_drop(struct rpcrdma_call *call);
+
+RPCRDMA_END_DECLS
+
+#endif /* RPCRDMA_XPRT_H */

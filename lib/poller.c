@@ -1,0 +1,550 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The completion-queue poller: workqueue, busy and direct modes over one
+ * epoll set holding the completion channels and CM event channels.
+ *
+ * Every source is registered EPOLLONESHOT: the thread that receives its
+ * event owns it until it re-arms it, so one completion queue is polled by
+ * one thread at a time.  A CQ whose budget ran out is put on the pending
+ * list instead of being re-armed, and the next round (any worker) goes on.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include "rdma_internal.h"
+
+#define WC_BATCH_MAX 256
+
+void rpcrdma_poller_opts_init(struct rpcrdma_poller_opts *opts)
+{
+	memset(opts, 0, sizeof(*opts));
+	opts->opts_size = sizeof(*opts);
+	opts->mode = RPCRDMA_POLLER_WORKQUEUE;
+	opts->threads = 2;
+	opts->batch = 32;
+	opts->budget = 256;
+	opts->cq_entries = 4096;
+}
+
+static void dispatch(const struct ibv_wc *wc)
+{
+	struct rpcrdma__ctxt *c = (struct rpcrdma__ctxt *)(uintptr_t)wc->wr_id;
+
+	switch (c->type) {
+	case RPCRDMA__WR_RECV:
+		rpcrdma__recv_done(c, wc);
+		break;
+	case RPCRDMA__WR_SEND:
+		rpcrdma__send_done(c, wc);
+		break;
+	case RPCRDMA__WR_READ:
+		rpcrdma__read_done(c, wc);
+		break;
+	case RPCRDMA__WR_CLT_RECV:
+		rpcrdma__clt_recv_done(c, wc);
+		break;
+	case RPCRDMA__WR_CLT_SEND:
+		rpcrdma__clt_send_done(c, wc);
+		break;
+	default:
+		/* A wr_id we never posted: a bug, not input. */
+		abort();
+	}
+}
+
+/* Polls up to budget completions in batches; returns how many. */
+static unsigned poll_batches(struct rpcrdma_poller *p, struct ibv_cq *cq, unsigned budget,
+			     bool *more)
+{
+	struct ibv_wc wc[WC_BATCH_MAX];
+	unsigned n = 0;
+
+	*more = false;
+	while (n < budget) {
+		unsigned want = budget - n < p->opts.batch ? budget - n : p->opts.batch;
+		int k = ibv_poll_cq(cq, (int)want, wc);
+
+		if (k <= 0)
+			return n;
+		for (int i = 0; i < k; i++)
+			dispatch(&wc[i]);
+		n += (unsigned)k;
+		if ((unsigned)k < want)
+			return n;
+	}
+	*more = true;
+	return n;
+}
+
+static int cq_handle(struct rpcrdma__source *s, unsigned budget)
+{
+	struct rpcrdma__cq *cq = rpcrdma__container_of(s, struct rpcrdma__cq, src);
+	struct rpcrdma_poller *p = s->poller;
+	struct ibv_cq *ev_cq;
+	void *ev_ctx;
+	unsigned events = 0, n = 0;
+	bool more;
+
+	while (ibv_get_cq_event(cq->channel, &ev_cq, &ev_ctx) == 0)
+		events++;
+	if (events)
+		ibv_ack_cq_events(cq->cq, events);
+	cq->pending = false;
+	for (;;) {
+		n += poll_batches(p, cq->cq, budget - n, &more);
+		if (more) {
+			cq->pending = true;  /* budget spent, queue not empty */
+			return (int)n;
+		}
+		/* Re-arm, then poll once more: a completion that arrived after
+		 * the last poll but before the re-arm raises no event. */
+		ibv_req_notify_cq(cq->cq, 0);
+		n += poll_batches(p, cq->cq, budget - n, &more);
+		if (!more)
+			return (int)n;
+	}
+}
+
+int rpcrdma__poller_add(struct rpcrdma_poller *p, struct rpcrdma__source *s)
+{
+	struct epoll_event ev = { .events = EPOLLIN | EPOLLONESHOT, .data.ptr = s };
+
+	s->poller = p;
+	s->busy = s->dead = s->on_pending = false;
+	rpcrdma__list_init(&s->pnode);
+	if (epoll_ctl(p->epfd, EPOLL_CTL_ADD, s->fd, &ev))
+		return -errno;
+	return 0;
+}
+
+/* Waits until every thread has finished the round it is in. */
+static void barrier_locked(struct rpcrdma_poller *p)
+{
+	uint64_t snap[64];
+	uint64_t one = 1;
+	unsigned n = p->nthreads;
+
+	if (n == 0)
+		return;
+	for (unsigned i = 0; i < n; i++)
+		snap[i] = p->seq[i];
+	p->kick_hold++;
+	if (write(p->kickfd, &one, sizeof(one)) < 0) {
+		/* eventfd writes only fail on overflow; it is readable anyway */
+	}
+	for (;;) {
+		bool all = true;
+
+		/* A poller thread removing a source (a completion handler
+		 * freeing a client connection) does not wait for itself. */
+		for (unsigned i = 0; i < n; i++)
+			if (p->seq[i] == snap[i] && !pthread_equal(p->threads[i], pthread_self()))
+				all = false;
+		if (all || atomic_load(&p->stop))
+			break;
+		pthread_cond_wait(&p->cond, &p->lock);
+	}
+	if (--p->kick_hold == 0 && !atomic_load(&p->stop)) {
+		uint64_t v;
+
+		if (read(p->kickfd, &v, sizeof(v)) < 0) {
+			/* already drained */
+		}
+	}
+}
+
+void rpcrdma__poller_del(struct rpcrdma_poller *p, struct rpcrdma__source *s)
+{
+	pthread_mutex_lock(&p->lock);
+	s->dead = true;
+	epoll_ctl(p->epfd, EPOLL_CTL_DEL, s->fd, NULL);
+	if (s->on_pending) {
+		rpcrdma__list_del(&s->pnode);
+		s->on_pending = false;
+	}
+	while (s->busy)
+		pthread_cond_wait(&p->cond, &p->lock);
+	/* A worker may hold the event of s from epoll_wait already. */
+	barrier_locked(p);
+	pthread_mutex_unlock(&p->lock);
+}
+
+static void source_run(struct rpcrdma_poller *p, struct rpcrdma__source *s, unsigned budget,
+		       unsigned *done)
+{
+	struct epoll_event ev = { .events = EPOLLIN | EPOLLONESHOT, .data.ptr = s };
+	int n;
+
+	pthread_mutex_lock(&p->lock);
+	if (s->dead || s->busy) {
+		pthread_mutex_unlock(&p->lock);
+		return;
+	}
+	s->busy = true;
+	pthread_mutex_unlock(&p->lock);
+
+	n = s->handle(s, budget);
+	if (n > 0)
+		*done += (unsigned)n;
+
+	pthread_mutex_lock(&p->lock);
+	s->busy = false;
+	if (!s->dead) {
+		if (s->is_cq && rpcrdma__container_of(s, struct rpcrdma__cq, src)->pending) {
+			if (!s->on_pending) {
+				rpcrdma__list_add_tail(&p->pending, &s->pnode);
+				s->on_pending = true;
+			}
+		} else {
+			epoll_ctl(p->epfd, EPOLL_CTL_MOD, s->fd, &ev);
+		}
+	}
+	pthread_cond_broadcast(&p->cond);
+	pthread_mutex_unlock(&p->lock);
+}
+
+static bool run_pending(struct rpcrdma_poller *p, unsigned budget, unsigned *done)
+{
+	struct rpcrdma__list *n;
+
+	pthread_mutex_lock(&p->lock);
+	n = rpcrdma__list_pop(&p->pending);
+	if (n)
+		rpcrdma__container_of(n, struct rpcrdma__source, pnode)->on_pending = false;
+	pthread_mutex_unlock(&p->lock);
+	if (!n)
+		return false;
+	source_run(p, rpcrdma__container_of(n, struct rpcrdma__source, pnode), budget, done);
+	return true;
+}
+
+/* One round: wait up to timeout ms, handle what is ready. */
+static unsigned round_once(struct rpcrdma_poller *p, int timeout, unsigned budget)
+{
+	struct epoll_event evs[8];
+	unsigned done = 0;
+	int n;
+
+	pthread_mutex_lock(&p->lock);
+	if (!rpcrdma__list_empty(&p->pending))
+		timeout = 0;
+	pthread_mutex_unlock(&p->lock);
+
+	n = epoll_wait(p->epfd, evs, 8, timeout);
+	for (int i = 0; i < n; i++) {
+		if (evs[i].data.ptr == NULL)
+			continue;       /* the kick eventfd */
+		source_run(p, evs[i].data.ptr, budget, &done);
+	}
+	run_pending(p, budget, &done);
+	return done;
+}
+
+static void round_end(struct rpcrdma_poller *p, unsigned idx)
+{
+	pthread_mutex_lock(&p->lock);
+	p->seq[idx]++;
+	pthread_cond_broadcast(&p->cond);
+	pthread_mutex_unlock(&p->lock);
+}
+
+struct worker_arg {
+	struct rpcrdma_poller *p;
+	unsigned idx;
+};
+
+static void *worker_main(void *arg)
+{
+	struct rpcrdma_poller *p = ((struct worker_arg *)arg)->p;
+	unsigned idx = ((struct worker_arg *)arg)->idx;
+
+	free(arg);
+	while (!atomic_load(&p->stop)) {
+		round_once(p, -1, p->opts.budget);
+		round_end(p, idx);
+	}
+	return NULL;
+}
+
+static void *busy_main(void *arg)
+{
+	struct rpcrdma_poller *p = ((struct worker_arg *)arg)->p;
+	unsigned idx = ((struct worker_arg *)arg)->idx;
+	unsigned spins = 0;
+
+	free(arg);
+	while (!atomic_load(&p->stop)) {
+		unsigned ncq = atomic_load(&p->ncqs);
+		bool more;
+
+		for (unsigned i = 0; i < ncq; i++)
+			poll_batches(p, p->cqs[i]->cq, p->opts.budget, &more);
+		if (++spins % 64 == 0 || ncq == 0)
+			round_once(p, 0, p->opts.budget);
+		round_end(p, idx);
+	}
+	return NULL;
+}
+
+int rpcrdma_poller_poll(struct rpcrdma_poller *p, unsigned budget)
+{
+	unsigned ncq, done = 0;
+
+	if (!p || p->opts.mode != RPCRDMA_POLLER_DIRECT)
+		return -EINVAL;
+	if (!budget)
+		budget = p->opts.budget;
+	/*
+	 * Completions first, straight from the queues: a caller that polls in
+	 * a loop (spinning, as perftest does) then pays no system call per
+	 * completion.  The channel event such completions raised is consumed
+	 * by the round below, which also re-arms.  A CQ another caller is
+	 * handling is skipped (one thread per queue).
+	 */
+	ncq = atomic_load(&p->ncqs);
+	for (unsigned i = 0; i < ncq && done < budget; i++) {
+		struct rpcrdma__cq *cq = p->cqs[i];
+		bool more, mine;
+
+		pthread_mutex_lock(&p->lock);
+		mine = !cq->src.busy && !cq->src.dead;
+		if (mine)
+			cq->src.busy = true;
+		pthread_mutex_unlock(&p->lock);
+		if (!mine)
+			continue;
+		done += poll_batches(p, cq->cq, budget - done, &more);
+		pthread_mutex_lock(&p->lock);
+		cq->src.busy = false;
+		pthread_cond_broadcast(&p->cond);
+		pthread_mutex_unlock(&p->lock);
+	}
+	if (done)
+		return (int)done;
+	return (int)round_once(p, 0, budget);
+}
+
+int rpcrdma_poller_fd(const struct rpcrdma_poller *p)
+{
+	return p ? p->epfd : -EINVAL;
+}
+
+int rpcrdma__poller_cq_get(struct rpcrdma_poller *p, struct ibv_context *verbs, int entries,
+			   struct rpcrdma__cq **out)
+{
+	struct rpcrdma__cq *cq = NULL;
+	unsigned ncq;
+	int err = 0;
+
+	pthread_mutex_lock(&p->lock);
+	ncq = atomic_load(&p->ncqs);
+	for (unsigned i = 0; i < ncq; i++)
+		if (p->cqs[i]->verbs == verbs)
+			cq = p->cqs[i];
+	if (cq) {
+		if (cq->reserved + entries > cq->capacity) {
+			int want = cq->reserved + entries + p->opts.cq_entries;
+
+			if (want > cq->max_cqe)
+				want = cq->max_cqe;
+			if (want < cq->reserved + entries || ibv_resize_cq(cq->cq, want)) {
+				err = -ENOSPC;
+				goto out;
+			}
+			cq->capacity = cq->cq->cqe;
+		}
+		cq->reserved += entries;
+		goto out;
+	}
+	if (ncq == RPCRDMA__MAX_CQS) {
+		err = -ENOSPC;
+		goto out;
+	}
+	cq = calloc(1, sizeof(*cq));
+	if (!cq) {
+		err = -ENOMEM;
+		goto out;
+	}
+	cq->verbs = verbs;
+	{
+		struct ibv_device_attr attr;
+
+		if (ibv_query_device(verbs, &attr)) {
+			err = -EIO;
+			goto out_free;
+		}
+		cq->max_cqe = attr.max_cqe;
+	}
+	if (p->opts.mode != RPCRDMA_POLLER_BUSY) {
+		cq->channel = ibv_create_comp_channel(verbs);
+		if (!cq->channel) {
+			err = errno ? -errno : -ENOMEM;
+			goto out_free;
+		}
+		fcntl(cq->channel->fd, F_SETFL, fcntl(cq->channel->fd, F_GETFL) | O_NONBLOCK);
+	}
+	{
+		int want = p->opts.cq_entries > entries ? p->opts.cq_entries : entries;
+
+		if (want > cq->max_cqe)
+			want = cq->max_cqe;
+
+		cq->cq = ibv_create_cq(verbs, want, cq, cq->channel, 0);
+	}
+	if (!cq->cq) {
+		err = errno ? -errno : -ENOMEM;
+		goto out_chan;
+	}
+	cq->capacity = cq->cq->cqe;
+	cq->reserved = entries;
+	if (cq->channel) {
+		ibv_req_notify_cq(cq->cq, 0);
+		cq->src.fd = cq->channel->fd;
+		cq->src.handle = cq_handle;
+		cq->src.is_cq = true;
+		err = rpcrdma__poller_add(p, &cq->src);
+		if (err)
+			goto out_cq;
+	}
+	p->cqs[ncq] = cq;
+	atomic_store(&p->ncqs, ncq + 1);
+out:
+	pthread_mutex_unlock(&p->lock);
+	if (!err)
+		*out = cq;
+	return err;
+out_cq:
+	ibv_destroy_cq(cq->cq);
+out_chan:
+	if (cq->channel)
+		ibv_destroy_comp_channel(cq->channel);
+out_free:
+	free(cq);
+	pthread_mutex_unlock(&p->lock);
+	return err;
+}
+
+void rpcrdma__poller_cq_put(struct rpcrdma__cq *cq, int entries)
+{
+	struct rpcrdma_poller *p = cq->src.poller;
+
+	if (p)
+		pthread_mutex_lock(&p->lock);
+	cq->reserved -= entries;
+	if (p)
+		pthread_mutex_unlock(&p->lock);
+}
+
+int rpcrdma_poller_create(const struct rpcrdma_poller_opts *uopts, struct rpcrdma_poller **out)
+{
+	struct rpcrdma_poller_opts opts;
+	struct rpcrdma_poller *p;
+	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = NULL };
+	int err;
+
+	rpcrdma_poller_opts_init(&opts);
+	if (uopts) {
+		if (uopts->opts_size < sizeof(size_t) || uopts->opts_size > sizeof(opts))
+			return -EINVAL;
+		memcpy(&opts, uopts, uopts->opts_size);
+		opts.opts_size = sizeof(opts);
+	}
+	if (opts.mode > RPCRDMA_POLLER_DIRECT || opts.batch == 0 || opts.batch > WC_BATCH_MAX ||
+	    opts.budget < opts.batch || opts.cq_entries < 16 ||
+	    (opts.mode == RPCRDMA_POLLER_WORKQUEUE && (opts.threads == 0 || opts.threads > 64)))
+		return -EINVAL;
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	p->opts = opts;
+	rpcrdma__list_init(&p->pending);
+	pthread_mutex_init(&p->lock, NULL);
+	pthread_cond_init(&p->cond, NULL);
+	p->epfd = epoll_create1(EPOLL_CLOEXEC);
+	p->kickfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (p->epfd < 0 || p->kickfd < 0 || epoll_ctl(p->epfd, EPOLL_CTL_ADD, p->kickfd, &ev)) {
+		err = -errno;
+		goto fail;
+	}
+	p->nthreads = opts.mode == RPCRDMA_POLLER_WORKQUEUE ? opts.threads :
+		      opts.mode == RPCRDMA_POLLER_BUSY ? 1 : 0;
+	if (p->nthreads) {
+		unsigned started = 0;
+
+		p->threads = calloc(p->nthreads, sizeof(*p->threads));
+		p->seq = calloc(p->nthreads, sizeof(*p->seq));
+		if (!p->threads || !p->seq) {
+			err = -ENOMEM;
+			goto fail;
+		}
+		for (; started < p->nthreads; started++) {
+			struct worker_arg *a = malloc(sizeof(*a));
+
+			if (!a) {
+				err = -ENOMEM;
+				break;
+			}
+			a->p = p;
+			a->idx = started;
+			err = -pthread_create(&p->threads[started], NULL,
+					      opts.mode == RPCRDMA_POLLER_BUSY ? busy_main : worker_main, a);
+			if (err) {
+				free(a);
+				break;
+			}
+		}
+		if (started < p->nthreads) {
+			p->nthreads = started;
+			rpcrdma_poller_destroy(p);
+			return err;
+		}
+	}
+	*out = p;
+	return 0;
+fail:
+	free(p->threads);
+	free(p->seq);
+	if (p->epfd >= 0)
+		close(p->epfd);
+	if (p->kickfd >= 0)
+		close(p->kickfd);
+	free(p);
+	return err;
+}
+
+void rpcrdma_poller_destroy(struct rpcrdma_poller *p)
+{
+	uint64_t one = 1;
+
+	if (!p)
+		return;
+	atomic_store(&p->stop, true);
+	if (write(p->kickfd, &one, sizeof(one)) < 0) {
+		/* readable already */
+	}
+	pthread_mutex_lock(&p->lock);
+	pthread_cond_broadcast(&p->cond);
+	pthread_mutex_unlock(&p->lock);
+	for (unsigned i = 0; i < p->nthreads; i++)
+		pthread_join(p->threads[i], NULL);
+	for (unsigned i = 0; i < atomic_load(&p->ncqs); i++) {
+		struct rpcrdma__cq *cq = p->cqs[i];
+
+		ibv_destroy_cq(cq->cq);
+		if (cq->channel)
+			ibv_destroy_comp_channel(cq->channel);
+		free(cq);
+	}
+	close(p->kickfd);
+	close(p->epfd);
+	pthread_cond_destroy(&p->cond);
+	pthread_mutex_destroy(&p->lock);
+	free(p->threads);
+	free(p->seq);
+	free(p);
+}

@@ -1,0 +1,996 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The client transport: connect with RFC 8797 private data, call encoding
+ * (inline, read chunks, position zero), write and reply chunks, credit
+ * following, reply matching by xid, timeout and reconnect.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "rdma_internal.h"
+
+/* One connection; replaced on reconnect, freed once its WRs flushed. */
+struct cconn {
+	struct rpcrdma_client *c;
+	struct rdma_event_channel *ech;
+	struct rdma_cm_id *id;
+	struct rpcrdma__source cm_src;
+	bool cm_added;
+	struct ibv_pd *pd;
+	struct rpcrdma__cq *cq;
+	int cq_entries;
+	struct ibv_qp *qp;
+	struct rpcrdma__pool recv_pool, send_pool;
+	atomic_int refs;                /* 0: every WR completed, can be freed */
+	bool dead;                      /* client lock */
+	struct rpcrdma__list gnode;     /* client's graveyard once dead */
+	uint32_t send_max;              /* call bytes we may Send */
+	uint32_t sq_depth;
+};
+
+struct crecv {
+	struct rpcrdma__ctxt c;
+	struct cconn *cc;
+	struct ibv_recv_wr wr;
+	struct ibv_sge sge;
+};
+
+struct csend {
+	struct rpcrdma__ctxt c;
+	struct cconn *cc;
+	struct ibv_send_wr wr;
+	struct ibv_sge sge;
+};
+
+struct creq {
+	struct rpcrdma__list node;      /* wait list or in-flight list */
+	struct rpcrdma_client_call *call;
+	rpcrdma_client_done done;
+	void *arg;
+	uint32_t xid;
+	struct rpcrdma__mrbuf rd, wr, rp;
+	struct cconn *cc;
+};
+
+struct rpcrdma_client {
+	struct rpcrdma_client_opts opts;
+	struct rpcrdma_poller *poller;
+	struct sockaddr_storage dst;
+	pthread_mutex_t lock;
+	pthread_mutex_t connect_lock;
+	pthread_cond_t reap_cv;         /* a dead connection's last WR completed */
+	struct cconn *cc;               /* current connection or NULL */
+	struct rpcrdma_client_credits credits;
+	unsigned inflight, max_inflight;
+	bool connected_once;
+	struct rpcrdma__list waiting, sent;
+	struct rpcrdma__list graveyard; /* dead connections still flushing */
+	struct rpcrdma__counters stats;
+};
+
+void rpcrdma_client_opts_init(struct rpcrdma_client_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->opts_size = sizeof(*o);
+	o->max_credits = 32;
+	o->recv_inline = 4096;
+	o->send_inline = 4096;
+	o->connect_timeout_ms = 5000;
+}
+
+/* ---- connection lifetime ---- */
+
+static void cconn_free(struct cconn *cc)
+{
+	unsigned lost = (cc->recv_pool.count - cc->recv_pool.nfree) +
+			(cc->send_pool.count - cc->send_pool.nfree);
+
+	if (lost)
+		rpcrdma__count(&cc->c->stats, NULL, RPCRDMA_STAT_CTXT_LOST, lost);
+	if (cc->cm_added)
+		rpcrdma__poller_del(cc->c->poller, &cc->cm_src);
+	if (cc->qp)
+		rdma_destroy_qp(cc->id);
+	rpcrdma__pool_fini(&cc->recv_pool);
+	rpcrdma__pool_fini(&cc->send_pool);
+	if (cc->cq)
+		rpcrdma__poller_cq_put(cc->cq, cc->cq_entries);
+	if (cc->pd)
+		ibv_dealloc_pd(cc->pd);
+	if (cc->id)
+		rdma_destroy_id(cc->id);
+	if (cc->ech)
+		rdma_destroy_event_channel(cc->ech);
+	free(cc);
+}
+
+/*
+ * Dropping the last reference only marks the connection flushed: it is
+ * freed by reap() on an application thread (connect, destroy), never on a
+ * poller thread, because freeing removes its CM source from the poller.
+ */
+static void cconn_put(struct cconn *cc)
+{
+	struct rpcrdma_client *c = cc->c;
+
+	if (atomic_fetch_sub_explicit(&cc->refs, 1, memory_order_acq_rel) == 1) {
+		pthread_mutex_lock(&c->lock);
+		pthread_cond_broadcast(&c->reap_cv);
+		pthread_mutex_unlock(&c->lock);
+	}
+}
+
+/* Frees the dead connections whose work requests all completed. */
+static void reap(struct rpcrdma_client *c, bool wait)
+{
+	for (;;) {
+		struct cconn *found = NULL;
+		bool busy = false;
+
+		pthread_mutex_lock(&c->lock);
+		for (struct rpcrdma__list *n = c->graveyard.next; n != &c->graveyard; n = n->next) {
+			struct cconn *cc = rpcrdma__container_of(n, struct cconn, gnode);
+
+			if (atomic_load(&cc->refs) == 0) {
+				found = cc;
+				rpcrdma__list_del(&cc->gnode);
+				break;
+			}
+			busy = true;
+		}
+		if (!found && busy && wait && c->poller->opts.mode != RPCRDMA_POLLER_DIRECT) {
+			/* Woken by the cconn_put() that drops a last reference. */
+			struct timespec dl;
+
+			clock_gettime(CLOCK_REALTIME, &dl);
+			dl.tv_sec += 1;
+			pthread_cond_timedwait(&c->reap_cv, &c->lock, &dl);
+		}
+		pthread_mutex_unlock(&c->lock);
+		if (found) {
+			cconn_free(found);
+			continue;
+		}
+		if (!busy || !wait)
+			return;
+		if (c->poller->opts.mode == RPCRDMA_POLLER_DIRECT)
+			rpcrdma_poller_poll(c->poller, 0);
+	}
+}
+
+static void req_release(struct creq *r)
+{
+	rpcrdma__mrbuf_free(&r->rd);
+	rpcrdma__mrbuf_free(&r->wr);
+	rpcrdma__mrbuf_free(&r->rp);
+}
+
+/*
+ * Breaks the current connection: fails the calls sent on it.  Takes the
+ * client lock itself.  The connection is freed when its last WR flushed.
+ */
+static void cconn_break(struct rpcrdma_client *c, struct cconn *cc, int status)
+{
+	struct rpcrdma__list failed;
+	bool was_current;
+
+	rpcrdma__list_init(&failed);
+	pthread_mutex_lock(&c->lock);
+	if (cc->dead) {
+		pthread_mutex_unlock(&c->lock);
+		return;
+	}
+	cc->dead = true;
+	rpcrdma__list_add_tail(&c->graveyard, &cc->gnode);
+	was_current = c->cc == cc;
+	if (was_current)
+		c->cc = NULL;
+	for (struct rpcrdma__list *n = c->sent.next; n != &c->sent;) {
+		struct creq *r = rpcrdma__container_of(n, struct creq, node);
+
+		n = n->next;
+		if (r->cc == cc) {
+			rpcrdma__list_del(&r->node);
+			rpcrdma__list_add_tail(&failed, &r->node);
+			c->inflight--;
+		}
+	}
+	/* Calls queued behind the grant were meant for this connection too:
+	 * fail them rather than leave them waiting for a reply that lets
+	 * them go (the next call reconnects). */
+	if (was_current) {
+		while (!rpcrdma__list_empty(&c->waiting))
+			rpcrdma__list_add_tail(&failed, rpcrdma__list_pop(&c->waiting));
+	}
+	rpcrdma_client_credits_init(&c->credits, c->opts.max_credits);
+	pthread_mutex_unlock(&c->lock);
+
+	rdma_disconnect(cc->id);
+	if (cc->qp) {
+		struct ibv_qp_attr attr = { .qp_state = IBV_QPS_ERR };
+
+		ibv_modify_qp(cc->qp, &attr, IBV_QP_STATE);
+	}
+	rpcrdma__count(&c->stats, NULL, RPCRDMA_STAT_DISCONNECTS, 1);
+	while (!rpcrdma__list_empty(&failed)) {
+		struct creq *r = rpcrdma__container_of(rpcrdma__list_pop(&failed), struct creq, node);
+
+		req_release(r);
+		r->done(r->call, status, r->arg);
+		free(r);
+	}
+	if (was_current)
+		cconn_put(cc);
+}
+
+static int cm_client_handle(struct rpcrdma__source *s, unsigned budget)
+{
+	struct cconn *cc = rpcrdma__container_of(s, struct cconn, cm_src);
+	struct rdma_cm_event *ev;
+	int n = 0;
+
+	while ((unsigned)n < budget && rdma_get_cm_event(cc->ech, &ev) == 0) {
+		enum rdma_cm_event_type type = ev->event;
+
+		rdma_ack_cm_event(ev);
+		n++;
+		if (type == RDMA_CM_EVENT_DISCONNECTED || type == RDMA_CM_EVENT_DEVICE_REMOVAL ||
+		    type == RDMA_CM_EVENT_CONNECT_ERROR)
+			cconn_break(cc->c, cc, -ECONNRESET);
+	}
+	return n;
+}
+
+/* Waits up to timeout_ms for the next CM event, which must be `want`. */
+static int wait_event(struct rdma_event_channel *ech, enum rdma_cm_event_type want,
+		      struct rpcrdma_cm_private *priv, int timeout_ms)
+{
+	struct pollfd pfd = { .fd = ech->fd, .events = POLLIN };
+	struct rdma_cm_event *ev;
+	int err = 0, n;
+
+	/* A connect to a server that is going away may never be answered. */
+	do
+		n = poll(&pfd, 1, timeout_ms);
+	while (n < 0 && errno == EINTR);
+	if (n == 0)
+		return -ETIMEDOUT;
+	if (n < 0)
+		return -errno;
+	if (rdma_get_cm_event(ech, &ev))
+		return -errno;
+	if (ev->event != want) {
+		switch (ev->event) {
+		case RDMA_CM_EVENT_REJECTED:
+			err = -ECONNREFUSED;
+			break;
+		case RDMA_CM_EVENT_ADDR_ERROR:
+		case RDMA_CM_EVENT_ROUTE_ERROR:
+		case RDMA_CM_EVENT_UNREACHABLE:
+			err = -EHOSTUNREACH;
+			break;
+		default:
+			err = -ECONNABORTED;
+		}
+	} else if (priv) {
+		rpcrdma_cm_private_decode(ev->param.conn.private_data,
+					  ev->param.conn.private_data_len, priv);
+	}
+	rdma_ack_cm_event(ev);
+	return err;
+}
+
+static int post_recv(struct cconn *cc, struct crecv *rv)
+{
+	struct ibv_recv_wr *bad;
+
+	rv->cc = cc;
+	rv->sge.addr = (uintptr_t)rv->c.buf;
+	rv->sge.length = (uint32_t)rv->c.pool->buf_size;
+	rv->sge.lkey = rv->c.lkey;
+	rv->wr.wr_id = (uintptr_t)&rv->c;
+	rv->wr.next = NULL;
+	rv->wr.sg_list = &rv->sge;
+	rv->wr.num_sge = 1;
+	atomic_fetch_add(&cc->refs, 1);
+	if (ibv_post_recv(cc->qp, &rv->wr, &bad)) {
+		atomic_fetch_sub(&cc->refs, 1);
+		rpcrdma__pool_put(&rv->c);
+		return -EIO;
+	}
+	return 0;
+}
+
+static int cconn_open(struct rpcrdma_client *c, struct cconn **out)
+{
+	struct rpcrdma_cm_private ours, peer;
+	struct rdma_conn_param param;
+	struct ibv_device_attr attr;
+	uint8_t pdata[RPCRDMA_CM_PRIVATE_SIZE];
+	struct cconn *cc;
+	struct rpcrdma__ctxt *x;
+	int err, tmo = c->opts.connect_timeout_ms;
+	uint32_t credits = c->opts.max_credits;
+
+	cc = calloc(1, sizeof(*cc));
+	if (!cc)
+		return -ENOMEM;
+	cc->c = c;
+	atomic_init(&cc->refs, 1);
+	cc->ech = rdma_create_event_channel();
+	if (!cc->ech) {
+		err = -errno;
+		goto fail;
+	}
+	if (rdma_create_id(cc->ech, &cc->id, cc, RDMA_PS_TCP)) {
+		err = -errno;
+		cc->id = NULL;
+		goto fail;
+	}
+	if (rdma_resolve_addr(cc->id, NULL, (struct sockaddr *)&c->dst, tmo)) {
+		err = -errno;
+		goto fail;
+	}
+	err = wait_event(cc->ech, RDMA_CM_EVENT_ADDR_RESOLVED, NULL, tmo);
+	if (err)
+		goto fail;
+	if (rdma_resolve_route(cc->id, tmo)) {
+		err = -errno;
+		goto fail;
+	}
+	err = wait_event(cc->ech, RDMA_CM_EVENT_ROUTE_RESOLVED, NULL, tmo);
+	if (err)
+		goto fail;
+	if (ibv_query_device(cc->id->verbs, &attr)) {
+		err = -EIO;
+		goto fail;
+	}
+	cc->pd = ibv_alloc_pd(cc->id->verbs);
+	if (!cc->pd) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	cc->sq_depth = credits * 2 + 4;
+	if (cc->sq_depth > (uint32_t)attr.max_qp_wr)
+		cc->sq_depth = (uint32_t)attr.max_qp_wr;
+	if (credits > (uint32_t)attr.max_qp_wr)
+		credits = (uint32_t)attr.max_qp_wr;
+	cc->cq_entries = (int)(cc->sq_depth + credits);
+	err = rpcrdma__poller_cq_get(c->poller, cc->id->verbs, cc->cq_entries, &cc->cq);
+	if (err) {
+		cc->cq = NULL;
+		goto fail;
+	}
+	struct ibv_qp_init_attr qa = {
+		.send_cq = cc->cq->cq,
+		.recv_cq = cc->cq->cq,
+		.qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = cc->sq_depth, .max_recv_wr = credits,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	if (rdma_create_qp(cc->id, cc->pd, &qa)) {
+		err = -errno;
+		goto fail;
+	}
+	cc->qp = cc->id->qp;
+	err = rpcrdma__pool_init(&cc->recv_pool, cc->pd, RPCRDMA__WR_CLT_RECV, credits,
+				 sizeof(struct crecv), c->opts.recv_inline, IBV_ACCESS_LOCAL_WRITE);
+	if (err)
+		goto fail;
+	err = rpcrdma__pool_init(&cc->send_pool, cc->pd, RPCRDMA__WR_CLT_SEND, cc->sq_depth,
+				 sizeof(struct csend), c->opts.send_inline, IBV_ACCESS_LOCAL_WRITE);
+	if (err)
+		goto fail;
+	ours.remote_invalidate = false;  /* plain MRs: no remote invalidation */
+	ours.inline_send = c->opts.send_inline;
+	ours.inline_recv = c->opts.recv_inline;
+	rpcrdma_cm_private_encode(pdata, sizeof(pdata), &ours);
+	memset(&param, 0, sizeof(param));
+	param.private_data = pdata;
+	param.private_data_len = sizeof(pdata);
+	param.responder_resources = (uint8_t)(attr.max_qp_rd_atom > 255 ? 255 : attr.max_qp_rd_atom);
+	param.initiator_depth = (uint8_t)(attr.max_qp_init_rd_atom > 255 ? 255 :
+					  attr.max_qp_init_rd_atom);
+	param.retry_count = 7;
+	param.rnr_retry_count = 7;
+	if (rdma_connect(cc->id, &param)) {
+		err = -errno;
+		goto fail;
+	}
+	err = wait_event(cc->ech, RDMA_CM_EVENT_ESTABLISHED, &peer, tmo);
+	if (err)
+		goto fail;
+	/*
+	 * Receives are posted only now: the server sends nothing before our
+	 * first call, and a QP that never reached RTS may never flush the
+	 * receives posted to it (seen with rxe on Linux 6.1), which would keep
+	 * a failed connection from ever being freed.
+	 */
+	while ((x = rpcrdma__pool_get(&cc->recv_pool))) {
+		err = post_recv(cc, (struct crecv *)x);
+		if (err)
+			goto fail_connected;
+	}
+	cc->send_max = c->opts.send_inline < peer.inline_recv ? c->opts.send_inline :
+								peer.inline_recv;
+	fcntl(cc->ech->fd, F_SETFL, fcntl(cc->ech->fd, F_GETFL) | O_NONBLOCK);
+	cc->cm_src.fd = cc->ech->fd;
+	cc->cm_src.handle = cm_client_handle;
+	err = rpcrdma__poller_add(c->poller, &cc->cm_src);
+	if (err)
+		goto fail_connected;
+	cc->cm_added = true;
+	rpcrdma__count(&c->stats, NULL, RPCRDMA_STAT_CONNECTS, 1);
+	*out = cc;
+	return 0;
+fail_connected:
+	rdma_disconnect(cc->id);
+fail:
+	/* A flush completion (the CM may have moved the QP to error already)
+	 * may have broken it first: then it is in the graveyard already. */
+	pthread_mutex_lock(&c->lock);
+	if (!cc->dead) {
+		cc->dead = true;
+		rpcrdma__list_add_tail(&c->graveyard, &cc->gnode);
+	}
+	pthread_mutex_unlock(&c->lock);
+	if (cc->qp) {
+		struct ibv_qp_attr qattr = { .qp_state = IBV_QPS_ERR };
+
+		ibv_modify_qp(cc->qp, &qattr, IBV_QP_STATE);
+	}
+	cconn_put(cc);  /* freed by reap() once posted receives flushed */
+	return err;
+}
+
+/* Returns the current connection, connecting when there is none. */
+static int client_connected(struct rpcrdma_client *c)
+{
+	struct cconn *cc;
+	int err = 0;
+
+	pthread_mutex_lock(&c->connect_lock);
+	reap(c, false);
+	pthread_mutex_lock(&c->lock);
+	cc = c->cc;
+	pthread_mutex_unlock(&c->lock);
+	if (!cc) {
+		err = cconn_open(c, &cc);
+		if (!err) {
+			pthread_mutex_lock(&c->lock);
+			c->cc = cc;
+			if (c->connected_once)
+				rpcrdma__count(&c->stats, NULL, RPCRDMA_STAT_RECONNECTS, 1);
+			c->connected_once = true;
+			pthread_mutex_unlock(&c->lock);
+		}
+	}
+	pthread_mutex_unlock(&c->connect_lock);
+	return err;
+}
+
+/* ---- sending ---- */
+
+static size_t iov_total(const struct iovec *iov, unsigned n)
+{
+	size_t t = 0;
+
+	for (unsigned i = 0; i < n; i++)
+		t += iov[i].iov_len;
+	return t;
+}
+
+static void iov_copy(uint8_t *dst, const struct iovec *iov, unsigned iovcnt, size_t off, size_t len)
+{
+	for (unsigned i = 0; i < iovcnt && len; i++) {
+		if (off >= iov[i].iov_len) {
+			off -= iov[i].iov_len;
+			continue;
+		}
+		size_t n = iov[i].iov_len - off;
+
+		if (n > len)
+			n = len;
+		memcpy(dst, (const uint8_t *)iov[i].iov_base + off, n);
+		dst += n;
+		len -= n;
+		off = 0;
+	}
+}
+
+static struct rpcrdma_segment mr_seg(const struct rpcrdma__mrbuf *b)
+{
+	struct rpcrdma_segment s = {
+		.handle = b->mr->rkey,
+		.length = (uint32_t)b->len,
+		.offset = (uintptr_t)b->addr,
+	};
+	return s;
+}
+
+/* Builds and posts the Send of r on cc (client lock held). */
+static int req_send(struct rpcrdma_client *c, struct cconn *cc, struct creq *r)
+{
+	struct rpcrdma_client_call *call = r->call;
+	struct rpcrdma_call_desc d = { .xid = r->xid, .credits = c->opts.max_credits,
+				       .type = RPCRDMA_MSG };
+	struct rpcrdma_read_segment rs;
+	struct rpcrdma_segment ws, rps;
+	uint32_t wsegs = 1;
+	size_t total = iov_total(call->iov, call->iovcnt), cut = 0, cutlen = 0, hmax;
+	struct csend *s;
+	struct ibv_send_wr *bad;
+	int hlen, err;
+
+	s = (struct csend *)rpcrdma__pool_get(&cc->send_pool);
+	if (!s)
+		return -ENOBUFS;
+	if (call->reply_bulk && call->reply_bulk_len) {
+		err = rpcrdma__mrbuf_reg(&r->wr, cc->pd, call->reply_bulk, call->reply_bulk_len,
+					 IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+		if (err)
+			goto fail;
+		ws = mr_seg(&r->wr);
+		d.writes = &ws;
+		d.nwrites = 1;
+		d.write_chunk_segs = &wsegs;
+		d.write_chunks = 1;
+	}
+	if (call->reply_len + RPCRDMA_HDRLEN_MIN > c->opts.recv_inline) {
+		err = rpcrdma__mrbuf_reg(&r->rp, cc->pd, call->reply_buf, call->reply_len,
+					 IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+		if (err)
+			goto fail;
+		rps = mr_seg(&r->rp);
+		d.has_reply = true;
+		d.reply = &rps;
+		d.nreply = 1;
+	}
+	/* Room the header leaves for a read list entry. */
+	hmax = rpcrdma_call_hdr_size(&d) + RPCRDMA_READ_ENTRY_SIZE;
+	if (rpcrdma_call_hdr_size(&d) + total > cc->send_max) {
+		size_t pad = 0;
+
+		if (call->bulk_length &&
+		    hmax + total - call->bulk_length <= cc->send_max) {
+			/* The data item by read chunk, at its position. */
+			pad = (4 - (call->bulk_length & 3)) & 3;
+			cut = call->bulk_offset;
+			cutlen = call->bulk_length;
+			if (pad <= total - cut - cutlen)
+				cutlen += pad;
+			err = rpcrdma__mrbuf_alloc(&r->rd, cc->pd, call->bulk_length,
+						   IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ);
+			if (err)
+				goto fail;
+			iov_copy(r->rd.addr, call->iov, call->iovcnt, cut, call->bulk_length);
+			rs.position = (uint32_t)cut;
+		} else {
+			/* The whole call by position-zero read chunk. */
+			err = rpcrdma__mrbuf_alloc(&r->rd, cc->pd, total,
+						   IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ);
+			if (err)
+				goto fail;
+			iov_copy(r->rd.addr, call->iov, call->iovcnt, 0, total);
+			rs.position = 0;
+			d.type = RPCRDMA_NOMSG;
+			cut = 0;
+			cutlen = total;
+		}
+		rs.seg = mr_seg(&r->rd);
+		d.reads = &rs;
+		d.nreads = 1;
+		rpcrdma__count(&c->stats, NULL, RPCRDMA_STAT_CALLS_READ, 1);
+	}
+	hlen = rpcrdma_encode_call(s->c.buf, s->c.pool->buf_size, &d);
+	if (hlen < 0 || (size_t)hlen + total - cutlen > cc->send_max) {
+		err = hlen < 0 ? hlen : -EMSGSIZE;
+		goto fail;
+	}
+	iov_copy(s->c.buf + hlen, call->iov, call->iovcnt, 0, cut);
+	iov_copy(s->c.buf + hlen + cut, call->iov, call->iovcnt, cut + cutlen, total - cut - cutlen);
+	s->cc = cc;
+	s->sge.addr = (uintptr_t)s->c.buf;
+	s->sge.length = (uint32_t)(hlen + total - cutlen);
+	s->sge.lkey = s->c.lkey;
+	memset(&s->wr, 0, sizeof(s->wr));
+	s->wr.wr_id = (uintptr_t)&s->c;
+	s->wr.sg_list = &s->sge;
+	s->wr.num_sge = 1;
+	s->wr.opcode = IBV_WR_SEND;
+	s->wr.send_flags = IBV_SEND_SIGNALED;
+	r->cc = cc;
+	atomic_fetch_add(&cc->refs, 1);
+	err = ibv_post_send(cc->qp, &s->wr, &bad);
+	if (err) {
+		atomic_fetch_sub(&cc->refs, 1);
+		err = -err;
+		goto fail;
+	}
+	rpcrdma__count(&c->stats, NULL, RPCRDMA_STAT_CALLS, 1);
+	rpcrdma__count(&c->stats, NULL, RPCRDMA_STAT_BYTES_SENT, s->sge.length);
+	return 0;
+fail:
+	req_release(r);
+	rpcrdma__pool_put(&s->c);
+	return err;
+}
+
+/* Sends waiting calls while the grant allows (client lock held).  Calls
+ * that cannot be encoded are moved to *failed. */
+static void pump_locked(struct rpcrdma_client *c, struct rpcrdma__list *failed, int *status)
+{
+	struct cconn *cc = c->cc;
+
+	while (cc && !cc->dead && !rpcrdma__list_empty(&c->waiting) &&
+	       c->inflight < rpcrdma_client_credits_grant(&c->credits)) {
+		struct creq *r = rpcrdma__container_of(c->waiting.next, struct creq, node);
+		int err = req_send(c, cc, r);
+
+		if (err == -ENOBUFS)
+			break;  /* send buffers come back with send completions */
+		rpcrdma__list_del(&r->node);
+		if (err) {
+			*status = err;
+			rpcrdma__list_add_tail(failed, &r->node);
+			continue;
+		}
+		rpcrdma__list_add_tail(&c->sent, &r->node);
+		if (++c->inflight > c->max_inflight)
+			c->max_inflight = c->inflight;
+	}
+}
+
+static void pump(struct rpcrdma_client *c)
+{
+	struct rpcrdma__list failed;
+	int status = 0;
+
+	rpcrdma__list_init(&failed);
+	pthread_mutex_lock(&c->lock);
+	pump_locked(c, &failed, &status);
+	pthread_mutex_unlock(&c->lock);
+	while (!rpcrdma__list_empty(&failed)) {
+		struct creq *r = rpcrdma__container_of(rpcrdma__list_pop(&failed), struct creq, node);
+
+		r->done(r->call, status, r->arg);
+		free(r);
+	}
+}
+
+int rpcrdma_client_call_async(struct rpcrdma_client *c, struct rpcrdma_client_call *call,
+			      rpcrdma_client_done done, void *arg)
+{
+	struct creq *r;
+	int err;
+
+	if (!c || !call || !done || call->size < sizeof(*call) || !call->iov ||
+	    iov_total(call->iov, call->iovcnt) < 4 || (call->reply_len && !call->reply_buf) ||
+	    call->bulk_offset + call->bulk_length > iov_total(call->iov, call->iovcnt))
+		return -EINVAL;
+	err = client_connected(c);
+	if (err)
+		return err;
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	r->call = call;
+	r->done = done;
+	r->arg = arg;
+	iov_copy((uint8_t *)&r->xid, call->iov, call->iovcnt, 0, 4);
+	call->reply_got = call->bulk_got = 0;
+	pthread_mutex_lock(&c->lock);
+	if (!c->cc || c->cc->dead) {
+		/* Broken since we connected: nothing would ever send or fail a
+		 * call queued now. */
+		pthread_mutex_unlock(&c->lock);
+		free(r);
+		return -ENOTCONN;
+	}
+	rpcrdma__list_add_tail(&c->waiting, &r->node);
+	pthread_mutex_unlock(&c->lock);
+	pump(c);
+	return 0;
+}
+
+/* ---- completions ---- */
+
+void rpcrdma__clt_send_done(struct rpcrdma__ctxt *x, const struct ibv_wc *wc)
+{
+	struct csend *s = (struct csend *)x;
+	struct cconn *cc = s->cc;
+	struct rpcrdma_client *c = cc->c;
+
+	rpcrdma__pool_put(&s->c);
+	if (wc->status != IBV_WC_SUCCESS) {
+		rpcrdma__count(&c->stats, NULL, wc->status == IBV_WC_WR_FLUSH_ERR ?
+			       RPCRDMA_STAT_FLUSHED : RPCRDMA_STAT_ERR_WC, 1);
+		cconn_break(c, cc, -ECONNRESET);
+	} else {
+		pump(c);
+	}
+	cconn_put(cc);
+}
+
+void rpcrdma__clt_recv_done(struct rpcrdma__ctxt *x, const struct ibv_wc *wc)
+{
+	struct crecv *rv = (struct crecv *)x;
+	struct cconn *cc = rv->cc;
+	struct rpcrdma_client *c = cc->c;
+	struct rpcrdma_hdr h;
+	struct creq *r = NULL;
+	int ret, status = 0;
+
+	if (wc->status != IBV_WC_SUCCESS) {
+		rpcrdma__count(&c->stats, NULL, wc->status == IBV_WC_WR_FLUSH_ERR ?
+			       RPCRDMA_STAT_FLUSHED : RPCRDMA_STAT_ERR_WC, 1);
+		rpcrdma__pool_put(&rv->c);
+		cconn_break(c, cc, -ECONNRESET);
+		cconn_put(cc);
+		return;
+	}
+	rpcrdma__count(&c->stats, NULL, RPCRDMA_STAT_BYTES_RECV, wc->byte_len);
+	ret = rpcrdma_check_reply(rv->c.buf, wc->byte_len, &h);
+	if (ret <= 0) {
+		rpcrdma__count(&c->stats, NULL, RPCRDMA_STAT_ERR_DROPPED, 1);
+		goto repost;
+	}
+	pthread_mutex_lock(&c->lock);
+	for (struct rpcrdma__list *n = c->sent.next; n != &c->sent; n = n->next) {
+		struct creq *q = rpcrdma__container_of(n, struct creq, node);
+
+		if (q->xid == h.xid && q->cc == cc) {
+			r = q;
+			break;
+		}
+	}
+	if (r) {
+		rpcrdma__list_del(&r->node);
+		c->inflight--;
+		rpcrdma_client_credits_update(&c->credits, h.credits);
+	}
+	pthread_mutex_unlock(&c->lock);
+	if (!r) {
+		rpcrdma__count(&c->stats, NULL, RPCRDMA_STAT_ERR_DROPPED, 1);
+		goto repost;
+	}
+	struct rpcrdma_client_call *call = r->call;
+
+	if (h.type == RPCRDMA_ERROR) {
+		status = h.err == RPCRDMA_ERR_VERS ? -EPROTONOSUPPORT : -EREMOTEIO;
+	} else {
+		struct rpcrdma_chunk_iter it;
+		struct rpcrdma_chunk ch;
+
+		rpcrdma_write_chunks(&h, &it);
+		if (rpcrdma_next_chunk(&it, &ch))
+			call->bulk_got = ch.length;
+		if (h.type == RPCRDMA_NOMSG) {
+			if (rpcrdma_reply_chunk(&h, &ch))
+				call->reply_got = ch.length;
+		} else {
+			size_t len = wc->byte_len - (uint32_t)ret;
+
+			call->reply_got = len;
+			memcpy(call->reply_buf, rv->c.buf + ret, len < call->reply_len ? len :
+										      call->reply_len);
+			if (len > call->reply_len)
+				status = -EMSGSIZE;
+		}
+		if (call->bulk_got > call->reply_bulk_len || call->reply_got > call->reply_len)
+			status = -EMSGSIZE;
+		rpcrdma__count(&c->stats, NULL, RPCRDMA_STAT_REPLIES, 1);
+	}
+repost:
+	pthread_mutex_lock(&c->lock);
+	bool dead = cc->dead;
+	pthread_mutex_unlock(&c->lock);
+	if (dead)
+		rpcrdma__pool_put(&rv->c);
+	else
+		post_recv(cc, rv);
+	if (r) {
+		req_release(r);
+		r->done(r->call, status, r->arg);
+		free(r);
+		pump(c);
+	}
+	cconn_put(cc);
+}
+
+/* ---- synchronous calls ---- */
+
+struct sync_wait {
+	pthread_mutex_t m;
+	pthread_cond_t cv;
+	bool done;
+	int status;
+};
+
+static void sync_done(struct rpcrdma_client_call *call, int status, void *arg)
+{
+	struct sync_wait *w = arg;
+
+	(void)call;
+	pthread_mutex_lock(&w->m);
+	w->done = true;
+	w->status = status;
+	pthread_cond_signal(&w->cv);
+	pthread_mutex_unlock(&w->m);
+}
+
+int rpcrdma_client_call(struct rpcrdma_client *c, struct rpcrdma_client_call *call, int timeout_ms)
+{
+	struct sync_wait w = { .done = false };
+	struct timespec dl;
+	int err;
+
+	pthread_mutex_init(&w.m, NULL);
+	pthread_condattr_t ca;
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&w.cv, &ca);
+	pthread_condattr_destroy(&ca);
+	err = rpcrdma_client_call_async(c, call, sync_done, &w);
+	if (err)
+		goto out;
+	clock_gettime(CLOCK_MONOTONIC, &dl);
+	dl.tv_sec += timeout_ms / 1000;
+	dl.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
+	if (dl.tv_nsec >= 1000000000L) {
+		dl.tv_sec++;
+		dl.tv_nsec -= 1000000000L;
+	}
+	pthread_mutex_lock(&w.m);
+	while (!w.done) {
+		if (timeout_ms <= 0) {
+			pthread_cond_wait(&w.cv, &w.m);
+		} else if (pthread_cond_timedwait(&w.cv, &w.m, &dl) == ETIMEDOUT && !w.done) {
+			struct cconn *cc;
+
+			pthread_mutex_unlock(&w.m);
+			/* Drop the connection: the call completes -ECONNRESET. */
+			rpcrdma__count(&c->stats, NULL, RPCRDMA_STAT_TIMEOUTS, 1);
+			pthread_mutex_lock(&c->lock);
+			cc = c->cc;
+			if (cc)
+				atomic_fetch_add(&cc->refs, 1);
+			pthread_mutex_unlock(&c->lock);
+			if (cc) {
+				cconn_break(c, cc, -ETIMEDOUT);
+				cconn_put(cc);
+			}
+			pthread_mutex_lock(&w.m);
+			while (!w.done) {
+				/* Still waiting for credits: take it back. */
+				bool found = false;
+
+				pthread_mutex_unlock(&w.m);
+				pthread_mutex_lock(&c->lock);
+				for (struct rpcrdma__list *n = c->waiting.next; n != &c->waiting;
+				     n = n->next) {
+					struct creq *q = rpcrdma__container_of(n, struct creq, node);
+
+					if (q->call == call) {
+						rpcrdma__list_del(&q->node);
+						free(q);
+						found = true;
+						break;
+					}
+				}
+				pthread_mutex_unlock(&c->lock);
+				pthread_mutex_lock(&w.m);
+				if (found) {
+					w.done = true;
+					w.status = -ETIMEDOUT;
+				} else if (!w.done) {
+					pthread_cond_wait(&w.cv, &w.m);
+				}
+			}
+			break;
+		}
+	}
+	err = w.status;
+	pthread_mutex_unlock(&w.m);
+out:
+	pthread_cond_destroy(&w.cv);
+	pthread_mutex_destroy(&w.m);
+	return err;
+}
+
+/* ---- lifetime ---- */
+
+int rpcrdma_client_create(struct rpcrdma_poller *poller, const struct sockaddr *dst,
+			  const struct rpcrdma_client_opts *uopts, struct rpcrdma_client **out)
+{
+	struct rpcrdma_client_opts opts;
+	struct rpcrdma_client *c;
+	int err;
+
+	if (!poller || !dst || !out || (dst->sa_family != AF_INET && dst->sa_family != AF_INET6))
+		return -EINVAL;
+	rpcrdma_client_opts_init(&opts);
+	if (uopts) {
+		if (uopts->opts_size < sizeof(size_t) || uopts->opts_size > sizeof(opts))
+			return -EINVAL;
+		memcpy(&opts, uopts, uopts->opts_size);
+		opts.opts_size = sizeof(opts);
+	}
+	if (opts.max_credits == 0 || opts.max_credits > 1024 || opts.recv_inline < 1024 ||
+	    opts.recv_inline > 65536 || opts.send_inline < 1024 || opts.send_inline > 65536 ||
+	    opts.connect_timeout_ms <= 0)
+		return -EINVAL;
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	c->opts = opts;
+	c->poller = poller;
+	memcpy(&c->dst, dst, dst->sa_family == AF_INET ? sizeof(struct sockaddr_in) :
+							 sizeof(struct sockaddr_in6));
+	pthread_mutex_init(&c->lock, NULL);
+	pthread_mutex_init(&c->connect_lock, NULL);
+	pthread_cond_init(&c->reap_cv, NULL);
+	rpcrdma__list_init(&c->waiting);
+	rpcrdma__list_init(&c->sent);
+	rpcrdma__list_init(&c->graveyard);
+	rpcrdma_client_credits_init(&c->credits, opts.max_credits);
+	err = client_connected(c);
+	if (err) {
+		reap(c, true);
+		pthread_cond_destroy(&c->reap_cv);
+		pthread_mutex_destroy(&c->lock);
+		pthread_mutex_destroy(&c->connect_lock);
+		free(c);
+		return err;
+	}
+	*out = c;
+	return 0;
+}
+
+void rpcrdma_client_destroy(struct rpcrdma_client *c)
+{
+	struct cconn *cc;
+
+	if (!c)
+		return;
+	pthread_mutex_lock(&c->lock);
+	cc = c->cc;
+	if (cc)
+		atomic_fetch_add(&cc->refs, 1);
+	pthread_mutex_unlock(&c->lock);
+	if (cc) {
+		cconn_break(c, cc, -ECANCELED);
+		cconn_put(cc);
+	}
+	/* Wait until every WR of every connection flushed, then free. */
+	reap(c, true);
+	while (!rpcrdma__list_empty(&c->waiting)) {
+		struct creq *r = rpcrdma__container_of(rpcrdma__list_pop(&c->waiting), struct creq, node);
+
+		r->done(r->call, -ECANCELED, r->arg);
+		free(r);
+	}
+	pthread_cond_destroy(&c->reap_cv);
+	pthread_mutex_destroy(&c->lock);
+	pthread_mutex_destroy(&c->connect_lock);
+	free(c);
+}
+
+uint32_t rpcrdma_client_credits(const struct rpcrdma_client *c)
+{
+	return rpcrdma_client_credits_grant(&c->credits);
+}
+
+uint32_t rpcrdma_client_max_inflight(const struct rpcrdma_client *c)
+{
+	return c->max_inflight;
+}
+
+void rpcrdma_client_stats(const struct rpcrdma_client *c, struct rpcrdma_stats *out)
+{
+	rpcrdma__counters_read(&c->stats, out);
+}

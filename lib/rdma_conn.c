@@ -1,0 +1,665 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Server connection management: listen, accept with RFC 8797 private data,
+ * per-device resources (PD, shared CQ, SRQ and its receive pool), queue
+ * pairs, the credit grant, send-queue accounting, close and teardown.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <netinet/in.h>
+
+#include "rdma_internal.h"
+
+#define SEND_SGE_MAX 16
+
+void rpcrdma_listener_opts_init(struct rpcrdma_listener_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->opts_size = sizeof(*o);
+	o->max_credits = 64;
+	o->recv_inline = 4096;
+	o->send_inline = 4096;
+	o->srq_depth = 2048;
+	o->use_srq = 1;
+	o->max_call_bytes = 16u << 20;
+	o->garbage_limit = 16;
+	o->backlog = 64;
+	o->bulk_cache_bytes = 64u << 20;
+}
+
+/* ---- references and teardown ---- */
+
+void rpcrdma__conn_get(struct rpcrdma__conn *conn)
+{
+	atomic_fetch_add_explicit(&conn->refs, 1, memory_order_relaxed);
+}
+
+static void conn_free(struct rpcrdma__conn *conn)
+{
+	struct rpcrdma_listener *l = conn->l;
+	struct rpcrdma__dev *dev = conn->dev;
+	unsigned lost;
+
+	/* Every WR completed: every context must be back in its pool. */
+	lost = conn->send_pool.count - conn->send_pool.nfree;
+	if (conn->have_recv_pool)
+		lost += conn->recv_pool.count - conn->recv_pool.nfree;
+	if (lost)
+		rpcrdma__count(&l->stats, NULL, RPCRDMA_STAT_CTXT_LOST, lost);
+
+	pthread_mutex_lock(&l->lock);
+	conn->freeing = true;
+	rpcrdma__list_del(&conn->lnode);
+	if (dev->srq)
+		dev->srq_unpromised += rpcrdma_credits_grant(&conn->credits);
+	pthread_mutex_unlock(&l->lock);
+
+	if (conn->qp)
+		rdma_destroy_qp(conn->id);
+	rpcrdma__pool_fini(&conn->send_pool);
+	if (conn->have_recv_pool)
+		rpcrdma__pool_fini(&conn->recv_pool);
+	rpcrdma__poller_cq_put(dev->cq, (int)(conn->sq_depth + rpcrdma_credits_grant(&conn->credits)));
+	/* Waits for CM events of this id fetched but not yet acknowledged. */
+	rdma_destroy_id(conn->id);
+	pthread_mutex_destroy(&conn->lock);
+	free(conn);
+
+	/* Last: shutdown waits for nconns, then frees the devices and l. */
+	pthread_mutex_lock(&l->lock);
+	rpcrdma__count(&l->stats, NULL, RPCRDMA_STAT_DISCONNECTS, 1);
+	l->nconns--;
+	pthread_cond_broadcast(&l->conns_cond);
+	pthread_mutex_unlock(&l->lock);
+}
+
+void rpcrdma__conn_put(struct rpcrdma__conn *conn)
+{
+	if (atomic_fetch_sub_explicit(&conn->refs, 1, memory_order_acq_rel) == 1)
+		conn_free(conn);
+}
+
+void rpcrdma__conn_close(struct rpcrdma__conn *conn, const char *why)
+{
+	bool drop;
+
+	(void)why;
+	pthread_mutex_lock(&conn->lock);
+	drop = !conn->closing_started;
+	conn->closing_started = true;
+	conn->state = RPCRDMA__CONN_CLOSING;
+	pthread_mutex_unlock(&conn->lock);
+	if (!drop)
+		return;
+	/* Moves the QP to the error state: every posted WR completes flushed. */
+	rdma_disconnect(conn->id);
+	if (conn->qp) {
+		struct ibv_qp_attr attr = { .qp_state = IBV_QPS_ERR };
+
+		ibv_modify_qp(conn->qp, &attr, IBV_QP_STATE);
+	}
+	/* Chains still waiting for send-queue room are never posted. */
+	for (;;) {
+		struct rpcrdma__list *n;
+
+		pthread_mutex_lock(&conn->lock);
+		n = rpcrdma__list_pop(&conn->sq_wait);
+		pthread_mutex_unlock(&conn->lock);
+		if (!n)
+			break;
+		struct rpcrdma__ctxt *c = rpcrdma__container_of(n, struct rpcrdma__ctxt, node);
+
+		if (c->type == RPCRDMA__WR_SEND)
+			rpcrdma__send_abort((struct rpcrdma__send *)c);
+		else
+			rpcrdma__read_abort((struct rpcrdma__read *)c);
+	}
+	rpcrdma__conn_put(conn);      /* the "connected" reference */
+}
+
+/* ---- send-queue accounting ---- */
+
+int rpcrdma__conn_post(struct rpcrdma__conn *conn, struct ibv_send_wr *first, unsigned n,
+		       struct rpcrdma__list *node)
+{
+	struct ibv_send_wr *bad;
+	int err = 0;
+
+	rpcrdma__conn_get(conn);
+	pthread_mutex_lock(&conn->lock);
+	if (conn->state == RPCRDMA__CONN_CLOSING) {
+		err = -ENOTCONN;
+	} else if (conn->sq_avail < n || !rpcrdma__list_empty(&conn->sq_wait)) {
+		rpcrdma__list_add_tail(&conn->sq_wait, node);
+		rpcrdma__count(&conn->stats, &conn->l->stats, RPCRDMA_STAT_SQ_STARVED, 1);
+	} else {
+		conn->sq_avail -= n;
+		err = ibv_post_send(conn->qp, first, &bad);
+		if (err) {
+			conn->sq_avail += n;
+			err = -err;
+		}
+	}
+	pthread_mutex_unlock(&conn->lock);
+	if (err)
+		rpcrdma__conn_put(conn);
+	return err;
+}
+
+static struct ibv_send_wr *chain_head(struct rpcrdma__ctxt *c, unsigned *n)
+{
+	if (c->type == RPCRDMA__WR_SEND) {
+		struct rpcrdma__send *s = (struct rpcrdma__send *)c;
+
+		*n = s->pending;
+		return s->wrs;
+	}
+	*n = ((struct rpcrdma__read *)c)->pending;
+	return ((struct rpcrdma__read *)c)->wrs;
+}
+
+void rpcrdma__conn_sq_release(struct rpcrdma__conn *conn, unsigned n)
+{
+	struct ibv_send_wr *bad;
+
+	pthread_mutex_lock(&conn->lock);
+	conn->sq_avail += n;
+	while (conn->state != RPCRDMA__CONN_CLOSING && !rpcrdma__list_empty(&conn->sq_wait)) {
+		struct rpcrdma__ctxt *c =
+			rpcrdma__container_of(conn->sq_wait.next, struct rpcrdma__ctxt, node);
+		unsigned need;
+		struct ibv_send_wr *wr = chain_head(c, &need);
+
+		if (conn->sq_avail < need)
+			break;
+		rpcrdma__list_del(&c->node);
+		conn->sq_avail -= need;
+		if (ibv_post_send(conn->qp, wr, &bad)) {
+			/* The QP is broken: the close path completes it. */
+			conn->sq_avail += need;
+			rpcrdma__list_add_tail(&conn->sq_wait, &c->node);
+			break;
+		}
+	}
+	pthread_mutex_unlock(&conn->lock);
+}
+
+/* ---- per-device resources ---- */
+
+static void dev_destroy(struct rpcrdma__dev *dev)
+{
+	rpcrdma__mrcache_fini(&dev->mrcache);
+	if (dev->srq)
+		ibv_destroy_srq(dev->srq);
+	rpcrdma__pool_fini(&dev->srq_pool);
+	if (dev->cq)
+		rpcrdma__poller_cq_put(dev->cq, (int)dev->srq_posted);
+	if (dev->pd)
+		ibv_dealloc_pd(dev->pd);
+	free(dev);
+}
+
+static int dev_get(struct rpcrdma_listener *l, struct ibv_context *verbs, struct rpcrdma__dev **out)
+{
+	struct ibv_device_attr attr;
+	struct rpcrdma__dev *dev;
+	int err;
+
+	for (struct rpcrdma__list *n = l->devs.next; n != &l->devs; n = n->next) {
+		dev = rpcrdma__container_of(n, struct rpcrdma__dev, node);
+		if (dev->verbs == verbs) {
+			*out = dev;
+			return 0;
+		}
+	}
+	if (ibv_query_device(verbs, &attr))
+		return -EIO;
+	dev = calloc(1, sizeof(*dev));
+	if (!dev)
+		return -ENOMEM;
+	dev->verbs = verbs;
+	dev->l = l;
+	dev->max_qp_wr = (uint32_t)attr.max_qp_wr;
+	dev->max_sge = (uint32_t)attr.max_sge;
+	dev->max_qp_rd_atom = (uint32_t)attr.max_qp_rd_atom;
+	dev->pd = ibv_alloc_pd(verbs);
+	if (!dev->pd) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	rpcrdma__mrcache_init(&dev->mrcache, dev->pd, l->opts.bulk_cache_bytes);
+	err = rpcrdma__poller_cq_get(l->poller, verbs, 0, &dev->cq);
+	if (err)
+		goto fail;
+	if (l->opts.use_srq && attr.max_srq > 0) {
+		uint32_t depth = l->opts.srq_depth;
+		struct ibv_srq_init_attr sa = { 0 };
+
+		if (depth > (uint32_t)attr.max_srq_wr)
+			depth = (uint32_t)attr.max_srq_wr;
+		sa.attr.max_wr = depth;
+		sa.attr.max_sge = 1;
+		dev->srq = ibv_create_srq(dev->pd, &sa);
+		if (dev->srq) {
+			err = rpcrdma__pool_init(&dev->srq_pool, dev->pd, RPCRDMA__WR_RECV, depth,
+						 sizeof(struct rpcrdma_call), l->opts.recv_inline,
+						 IBV_ACCESS_LOCAL_WRITE);
+			if (err)
+				goto fail;
+			err = rpcrdma__poller_cq_get(l->poller, verbs, (int)depth, &dev->cq);
+			if (err)
+				goto fail;
+			dev->srq_posted = depth;
+			for (uint32_t i = 0; i < depth; i++) {
+				struct rpcrdma_call *call = (struct rpcrdma_call *)
+					rpcrdma__pool_get(&dev->srq_pool);
+
+				call->conn = NULL;
+				call->dev = dev;
+				rpcrdma__recv_repost(call);
+			}
+			dev->srq_unpromised = depth;
+		}
+	}
+	rpcrdma__list_add_tail(&l->devs, &dev->node);
+	*out = dev;
+	return 0;
+fail:
+	dev_destroy(dev);
+	return err;
+}
+
+/* ---- accept ---- */
+
+static int conn_accept(struct rpcrdma_listener *l, struct rdma_cm_event *ev)
+{
+	struct rdma_cm_id *id = ev->id;
+	struct rpcrdma_cm_private peer, ours;
+	struct rpcrdma__conn *conn;
+	struct rpcrdma__dev *dev;
+	struct rdma_conn_param param;
+	uint8_t pdata[RPCRDMA_CM_PRIVATE_SIZE];
+	uint32_t limit, grant;
+	int err;
+
+	conn = calloc(1, sizeof(*conn));
+	if (!conn)
+		return -ENOMEM;
+	pthread_mutex_lock(&l->lock);
+	if (l->closing) {
+		pthread_mutex_unlock(&l->lock);
+		free(conn);
+		return -ESHUTDOWN;
+	}
+	err = dev_get(l, id->verbs, &dev);
+	if (err) {
+		pthread_mutex_unlock(&l->lock);
+		free(conn);
+		return err;
+	}
+	/* The grant: configured maximum, the device's work-request limit,
+	 * the receives actually posted (with an SRQ: not promised yet). */
+	limit = dev->max_qp_wr;
+	if (dev->srq && limit > dev->srq_unpromised)
+		limit = dev->srq_unpromised;
+	if (limit == 0 || rpcrdma_credits_init(&conn->credits, limit, l->opts.max_credits)) {
+		pthread_mutex_unlock(&l->lock);
+		free(conn);
+		return -ENOSPC;
+	}
+	grant = rpcrdma_credits_grant(&conn->credits);
+	if (dev->srq)
+		dev->srq_unpromised -= grant;
+	conn->conn_id = ++l->next_conn_id;
+	rpcrdma__list_add_tail(&l->conns, &conn->lnode);
+	l->nconns++;
+	pthread_mutex_unlock(&l->lock);
+
+	conn->l = l;
+	conn->dev = dev;
+	conn->id = id;
+	atomic_init(&conn->refs, 1);
+	pthread_mutex_init(&conn->lock, NULL);
+	rpcrdma__list_init(&conn->sq_wait);
+	conn->state = RPCRDMA__CONN_ACCEPTING;
+	id->context = conn;
+
+	rpcrdma_cm_private_decode(ev->param.conn.private_data, ev->param.conn.private_data_len,
+				  &peer);
+	conn->peer_recv_inline = peer.inline_recv;
+	conn->peer_send_inline = peer.inline_send;
+	conn->peer_rinv = peer.remote_invalidate;
+	conn->send_inline = l->opts.send_inline < peer.inline_recv ? l->opts.send_inline :
+								     peer.inline_recv;
+
+	conn->sq_depth = grant * 4 + 16;
+	if (conn->sq_depth > dev->max_qp_wr)
+		conn->sq_depth = dev->max_qp_wr;
+	conn->sq_avail = conn->sq_depth;
+	err = rpcrdma__poller_cq_get(l->poller, id->verbs, (int)(conn->sq_depth + grant), &dev->cq);
+	if (err)
+		goto fail_nocq;
+
+	struct ibv_qp_init_attr qa = {
+		.send_cq = dev->cq->cq,
+		.recv_cq = dev->cq->cq,
+		.srq = dev->srq,
+		.qp_type = IBV_QPT_RC,
+		.cap = {
+			.max_send_wr = conn->sq_depth,
+			.max_recv_wr = dev->srq ? 0 : grant,
+			.max_send_sge = dev->max_sge < SEND_SGE_MAX ? dev->max_sge : SEND_SGE_MAX,
+			.max_recv_sge = 1,
+		},
+	};
+	if (rdma_create_qp(id, dev->pd, &qa)) {
+		err = -errno;
+		goto fail;
+	}
+	conn->qp = id->qp;
+	conn->qp_num = id->qp->qp_num;
+
+	err = rpcrdma__pool_init(&conn->send_pool, dev->pd, RPCRDMA__WR_SEND, grant + 8,
+				 sizeof(struct rpcrdma__send), conn->send_inline, IBV_ACCESS_LOCAL_WRITE);
+	if (err)
+		goto fail;
+	if (!dev->srq) {
+		err = rpcrdma__pool_init(&conn->recv_pool, dev->pd, RPCRDMA__WR_RECV, grant,
+					 sizeof(struct rpcrdma_call), l->opts.recv_inline,
+					 IBV_ACCESS_LOCAL_WRITE);
+		if (err)
+			goto fail;
+		conn->have_recv_pool = true;
+		err = rpcrdma__recv_post_initial(conn);
+		if (err)
+			goto fail;
+	}
+
+	ours.remote_invalidate = false;   /* a server is never sent to with invalidate */
+	ours.inline_send = conn->send_inline;
+	ours.inline_recv = l->opts.recv_inline;
+	rpcrdma_cm_private_encode(pdata, sizeof(pdata), &ours);
+	memset(&param, 0, sizeof(param));
+	param.private_data = pdata;
+	param.private_data_len = sizeof(pdata);
+	/* Several RDMA Reads outstanding: as many as both sides allow. */
+	param.initiator_depth = ev->param.conn.responder_resources;
+	if (param.initiator_depth > dev->max_qp_rd_atom)
+		param.initiator_depth = (uint8_t)dev->max_qp_rd_atom;
+	param.responder_resources = ev->param.conn.initiator_depth;
+	if (param.responder_resources > dev->max_qp_rd_atom)
+		param.responder_resources = (uint8_t)dev->max_qp_rd_atom;
+	param.rnr_retry_count = 7;
+	if (rdma_accept(id, &param)) {
+		err = -errno;
+		goto fail;
+	}
+	return 0;
+
+fail:
+	rpcrdma__poller_cq_put(dev->cq, (int)(conn->sq_depth + grant));
+fail_nocq:
+	/* Undo by hand: the id is destroyed by the caller after the reject. */
+	pthread_mutex_lock(&l->lock);
+	rpcrdma__list_del(&conn->lnode);
+	l->nconns--;
+	if (dev->srq)
+		dev->srq_unpromised += grant;
+	pthread_mutex_unlock(&l->lock);
+	if (conn->qp)
+		rdma_destroy_qp(id);
+	rpcrdma__pool_fini(&conn->send_pool);
+	if (conn->have_recv_pool)
+		rpcrdma__pool_fini(&conn->recv_pool);
+	pthread_mutex_destroy(&conn->lock);
+	id->context = NULL;
+	free(conn);
+	return err;
+}
+
+/* ---- CM events ---- */
+
+static int cm_handle(struct rpcrdma__source *s, unsigned budget)
+{
+	struct rpcrdma_listener *l = rpcrdma__container_of(s, struct rpcrdma_listener, cm_src);
+	struct rdma_cm_event *ev;
+	int n = 0;
+
+	while ((unsigned)n < budget && rdma_get_cm_event(l->ech, &ev) == 0) {
+		struct rdma_cm_id *id = ev->id;
+		enum rdma_cm_event_type type = ev->event;
+
+		n++;
+		if (type == RDMA_CM_EVENT_CONNECT_REQUEST) {
+			int err = conn_accept(l, ev);
+
+			if (err) {
+				rdma_reject(id, NULL, 0);
+				rdma_ack_cm_event(ev);
+				rdma_destroy_id(id);
+				rpcrdma__count(&l->stats, NULL, RPCRDMA_STAT_REJECTS, 1);
+				continue;
+			}
+			rdma_ack_cm_event(ev);
+			continue;
+		}
+		if (id == l->id) {
+			rdma_ack_cm_event(ev);
+			continue;
+		}
+		struct rpcrdma__conn *conn = id->context;
+
+		pthread_mutex_lock(&l->lock);
+		if (conn && conn->freeing)
+			conn = NULL;
+		if (conn)
+			rpcrdma__conn_get(conn);
+		pthread_mutex_unlock(&l->lock);
+		rdma_ack_cm_event(ev);
+		if (!conn)
+			continue;
+		switch (type) {
+		case RDMA_CM_EVENT_ESTABLISHED:
+			pthread_mutex_lock(&conn->lock);
+			if (conn->state == RPCRDMA__CONN_ACCEPTING)
+				conn->state = RPCRDMA__CONN_CONNECTED;
+			pthread_mutex_unlock(&conn->lock);
+			rpcrdma__count(&l->stats, NULL, RPCRDMA_STAT_CONNECTS, 1);
+			break;
+		case RDMA_CM_EVENT_DISCONNECTED:
+		case RDMA_CM_EVENT_CONNECT_ERROR:
+		case RDMA_CM_EVENT_UNREACHABLE:
+		case RDMA_CM_EVENT_REJECTED:
+		case RDMA_CM_EVENT_DEVICE_REMOVAL:
+			rpcrdma__conn_close(conn, "cm event");
+			break;
+		default:
+			break;
+		}
+		rpcrdma__conn_put(conn);
+	}
+	return n;
+}
+
+struct rpcrdma__conn *rpcrdma__dev_find_conn(struct rpcrdma_listener *l, uint32_t qp_num)
+{
+	struct rpcrdma__conn *found = NULL;
+
+	pthread_mutex_lock(&l->lock);
+	for (struct rpcrdma__list *n = l->conns.next; n != &l->conns; n = n->next) {
+		struct rpcrdma__conn *c = rpcrdma__container_of(n, struct rpcrdma__conn, lnode);
+
+		if (c->qp && c->qp_num == qp_num && !c->freeing) {
+			found = c;
+			rpcrdma__conn_get(c);
+			break;
+		}
+	}
+	pthread_mutex_unlock(&l->lock);
+	return found;
+}
+
+/* ---- listener ---- */
+
+int rpcrdma_listener_create(struct rpcrdma_poller *poller, const struct sockaddr *addr,
+			    const struct rpcrdma_listener_opts *uopts, rpcrdma_call_handler handler,
+			    void *handler_arg, struct rpcrdma_listener **out)
+{
+	struct rpcrdma_listener_opts opts;
+	struct rpcrdma_listener *l;
+	int err;
+
+	if (!poller || !addr || !handler || !out ||
+	    (addr->sa_family != AF_INET && addr->sa_family != AF_INET6))
+		return -EINVAL;
+	rpcrdma_listener_opts_init(&opts);
+	if (uopts) {
+		if (uopts->opts_size < sizeof(size_t) || uopts->opts_size > sizeof(opts))
+			return -EINVAL;
+		memcpy(&opts, uopts, uopts->opts_size);
+		opts.opts_size = sizeof(opts);
+	}
+	if (opts.max_credits == 0 || opts.max_credits > 65535 || opts.recv_inline < 1024 ||
+	    opts.recv_inline > 65536 || opts.send_inline < 1024 || opts.send_inline > 65536 ||
+	    opts.resource_group != NULL || (opts.use_srq && opts.srq_depth == 0))
+		return -EINVAL;
+	l = calloc(1, sizeof(*l));
+	if (!l)
+		return -ENOMEM;
+	l->opts = opts;
+	l->poller = poller;
+	l->handler = handler;
+	l->handler_arg = handler_arg;
+	pthread_mutex_init(&l->lock, NULL);
+	pthread_cond_init(&l->conns_cond, NULL);
+	rpcrdma__list_init(&l->devs);
+	rpcrdma__list_init(&l->conns);
+	l->ech = rdma_create_event_channel();
+	if (!l->ech) {
+		err = -errno;
+		goto fail;
+	}
+	fcntl(l->ech->fd, F_SETFL, fcntl(l->ech->fd, F_GETFL) | O_NONBLOCK);
+	if (rdma_create_id(l->ech, &l->id, l, RDMA_PS_TCP)) {
+		err = -errno;
+		goto fail;
+	}
+	if (rdma_bind_addr(l->id, (struct sockaddr *)addr) || rdma_listen(l->id, opts.backlog)) {
+		err = -errno;
+		goto fail;
+	}
+	l->cm_src.fd = l->ech->fd;
+	l->cm_src.handle = cm_handle;
+	err = rpcrdma__poller_add(poller, &l->cm_src);
+	if (err)
+		goto fail;
+	*out = l;
+	return 0;
+fail:
+	if (l->id)
+		rdma_destroy_id(l->id);
+	if (l->ech)
+		rdma_destroy_event_channel(l->ech);
+	pthread_cond_destroy(&l->conns_cond);
+	pthread_mutex_destroy(&l->lock);
+	free(l);
+	return err;
+}
+
+int rpcrdma_listener_port(const struct rpcrdma_listener *l)
+{
+	return l ? ntohs(rdma_get_src_port(l->id)) : -EINVAL;
+}
+
+void rpcrdma_listener_shutdown(struct rpcrdma_listener *l)
+{
+	bool first;
+
+	if (!l)
+		return;
+	pthread_mutex_lock(&l->lock);
+	first = !l->closing;
+	l->closing = true;
+	pthread_mutex_unlock(&l->lock);
+	if (first)
+		rpcrdma__poller_del(l->poller, &l->cm_src);
+
+	for (;;) {
+		struct rpcrdma__conn *conn = NULL;
+
+		pthread_mutex_lock(&l->lock);
+		for (struct rpcrdma__list *n = l->conns.next; n != &l->conns; n = n->next) {
+			struct rpcrdma__conn *c = rpcrdma__container_of(n, struct rpcrdma__conn, lnode);
+
+			if (!c->closing_started && !c->freeing) {
+				conn = c;
+				rpcrdma__conn_get(c);
+				break;
+			}
+		}
+		pthread_mutex_unlock(&l->lock);
+		if (!conn)
+			break;
+		rpcrdma__conn_close(conn, "listener destroyed");
+		rpcrdma__conn_put(conn);
+	}
+	/* Wait for the flushes (and the upper layer's call handles). */
+	pthread_mutex_lock(&l->lock);
+	while (l->nconns) {
+		if (l->poller->opts.mode == RPCRDMA_POLLER_DIRECT) {
+			pthread_mutex_unlock(&l->lock);
+			rpcrdma_poller_poll(l->poller, 0);
+			pthread_mutex_lock(&l->lock);
+		} else {
+			pthread_cond_wait(&l->conns_cond, &l->lock);
+		}
+	}
+	pthread_mutex_unlock(&l->lock);
+}
+
+void rpcrdma_listener_destroy(struct rpcrdma_listener *l)
+{
+	if (!l)
+		return;
+	rpcrdma_listener_shutdown(l);
+	rdma_destroy_id(l->id);
+	while (!rpcrdma__list_empty(&l->devs)) {
+		struct rpcrdma__dev *dev =
+			rpcrdma__container_of(rpcrdma__list_pop(&l->devs), struct rpcrdma__dev, node);
+
+		dev_destroy(dev);
+	}
+	rdma_destroy_event_channel(l->ech);
+	pthread_cond_destroy(&l->conns_cond);
+	pthread_mutex_destroy(&l->lock);
+	free(l);
+}
+
+void rpcrdma_listener_stats(const struct rpcrdma_listener *l, struct rpcrdma_stats *out)
+{
+	rpcrdma__counters_read(&l->stats, out);
+}
+
+int rpcrdma_listener_foreach_conn(struct rpcrdma_listener *l,
+				  void (*fn)(uint64_t, uint32_t, const struct rpcrdma_stats *, void *),
+				  void *arg)
+{
+	struct rpcrdma_stats st;
+	int n = 0;
+
+	if (!l || !fn)
+		return -EINVAL;
+	pthread_mutex_lock(&l->lock);
+	for (struct rpcrdma__list *i = l->conns.next; i != &l->conns; i = i->next) {
+		struct rpcrdma__conn *c = rpcrdma__container_of(i, struct rpcrdma__conn, lnode);
+
+		rpcrdma__counters_read(&c->stats, &st);
+		fn(c->conn_id, rpcrdma_credits_grant(&c->credits), &st, arg);
+		n++;
+	}
+	pthread_mutex_unlock(&l->lock);
+	return n;
+}

@@ -1,0 +1,346 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Internal structures of the RDMA transport, shared by ctxt.c, poller.c,
+ * rdma_conn.c, rdma_recv.c, rdma_send.c, rdma_rw.c, rdma_client.c, stats.c.
+ *
+ * Locking: a connection's lock protects its send-queue accounting, its
+ * waiting list and its state.  Each completion queue is polled by one thread
+ * at a time (the poller guarantees it), so completion handlers of one CQ are
+ * serialized; replies may be sent from any thread and take the connection
+ * lock.  A connection is freed when its reference count drops to zero: one
+ * reference is held while it is connected, one per outstanding call handle
+ * and one per posted work-request chain.
+ */
+#ifndef RPCRDMA_RDMA_INTERNAL_H
+#define RPCRDMA_RDMA_INTERNAL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/uio.h>
+
+#include <infiniband/verbs.h>
+#include <rdma/rdma_cma.h>
+
+#include <rpcrdma/client.h>
+#include <rpcrdma/cm_private.h>
+#include <rpcrdma/credits.h>
+#include <rpcrdma/poller.h>
+#include <rpcrdma/proto.h>
+#include <rpcrdma/stats.h>
+#include <rpcrdma/xprt.h>
+
+#include "list.h"
+
+#if defined(__GNUC__)
+#define rpcrdma__likely(x) __builtin_expect(!!(x), 1)
+#define rpcrdma__unlikely(x) __builtin_expect(!!(x), 0)
+#else
+#define rpcrdma__likely(x) (x)
+#define rpcrdma__unlikely(x) (x)
+#endif
+
+/* ---- typed work-request contexts (ctxt.c) ---- */
+
+/* What a wr_id points to: the first member of every context. */
+enum rpcrdma__wr_type {
+	RPCRDMA__WR_RECV = 1,   /* server receive (struct rpcrdma_call) */
+	RPCRDMA__WR_SEND,       /* server reply: RDMA Writes + Send */
+	RPCRDMA__WR_READ,       /* server RDMA Reads of read chunks */
+	RPCRDMA__WR_CLT_RECV,   /* client receive of a reply */
+	RPCRDMA__WR_CLT_SEND,   /* client call Send */
+};
+
+struct rpcrdma__ctxt {
+	uint8_t type;                /* enum rpcrdma__wr_type */
+	struct rpcrdma__list node;   /* free list, wait list or in-flight: one at a time */
+	struct rpcrdma__pool *pool;  /* owner */
+	uint8_t *buf;                /* registered buffer of pool->buf_size bytes */
+	uint32_t lkey;
+};
+
+/*
+ * A pool of contexts allocated and registered once: `count` contexts of
+ * ctxt_size bytes (each starting with struct rpcrdma__ctxt) and `count`
+ * buffers of buf_size bytes in one memory region.
+ */
+struct rpcrdma__pool {
+	pthread_mutex_t lock;
+	struct rpcrdma__list free;
+	unsigned nfree, count;
+	size_t ctxt_size, buf_size;
+	uint8_t *ctxts;
+	uint8_t *bufs;
+	struct ibv_mr *mr;
+};
+
+int rpcrdma__pool_init(struct rpcrdma__pool *pool, struct ibv_pd *pd, uint8_t type,
+		       unsigned count, size_t ctxt_size, size_t buf_size, int access);
+void rpcrdma__pool_fini(struct rpcrdma__pool *pool);
+struct rpcrdma__ctxt *rpcrdma__pool_get(struct rpcrdma__pool *pool);
+void rpcrdma__pool_put(struct rpcrdma__ctxt *c);
+
+/* A buffer registered for one operation (read sinks, write sources, client
+ * chunks).  Registered with `access`; freed with rpcrdma__mrbuf_free. */
+struct rpcrdma__mrbuf {
+	uint8_t *addr;
+	size_t len;          /* what the user of the buffer asked for */
+	size_t cap;          /* allocated and registered (cache size class) */
+	bool own;            /* addr was allocated here */
+	struct ibv_mr *mr;
+	struct rpcrdma__list node;  /* a cache's free list */
+};
+
+/*
+ * Registered buffers kept for reuse, so the data path does not register
+ * memory per call.  Only for buffers with local access (server read sinks
+ * and write sources): a buffer the peer can reach by rkey must be
+ * deregistered after its call, or the peer would keep access to it.
+ * Buffers come in power-of-two classes from 4 KiB; at most max_bytes stay.
+ */
+struct rpcrdma__mrcache {
+	pthread_mutex_t lock;
+	struct rpcrdma__list free;
+	size_t bytes, max_bytes;
+	struct ibv_pd *pd;
+};
+
+void rpcrdma__mrcache_init(struct rpcrdma__mrcache *mc, struct ibv_pd *pd, size_t max_bytes);
+void rpcrdma__mrcache_fini(struct rpcrdma__mrcache *mc);
+/* A buffer of at least len bytes registered with IBV_ACCESS_LOCAL_WRITE. */
+int rpcrdma__mrcache_get(struct rpcrdma__mrcache *mc, struct rpcrdma__mrbuf *b, size_t len);
+/* Returns b (or frees it when the cache is full); b is zeroed.  NULL-safe
+ * for a buffer never filled (b->mr == NULL). */
+void rpcrdma__mrcache_put(struct rpcrdma__mrcache *mc, struct rpcrdma__mrbuf *b);
+
+int rpcrdma__mrbuf_alloc(struct rpcrdma__mrbuf *b, struct ibv_pd *pd, size_t len, int access);
+int rpcrdma__mrbuf_reg(struct rpcrdma__mrbuf *b, struct ibv_pd *pd, void *addr, size_t len,
+		       int access);
+void rpcrdma__mrbuf_free(struct rpcrdma__mrbuf *b);
+
+/* ---- poller (poller.c) ---- */
+
+struct rpcrdma__source {
+	int fd;
+	/* Handles ready work, at most budget completions; returns how many. */
+	int (*handle)(struct rpcrdma__source *s, unsigned budget);
+	struct rpcrdma_poller *poller;
+	bool is_cq;
+	bool busy;                 /* being handled (poller lock) */
+	bool dead;                 /* removed; do not re-arm */
+	bool on_pending;           /* on the poller's pending list */
+	struct rpcrdma__list pnode; /* poller's pending list */
+};
+
+/* One completion queue per device, shared by every connection on it. */
+struct rpcrdma__cq {
+	struct rpcrdma__source src; /* the completion channel's fd */
+	struct ibv_context *verbs;
+	struct ibv_comp_channel *channel;
+	struct ibv_cq *cq;
+	int capacity;               /* entries */
+	int max_cqe;                /* device limit */
+	int reserved;               /* entries promised to queue pairs */
+	bool pending;               /* budget ran out with the queue non-empty */
+};
+
+#define RPCRDMA__MAX_CQS 16
+
+struct rpcrdma_poller {
+	struct rpcrdma_poller_opts opts;
+	int epfd;
+	int kickfd;                 /* eventfd: wakes every worker while readable */
+	pthread_mutex_t lock;
+	pthread_cond_t cond;        /* a source went idle, a worker finished a round */
+	struct rpcrdma__list pending; /* CQs whose budget ran out */
+	unsigned kick_hold;         /* barriers in progress */
+	struct rpcrdma__cq *cqs[RPCRDMA__MAX_CQS];
+	atomic_uint ncqs;
+	atomic_bool stop;
+	unsigned nthreads;
+	pthread_t *threads;
+	uint64_t *seq;              /* per thread: rounds completed (lock) */
+};
+
+/* Finds or creates the CQ for verbs and reserves entries on it (resizing
+ * when needed).  CQs live as long as the poller. */
+int rpcrdma__poller_cq_get(struct rpcrdma_poller *p, struct ibv_context *verbs, int entries,
+			   struct rpcrdma__cq **out);
+void rpcrdma__poller_cq_put(struct rpcrdma__cq *cq, int entries);
+int rpcrdma__poller_add(struct rpcrdma_poller *p, struct rpcrdma__source *s);
+/* Removes a source, waiting until no thread handles it or still holds its
+ * event.  Must not be called from that source's own handler; other poller
+ * threads may call it. */
+void rpcrdma__poller_del(struct rpcrdma_poller *p, struct rpcrdma__source *s);
+
+/* Completion dispatch by context type (poller.c calls these). */
+void rpcrdma__recv_done(struct rpcrdma__ctxt *c, const struct ibv_wc *wc);
+void rpcrdma__send_done(struct rpcrdma__ctxt *c, const struct ibv_wc *wc);
+void rpcrdma__read_done(struct rpcrdma__ctxt *c, const struct ibv_wc *wc);
+void rpcrdma__clt_recv_done(struct rpcrdma__ctxt *c, const struct ibv_wc *wc);
+void rpcrdma__clt_send_done(struct rpcrdma__ctxt *c, const struct ibv_wc *wc);
+
+/* ---- counters (stats.c) ---- */
+
+struct rpcrdma__counters {
+	atomic_uint_fast64_t v[RPCRDMA_STAT_COUNT];
+};
+
+static inline void rpcrdma__count(struct rpcrdma__counters *a, struct rpcrdma__counters *b,
+				  enum rpcrdma_stat s, uint64_t n)
+{
+	atomic_fetch_add_explicit(&a->v[s], n, memory_order_relaxed);
+	if (b)
+		atomic_fetch_add_explicit(&b->v[s], n, memory_order_relaxed);
+}
+
+void rpcrdma__counters_read(const struct rpcrdma__counters *c, struct rpcrdma_stats *out);
+
+/* ---- server (rdma_conn.c, rdma_recv.c, rdma_send.c, rdma_rw.c) ---- */
+
+/* Per-device resources of a listener. */
+struct rpcrdma__dev {
+	struct rpcrdma__list node;
+	struct rpcrdma_listener *l;
+	struct ibv_context *verbs;
+	struct ibv_pd *pd;
+	struct rpcrdma__cq *cq;
+	struct ibv_srq *srq;            /* NULL: per-connection receive queues */
+	struct rpcrdma__pool srq_pool;  /* receive contexts posted to the SRQ */
+	unsigned srq_posted;
+	unsigned srq_unpromised;        /* posted buffers no grant covers yet */
+	uint32_t max_qp_wr, max_sge, max_qp_rd_atom;
+	struct rpcrdma__mrcache mrcache; /* read sinks, write sources */
+};
+
+enum rpcrdma__conn_state {
+	RPCRDMA__CONN_ACCEPTING,
+	RPCRDMA__CONN_CONNECTED,
+	RPCRDMA__CONN_CLOSING,
+};
+
+struct rpcrdma__conn {
+	struct rpcrdma_listener *l;
+	struct rpcrdma__dev *dev;
+	struct rdma_cm_id *id;
+	struct ibv_qp *qp;
+	uint32_t qp_num;
+	uint64_t conn_id;               /* for logs and counters */
+	atomic_int refs;
+	pthread_mutex_t lock;
+	enum rpcrdma__conn_state state;
+	bool closing_started;
+	bool freeing;                   /* rdma_destroy_id in progress (listener lock) */
+
+	/* The grant, fixed at accept: host order and cached wire order. */
+	struct rpcrdma_credits credits;
+	unsigned outstanding;           /* calls received, not yet replied to */
+	unsigned garbage;               /* malformed messages received */
+
+	/* Peer's RFC 8797 parameters (defaults 1024 when absent). */
+	uint32_t peer_recv_inline, peer_send_inline;
+	bool peer_rinv;
+	uint32_t send_inline;           /* bytes we may Send: min(ours, peer's) */
+
+	unsigned sq_depth, sq_avail;
+	struct rpcrdma__list sq_wait;   /* chains waiting for send-queue room */
+	struct rpcrdma__pool send_pool;
+	bool have_recv_pool;
+	struct rpcrdma__pool recv_pool; /* without SRQ */
+
+	struct rpcrdma__counters stats;
+	struct rpcrdma__list lnode;     /* listener's connections */
+};
+
+/* A received call: the receive context and what the call handle needs. */
+struct rpcrdma_call {
+	struct rpcrdma__ctxt c;
+	struct rpcrdma__conn *conn;     /* NULL while posted to an SRQ */
+	struct rpcrdma__dev *dev;
+	struct ibv_recv_wr wr;
+	struct ibv_sge sge;
+	uint32_t byte_len;
+	struct rpcrdma_hdr hdr;         /* view into c.buf */
+	struct rpcrdma__mrbuf pulled;   /* call assembled from read chunks */
+	struct iovec iov;               /* the RPC call handed up */
+};
+
+/* A server Send, with the RDMA Writes chained before it. */
+struct rpcrdma__send {
+	struct rpcrdma__ctxt c;
+	struct rpcrdma__conn *conn;
+	struct ibv_send_wr *wrs;        /* nwr WRs; last is the Send */
+	struct ibv_sge *sges;
+	unsigned nwr, pending;
+	bool failed;
+	struct ibv_send_wr send_wr;     /* used when there are no writes */
+	struct ibv_sge send_sge;
+	struct rpcrdma__mrbuf bulk;     /* source of the RDMA Writes */
+};
+
+/* RDMA Reads pulling one call's read chunks. */
+struct rpcrdma__read {
+	struct rpcrdma__ctxt c;         /* no pool: malloc'd */
+	struct rpcrdma__conn *conn;
+	struct rpcrdma_call *call;
+	struct ibv_send_wr *wrs;
+	struct ibv_sge *sges;
+	unsigned nwr, pending;
+	bool failed;
+};
+
+struct rpcrdma_listener {
+	struct rpcrdma_listener_opts opts;
+	struct rpcrdma_poller *poller;
+	struct rdma_event_channel *ech;
+	struct rdma_cm_id *id;
+	struct rpcrdma__source cm_src;
+	rpcrdma_call_handler handler;
+	void *handler_arg;
+	pthread_mutex_t lock;           /* devs, conns */
+	pthread_cond_t conns_cond;      /* a connection was freed */
+	bool closing;
+	struct rpcrdma__list devs;
+	struct rpcrdma__list conns;
+	unsigned nconns;                /* accepted and not yet entirely freed */
+	uint64_t next_conn_id;
+	struct rpcrdma__counters stats;
+};
+
+void rpcrdma__conn_get(struct rpcrdma__conn *conn);
+void rpcrdma__conn_put(struct rpcrdma__conn *conn);
+/* Starts closing (disconnect + flush); idempotent, any thread. */
+void rpcrdma__conn_close(struct rpcrdma__conn *conn, const char *why);
+struct rpcrdma__conn *rpcrdma__dev_find_conn(struct rpcrdma_listener *l, uint32_t qp_num);
+
+/* Posts a receive back (SRQ or the connection's RQ); frees it when the
+ * connection is closing and has its own RQ. */
+void rpcrdma__recv_repost(struct rpcrdma_call *call);
+int rpcrdma__recv_post_initial(struct rpcrdma__conn *conn);
+
+/* Posts a chain of n send-queue WRs under the connection lock, or queues it
+ * on node until the send queue has room.  Takes a connection reference. */
+int rpcrdma__conn_post(struct rpcrdma__conn *conn, struct ibv_send_wr *first, unsigned n,
+		       struct rpcrdma__list *node);
+/* Returns n send-queue slots and posts waiting chains. */
+void rpcrdma__conn_sq_release(struct rpcrdma__conn *conn, unsigned n);
+
+/* Release a chain that was never posted (connection closed meanwhile). */
+void rpcrdma__send_abort(struct rpcrdma__send *s);
+void rpcrdma__read_abort(struct rpcrdma__read *r);
+/* Hands a checked call (payload ready) to the upper layer. */
+void rpcrdma__call_deliver(struct rpcrdma_call *call);
+/* Sends RDMA_ERROR (ERR_VERS when vers, else ERR_CHUNK) for call and
+ * releases it. */
+void rpcrdma__send_error(struct rpcrdma_call *call, bool vers);
+/* Releases a call without reply (drop). */
+void rpcrdma__call_release(struct rpcrdma_call *call);
+/* Starts RDMA Reads for the call's read chunks (rdma_rw.c). */
+int rpcrdma__read_chunks(struct rpcrdma_call *call);
+/* Builds RDMA Writes of src[0, len) into chunk ch; appends WRs. */
+unsigned rpcrdma__build_writes(struct ibv_send_wr *wrs, struct ibv_sge *sges,
+			       const struct rpcrdma_chunk *chunk, const struct rpcrdma__mrbuf *src,
+			       size_t src_off, size_t len, uint64_t wr_id, uint32_t max_sge_len);
+
+#endif /* RPCRDMA_RDMA_INTERNAL_H */

@@ -1,0 +1,248 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Server receive path: posting receive buffers (SRQ or per-connection RQ),
+ * receive completions, the header check, credit policing, and the call
+ * handle's accessors.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "rdma_internal.h"
+
+static int post_one(struct rpcrdma_call *call)
+{
+	struct ibv_recv_wr *bad;
+
+	call->sge.addr = (uintptr_t)call->c.buf;
+	call->sge.length = (uint32_t)call->c.pool->buf_size;
+	call->sge.lkey = call->c.lkey;
+	call->wr.wr_id = (uintptr_t)&call->c;
+	call->wr.next = NULL;
+	call->wr.sg_list = &call->sge;
+	call->wr.num_sge = 1;
+	if (call->dev->srq)
+		return -ibv_post_srq_recv(call->dev->srq, &call->wr, &bad);
+	return -ibv_post_recv(call->conn->qp, &call->wr, &bad);
+}
+
+int rpcrdma__recv_post_initial(struct rpcrdma__conn *conn)
+{
+	struct rpcrdma__ctxt *c;
+
+	while ((c = rpcrdma__pool_get(&conn->recv_pool))) {
+		struct rpcrdma_call *call = (struct rpcrdma_call *)c;
+		int err;
+
+		call->conn = conn;
+		call->dev = conn->dev;
+		rpcrdma__conn_get(conn);
+		err = post_one(call);
+		if (err) {
+			rpcrdma__pool_put(c);
+			atomic_fetch_sub(&conn->refs, 1);
+			return err;
+		}
+	}
+	return 0;
+}
+
+void rpcrdma__recv_repost(struct rpcrdma_call *call)
+{
+	struct rpcrdma__conn *conn = call->conn;
+
+	if (call->dev->srq) {
+		call->conn = NULL;
+		if (post_one(call)) {
+			/* Only fails when the SRQ is broken: keep the buffer. */
+			rpcrdma__pool_put(&call->c);
+			rpcrdma__count(&call->dev->l->stats, NULL, RPCRDMA_STAT_RQ_STARVED, 1);
+		}
+		return;
+	}
+	pthread_mutex_lock(&conn->lock);
+	if (conn->state == RPCRDMA__CONN_CLOSING) {
+		pthread_mutex_unlock(&conn->lock);
+		rpcrdma__pool_put(&call->c);
+		return;
+	}
+	rpcrdma__conn_get(conn);
+	if (post_one(call)) {
+		pthread_mutex_unlock(&conn->lock);
+		rpcrdma__pool_put(&call->c);
+		rpcrdma__count(&conn->stats, &conn->l->stats, RPCRDMA_STAT_RQ_STARVED, 1);
+		rpcrdma__conn_put(conn);
+		return;
+	}
+	pthread_mutex_unlock(&conn->lock);
+}
+
+void rpcrdma__call_release(struct rpcrdma_call *call)
+{
+	struct rpcrdma__conn *conn = call->conn;
+
+	pthread_mutex_lock(&conn->lock);
+	if (conn->outstanding)
+		conn->outstanding--;
+	pthread_mutex_unlock(&conn->lock);
+	rpcrdma__mrcache_put(&call->dev->mrcache, &call->pulled);
+	rpcrdma__recv_repost(call);
+	rpcrdma__conn_put(conn);       /* the call's reference */
+}
+
+static void garbage(struct rpcrdma__conn *conn, enum rpcrdma_stat why)
+{
+	unsigned limit = conn->l->opts.garbage_limit;
+	bool close;
+
+	rpcrdma__count(&conn->stats, &conn->l->stats, why, 1);
+	pthread_mutex_lock(&conn->lock);
+	close = limit && ++conn->garbage == limit;
+	pthread_mutex_unlock(&conn->lock);
+	if (close) {
+		rpcrdma__count(&conn->stats, &conn->l->stats, RPCRDMA_STAT_POLICY_CLOSE, 1);
+		rpcrdma__conn_close(conn, "too many malformed messages");
+	}
+}
+
+void rpcrdma__recv_done(struct rpcrdma__ctxt *c, const struct ibv_wc *wc)
+{
+	struct rpcrdma_call *call = (struct rpcrdma_call *)c;
+	struct rpcrdma__dev *dev = call->dev;
+	struct rpcrdma_listener *l = dev->l;
+	struct rpcrdma__conn *conn;
+	struct rpcrdma_limits limits = {
+		.size = sizeof(limits),
+		.max_chunk_bytes = l->opts.max_call_bytes,
+	};
+	bool over;
+	int ret;
+
+	if (dev->srq) {
+		/* The SRQ's buffers belong to no connection until one arrives. */
+		conn = wc->status == IBV_WC_SUCCESS ? rpcrdma__dev_find_conn(l, wc->qp_num) : NULL;
+		if (!conn) {
+			rpcrdma__count(&l->stats, NULL, wc->status == IBV_WC_SUCCESS ?
+				       RPCRDMA_STAT_ERR_DROPPED : RPCRDMA_STAT_FLUSHED, 1);
+			rpcrdma__recv_repost(call);
+			return;
+		}
+		call->conn = conn;      /* the reference from the lookup */
+	} else {
+		conn = call->conn;      /* the reference taken when posted */
+	}
+
+	if (rpcrdma__unlikely(wc->status != IBV_WC_SUCCESS)) {
+		if (wc->status == IBV_WC_WR_FLUSH_ERR) {
+			rpcrdma__count(&conn->stats, &l->stats, RPCRDMA_STAT_FLUSHED, 1);
+		} else {
+			rpcrdma__count(&conn->stats, &l->stats, RPCRDMA_STAT_ERR_WC, 1);
+			rpcrdma__conn_close(conn, "receive completion error");
+		}
+		if (dev->srq)
+			rpcrdma__recv_repost(call);
+		else
+			rpcrdma__pool_put(&call->c);
+		rpcrdma__conn_put(conn);
+		return;
+	}
+	call->byte_len = wc->byte_len;
+	memset(&call->pulled, 0, sizeof(call->pulled));
+	rpcrdma__count(&conn->stats, &l->stats, RPCRDMA_STAT_BYTES_RECV, wc->byte_len);
+
+	pthread_mutex_lock(&conn->lock);
+	conn->outstanding++;
+	over = conn->outstanding > rpcrdma_credits_grant(&conn->credits);
+	pthread_mutex_unlock(&conn->lock);
+	if (rpcrdma__unlikely(over))
+		goto out_credit;
+
+	ret = rpcrdma_check_call_ex(call->c.buf, call->byte_len, &call->hdr, &limits);
+	if (rpcrdma__unlikely(ret <= 0))
+		goto out_bad;
+	if (call->hdr.read_chunks) {
+		ret = rpcrdma__read_chunks(call);
+		if (ret == -EMSGSIZE || ret == -EINVAL)
+			goto out_chunk;
+		if (ret)
+			goto out_drop;
+		return;                 /* delivered when the reads complete */
+	}
+	call->iov.iov_base = call->c.buf + ret;
+	call->iov.iov_len = call->byte_len - (uint32_t)ret;
+	rpcrdma__call_deliver(call);
+	return;
+
+out_bad:
+	if (ret == 0)
+		goto out_drop;          /* RDMA_DONE, RDMA_ERROR: quietly */
+	if (ret == -EPROTONOSUPPORT) {
+		garbage(conn, RPCRDMA_STAT_ERR_VERS);
+		rpcrdma__send_error(call, true);
+		return;
+	}
+	if (call->byte_len < 8) {
+		/* Not even an xid and a version to answer to. */
+		garbage(conn, RPCRDMA_STAT_ERR_SHORT);
+		rpcrdma__call_release(call);
+		return;
+	}
+	garbage(conn, call->hdr.reason == RPCRDMA_CHECK_SHORT ? RPCRDMA_STAT_ERR_SHORT :
+							       RPCRDMA_STAT_ERR_CHUNK);
+	rpcrdma__send_error(call, false);
+	return;
+out_chunk:
+	garbage(conn, RPCRDMA_STAT_ERR_CHUNK);
+	rpcrdma__send_error(call, false);
+	return;
+out_drop:
+	rpcrdma__count(&conn->stats, &l->stats, RPCRDMA_STAT_ERR_DROPPED, 1);
+	rpcrdma__call_release(call);
+	return;
+out_credit:
+	rpcrdma__count(&conn->stats, &l->stats, RPCRDMA_STAT_ERR_CREDIT, 1);
+	rpcrdma__count(&conn->stats, &l->stats, RPCRDMA_STAT_POLICY_CLOSE, 1);
+	rpcrdma__conn_close(conn, "credit overrun");
+	rpcrdma__call_release(call);
+}
+
+void rpcrdma__call_deliver(struct rpcrdma_call *call)
+{
+	struct rpcrdma__conn *conn = call->conn;
+	struct rpcrdma_listener *l = conn->l;
+
+	rpcrdma__count(&conn->stats, &l->stats, RPCRDMA_STAT_CALLS, 1);
+	l->handler(call, l->handler_arg);
+}
+
+const struct iovec *rpcrdma_call_payload(const struct rpcrdma_call *call, unsigned *iovcnt)
+{
+	*iovcnt = 1;
+	return &call->iov;
+}
+
+uint64_t rpcrdma_call_conn_id(const struct rpcrdma_call *call)
+{
+	return call->conn->conn_id;
+}
+
+size_t rpcrdma_call_max_reply(const struct rpcrdma_call *call)
+{
+	struct rpcrdma_chunk_iter it;
+	struct rpcrdma_chunk ch;
+	size_t max = call->conn->send_inline > RPCRDMA_HDRLEN_MIN ?
+		     call->conn->send_inline - RPCRDMA_HDRLEN_MIN : 0;
+	size_t bulk = 0;
+
+	if (rpcrdma_reply_chunk(&call->hdr, &ch) && ch.length > max)
+		max = ch.length;
+	rpcrdma_write_chunks(&call->hdr, &it);
+	if (rpcrdma_next_chunk(&it, &ch))
+		bulk = ch.length;
+	return max + bulk;
+}
+
+void rpcrdma_call_drop(struct rpcrdma_call *call)
+{
+	if (call)
+		rpcrdma__call_release(call);
+}

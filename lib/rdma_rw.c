@@ -1,0 +1,191 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * RDMA Read and Write of chunks: pulling a call's read chunks into one
+ * registered buffer (the call the upper layer sees, chunks spliced in at
+ * their XDR positions), and building the RDMA Writes of a reply's write
+ * chunk and reply chunk.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rdma_internal.h"
+
+unsigned rpcrdma__build_writes(struct ibv_send_wr *wrs, struct ibv_sge *sges,
+			       const struct rpcrdma_chunk *chunk, const struct rpcrdma__mrbuf *src,
+			       size_t src_off, size_t len, uint64_t wr_id, uint32_t max_sge_len)
+{
+	struct rpcrdma_chunk ch = *chunk;
+	struct rpcrdma_segment seg;
+	unsigned n = 0;
+
+	(void)max_sge_len;
+	while (len && rpcrdma_next_segment(&ch, &seg)) {
+		uint32_t k = seg.length < len ? seg.length : (uint32_t)len;
+
+		if (k == 0)
+			continue;
+		sges[n].addr = (uintptr_t)(src->addr + src_off);
+		sges[n].length = k;
+		sges[n].lkey = src->mr->lkey;
+		memset(&wrs[n], 0, sizeof(wrs[n]));
+		wrs[n].wr_id = wr_id;
+		wrs[n].sg_list = &sges[n];
+		wrs[n].num_sge = 1;
+		wrs[n].opcode = IBV_WR_RDMA_WRITE;
+		wrs[n].send_flags = IBV_SEND_SIGNALED;
+		wrs[n].wr.rdma.remote_addr = seg.offset;
+		wrs[n].wr.rdma.rkey = seg.handle;
+		src_off += k;
+		len -= k;
+		n++;
+	}
+	return n;
+}
+
+static void read_free(struct rpcrdma__read *r)
+{
+	free(r->wrs);
+	free(r->sges);
+	free(r);
+}
+
+void rpcrdma__read_abort(struct rpcrdma__read *r)
+{
+	struct rpcrdma__conn *conn = r->conn;
+
+	rpcrdma__call_release(r->call);
+	read_free(r);
+	rpcrdma__conn_put(conn);
+}
+
+void rpcrdma__read_done(struct rpcrdma__ctxt *c, const struct ibv_wc *wc)
+{
+	struct rpcrdma__read *r = (struct rpcrdma__read *)c;
+	struct rpcrdma__conn *conn = r->conn;
+	struct rpcrdma_call *call = r->call;
+	unsigned nwr;
+
+	if (rpcrdma__unlikely(wc->status != IBV_WC_SUCCESS)) {
+		r->failed = true;
+		if (wc->status == IBV_WC_WR_FLUSH_ERR) {
+			rpcrdma__count(&conn->stats, &conn->l->stats, RPCRDMA_STAT_FLUSHED, 1);
+		} else {
+			rpcrdma__count(&conn->stats, &conn->l->stats, RPCRDMA_STAT_ERR_WC, 1);
+			rpcrdma__conn_close(conn, "RDMA Read error");
+		}
+	}
+	if (--r->pending)
+		return;
+	nwr = r->nwr;
+	if (r->failed) {
+		rpcrdma__call_release(call);
+	} else {
+		rpcrdma__count(&conn->stats, &conn->l->stats, RPCRDMA_STAT_BYTES_READ,
+			       call->pulled.len);
+		rpcrdma__count(&conn->stats, &conn->l->stats, RPCRDMA_STAT_CALLS_READ, 1);
+		rpcrdma__call_deliver(call);
+	}
+	read_free(r);
+	rpcrdma__conn_sq_release(conn, nwr);
+	rpcrdma__conn_put(conn);
+}
+
+int rpcrdma__read_chunks(struct rpcrdma_call *call)
+{
+	struct rpcrdma__conn *conn = call->conn;
+	const struct rpcrdma_hdr *h = &call->hdr;
+	const uint8_t *inl = call->c.buf + h->hdrlen;
+	size_t inl_len = call->byte_len - h->hdrlen;
+	struct rpcrdma_chunk_iter it;
+	struct rpcrdma_chunk ch;
+	struct rpcrdma_segment seg;
+	struct rpcrdma__read *r;
+	uint64_t total = inl_len, pos = 0, used = 0;
+	size_t out = 0, in = 0;
+	unsigned n = 0;
+	int err;
+
+	/* Sizes first: every chunk's data plus its XDR roundup. */
+	rpcrdma_read_chunks(h, &it);
+	while (rpcrdma_next_chunk(&it, &ch)) {
+		if (ch.position == 0 && (h->type != RPCRDMA_NOMSG || h->read_chunks != 1))
+			return -EINVAL;  /* position zero: the whole call, alone */
+		/* Positions count bytes of the whole reassembled stream. */
+		if (ch.position < pos || ch.position - pos > inl_len - used)
+			return -EINVAL;
+		used += ch.position - pos;
+		pos = ch.position + ch.length + ((4 - (ch.length & 3)) & 3);
+		total += ch.length + ((4 - (ch.length & 3)) & 3);
+	}
+	if (total > conn->l->opts.max_call_bytes || total == 0)
+		return -EMSGSIZE;
+
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	r->c.type = RPCRDMA__WR_READ;
+	r->conn = conn;
+	r->call = call;
+	r->wrs = calloc(h->read_segments, sizeof(*r->wrs));
+	r->sges = calloc(h->read_segments, sizeof(*r->sges));
+	if (!r->wrs || !r->sges) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	err = rpcrdma__mrcache_get(&conn->dev->mrcache, &call->pulled, total);
+	if (err)
+		goto fail;
+
+	rpcrdma_read_chunks(h, &it);
+	while (rpcrdma_next_chunk(&it, &ch)) {
+		size_t pad = (4 - (ch.length & 3)) & 3;
+
+		/* The inline bytes before the chunk's position. */
+		memcpy(call->pulled.addr + out, inl + in, ch.position - out);
+		in += ch.position - out;
+		out = ch.position;
+		while (rpcrdma_next_segment(&ch, &seg)) {
+			if (seg.length == 0)
+				continue;
+			r->sges[n].addr = (uintptr_t)(call->pulled.addr + out);
+			r->sges[n].length = seg.length;
+			r->sges[n].lkey = call->pulled.mr->lkey;
+			r->wrs[n].wr_id = (uintptr_t)&r->c;
+			r->wrs[n].sg_list = &r->sges[n];
+			r->wrs[n].num_sge = 1;
+			r->wrs[n].opcode = IBV_WR_RDMA_READ;
+			r->wrs[n].send_flags = IBV_SEND_SIGNALED;
+			r->wrs[n].wr.rdma.remote_addr = seg.offset;
+			r->wrs[n].wr.rdma.rkey = seg.handle;
+			if (n)
+				r->wrs[n - 1].next = &r->wrs[n];
+			out += seg.length;
+			n++;
+		}
+		memset(call->pulled.addr + out, 0, pad);
+		out += pad;
+	}
+	memcpy(call->pulled.addr + out, inl + in, inl_len - in);
+	out += inl_len - in;
+	call->iov.iov_base = call->pulled.addr;
+	call->iov.iov_len = out;
+	if (n == 0) {
+		/* Only empty segments: nothing to pull. */
+		read_free(r);
+		rpcrdma__call_deliver(call);
+		return 0;
+	}
+	r->nwr = r->pending = n;
+	err = rpcrdma__conn_post(conn, r->wrs, n, &r->c.node);
+	if (err) {
+		read_free(r);
+		rpcrdma__mrcache_put(&conn->dev->mrcache, &call->pulled);
+		return err;
+	}
+	return 0;
+fail:
+	rpcrdma__mrcache_put(&conn->dev->mrcache, &call->pulled);
+	read_free(r);
+	return err;
+}

@@ -1,0 +1,306 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Server send path: choosing how a reply travels (inline, write chunk,
+ * reply chunk), encoding its transport header, RDMA_ERROR messages, Send
+ * (With Invalidate), and send completions.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rdma_internal.h"
+
+static struct rpcrdma__send *send_get(struct rpcrdma__conn *conn)
+{
+	struct rpcrdma__send *s = (struct rpcrdma__send *)rpcrdma__pool_get(&conn->send_pool);
+
+	if (s) {
+		s->conn = conn;
+		s->wrs = NULL;
+		s->sges = NULL;
+		s->nwr = s->pending = 0;
+		s->failed = false;
+		memset(&s->bulk, 0, sizeof(s->bulk));
+	}
+	return s;
+}
+
+static void send_free(struct rpcrdma__send *s)
+{
+	rpcrdma__mrcache_put(&s->conn->dev->mrcache, &s->bulk);
+	if (s->wrs != &s->send_wr)
+		free(s->wrs);
+	if (s->sges != &s->send_sge)
+		free(s->sges);
+	rpcrdma__pool_put(&s->c);
+}
+
+void rpcrdma__send_abort(struct rpcrdma__send *s)
+{
+	struct rpcrdma__conn *conn = s->conn;
+
+	send_free(s);
+	rpcrdma__conn_put(conn);
+}
+
+void rpcrdma__send_done(struct rpcrdma__ctxt *c, const struct ibv_wc *wc)
+{
+	struct rpcrdma__send *s = (struct rpcrdma__send *)c;
+	struct rpcrdma__conn *conn = s->conn;
+	unsigned nwr;
+
+	if (rpcrdma__unlikely(wc->status != IBV_WC_SUCCESS)) {
+		if (wc->status == IBV_WC_WR_FLUSH_ERR) {
+			rpcrdma__count(&conn->stats, &conn->l->stats, RPCRDMA_STAT_FLUSHED, 1);
+		} else {
+			rpcrdma__count(&conn->stats, &conn->l->stats, RPCRDMA_STAT_ERR_WC, 1);
+			rpcrdma__conn_close(conn, "send completion error");
+		}
+	}
+	if (--s->pending)
+		return;
+	nwr = s->nwr;
+	send_free(s);
+	rpcrdma__conn_sq_release(conn, nwr);
+	rpcrdma__conn_put(conn);
+}
+
+/* The handle a Send With Invalidate may invalidate: the first one the call
+ * advertised (read list, else write list, else reply chunk). */
+static bool inv_rkey(const struct rpcrdma_hdr *hdr, uint32_t *rkey)
+{
+	struct rpcrdma_chunk_iter it;
+	struct rpcrdma_chunk ch;
+	struct rpcrdma_segment seg;
+
+	rpcrdma_read_chunks(hdr, &it);
+	if (rpcrdma_next_chunk(&it, &ch) && rpcrdma_next_segment(&ch, &seg))
+		goto found;
+	rpcrdma_write_chunks(hdr, &it);
+	if (rpcrdma_next_chunk(&it, &ch) && rpcrdma_next_segment(&ch, &seg))
+		goto found;
+	if (rpcrdma_reply_chunk(hdr, &ch) && rpcrdma_next_segment(&ch, &seg))
+		goto found;
+	return false;
+found:
+	*rkey = seg.handle;
+	return true;
+}
+
+static void prep_send(struct rpcrdma__send *s, struct ibv_send_wr *wr, struct ibv_sge *sge,
+		      uint32_t len, const struct rpcrdma_hdr *call_hdr)
+{
+	struct rpcrdma__conn *conn = s->conn;
+	uint32_t rkey;
+
+	sge->addr = (uintptr_t)s->c.buf;
+	sge->length = len;
+	sge->lkey = s->c.lkey;
+	memset(wr, 0, sizeof(*wr));
+	wr->wr_id = (uintptr_t)&s->c;
+	wr->sg_list = sge;
+	wr->num_sge = 1;
+	wr->opcode = IBV_WR_SEND;
+	wr->send_flags = IBV_SEND_SIGNALED;
+	if (conn->peer_rinv && call_hdr && inv_rkey(call_hdr, &rkey)) {
+		wr->opcode = IBV_WR_SEND_WITH_INV;
+		wr->invalidate_rkey = rkey;
+	}
+	rpcrdma__count(&conn->stats, &conn->l->stats, RPCRDMA_STAT_BYTES_SENT, len);
+}
+
+void rpcrdma__send_error(struct rpcrdma_call *call, bool vers)
+{
+	struct rpcrdma__conn *conn = call->conn;
+	struct rpcrdma__send *s = send_get(conn);
+	struct rpcrdma_hdr h = call->hdr;
+	int len;
+
+	if (!s) {
+		rpcrdma__count(&conn->stats, &conn->l->stats, RPCRDMA_STAT_SQ_STARVED, 1);
+		rpcrdma__call_release(call);
+		return;
+	}
+	/* The checker may stop before the xid and version are filled. */
+	memcpy(&h.xid, call->c.buf, 4);
+	if (!vers)
+		h.vers = RPCRDMA_VERSION;
+	len = vers ? rpcrdma_encode_err_vers(s->c.buf, s->c.pool->buf_size, &h,
+					     rpcrdma_credits_word(&conn->credits)) :
+		     rpcrdma_encode_err_chunk(s->c.buf, s->c.pool->buf_size, &h,
+					      rpcrdma_credits_word(&conn->credits));
+	if (len < 0) {
+		send_free(s);
+		rpcrdma__call_release(call);
+		return;
+	}
+	s->wrs = &s->send_wr;
+	s->sges = &s->send_sge;
+	prep_send(s, s->wrs, s->sges, (uint32_t)len, NULL);
+	s->nwr = s->pending = 1;
+	/* Repost the receive before the client can learn it may send again. */
+	rpcrdma__conn_get(conn);
+	rpcrdma__call_release(call);
+	if (rpcrdma__conn_post(conn, s->wrs, 1, &s->c.node))
+		send_free(s);
+	rpcrdma__conn_put(conn);
+}
+
+/* Copies bytes [off, off + len) of the iovecs to dst. */
+static void iov_copy(uint8_t *dst, const struct iovec *iov, unsigned iovcnt, size_t off, size_t len)
+{
+	for (unsigned i = 0; i < iovcnt && len; i++) {
+		if (off >= iov[i].iov_len) {
+			off -= iov[i].iov_len;
+			continue;
+		}
+		size_t n = iov[i].iov_len - off;
+
+		if (n > len)
+			n = len;
+		memcpy(dst, (const uint8_t *)iov[i].iov_base + off, n);
+		dst += n;
+		len -= n;
+		off = 0;
+	}
+}
+
+/* Copies the message without [cut, cut + cutlen) to dst. */
+static void copy_without(uint8_t *dst, const struct rpcrdma_reply *r, size_t total, size_t cut,
+			 size_t cutlen)
+{
+	iov_copy(dst, r->iov, r->iovcnt, 0, cut);
+	iov_copy(dst + cut, r->iov, r->iovcnt, cut + cutlen, total - cut - cutlen);
+}
+
+int rpcrdma_call_reply(struct rpcrdma_call *call, const struct rpcrdma_reply *r)
+{
+	struct rpcrdma__conn *conn;
+	struct rpcrdma_chunk_iter it;
+	struct rpcrdma_chunk wch, rch;
+	struct rpcrdma__send *s;
+	const struct rpcrdma_hdr *h;
+	size_t total = 0, cut = 0, cutlen = 0, inl;
+	uint32_t written[RPCRDMA_DEFAULT_MAX_WRITE_CHUNKS] = { 0 };
+	uint32_t nw = 0, credit_word;
+	bool use_write = false, nomsg = false;
+	unsigned nwr = 1;
+	int hlen, err;
+
+	if (!call)
+		return -EINVAL;
+	conn = call->conn;
+	h = &call->hdr;
+	if (!r || r->size < sizeof(*r) || (r->iovcnt && !r->iov)) {
+		rpcrdma__call_release(call);
+		return -EINVAL;
+	}
+	for (unsigned i = 0; i < r->iovcnt; i++)
+		total += r->iov[i].iov_len;
+	if (r->bulk_length && (r->bulk_offset > total || r->bulk_length > total - r->bulk_offset)) {
+		rpcrdma__call_release(call);
+		return -EINVAL;
+	}
+	credit_word = rpcrdma_credits_word(&conn->credits);
+
+	/* The bulk data item goes by the first write chunk when it fits. */
+	rpcrdma_write_chunks(h, &it);
+	if (r->bulk_length && rpcrdma_next_chunk(&it, &wch) && wch.length >= r->bulk_length) {
+		size_t pad = (4 - (r->bulk_length & 3)) & 3;
+
+		use_write = true;
+		cut = r->bulk_offset;
+		cutlen = r->bulk_length;
+		if (pad <= total - r->bulk_offset - r->bulk_length)
+			cutlen += pad;  /* XDR roundup leaves with its data */
+		written[0] = (uint32_t)r->bulk_length;
+	}
+	nw = h->write_chunks < RPCRDMA_DEFAULT_MAX_WRITE_CHUNKS ? h->write_chunks :
+								  RPCRDMA_DEFAULT_MAX_WRITE_CHUNKS;
+	inl = total - cutlen;
+
+	s = send_get(conn);
+	if (!s) {
+		rpcrdma__count(&conn->stats, &conn->l->stats, RPCRDMA_STAT_SQ_STARVED, 1);
+		rpcrdma__call_release(call);
+		return -ENOBUFS;
+	}
+	hlen = rpcrdma_encode_reply(s->c.buf, s->c.pool->buf_size, h, credit_word, written, nw,
+				    false, 0);
+	if (hlen < 0 || (size_t)hlen + inl > s->c.pool->buf_size ||
+	    (size_t)hlen + inl > conn->send_inline) {
+		/* Too large inline: the reply chunk, if there is one. */
+		if (!rpcrdma_reply_chunk(h, &rch) || rch.length < inl)
+			goto out_toolarge;
+		nomsg = true;
+		hlen = rpcrdma_encode_reply(s->c.buf, conn->send_inline, h, credit_word, written, nw,
+					    true, (uint32_t)inl);
+		if (hlen < 0)
+			goto out_toolarge;
+	}
+	if (use_write || nomsg) {
+		size_t blen = (use_write ? r->bulk_length : 0) + (nomsg ? inl : 0);
+		unsigned nseg = (use_write ? wch.nsegs : 0) + (nomsg ? rch.nsegs : 0);
+
+		err = rpcrdma__mrcache_get(&conn->dev->mrcache, &s->bulk, blen);
+		if (err)
+			goto out_err;
+		s->wrs = calloc(nseg + 1, sizeof(*s->wrs));
+		s->sges = calloc(nseg + 1, sizeof(*s->sges));
+		if (!s->wrs || !s->sges) {
+			err = -ENOMEM;
+			goto out_err;
+		}
+		nwr = 0;
+		if (use_write) {
+			iov_copy(s->bulk.addr, r->iov, r->iovcnt, r->bulk_offset, r->bulk_length);
+			nwr += rpcrdma__build_writes(s->wrs, s->sges, &wch, &s->bulk, 0,
+						     r->bulk_length, (uintptr_t)&s->c, 0);
+			rpcrdma__count(&conn->stats, &conn->l->stats, RPCRDMA_STAT_BYTES_WRITTEN,
+				       r->bulk_length);
+			rpcrdma__count(&conn->stats, &conn->l->stats, RPCRDMA_STAT_REPLIES_WRITE, 1);
+		}
+		if (nomsg) {
+			size_t off = use_write ? r->bulk_length : 0;
+
+			copy_without(s->bulk.addr + off, r, total, cut, cutlen);
+			nwr += rpcrdma__build_writes(s->wrs + nwr, s->sges + nwr, &rch, &s->bulk, off,
+						     inl, (uintptr_t)&s->c, 0);
+			rpcrdma__count(&conn->stats, &conn->l->stats, RPCRDMA_STAT_BYTES_WRITTEN, inl);
+			rpcrdma__count(&conn->stats, &conn->l->stats, RPCRDMA_STAT_REPLIES_RCHUNK, 1);
+		}
+		for (unsigned i = 0; i + 1 <= nwr; i++)
+			s->wrs[i].next = &s->wrs[i + 1];
+		prep_send(s, &s->wrs[nwr], &s->sges[nwr], (uint32_t)hlen + (nomsg ? 0 : (uint32_t)inl),
+			  h);
+		nwr++;
+	} else {
+		s->wrs = &s->send_wr;
+		s->sges = &s->send_sge;
+		prep_send(s, s->wrs, s->sges, (uint32_t)(hlen + inl), h);
+		rpcrdma__count(&conn->stats, &conn->l->stats, RPCRDMA_STAT_REPLIES_INLINE, 1);
+	}
+	if (!nomsg)
+		copy_without(s->c.buf + hlen, r, total, cut, cutlen);
+	s->nwr = s->pending = nwr;
+	rpcrdma__count(&conn->stats, &conn->l->stats, RPCRDMA_STAT_REPLIES, 1);
+
+	/* Repost the receive first: the reply lets the client send again. */
+	rpcrdma__conn_get(conn);
+	rpcrdma__call_release(call);
+	err = rpcrdma__conn_post(conn, s->wrs, nwr, &s->c.node);
+	if (err)
+		send_free(s);
+	rpcrdma__conn_put(conn);
+	return err;
+
+out_toolarge:
+	send_free(s);
+	rpcrdma__count(&conn->stats, &conn->l->stats, RPCRDMA_STAT_ERR_REPLY, 1);
+	rpcrdma__send_error(call, false);
+	return -EMSGSIZE;
+out_err:
+	send_free(s);
+	rpcrdma__call_release(call);
+	return err;
+}

@@ -1,0 +1,315 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * rpcrdma-bench ADDR PORT [--quick] [--busy] [--samples FILE]
+ *   --busy: the client's poller busy-polls (default: workqueue, 1 thread)
+ *   --direct: the calling thread polls a DIRECT poller while it waits
+ *
+ * Client-side figures of the RDMA transport against the echo server
+ * (examples/echo): NULL-call round trip (median, p99), NULL calls per
+ * second with 32 calls in flight, and data bandwidth at 64 KiB and 1 MiB:
+ * SOURCE replies through a write chunk (server RDMA Write), SINK calls
+ * through a read chunk (server RDMA Read), ECHO both ways.  Prints one
+ * "RESULT name value unit" line per figure, for tests/vm/payloads/
+ * rdma-bench to put beside perftest's.
+ */
+#include <pthread.h>
+#include <stdbool.h>
+#include <time.h>
+
+#include <rpcrdma/rpcrdma.h>
+
+#include "../../examples/echo/echo_proto.h"
+
+#define DEPTH_MAX 64
+
+/* With a DIRECT poller the waiting thread polls itself (one thread per
+ * side, as perftest); else it sleeps until a poller thread wakes it. */
+static struct rpcrdma_poller *direct;
+
+static uint64_t now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+/* One call slot with its buffers, reused for every call it carries. */
+struct slot {
+	uint8_t *msg, *rbuf, *bulk;
+	struct iovec iov;
+	struct rpcrdma_client_call call;
+	struct async *a;
+};
+
+struct async {
+	pthread_mutex_t m;
+	pthread_cond_t cv;
+	struct rpcrdma_client *c;
+	unsigned proc, left, done, bad;
+	uint32_t xid;
+	size_t size;
+	bool write_chunk, stopping;
+};
+
+static void slot_setup(struct slot *s, unsigned proc, size_t size, uint32_t xid)
+{
+	size_t msglen = ECHO_CALL_HDR + (proc == ECHO_PROC_NULL ? 0 : 4);
+
+	if (proc == ECHO_PROC_ECHO || proc == ECHO_PROC_SINK)
+		msglen += size + echo_pad(size);
+	echo_put32(s->msg, xid);
+	echo_put32(s->msg + 4, 0);
+	echo_put32(s->msg + 8, 2);
+	echo_put32(s->msg + 12, ECHO_PROG);
+	echo_put32(s->msg + 16, ECHO_VERS);
+	echo_put32(s->msg + 20, proc);
+	for (unsigned i = 24; i < ECHO_CALL_HDR; i++)
+		s->msg[i] = 0;
+	if (proc != ECHO_PROC_NULL)
+		echo_put32(s->msg + ECHO_CALL_HDR, (uint32_t)size);
+	s->iov.iov_base = s->msg;
+	s->iov.iov_len = msglen;
+	memset(&s->call, 0, sizeof(s->call));
+	s->call.size = sizeof(s->call);
+	s->call.iov = &s->iov;
+	s->call.iovcnt = 1;
+	if (proc == ECHO_PROC_ECHO || proc == ECHO_PROC_SINK) {
+		s->call.bulk_offset = ECHO_CALL_HDR + 4;
+		s->call.bulk_length = size;
+	}
+	s->call.reply_buf = s->rbuf;
+	s->call.reply_len = 256;
+	if (proc == ECHO_PROC_ECHO || proc == ECHO_PROC_SOURCE) {
+		s->call.reply_bulk = s->bulk;
+		s->call.reply_bulk_len = size;
+	}
+}
+
+static int slot_alloc(struct slot *s, size_t size)
+{
+	s->msg = calloc(1, ECHO_CALL_HDR + 8 + size);
+	s->rbuf = calloc(1, 256);
+	s->bulk = calloc(1, size ? size : 1);
+	return s->msg && s->rbuf && s->bulk ? 0 : -ENOMEM;
+}
+
+static void slot_free(struct slot *s)
+{
+	free(s->msg);
+	free(s->rbuf);
+	free(s->bulk);
+}
+
+static void issue(struct slot *s);
+
+static void done_cb(struct rpcrdma_client_call *call, int status, void *arg)
+{
+	struct slot *s = arg;
+	struct async *a = s->a;
+	bool again;
+
+	(void)call;
+	pthread_mutex_lock(&a->m);
+	if (status || (a->proc != ECHO_PROC_NULL && a->proc != ECHO_PROC_SINK &&
+		       s->call.bulk_got != a->size))
+		a->bad++;
+	a->done++;
+	again = a->left > 0;
+	if (again)
+		a->left--;
+	pthread_cond_signal(&a->cv);
+	pthread_mutex_unlock(&a->m);
+	if (again)
+		issue(s);
+}
+
+static void issue(struct slot *s)
+{
+	struct async *a = s->a;
+	uint32_t xid;
+
+	pthread_mutex_lock(&a->m);
+	xid = ++a->xid;
+	pthread_mutex_unlock(&a->m);
+	slot_setup(s, a->proc, a->size, xid);
+	if (rpcrdma_client_call_async(a->c, &s->call, done_cb, s)) {
+		pthread_mutex_lock(&a->m);
+		a->bad++;
+		a->done++;
+		pthread_cond_signal(&a->cv);
+		pthread_mutex_unlock(&a->m);
+	}
+}
+
+/* count calls of proc/size, depth in flight; returns seconds or -1. */
+static double run(struct rpcrdma_client *c, unsigned proc, size_t size, unsigned count,
+		  unsigned depth)
+{
+	struct slot slots[DEPTH_MAX];
+	struct async a = { .c = c, .proc = proc, .size = size, .xid = proc << 24 };
+	uint64_t t0, t1;
+
+	if (depth > count)
+		depth = count;
+	pthread_mutex_init(&a.m, NULL);
+	pthread_cond_init(&a.cv, NULL);
+	for (unsigned i = 0; i < depth; i++) {
+		if (slot_alloc(&slots[i], size))
+			return -1;
+		slots[i].a = &a;
+	}
+	a.left = count - depth;
+	t0 = now_ns();
+	for (unsigned i = 0; i < depth; i++)
+		issue(&slots[i]);
+	pthread_mutex_lock(&a.m);
+	while (a.done < count) {
+		if (direct) {
+			pthread_mutex_unlock(&a.m);
+			rpcrdma_poller_poll(direct, 0);
+			pthread_mutex_lock(&a.m);
+		} else {
+			pthread_cond_wait(&a.cv, &a.m);
+		}
+	}
+	pthread_mutex_unlock(&a.m);
+	t1 = now_ns();
+	for (unsigned i = 0; i < depth; i++)
+		slot_free(&slots[i]);
+	if (a.bad) {
+		fprintf(stderr, "proc %u size %zu: %u of %u calls failed\n", proc, size, a.bad, count);
+		return -1;
+	}
+	return (double)(t1 - t0) / 1e9;
+}
+
+static int cmp_u64(const void *x, const void *y)
+{
+	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+
+	return a < b ? -1 : a > b;
+}
+
+int main(int argc, char **argv)
+{
+	struct rpcrdma_poller_opts popts;
+	struct rpcrdma_client_opts copts;
+	struct rpcrdma_poller *p;
+	struct rpcrdma_client *c;
+	struct sockaddr_storage ss;
+	const char *samples = NULL;
+	bool quick = false, busy = false, use_direct = false;
+	unsigned nlat, nrate, nbw;
+	uint64_t *lat;
+	struct slot s;
+	int err;
+
+	if (argc < 3) {
+		fprintf(stderr, "usage: %s ADDR PORT [--quick] [--samples FILE]\n", argv[0]);
+		return 2;
+	}
+	for (int i = 3; i < argc; i++) {
+		if (!strcmp(argv[i], "--quick"))
+			quick = true;
+		else if (!strcmp(argv[i], "--samples") && i + 1 < argc)
+			samples = argv[++i];
+		else if (!strcmp(argv[i], "--busy"))
+			busy = true;
+		else if (!strcmp(argv[i], "--direct"))
+			use_direct = true;
+	}
+	nlat = quick ? 300 : 2000;
+	nrate = quick ? 2000 : 20000;
+	nbw = quick ? 20 : 100;
+	if (echo_addr(argv[1], argv[2], &ss))
+		return 2;
+	rpcrdma_poller_opts_init(&popts);
+	popts.threads = 1;
+	if (busy)
+		popts.mode = RPCRDMA_POLLER_BUSY;
+	if (use_direct)
+		popts.mode = RPCRDMA_POLLER_DIRECT;
+	rpcrdma_client_opts_init(&copts);
+	copts.max_credits = 64;
+	if ((err = rpcrdma_poller_create(&popts, &p)) ||
+	    (err = rpcrdma_client_create(p, (struct sockaddr *)&ss, &copts, &c))) {
+		fprintf(stderr, "setup: %s\n", strerror(-err));
+		return 1;
+	}
+	if (use_direct)
+		direct = p;
+
+	/* NULL round trip, one call at a time. */
+	lat = calloc(nlat, sizeof(*lat));
+	if (!lat || slot_alloc(&s, 0))
+		return 1;
+	for (unsigned i = 0; i < nlat + 50; i++) {
+		uint64_t t0;
+
+		slot_setup(&s, ECHO_PROC_NULL, 0, 0x70000000u + i);
+		t0 = now_ns();
+		if (direct) {
+			struct async one = { .c = c, .proc = ECHO_PROC_NULL };
+
+			pthread_mutex_init(&one.m, NULL);
+			pthread_cond_init(&one.cv, NULL);
+			s.a = &one;
+			err = rpcrdma_client_call_async(c, &s.call, done_cb, &s);
+			while (!err && !one.done)
+				rpcrdma_poller_poll(direct, 0);
+			if (!err && one.bad)
+				err = -EIO;
+		} else {
+			err = rpcrdma_client_call(c, &s.call, 10000);
+		}
+		if (err) {
+			fprintf(stderr, "NULL call: %s\n", strerror(-err));
+			return 1;
+		}
+		if (i >= 50)
+			lat[i - 50] = now_ns() - t0;   /* the first 50 warm up */
+	}
+	slot_free(&s);
+	if (samples) {
+		FILE *f = fopen(samples, "w");
+
+		for (unsigned i = 0; f && i < nlat; i++)
+			fprintf(f, "%u %.2f\n", i, (double)lat[i] / 1000.0);
+		if (f)
+			fclose(f);
+	}
+	qsort(lat, nlat, sizeof(*lat), cmp_u64);
+	printf("RESULT null_rtt_median %.1f us\n", (double)lat[nlat / 2] / 1000.0);
+	printf("RESULT null_rtt_p99 %.1f us\n", (double)lat[(size_t)nlat * 99 / 100] / 1000.0);
+	free(lat);
+
+	/* NULL calls per second, 32 in flight (the client follows the grant). */
+	{
+		double t = run(c, ECHO_PROC_NULL, 0, nrate, 32);
+
+		if (t <= 0)
+			return 1;
+		printf("RESULT null_rate %.0f calls/s\n", nrate / t);
+		printf("RESULT null_rate_mpps %.4f Mpps\n", nrate / t / 1e6);
+	}
+
+	/* Bandwidth: bytes of data per second, 16 calls in flight. */
+	static const size_t sizes[] = { 65536, 1u << 20 };
+	static const struct { unsigned proc; const char *name; } kinds[] = {
+		{ ECHO_PROC_SOURCE, "write" }, { ECHO_PROC_SINK, "read" }, { ECHO_PROC_ECHO, "echo" },
+	};
+	for (unsigned k = 0; k < 3; k++)
+		for (unsigned z = 0; z < 2; z++) {
+			unsigned n = sizes[z] > 65536 ? nbw : nbw * 8;
+			double t = run(c, kinds[k].proc, sizes[z], n, 16);
+
+			if (t <= 0)
+				return 1;
+			printf("RESULT %s_bw_%zu %.1f MiB/s\n", kinds[k].name, sizes[z],
+			       (double)sizes[z] * n / t / (1 << 20));
+		}
+	rpcrdma_client_destroy(c);
+	rpcrdma_poller_destroy(p);
+	return 0;
+}

@@ -1,0 +1,55 @@
+# Helpers for the rdma-* payloads (sourced after $RPCRDMA_LIB; the meson
+# tests copy this file to /opt/rpcrdma/rdma-lib.sh with --file).
+RDMA_PORT=${RDMA_PORT:-20049}
+srvlog=/tmp/echo-server.log
+
+# rdma_start_server [OPTIONS]: the echo server (or $RDMA_SERVER) in the background.
+rdma_start_server() {
+	# Remove the last server's log first: the background child truncates
+	# it only once it runs, and its old "listening" line must not count.
+	rm -f "$srvlog"
+	${RDMA_SERVER:-rpcrdma-echo-server} "$RPCRDMA_CM_ADDR" $RDMA_PORT $ECHO_SERVER_ARGS "$@" >"$srvlog" 2>&1 &
+	srv=$!
+	RR_BG_PIDS="$RR_BG_PIDS $srv"
+	_n=0
+	until grep -q '^listening' "$srvlog"; do
+		_n=$((_n + 1))
+		[ $_n -gt 100 ] && { cat "$srvlog"; rr_fail "server did not start"; }
+		kill -0 $srv 2>/dev/null || { cat "$srvlog"; rr_fail "server exited"; }
+		sleep 0.1
+	done
+}
+
+# rdma_stop_server: SIGTERM, wait, print its report (counters).
+rdma_stop_server() {
+	kill -TERM $srv
+	wait $srv || { cat "$srvlog"; rr_fail "server failed"; }
+	cat "$srvlog"
+}
+
+# rdma_client ARGS: the echo client; fails the payload unless it says PASS.
+rdma_client() {
+	rr_say "client $*"
+	timeout -s KILL 300 rpcrdma-echo-client "$RPCRDMA_CM_ADDR" $RDMA_PORT "$@" >/tmp/cli.log 2>&1
+	_rc=$?
+	cat /tmp/cli.log
+	[ $_rc = 0 ] || { rr_say "server log:"; cat "$srvlog"; rr_fail "client $* failed (rc=$_rc)"; }
+	grep -q '^PASS' /tmp/cli.log || rr_fail "client $*: no PASS"
+}
+
+# rdma_stat NAME: a server counter from its exit report (empty if 0).
+rdma_stat() { awk -v n="server $1" 'index($0, n " ") == 1 { print $3 }' "$srvlog"; }
+
+# rdma_expect_zero NAME...: those server counters must be 0.
+rdma_expect_zero() {
+	for _s in "$@"; do
+		_v=$(rdma_stat $_s)
+		[ "${_v:-0}" = 0 ] || rr_fail "server counted $_s = $_v"
+	done
+}
+
+# A heartbeat line every 5 s: the host side of the harness (tests/vm/lib/
+# boot.sh, `read -t 10`) loses the rest of the console after a guest silence
+# of more than 10 s; until that is fixed, never stay silent that long.
+( while sleep 5; do echo "[${RPCRDMA_PAYLOAD:-rdma}] ... still running"; done ) &
+RR_BG_PIDS="$RR_BG_PIDS $!"
