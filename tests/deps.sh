@@ -7,6 +7,7 @@ pkgs="build-essential meson ninja-build pkg-config clang libclang-rt-14-dev
  libcmocka-dev libibverbs-dev librdmacm-dev ibverbs-providers ibverbs-utils
  rdmacm-utils perftest valgrind
  qemu-system-x86 busybox-static kmod cpio iproute2 rpcbind tshark gnuplot-nox
+ tcpdump strace
  python3"
 missing=""
 for p in $pkgs; do
