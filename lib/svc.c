@@ -224,14 +224,15 @@ static void reply_small(struct rpcrdma_svc_xprt *x, void *ctx, uint32_t xid,
 	finish(x, ctx, buf, len);
 }
 
-/* Lowest and highest version this transport may use; false if none. */
-static bool allowed_range(const struct rpcrdma__svc_prog *sp, bool has_cc,
+/* Lowest and highest version this transport may use (all_versions: any
+ * registered version); false if none. */
+static bool allowed_range(const struct rpcrdma__svc_prog *sp, bool has_cc, bool all_versions,
 			  uint32_t *low, uint32_t *high)
 {
 	bool any = false;
 	for (uint32_t i = 0; i < sp->p.nvers; i++) {
 		const struct rpcrdma_svc_version *v = &sp->vers[i];
-		if ((v->flags & RPCRDMA_SVC_VERS_NEEDS_CC) && !has_cc)
+		if (!all_versions && (v->flags & RPCRDMA_SVC_VERS_NEEDS_CC) && !has_cc)
 			continue;
 		if (!any || v->vers < *low)
 			*low = v->vers;
@@ -291,7 +292,11 @@ static void dispatch(struct rpcrdma_svc_xprt *x, const struct iovec *iov, unsign
 		if (sp->vers[i].vers == h.vers)
 			ver = &sp->vers[i];
 	if (!ver || ((ver->flags & RPCRDMA_SVC_VERS_NEEDS_CC) && !has_cc)) {
-		if (!allowed_range(sp, has_cc, &low, &high))
+		/* A transport that may use no version (NFSv4 alone over UDP)
+		 * still gets PROG_MISMATCH, with the registered range, as
+		 * Linux answers: the program exists, this version here not. */
+		if (!allowed_range(sp, has_cc, false, &low, &high) &&
+		    !allowed_range(sp, has_cc, true, &low, &high))
 			goto out_prog_unavail;
 		reply_small(x, ctx, h.xid, SMALL_ACCEPTED, RPCRDMA_SVC_PROG_MISMATCH, low, high);
 		return;

@@ -34,8 +34,9 @@
  *   5. program not registered: PROG_UNAVAIL.
  *   6. version not registered, or registered as needing congestion control
  *      while the transport has none: PROG_MISMATCH with the lowest and
- *      highest versions the transport may use (if none may be used:
- *      PROG_UNAVAIL).
+ *      highest versions the transport may use (if it may use none, e.g.
+ *      NFSv4 alone over UDP: the lowest and highest registered, as Linux
+ *      answers).
  *   7. procedure number beyond the table or without a handler: PROC_UNAVAIL.
  *   8. version requires AUTH_SYS and the call has AUTH_NONE (procedure 0
  *      excepted): AUTH_ERROR AUTH_TOOWEAK.

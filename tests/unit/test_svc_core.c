@@ -358,6 +358,18 @@ static void expect(struct memx *x, const uint32_t *w, size_t n)
 	expect((x), w_, sizeof(w_) / 4); \
 } while (0)
 
+static size_t cc_null_estimate(const struct rpcrdma_svc_call *call, const void *args)
+{
+	(void)call, (void)args;
+	return 0;
+}
+
+static int cc_null_handler(struct rpcrdma_svc_call *call, void *args, void *res)
+{
+	(void)call, (void)args, (void)res;
+	return RPCRDMA_SVC_SUCCESS;
+}
+
 static void test_reply_statuses(void **state)
 {
 	struct fixture *f = *state;
@@ -397,6 +409,26 @@ static void test_reply_statuses(void **state)
 	EXPECT(&f->nocc, 0x15, 1, 0, 0, 0, 2, 1, 1);
 	roundtrip(&f->cc, &m);
 	EXPECT(&f->cc, 0x15, 1, 0, 0, 0, 0);
+	/* a program whose only version needs congestion control (NFSv4):
+	 * over UDP still PROG_MISMATCH, with its registered range 4..4 */
+	static const struct rpcrdma_svc_proc cc_procs[] = {
+		{ .name = "NULL", .estimate = cc_null_estimate, .handler = cc_null_handler },
+	};
+	const struct rpcrdma_svc_version cc_vers[] = {
+		{ .vers = 4, .flags = RPCRDMA_SVC_VERS_NEEDS_CC, .nprocs = 1, .procs = cc_procs },
+	};
+	const struct rpcrdma_svc_program cc_prog = {
+		.prog = 0x20000097, .name = "cc-only", .nvers = 1, .vers = cc_vers,
+	};
+	assert_int_equal(rpcrdma_svc_register(f->svc, &cc_prog), 0);
+	call_none(&m, 0x1b, 0x20000097, 4, 0);
+	roundtrip(&f->nocc, &m);
+	EXPECT(&f->nocc, 0x1b, 1, 0, 0, 0, 2, 4, 4);
+	roundtrip(&f->cc, &m);
+	EXPECT(&f->cc, 0x1b, 1, 0, 0, 0, 0);
+	call_none(&m, 0x1c, 0x20000097, 3, 0);
+	roundtrip(&f->nocc, &m);
+	EXPECT(&f->nocc, 0x1c, 1, 0, 0, 0, 2, 4, 4);
 	/* PROC_UNAVAIL: a hole, and beyond the table */
 	call_none(&m, 0x16, P, 1, TP_HOLE);
 	roundtrip(&f->cc, &m);
@@ -457,7 +489,7 @@ static void test_reply_statuses(void **state)
 
 	struct rpcrdma_svc_stats st;
 	rpcrdma_svc_get_stats(f->svc, &st, sizeof(st));
-	assert_int_equal(st.replies[RPCRDMA_SVC_PROG_MISMATCH], 3);
+	assert_int_equal(st.replies[RPCRDMA_SVC_PROG_MISMATCH], 5);
 	assert_int_equal(st.replies[RPCRDMA_SVC_GARBAGE_ARGS], 3);
 	assert_int_equal(st.rpc_mismatch, 1);
 	assert_int_equal(st.auth_errors, 3);

@@ -1,0 +1,364 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * tinynfs: an NFSv4.1/4.2 server on librpcrdma's service core.
+ *
+ *   tinynfs -e /etc/tinynfs.exports [-p 2049] [-l ADDR]... [--no-udp]
+ *           [-V "-4.2"] [--rpcbind] [--print-versions] [--stats]
+ *   tinynfs --export "/srv/x rw,no_root_squash" ...
+ *
+ * Listens on TCP (and UDP, where NFSv4 answers PROG_MISMATCH: it needs
+ * congestion control) at every -l address (default 127.0.0.1 and ::1;
+ * 0.0.0.0 and :: for any), port -p (default 2049; 0 picks one, then every
+ * listener uses the port the first got).  Prints one line per listener,
+ * "tinynfs: listening tcp 127.0.0.1 2049", then "tinynfs: ready", on
+ * stdout.  SIGINT or SIGTERM stops it cleanly (rpcbind entries unset).
+ * Exit status: 0 after a signal, 2 bad usage or configuration, 1 other
+ * start-up failures.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <getopt.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rpcrdma/svc.h>
+
+#include "exports.h"
+#include "rpc.h"
+#include "server.h"
+#include "versions.h"
+
+#define MAX_LISTEN 8
+
+struct config {
+	const char *exports_file;
+	const char *export_line;
+	const char *versions;
+	const char *listen[MAX_LISTEN];
+	unsigned nlisten;
+	unsigned port;
+	bool udp, rpcbind, print_versions, stats, inode_handles;
+	unsigned max_calls;
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: tinynfs (-e EXPORTS_FILE | --export 'PATH OPTIONS') [options]\n"
+		"  -e, --exports FILE     exports file (one export: the NFSv4 root)\n"
+		"      --export LINE      one exports line instead, e.g. '/srv rw'\n"
+		"  -p, --port N           port for TCP and UDP (default 2049; 0: any)\n"
+		"  -l, --listen ADDR      IPv4 or IPv6 address, repeatable\n"
+		"                         (default 127.0.0.1 and ::1)\n"
+		"      --no-udp           no UDP listener\n"
+		"  -V, --versions STR     e.g. '-4.2' or '+4 +4.1 -4.2' (kernel format)\n"
+		"      --print-versions   print the enabled versions and exit\n"
+		"      --rpcbind          register with rpcbind (unset at exit)\n"
+		"      --inode-handles    inode-number file handles (no restart survival)\n"
+		"      --max-calls N      calls in progress per connection (default 64)\n"
+		"      --stats            print the RPC counters at exit\n"
+		"  -h, --help\n");
+}
+
+static int parse_args(int argc, char **argv, struct config *c)
+{
+	enum { O_EXPORT = 256, O_NOUDP, O_PRINTV, O_RPCBIND, O_STATS, O_INODE, O_MAXCALLS };
+	static const struct option longopts[] = {
+		{ "exports", required_argument, NULL, 'e' },
+		{ "export", required_argument, NULL, O_EXPORT },
+		{ "port", required_argument, NULL, 'p' },
+		{ "listen", required_argument, NULL, 'l' },
+		{ "no-udp", no_argument, NULL, O_NOUDP },
+		{ "versions", required_argument, NULL, 'V' },
+		{ "print-versions", no_argument, NULL, O_PRINTV },
+		{ "rpcbind", no_argument, NULL, O_RPCBIND },
+		{ "inode-handles", no_argument, NULL, O_INODE },
+		{ "max-calls", required_argument, NULL, O_MAXCALLS },
+		{ "stats", no_argument, NULL, O_STATS },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	memset(c, 0, sizeof(*c));
+	c->port = 2049;
+	c->udp = true;
+	int o;
+	char *end;
+	unsigned long v;
+	while ((o = getopt_long(argc, argv, "e:p:l:V:h", longopts, NULL)) != -1) {
+		switch (o) {
+		case 'e':
+			c->exports_file = optarg;
+			break;
+		case O_EXPORT:
+			c->export_line = optarg;
+			break;
+		case 'p':
+			errno = 0;
+			v = strtoul(optarg, &end, 10);
+			if (errno || *end || end == optarg || v > 65535) {
+				fprintf(stderr, "tinynfs: bad port '%s'\n", optarg);
+				return -1;
+			}
+			c->port = (unsigned)v;
+			break;
+		case 'l':
+			if (c->nlisten == MAX_LISTEN) {
+				fprintf(stderr, "tinynfs: at most %d -l addresses\n", MAX_LISTEN);
+				return -1;
+			}
+			c->listen[c->nlisten++] = optarg;
+			break;
+		case O_NOUDP:
+			c->udp = false;
+			break;
+		case 'V':
+			c->versions = optarg;
+			break;
+		case O_PRINTV:
+			c->print_versions = true;
+			break;
+		case O_RPCBIND:
+			c->rpcbind = true;
+			break;
+		case O_INODE:
+			c->inode_handles = true;
+			break;
+		case O_MAXCALLS:
+			errno = 0;
+			v = strtoul(optarg, &end, 10);
+			if (errno || *end || end == optarg || v == 0 || v > 4096) {
+				fprintf(stderr, "tinynfs: bad --max-calls '%s'\n", optarg);
+				return -1;
+			}
+			c->max_calls = (unsigned)v;
+			break;
+		case O_STATS:
+			c->stats = true;
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		default:
+			usage(stderr);
+			return -1;
+		}
+	}
+	if (optind != argc) {
+		fprintf(stderr, "tinynfs: unexpected argument '%s'\n", argv[optind]);
+		return -1;
+	}
+	if (c->nlisten == 0) {
+		c->listen[c->nlisten++] = "127.0.0.1";
+		c->listen[c->nlisten++] = "::1";
+	}
+	return 0;
+}
+
+/* Parses an IPv4 or IPv6 literal into *ss with the port. */
+static int make_addr(const char *s, unsigned port, struct sockaddr_storage *ss, socklen_t *len)
+{
+	memset(ss, 0, sizeof(*ss));
+	struct sockaddr_in *in4 = (struct sockaddr_in *)ss;
+	struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)ss;
+	if (inet_pton(AF_INET, s, &in4->sin_addr) == 1) {
+		in4->sin_family = AF_INET;
+		in4->sin_port = htons((uint16_t)port);
+		*len = sizeof(*in4);
+		return 0;
+	}
+	if (inet_pton(AF_INET6, s, &in6->sin6_addr) == 1) {
+		in6->sin6_family = AF_INET6;
+		in6->sin6_port = htons((uint16_t)port);
+		*len = sizeof(*in6);
+		return 0;
+	}
+	return -EINVAL;
+}
+
+static unsigned port_of(const struct sockaddr_storage *ss)
+{
+	if (ss->ss_family == AF_INET)
+		return ntohs(((const struct sockaddr_in *)ss)->sin_port);
+	return ntohs(((const struct sockaddr_in6 *)ss)->sin6_port);
+}
+
+static int load_exports(const struct config *c, struct tnfs_exports *ex)
+{
+	char err[256] = "";
+	int rc;
+	if ((c->exports_file != NULL) == (c->export_line != NULL)) {
+		fprintf(stderr, "tinynfs: give exactly one of -e FILE and --export LINE\n");
+		return -EINVAL;
+	}
+	if (c->exports_file) {
+		rc = tnfs_exports_load(c->exports_file, ex, err, sizeof(err));
+	} else {
+		rc = tnfs_exports_parse("--export", c->export_line, strlen(c->export_line), ex,
+					err, sizeof(err));
+	}
+	if (rc == -EINVAL && err[0])
+		fprintf(stderr, "tinynfs: %s\n", err);
+	else if (rc)
+		fprintf(stderr, "tinynfs: %s: %s\n", c->exports_file ? c->exports_file : "--export",
+			strerror(-rc));
+	return rc;
+}
+
+/* Binds every listener; the first one's port is used by the rest when the
+ * configured port is 0. */
+static int listen_all(struct rpcrdma_svc *svc, const struct config *c)
+{
+	unsigned port = c->port;
+	for (unsigned i = 0; i < c->nlisten; i++) {
+		struct sockaddr_storage ss, bound;
+		socklen_t len;
+		if (make_addr(c->listen[i], port, &ss, &len) != 0) {
+			fprintf(stderr, "tinynfs: bad address '%s'\n", c->listen[i]);
+			return -EINVAL;
+		}
+		int rc = rpcrdma_svc_listen_tcp(svc, (struct sockaddr *)&ss, len, &bound);
+		if (rc) {
+			fprintf(stderr, "tinynfs: tcp %s port %u: %s\n", c->listen[i], port,
+				strerror(-rc));
+			return rc;
+		}
+		port = port_of(&bound);
+		printf("tinynfs: listening tcp %s %u\n", c->listen[i], port);
+		if (!c->udp)
+			continue;
+		if (make_addr(c->listen[i], port, &ss, &len) != 0)
+			return -EINVAL;
+		rc = rpcrdma_svc_listen_udp(svc, (struct sockaddr *)&ss, len, &bound);
+		if (rc) {
+			fprintf(stderr, "tinynfs: udp %s port %u: %s\n", c->listen[i], port,
+				strerror(-rc));
+			return rc;
+		}
+		printf("tinynfs: listening udp %s %u\n", c->listen[i], port_of(&bound));
+	}
+	return 0;
+}
+
+static void print_stats(const struct rpcrdma_svc *svc)
+{
+	struct rpcrdma_svc_stats st;
+	rpcrdma_svc_get_stats(svc, &st, sizeof(st));
+	printf("tinynfs: calls %llu, success %llu, prog_mismatch %llu, garbage %llu, "
+	       "system_err %llu, auth_errors %llu, dropped %llu, estimate_exceeded %llu, "
+	       "connections %llu\n",
+	       (unsigned long long)st.calls, (unsigned long long)st.replies[0],
+	       (unsigned long long)st.replies[2], (unsigned long long)st.replies[4],
+	       (unsigned long long)st.replies[5], (unsigned long long)st.auth_errors,
+	       (unsigned long long)st.dropped, (unsigned long long)st.estimate_exceeded,
+	       (unsigned long long)st.conns_accepted);
+}
+
+int main(int argc, char **argv)
+{
+	struct config c;
+	if (parse_args(argc, argv, &c) != 0)
+		return 2;
+
+	struct tnfs_versions vers;
+	tnfs_versions_default(&vers);
+	if (c.versions && tnfs_versions_parse(&vers, c.versions) != 0) {
+		fprintf(stderr, "tinynfs: bad versions string '%s'\n", c.versions);
+		return 2;
+	}
+	char vbuf[64];
+	if (tnfs_versions_print(&vers, vbuf, sizeof(vbuf)) < 0)
+		return 1;
+	if (c.print_versions) {
+		printf("%s\n", vbuf);
+		return 0;
+	}
+	if (tnfs_versions_check(&vers) != 0 || !vers.major[4]) {
+		fprintf(stderr, "tinynfs: versions '%s': this server serves NFSv4.1 and 4.2 only\n",
+			vbuf);
+		return 2;
+	}
+
+	struct tnfs_exports ex = { 0 };
+	if (load_exports(&c, &ex) != 0)
+		return 2;
+
+	/* Signals are taken synchronously by the main thread; the service
+	 * thread (created below) inherits the blocked mask. */
+	sigset_t sigs;
+	sigemptyset(&sigs);
+	sigaddset(&sigs, SIGINT);
+	sigaddset(&sigs, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	int status = 1;
+	struct tnfs_server *srv = NULL;
+	struct rpcrdma_svc *svc = NULL;
+	struct tnfs_server_opts so = {
+		.size = sizeof(so),
+		.exports = &ex,
+		.versions = &vers,
+		.inode_handles = c.inode_handles,
+	};
+	int rc = tnfs_server_new(&so, &srv);
+	if (rc) {
+		fprintf(stderr, "tinynfs: export %s: %s\n", ex.v[0].path, strerror(-rc));
+		status = 2;
+		goto out;
+	}
+	struct rpcrdma_svc_opts vo = {
+		.size = sizeof(vo),
+		.max_calls = c.max_calls,
+		/* the largest session request plus the RPC header */
+		.max_record = TNFS_RPC_MAX_ARGS + 4096,
+	};
+	rc = rpcrdma_svc_create(&vo, &svc);
+	if (rc) {
+		fprintf(stderr, "tinynfs: service: %s\n", strerror(-rc));
+		goto out;
+	}
+	rc = tnfs_rpc_register(svc, srv);
+	if (rc) {
+		fprintf(stderr, "tinynfs: register program: %s\n", strerror(-rc));
+		goto out;
+	}
+	if (listen_all(svc, &c) != 0)
+		goto out;
+	if (c.rpcbind) {
+		rc = rpcrdma_svc_rpcbind_set(svc, NULL);
+		if (rc) {
+			fprintf(stderr, "tinynfs: rpcbind: %s\n", strerror(-rc));
+			goto out;
+		}
+		printf("tinynfs: registered with rpcbind\n");
+	}
+	rc = rpcrdma_svc_start(svc);
+	if (rc) {
+		fprintf(stderr, "tinynfs: start: %s\n", strerror(-rc));
+		goto out;
+	}
+	printf("tinynfs: serving %s (%s), versions %s\n", srv->exp->path,
+	       (srv->exp->flags & TNFS_EXP_RW) ? "rw" : "ro", vbuf);
+	printf("tinynfs: ready\n");
+	fflush(stdout);
+
+	int sig = 0;
+	while (sigwait(&sigs, &sig) != 0)
+		;
+	printf("tinynfs: %s, stopping\n", sig == SIGINT ? "SIGINT" : "SIGTERM");
+	rpcrdma_svc_stop(svc);
+	if (c.stats)
+		print_stats(svc);
+	status = 0;
+out:
+	rpcrdma_svc_destroy(svc);
+	tnfs_server_free(srv);
+	tnfs_exports_free(&ex);
+	fflush(stdout);
+	return status;
+}

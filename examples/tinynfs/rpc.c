@@ -1,0 +1,148 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* The NFS RPC program on the service core; see rpc.h. */
+#include "rpc.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compound.h"
+
+struct compound_args {
+	uint8_t *req;
+	size_t len;
+};
+
+struct compound_res {
+	uint8_t *rep;
+	size_t len;
+};
+
+/* The reply to a COMPOUND whose header does not decode carries no body
+ * (GARBAGE_ARGS); this keeps the estimate of such a call non-zero. */
+#define GARBAGE_EST 16u
+
+static size_t null_estimate(const struct rpcrdma_svc_call *call, const void *args)
+{
+	(void)call, (void)args;
+	return 0;
+}
+
+static int null_handler(struct rpcrdma_svc_call *call, void *args, void *res)
+{
+	(void)call, (void)args, (void)res;
+	return RPCRDMA_SVC_SUCCESS;
+}
+
+static int compound_decode(struct rpcrdma_xdr_dec *dec, void *args)
+{
+	struct compound_args *a = args;
+	size_t n = rpcrdma_xdr_dec_left(dec);
+	if (n < 12 || n > TNFS_RPC_MAX_ARGS || n % 4)
+		return -EBADMSG;
+	a->req = malloc(n);
+	if (!a->req)
+		return -ENOMEM;
+	a->len = n;
+	return rpcrdma_xdr_get_fixed(dec, a->req, n);
+}
+
+static size_t compound_bound(const struct tnfs_server *srv, const struct compound_args *a)
+{
+	size_t total = 0, bulk = 0;
+	if (tnfs_compound_estimate(srv, a->req, a->len, &total, &bulk) != 0 || total < GARBAGE_EST)
+		return GARBAGE_EST;
+	return total;
+}
+
+static size_t compound_estimate(const struct rpcrdma_svc_call *call, const void *args)
+{
+	return compound_bound(rpcrdma_svc_call_program_ctx(call), args);
+}
+
+void tnfs_rpc_cred(const struct rpcrdma_svc_cred *in, const struct tnfs_server *srv,
+		   struct tnfs_cred *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (in->flavor != RPCRDMA_AUTH_SYS) {
+		out->uid = srv->exp->anonuid;
+		out->gid = srv->exp->anongid;
+		return;
+	}
+	out->uid = in->uid;
+	out->gid = in->gid;
+	uint32_t n = in->ngids;
+	if (n > sizeof(out->groups) / sizeof(out->groups[0]))
+		n = sizeof(out->groups) / sizeof(out->groups[0]);
+	out->ngroups = n;
+	memcpy(out->groups, in->gids, n * sizeof(out->groups[0]));
+}
+
+static int compound_handler(struct rpcrdma_svc_call *call, void *args, void *res)
+{
+	struct tnfs_server *srv = rpcrdma_svc_call_program_ctx(call);
+	const struct compound_args *a = args;
+	struct compound_res *r = res;
+	size_t cap = compound_bound(srv, a);
+	struct tnfs_cred cred;
+	tnfs_rpc_cred(rpcrdma_svc_call_cred(call), srv, &cred);
+	r->rep = malloc(cap);
+	if (!r->rep)
+		return RPCRDMA_SVC_SYSTEM_ERR;
+	int rc = tnfs_compound(srv, &cred, a->req, a->len, r->rep, cap, &r->len);
+	if (rc == -EBADMSG)
+		return RPCRDMA_SVC_GARBAGE_ARGS;
+	if (rc != 0)
+		return RPCRDMA_SVC_SYSTEM_ERR;
+	return RPCRDMA_SVC_SUCCESS;
+}
+
+static int compound_encode(struct rpcrdma_xdr_enc *enc, const void *res)
+{
+	const struct compound_res *r = res;
+	return rpcrdma_xdr_put_fixed(enc, r->rep, r->len);
+}
+
+static void compound_release(void *args, void *res)
+{
+	struct compound_args *a = args;
+	struct compound_res *r = res;
+	free(a->req);
+	free(r->rep);
+}
+
+static const struct rpcrdma_svc_proc nfs4_procs[] = {
+	[TNFS_RPC_NULL] = {
+		.name = "NULL",
+		.estimate = null_estimate,
+		.handler = null_handler,
+	},
+	[TNFS_RPC_COMPOUND] = {
+		.name = "COMPOUND",
+		.args_size = sizeof(struct compound_args),
+		.res_size = sizeof(struct compound_res),
+		.decode_args = compound_decode,
+		.estimate = compound_estimate,
+		.handler = compound_handler,
+		.encode_res = compound_encode,
+		.release = compound_release,
+	},
+};
+
+int tnfs_rpc_register(struct rpcrdma_svc *svc, struct tnfs_server *srv)
+{
+	const struct rpcrdma_svc_version vers[] = { {
+		.vers = TNFS_RPC_VERS,
+		.flags = RPCRDMA_SVC_VERS_NEEDS_CC,
+		.nprocs = sizeof(nfs4_procs) / sizeof(nfs4_procs[0]),
+		.procs = nfs4_procs,
+	} };
+	const struct rpcrdma_svc_program prog = {
+		.prog = TNFS_RPC_PROG,
+		.name = "nfs",
+		.nvers = 1,
+		.vers = vers,
+		.ctx = srv,
+	};
+	return rpcrdma_svc_register(svc, &prog);
+}
