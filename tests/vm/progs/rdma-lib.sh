@@ -48,8 +48,7 @@ rdma_expect_zero() {
 	done
 }
 
-# A heartbeat line every 5 s: the host side of the harness (tests/vm/lib/
-# boot.sh, `read -t 10`) loses the rest of the console after a guest silence
-# of more than 10 s; until that is fixed, never stay silent that long.
+# A heartbeat line every 5 s, so a long step shows it is alive in the log
+# (the host side's idle timeout, --idle, counts from the last console line).
 ( while sleep 5; do echo "[${RPCRDMA_PAYLOAD:-rdma}] ... still running"; done ) &
 RR_BG_PIDS="$RR_BG_PIDS $!"
