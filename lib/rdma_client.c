@@ -6,10 +6,13 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#include <rpcrdma/idr.h>
 
 #include "rdma_internal.h"
 
@@ -52,8 +55,9 @@ struct creq {
 	rpcrdma_client_done done;
 	void *arg;
 	uint32_t xid;
+	struct creq *xnext;             /* next call whose xid has the same key */
 	struct rpcrdma__mrbuf rd, wr, rp;
-	struct cconn *cc;
+	struct cconn *cc;               /* set once sent */
 };
 
 struct rpcrdma_client {
@@ -68,6 +72,10 @@ struct rpcrdma_client {
 	unsigned inflight, max_inflight;
 	bool connected_once;
 	struct rpcrdma__list waiting, sent;
+	/* Every call from call_async until it completes, by xid: IDR id =
+	 * the xid's low 31 bits, pointing at a chain of the (at most two)
+	 * calls whose xids share them.  Client lock. */
+	struct rpcrdma_idr *xids;
 	struct rpcrdma__list graveyard; /* dead connections still flushing */
 	struct rpcrdma__counters stats;
 };
@@ -169,6 +177,63 @@ static void req_release(struct creq *r)
 	rpcrdma__mrbuf_free(&r->rp);
 }
 
+/* ---- the table of calls by xid (client lock held) ---- */
+
+static int xid_key(uint32_t xid)
+{
+	return (int)(xid & INT_MAX);
+}
+
+/* Enters r: 0, -EEXIST (a call with its xid is there) or -ENOMEM. */
+static int xid_add(struct rpcrdma_client *c, struct creq *r)
+{
+	int key = xid_key(r->xid), id;
+	struct creq *head = rpcrdma_idr_find(c->xids, key);
+
+	r->xnext = NULL;
+	if (head) {
+		for (struct creq *q = head; q; q = q->xnext)
+			if (q->xid == r->xid)
+				return -EEXIST;
+		r->xnext = head->xnext;
+		head->xnext = r;
+		return 0;
+	}
+	/* exactly [key, key + 1); end 0 means "no limit" for key INT_MAX */
+	id = rpcrdma_idr_alloc(c->xids, r, key, key == INT_MAX ? 0 : key + 1);
+	return id < 0 ? id : 0;
+}
+
+static void xid_del(struct rpcrdma_client *c, struct creq *r)
+{
+	int key = xid_key(r->xid);
+	struct creq *head = rpcrdma_idr_find(c->xids, key);
+
+	if (head == r) {
+		if (r->xnext)
+			rpcrdma_idr_replace(c->xids, key, r->xnext, NULL);
+		else
+			rpcrdma_idr_remove(c->xids, key);
+	} else {
+		for (struct creq *q = head; q; q = q->xnext) {
+			if (q->xnext == r) {
+				q->xnext = r->xnext;
+				break;
+			}
+		}
+	}
+	r->xnext = NULL;
+}
+
+/* The call sent on cc that a reply with this xid answers, or NULL. */
+static struct creq *xid_find(struct rpcrdma_client *c, uint32_t xid, const struct cconn *cc)
+{
+	for (struct creq *q = rpcrdma_idr_find(c->xids, xid_key(xid)); q; q = q->xnext)
+		if (q->xid == xid && q->cc == cc)
+			return q;
+	return NULL;
+}
+
 /*
  * Breaks the current connection: fails the calls sent on it.  Takes the
  * client lock itself.  The connection is freed when its last WR flushed.
@@ -196,6 +261,7 @@ static void cconn_break(struct rpcrdma_client *c, struct cconn *cc, int status)
 		if (r->cc == cc) {
 			rpcrdma__list_del(&r->node);
 			rpcrdma__list_add_tail(&failed, &r->node);
+			xid_del(c, r);
 			c->inflight--;
 		}
 	}
@@ -203,8 +269,12 @@ static void cconn_break(struct rpcrdma_client *c, struct cconn *cc, int status)
 	 * fail them rather than leave them waiting for a reply that lets
 	 * them go (the next call reconnects). */
 	if (was_current) {
-		while (!rpcrdma__list_empty(&c->waiting))
-			rpcrdma__list_add_tail(&failed, rpcrdma__list_pop(&c->waiting));
+		while (!rpcrdma__list_empty(&c->waiting)) {
+			struct rpcrdma__list *n = rpcrdma__list_pop(&c->waiting);
+
+			xid_del(c, rpcrdma__container_of(n, struct creq, node));
+			rpcrdma__list_add_tail(&failed, n);
+		}
 	}
 	rpcrdma_client_credits_init(&c->credits, c->opts.max_credits);
 	pthread_mutex_unlock(&c->lock);
@@ -636,6 +706,7 @@ static void pump_locked(struct rpcrdma_client *c, struct rpcrdma__list *failed, 
 		rpcrdma__list_del(&r->node);
 		if (err) {
 			*status = err;
+			xid_del(c, r);
 			rpcrdma__list_add_tail(failed, &r->node);
 			continue;
 		}
@@ -691,9 +762,38 @@ int rpcrdma_client_call_async(struct rpcrdma_client *c, struct rpcrdma_client_ca
 		free(r);
 		return -ENOTCONN;
 	}
+	err = xid_add(c, r);
+	if (err) {
+		pthread_mutex_unlock(&c->lock);
+		free(r);
+		return err;
+	}
+	/*
+	 * Sent at once when nothing waits before it and the grant allows; a
+	 * call that cannot be sent then is refused here (done is never
+	 * called on the caller's thread, which may hold the lock its done
+	 * callback takes).  Otherwise it waits: a reply (grant) or a send
+	 * completion (send buffer) pumps the queue, a break fails it.
+	 */
+	if (rpcrdma__list_empty(&c->waiting) &&
+	    c->inflight < rpcrdma_client_credits_grant(&c->credits)) {
+		err = req_send(c, c->cc, r);
+		if (!err) {
+			rpcrdma__list_add_tail(&c->sent, &r->node);
+			if (++c->inflight > c->max_inflight)
+				c->max_inflight = c->inflight;
+			pthread_mutex_unlock(&c->lock);
+			return 0;
+		}
+		if (err != -ENOBUFS) {
+			xid_del(c, r);
+			pthread_mutex_unlock(&c->lock);
+			free(r);
+			return err;
+		}
+	}
 	rpcrdma__list_add_tail(&c->waiting, &r->node);
 	pthread_mutex_unlock(&c->lock);
-	pump(c);
 	return 0;
 }
 
@@ -740,15 +840,9 @@ void rpcrdma__clt_recv_done(struct rpcrdma__ctxt *x, const struct ibv_wc *wc)
 		goto repost;
 	}
 	pthread_mutex_lock(&c->lock);
-	for (struct rpcrdma__list *n = c->sent.next; n != &c->sent; n = n->next) {
-		struct creq *q = rpcrdma__container_of(n, struct creq, node);
-
-		if (q->xid == h.xid && q->cc == cc) {
-			r = q;
-			break;
-		}
-	}
+	r = xid_find(c, h.xid, cc);
 	if (r) {
+		xid_del(c, r);
 		rpcrdma__list_del(&r->node);
 		c->inflight--;
 		rpcrdma_client_credits_update(&c->credits, h.credits);
@@ -877,6 +971,7 @@ int rpcrdma_client_call(struct rpcrdma_client *c, struct rpcrdma_client_call *ca
 
 					if (q->call == call) {
 						rpcrdma__list_del(&q->node);
+						xid_del(c, q);
 						free(q);
 						found = true;
 						break;
@@ -938,9 +1033,12 @@ int rpcrdma_client_create(struct rpcrdma_poller *poller, const struct sockaddr *
 	rpcrdma__list_init(&c->sent);
 	rpcrdma__list_init(&c->graveyard);
 	rpcrdma_client_credits_init(&c->credits, opts.max_credits);
-	err = client_connected(c);
+	err = rpcrdma_idr_create(NULL, &c->xids);
+	if (!err)
+		err = client_connected(c);
 	if (err) {
 		reap(c, true);
+		rpcrdma_idr_destroy(c->xids);
 		pthread_cond_destroy(&c->reap_cv);
 		pthread_mutex_destroy(&c->lock);
 		pthread_mutex_destroy(&c->connect_lock);
@@ -971,9 +1069,13 @@ void rpcrdma_client_destroy(struct rpcrdma_client *c)
 	while (!rpcrdma__list_empty(&c->waiting)) {
 		struct creq *r = rpcrdma__container_of(rpcrdma__list_pop(&c->waiting), struct creq, node);
 
+		pthread_mutex_lock(&c->lock);
+		xid_del(c, r);
+		pthread_mutex_unlock(&c->lock);
 		r->done(r->call, -ECANCELED, r->arg);
 		free(r);
 	}
+	rpcrdma_idr_destroy(c->xids);  /* empty: every call completed */
 	pthread_cond_destroy(&c->reap_cv);
 	pthread_mutex_destroy(&c->lock);
 	pthread_mutex_destroy(&c->connect_lock);

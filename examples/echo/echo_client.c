@@ -190,7 +190,12 @@ static int run_async(struct rpcrdma_client *c, const struct cfg *cf, uint32_t *x
 			}
 			sent++;
 		}
-		pthread_cond_wait(&st.cv, &st.m);
+		/* Calls refused at once (no connection: the server went away)
+		 * count as done without a callback: wait only while some are
+		 * still in flight, or the last refusal leaves us waiting for
+		 * a signal that never comes. */
+		if (st.done < count)
+			pthread_cond_wait(&st.cv, &st.m);
 	}
 	pthread_mutex_unlock(&st.m);
 	free(ax);

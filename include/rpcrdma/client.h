@@ -66,7 +66,11 @@ RPCRDMA_API void rpcrdma_client_destroy(struct rpcrdma_client *c);
  * One call.  The caller owns every buffer and must keep them (and this
  * structure) unchanged and alive until the call completes.
  *  - iov/iovcnt: the RPC call message; its first 4 bytes are the xid, which
- *    must be unique among the client's calls in flight.
+ *    must be unique among the client's calls not yet completed (else
+ *    call_async fails with -EEXIST).  Calls are kept by xid in an IDR
+ *    (rpcrdma/idr.h) from call_async until done: a reply is matched to the
+ *    call with its xid sent on the connection it arrived on, so a late
+ *    reply from a broken connection matches nothing.
  *  - [bulk_offset, bulk_offset + bulk_length): a data item the transport
  *    may move to a read chunk (its XDR pad after it is left out with it).
  *  - reply_buf/reply_len: receives the reply (without the part that came
@@ -102,8 +106,13 @@ typedef void (*rpcrdma_client_done)(struct rpcrdma_client_call *call, int status
  * Queues a call, reconnecting first when the client has no connection.
  * May be called from a done callback.  Returns 0 (done will be called) or a
  * negative errno (done is never called): -EINVAL, -ENOMEM, the connect
- * error (-ECONNREFUSED, -EHOSTUNREACH, ...), or -ENOTCONN (the connection
- * broke between connecting and queueing).
+ * error (-ECONNREFUSED, -EHOSTUNREACH, ...), -ENOTCONN (the connection
+ * broke between connecting and queueing), -EEXIST (a call with the same
+ * xid is in flight), or what sending it at once failed with (-EMSGSIZE:
+ * the call does not fit; -ENOMEM/-EIO: registering its buffers failed).
+ * done is never called from inside this function, so the caller may hold
+ * a lock that its done callback takes; it may run on a poller thread
+ * before this function returns.
  */
 RPCRDMA_API int rpcrdma_client_call_async(struct rpcrdma_client *c,
 					  struct rpcrdma_client_call *call,
