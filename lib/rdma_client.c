@@ -56,7 +56,7 @@ struct creq {
 	void *arg;
 	uint32_t xid;
 	struct creq *xnext;             /* next call whose xid has the same key */
-	struct rpcrdma__mrbuf rd, wr, rp;
+	struct rpcrdma__mrbuf rd, pz, wr, rp;  /* data item, position zero, write, reply */
 	struct cconn *cc;               /* set once sent */
 };
 
@@ -173,6 +173,7 @@ static void reap(struct rpcrdma_client *c, bool wait)
 static void req_release(struct creq *r)
 {
 	rpcrdma__mrbuf_free(&r->rd);
+	rpcrdma__mrbuf_free(&r->pz);
 	rpcrdma__mrbuf_free(&r->wr);
 	rpcrdma__mrbuf_free(&r->rp);
 }
@@ -588,10 +589,10 @@ static int req_send(struct rpcrdma_client *c, struct cconn *cc, struct creq *r)
 	struct rpcrdma_client_call *call = r->call;
 	struct rpcrdma_call_desc d = { .xid = r->xid, .credits = c->opts.max_credits,
 				       .type = RPCRDMA_MSG };
-	struct rpcrdma_read_segment rs;
+	struct rpcrdma_read_segment rs[2];
 	struct rpcrdma_segment ws, rps;
-	uint32_t wsegs = 1;
-	size_t total = iov_total(call->iov, call->iovcnt), cut = 0, cutlen = 0, hmax;
+	uint32_t wsegs = 1, nrs = 0;
+	size_t total = iov_total(call->iov, call->iovcnt), cut = 0, cutlen = 0, hmax, body;
 	struct csend *s;
 	struct ibv_send_wr *bad;
 	int hlen, err;
@@ -620,15 +621,19 @@ static int req_send(struct rpcrdma_client *c, struct cconn *cc, struct creq *r)
 		d.reply = &rps;
 		d.nreply = 1;
 	}
-	/* Room the header leaves for a read list entry. */
-	hmax = rpcrdma_call_hdr_size(&d) + RPCRDMA_READ_ENTRY_SIZE;
+	/*
+	 * Too long to send inline: the data item by read chunk at its
+	 * position, the rest inline (RDMA_MSG); when even the rest does not
+	 * fit, the rest by position-zero read chunk (RDMA_NOMSG) with the
+	 * data item still in its own read chunk at its position in the call
+	 * (RFC 8166 section 3.5.3); without a data item, the whole call by
+	 * position-zero read chunk.
+	 */
+	hmax = rpcrdma_call_hdr_size(&d) + RPCRDMA_READ_ENTRY_SIZE;  /* RDMA_MSG + 1 entry */
 	if (rpcrdma_call_hdr_size(&d) + total > cc->send_max) {
-		size_t pad = 0;
+		if (call->bulk_length) {
+			size_t pad = (4 - (call->bulk_length & 3)) & 3;
 
-		if (call->bulk_length &&
-		    hmax + total - call->bulk_length <= cc->send_max) {
-			/* The data item by read chunk, at its position. */
-			pad = (4 - (call->bulk_length & 3)) & 3;
 			cut = call->bulk_offset;
 			cutlen = call->bulk_length;
 			if (pad <= total - cut - cutlen)
@@ -638,34 +643,42 @@ static int req_send(struct rpcrdma_client *c, struct cconn *cc, struct creq *r)
 			if (err)
 				goto fail;
 			iov_copy(r->rd.addr, call->iov, call->iovcnt, cut, call->bulk_length);
-			rs.position = (uint32_t)cut;
-		} else {
-			/* The whole call by position-zero read chunk. */
-			err = rpcrdma__mrbuf_alloc(&r->rd, cc->pd, total,
+		}
+		if (!call->bulk_length || hmax + total - cutlen > cc->send_max) {
+			/* The call (without the data item) by position zero. */
+			err = rpcrdma__mrbuf_alloc(&r->pz, cc->pd, total - cutlen,
 						   IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ);
 			if (err)
 				goto fail;
-			iov_copy(r->rd.addr, call->iov, call->iovcnt, 0, total);
-			rs.position = 0;
+			iov_copy(r->pz.addr, call->iov, call->iovcnt, 0, cut);
+			iov_copy(r->pz.addr + cut, call->iov, call->iovcnt, cut + cutlen,
+				 total - cut - cutlen);
+			rs[nrs].position = 0;
+			rs[nrs++].seg = mr_seg(&r->pz);
 			d.type = RPCRDMA_NOMSG;
-			cut = 0;
-			cutlen = total;
 		}
-		rs.seg = mr_seg(&r->rd);
-		d.reads = &rs;
-		d.nreads = 1;
+		if (call->bulk_length) {
+			rs[nrs].position = (uint32_t)cut;
+			rs[nrs++].seg = mr_seg(&r->rd);
+		}
+		d.reads = rs;
+		d.nreads = nrs;
 		rpcrdma__count(&c->stats, NULL, RPCRDMA_STAT_CALLS_READ, 1);
 	}
 	hlen = rpcrdma_encode_call(s->c.buf, s->c.pool->buf_size, &d);
-	if (hlen < 0 || (size_t)hlen + total - cutlen > cc->send_max) {
+	body = d.type == RPCRDMA_NOMSG ? 0 : total - cutlen;
+	if (hlen < 0 || (size_t)hlen + body > cc->send_max) {
 		err = hlen < 0 ? hlen : -EMSGSIZE;
 		goto fail;
 	}
-	iov_copy(s->c.buf + hlen, call->iov, call->iovcnt, 0, cut);
-	iov_copy(s->c.buf + hlen + cut, call->iov, call->iovcnt, cut + cutlen, total - cut - cutlen);
+	if (body) {
+		iov_copy(s->c.buf + hlen, call->iov, call->iovcnt, 0, cut);
+		iov_copy(s->c.buf + hlen + cut, call->iov, call->iovcnt, cut + cutlen,
+			 total - cut - cutlen);
+	}
 	s->cc = cc;
 	s->sge.addr = (uintptr_t)s->c.buf;
-	s->sge.length = (uint32_t)(hlen + total - cutlen);
+	s->sge.length = (uint32_t)(hlen + body);
 	s->sge.lkey = s->c.lkey;
 	memset(&s->wr, 0, sizeof(s->wr));
 	s->wr.wr_id = (uintptr_t)&s->c;
@@ -741,7 +754,8 @@ int rpcrdma_client_call_async(struct rpcrdma_client *c, struct rpcrdma_client_ca
 
 	if (!c || !call || !done || call->size < sizeof(*call) || !call->iov ||
 	    iov_total(call->iov, call->iovcnt) < 4 || (call->reply_len && !call->reply_buf) ||
-	    call->bulk_offset + call->bulk_length > iov_total(call->iov, call->iovcnt))
+	    call->bulk_offset + call->bulk_length > iov_total(call->iov, call->iovcnt) ||
+	    (call->bulk_length && (call->bulk_offset < 4 || (call->bulk_offset & 3))))
 		return -EINVAL;
 	err = client_connected(c);
 	if (err)

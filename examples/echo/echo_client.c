@@ -6,7 +6,10 @@
  *   --mode M      inline | auto (call data may go by read chunk, reply by
  *                 write chunk) | reply (reply by reply chunk) | pos0 (whole
  *                 call by position-zero read chunk, reply by write chunk) |
- *                 pos0-reply
+ *                 pos0-reply | pos0-data (the second half of the data marked
+ *                 as the data item: a large call goes as RDMA_NOMSG with the
+ *                 first half in the position-zero chunk and the data item in
+ *                 a read chunk at its position)
  *   --sizes LIST  comma-separated byte counts (default by mode, up to 4 MiB)
  *   --count N     calls per size (3)
  *   --null N      NULL calls first (10)
@@ -27,7 +30,7 @@
 
 struct cfg {
 	struct sockaddr_storage ss;
-	bool mark_bulk, offer_write, reply_chunk;
+	bool mark_bulk, offer_write, reply_chunk, bulk_half;
 	size_t sizes[64];
 	unsigned nsizes, count, nulls, depth, credits;
 };
@@ -82,8 +85,10 @@ static int xfer_init(struct xfer *x, const struct cfg *cf, uint32_t xid, uint32_
 	x->call.iov = &x->iov;
 	x->call.iovcnt = 1;
 	if (cf->mark_bulk && proc == ECHO_PROC_ECHO) {
-		x->call.bulk_offset = ECHO_CALL_HDR + 4;
-		x->call.bulk_length = dlen;
+		size_t off = cf->bulk_half ? (dlen / 2) & ~(size_t)3 : 0;
+
+		x->call.bulk_offset = ECHO_CALL_HDR + 4 + off;
+		x->call.bulk_length = dlen - off;
 	}
 	x->call.reply_buf = x->rbuf;
 	x->call.reply_len = x->rlen;
@@ -349,6 +354,8 @@ int main(int argc, char **argv)
 			cf.mark_bulk = cf.reply_chunk = true;
 		} else if (!strcmp(mode, "pos0")) {
 			cf.offer_write = true;
+		} else if (!strcmp(mode, "pos0-data")) {
+			cf.mark_bulk = cf.offer_write = cf.bulk_half = true;
 		} else if (!strcmp(mode, "pos0-reply")) {
 			cf.reply_chunk = true;
 		} else {

@@ -7,7 +7,8 @@
  *  - inline (RDMA_MSG) when the call fits the server's receive size;
  *  - else with the marked bulk data item in a read chunk at its XDR
  *    position (the server pulls it by RDMA Read);
- *  - else as RDMA_NOMSG with the whole call in a position-zero read chunk.
+ *  - else as RDMA_NOMSG with the call in a position-zero read chunk (and
+ *    the marked data item, if any, still in its own read chunk).
  * For the reply it offers a write chunk over `reply_bulk` (when given) and
  * a reply chunk over `reply_buf` when that buffer is larger than what fits
  * inline.
@@ -72,7 +73,13 @@ RPCRDMA_API void rpcrdma_client_destroy(struct rpcrdma_client *c);
  *    call with its xid sent on the connection it arrived on, so a late
  *    reply from a broken connection matches nothing.
  *  - [bulk_offset, bulk_offset + bulk_length): a data item the transport
- *    may move to a read chunk (its XDR pad after it is left out with it).
+ *    may move to a read chunk (its XDR pad after it is left out with it);
+ *    bulk_offset is an XDR position: a multiple of 4, past the xid (else
+ *    -EINVAL).  A call too long to send inline goes as RDMA_MSG with the
+ *    data item in a read chunk when the rest fits inline, else as
+ *    RDMA_NOMSG with the rest in a position-zero read chunk and the data
+ *    item still in its own read chunk (whole call by position zero when
+ *    there is no data item).
  *  - reply_buf/reply_len: receives the reply (without the part that came
  *    through the write chunk).  reply_bulk/reply_bulk_len: when non-NULL, a
  *    write chunk is offered over it.
