@@ -28,6 +28,10 @@ struct cconn {
 	int cq_entries;
 	struct ibv_qp *qp;
 	struct rpcrdma__pool recv_pool, send_pool;
+	/* Registered bounce buffers kept for the next calls (see bufs_get). */
+	pthread_mutex_t buf_lock;
+	struct rpcrdma__list rbufs, wbufs;  /* peer may read / may write */
+	size_t buf_bytes;
 	atomic_int refs;                /* 0: every WR completed, can be freed */
 	bool dead;                      /* client lock */
 	struct rpcrdma__list gnode;     /* client's graveyard once dead */
@@ -90,6 +94,103 @@ void rpcrdma_client_opts_init(struct rpcrdma_client_opts *o)
 	o->connect_timeout_ms = 5000;
 }
 
+/* ---- registered bounce buffers ---- */
+
+/*
+ * The data a call moves by chunk goes through bounce buffers registered
+ * once per connection and reused (registering per call costs a kernel
+ * round trip and page pinning each time; the data is copied into or out of
+ * the caller's buffers instead).  The rule that remotely reachable memory
+ * is deregistered after its call does not apply to them: each connection
+ * has its own protection domain, so the only peer that can ever reach one
+ * of its buffers is that connection's server, and the buffers only ever
+ * hold data exchanged with that server; the caller's own memory is never
+ * registered.  Read sources (IBV_ACCESS_REMOTE_READ) and write targets
+ * (IBV_ACCESS_REMOTE_WRITE) are kept apart, in power-of-two classes from
+ * 4 KiB; at most BUF_CACHE_MAX bytes stay per connection.
+ */
+#define BUF_CACHE_MAX ((size_t)64 << 20)
+#define BUF_READ (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ)
+#define BUF_WRITE (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE)
+
+static size_t buf_class(size_t len)
+{
+	size_t c = 4096;
+
+	while (c < len && c < ((size_t)1 << 40))
+		c <<= 1;
+	return c;
+}
+
+/* A buffer of at least len bytes with `access`; b->len = len. */
+static int bufs_get(struct cconn *cc, struct rpcrdma__mrbuf *b, size_t len, int access)
+{
+	struct rpcrdma__list *l = access == BUF_WRITE ? &cc->wbufs : &cc->rbufs;
+	size_t cls = buf_class(len);
+	struct rpcrdma__mrbuf *hit = NULL;
+	int err;
+
+	pthread_mutex_lock(&cc->buf_lock);
+	for (struct rpcrdma__list *n = l->next; n != l; n = n->next) {
+		struct rpcrdma__mrbuf *x = rpcrdma__container_of(n, struct rpcrdma__mrbuf, node);
+
+		if (x->cap == cls) {
+			hit = x;
+			rpcrdma__list_del(n);
+			cc->buf_bytes -= x->cap;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&cc->buf_lock);
+	if (hit) {
+		*b = *hit;
+		free(hit);
+	} else {
+		err = rpcrdma__mrbuf_alloc(b, cc->pd, cls, access);
+		if (err)
+			return err;
+		b->cap = cls;
+	}
+	b->len = len;
+	rpcrdma__list_init(&b->node);
+	return 0;
+}
+
+/* Keeps b for later calls (or frees it past the cap); b is zeroed. */
+static void bufs_put(struct cconn *cc, struct rpcrdma__mrbuf *b, int access)
+{
+	struct rpcrdma__mrbuf *keep;
+
+	if (!b->mr)
+		return;
+	pthread_mutex_lock(&cc->buf_lock);
+	if (cc->buf_bytes + b->cap <= BUF_CACHE_MAX && (keep = malloc(sizeof(*keep)))) {
+		*keep = *b;
+		rpcrdma__list_add_tail(access == BUF_WRITE ? &cc->wbufs : &cc->rbufs, &keep->node);
+		cc->buf_bytes += b->cap;
+		pthread_mutex_unlock(&cc->buf_lock);
+		memset(b, 0, sizeof(*b));
+		return;
+	}
+	pthread_mutex_unlock(&cc->buf_lock);
+	rpcrdma__mrbuf_free(b);
+}
+
+static void bufs_fini(struct cconn *cc)
+{
+	struct rpcrdma__list *lists[2] = { &cc->rbufs, &cc->wbufs }, *n;
+
+	for (int i = 0; i < 2; i++) {
+		while ((n = rpcrdma__list_pop(lists[i]))) {
+			struct rpcrdma__mrbuf *b = rpcrdma__container_of(n, struct rpcrdma__mrbuf, node);
+
+			rpcrdma__mrbuf_free(b);
+			free(b);
+		}
+	}
+	pthread_mutex_destroy(&cc->buf_lock);
+}
+
 /* ---- connection lifetime ---- */
 
 static void cconn_free(struct cconn *cc)
@@ -105,6 +206,7 @@ static void cconn_free(struct cconn *cc)
 		rdma_destroy_qp(cc->id);
 	rpcrdma__pool_fini(&cc->recv_pool);
 	rpcrdma__pool_fini(&cc->send_pool);
+	bufs_fini(cc);
 	if (cc->cq)
 		rpcrdma__poller_cq_put(cc->cq, cc->cq_entries);
 	if (cc->pd)
@@ -170,12 +272,12 @@ static void reap(struct rpcrdma_client *c, bool wait)
 	}
 }
 
-static void req_release(struct creq *r)
+static void req_release(struct cconn *cc, struct creq *r)
 {
-	rpcrdma__mrbuf_free(&r->rd);
-	rpcrdma__mrbuf_free(&r->pz);
-	rpcrdma__mrbuf_free(&r->wr);
-	rpcrdma__mrbuf_free(&r->rp);
+	bufs_put(cc, &r->rd, BUF_READ);
+	bufs_put(cc, &r->pz, BUF_READ);
+	bufs_put(cc, &r->wr, BUF_WRITE);
+	bufs_put(cc, &r->rp, BUF_WRITE);
 }
 
 /* ---- the table of calls by xid (client lock held) ---- */
@@ -290,7 +392,7 @@ static void cconn_break(struct rpcrdma_client *c, struct cconn *cc, int status)
 	while (!rpcrdma__list_empty(&failed)) {
 		struct creq *r = rpcrdma__container_of(rpcrdma__list_pop(&failed), struct creq, node);
 
-		req_release(r);
+		req_release(cc, r);
 		r->done(r->call, status, r->arg);
 		free(r);
 	}
@@ -392,6 +494,9 @@ static int cconn_open(struct rpcrdma_client *c, struct cconn **out)
 		return -ENOMEM;
 	cc->c = c;
 	atomic_init(&cc->refs, 1);
+	pthread_mutex_init(&cc->buf_lock, NULL);
+	rpcrdma__list_init(&cc->rbufs);
+	rpcrdma__list_init(&cc->wbufs);
 	cc->ech = rdma_create_event_channel();
 	if (!cc->ech) {
 		err = -errno;
@@ -601,8 +706,7 @@ static int req_send(struct rpcrdma_client *c, struct cconn *cc, struct creq *r)
 	if (!s)
 		return -ENOBUFS;
 	if (call->reply_bulk && call->reply_bulk_len) {
-		err = rpcrdma__mrbuf_reg(&r->wr, cc->pd, call->reply_bulk, call->reply_bulk_len,
-					 IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+		err = bufs_get(cc, &r->wr, call->reply_bulk_len, BUF_WRITE);
 		if (err)
 			goto fail;
 		ws = mr_seg(&r->wr);
@@ -612,8 +716,7 @@ static int req_send(struct rpcrdma_client *c, struct cconn *cc, struct creq *r)
 		d.write_chunks = 1;
 	}
 	if (call->reply_len + RPCRDMA_HDRLEN_MIN > c->opts.recv_inline) {
-		err = rpcrdma__mrbuf_reg(&r->rp, cc->pd, call->reply_buf, call->reply_len,
-					 IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+		err = bufs_get(cc, &r->rp, call->reply_len, BUF_WRITE);
 		if (err)
 			goto fail;
 		rps = mr_seg(&r->rp);
@@ -638,16 +741,14 @@ static int req_send(struct rpcrdma_client *c, struct cconn *cc, struct creq *r)
 			cutlen = call->bulk_length;
 			if (pad <= total - cut - cutlen)
 				cutlen += pad;
-			err = rpcrdma__mrbuf_alloc(&r->rd, cc->pd, call->bulk_length,
-						   IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ);
+			err = bufs_get(cc, &r->rd, call->bulk_length, BUF_READ);
 			if (err)
 				goto fail;
 			iov_copy(r->rd.addr, call->iov, call->iovcnt, cut, call->bulk_length);
 		}
 		if (!call->bulk_length || hmax + total - cutlen > cc->send_max) {
 			/* The call (without the data item) by position zero. */
-			err = rpcrdma__mrbuf_alloc(&r->pz, cc->pd, total - cutlen,
-						   IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ);
+			err = bufs_get(cc, &r->pz, total - cutlen, BUF_READ);
 			if (err)
 				goto fail;
 			iov_copy(r->pz.addr, call->iov, call->iovcnt, 0, cut);
@@ -698,7 +799,7 @@ static int req_send(struct rpcrdma_client *c, struct cconn *cc, struct creq *r)
 	rpcrdma__count(&c->stats, NULL, RPCRDMA_STAT_BYTES_SENT, s->sge.length);
 	return 0;
 fail:
-	req_release(r);
+	req_release(cc, r);
 	rpcrdma__pool_put(&s->c);
 	return err;
 }
@@ -877,9 +978,16 @@ void rpcrdma__clt_recv_done(struct rpcrdma__ctxt *x, const struct ibv_wc *wc)
 		rpcrdma_write_chunks(&h, &it);
 		if (rpcrdma_next_chunk(&it, &ch))
 			call->bulk_got = ch.length;
+		if (call->bulk_got && r->wr.mr)
+			memcpy(call->reply_bulk, r->wr.addr, call->bulk_got < call->reply_bulk_len ?
+								call->bulk_got : call->reply_bulk_len);
 		if (h.type == RPCRDMA_NOMSG) {
 			if (rpcrdma_reply_chunk(&h, &ch))
 				call->reply_got = ch.length;
+			if (r->rp.mr)
+				memcpy(call->reply_buf, r->rp.addr,
+				       call->reply_got < call->reply_len ? call->reply_got :
+									   call->reply_len);
 		} else {
 			size_t len = wc->byte_len - (uint32_t)ret;
 
@@ -902,7 +1010,7 @@ repost:
 	else
 		post_recv(cc, rv);
 	if (r) {
-		req_release(r);
+		req_release(cc, r);
 		r->done(r->call, status, r->arg);
 		free(r);
 		pump(c);

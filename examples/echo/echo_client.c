@@ -209,6 +209,56 @@ static int run_async(struct rpcrdma_client *c, const struct cfg *cf, uint32_t *x
 	return rc;
 }
 
+/*
+ * Two calls with the same xid in flight: the second must be refused with
+ * -EEXIST (the transport keeps calls by xid).  The first could in principle
+ * complete before the second is submitted; a few tries make sure one is
+ * refused.  Returns 0 when a duplicate was refused and every call that
+ * went out completed correctly.
+ */
+static int dup_xid_check(struct rpcrdma_client *c, const struct cfg *cf, uint32_t *xid)
+{
+	int refused = 0, bad = 0;
+
+	for (int i = 0; i < 10 && !refused; i++) {
+		struct async_state st = { .done = 0 };
+		struct async_x a[2];
+		unsigned sent = 0;
+
+		pthread_mutex_init(&st.m, NULL);
+		pthread_cond_init(&st.cv, NULL);
+		++*xid;
+		pthread_mutex_lock(&st.m);
+		for (int k = 0; k < 2; k++) {
+			a[k].st = &st;
+			a[k].proc = ECHO_PROC_NULL;
+			if (xfer_init(&a[k].x, cf, *xid, ECHO_PROC_NULL, 0)) {
+				xfer_fini(&a[k].x);
+				bad = 1;
+				continue;
+			}
+			int err = rpcrdma_client_call_async(c, &a[k].x.call, async_done, &a[k]);
+
+			if (err == 0) {
+				sent++;
+				continue;
+			}
+			if (err == -EEXIST && k == 1)
+				refused = 1;
+			else
+				bad = 1;
+			xfer_fini(&a[k].x);
+		}
+		while (st.done < sent)
+			pthread_cond_wait(&st.cv, &st.m);
+		pthread_mutex_unlock(&st.m);
+		if (st.bad)
+			bad = 1;
+	}
+	printf("duplicate xid: %s\n", refused ? "refused (-EEXIST)" : "never refused");
+	return refused && !bad ? 0 : -1;
+}
+
 struct thr {
 	const struct cfg *cf;
 	struct rpcrdma_poller *p;
@@ -243,6 +293,8 @@ static void *client_main(void *arg)
 			t->rc = -1;
 		xfer_fini(&x);
 	}
+	if (cf->nulls && t->idx == 0 && dup_xid_check(c, cf, &xid))
+		t->rc = -1;
 	for (unsigned s = 0; s < cf->nsizes; s++) {
 		int bad = 0;
 
