@@ -4,6 +4,7 @@
  * (inline, read chunks, position zero), write and reply chunks, credit
  * following, reply matching by xid, timeout and reconnect.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -77,8 +78,8 @@ struct rpcrdma_client {
 	bool connected_once;
 	struct rpcrdma__list waiting, sent;
 	/* Every call from call_async until it completes, by xid: IDR id =
-	 * the xid's low 31 bits, pointing at a chain of the (at most two)
-	 * calls whose xids share them.  Client lock. */
+	 * the low 31 bits of the xid's host-order value, pointing at a chain
+	 * of the (at most two) calls whose xids share them.  Client lock. */
 	struct rpcrdma_idr *xids;
 	struct rpcrdma__list graveyard; /* dead connections still flushing */
 	struct rpcrdma__counters stats;
@@ -282,9 +283,11 @@ static void req_release(struct cconn *cc, struct creq *r)
 
 /* ---- the table of calls by xid (client lock held) ---- */
 
+/* The xid is kept in wire order: key by its host-order value, so that a
+ * client's consecutive xids are neighbours in the tree (dense ids). */
 static int xid_key(uint32_t xid)
 {
-	return (int)(xid & INT_MAX);
+	return (int)(ntohl(xid) & INT_MAX);
 }
 
 /* Enters r: 0, -EEXIST (a call with its xid is there) or -ENOMEM. */
