@@ -93,14 +93,16 @@ static void reencode(const void *buf, int rc, const struct rpcrdma_hdr *h)
 	CHECK(rpcrdma_encode_call(out, sizeof(out), &d) == rc);
 	CHECK(memcmp(out, buf, (size_t)rc) == 0);
 
-	/* a reply using everything, accepted by the client side */
+	/* a reply using everything, accepted by the client side (RDMA_NOMSG
+	 * needs a reply chunk with room for some reply) */
 	memset(written, 0, sizeof(written));
+	bool nomsg = has_reply && ch.length > 0;
 	int n = rpcrdma_encode_reply(out, sizeof(out), h, RPCRDMA_WIRE32(3), written, nc,
-				     has_reply, 0);
+				     nomsg, nomsg ? (uint32_t)ch.length : 0);
 	CHECK(n > 0);
 	struct rpcrdma_hdr r;
 	CHECK(rpcrdma_check_reply(out, (size_t)n, &r) == n);
-	CHECK(r.xid == h->xid && r.write_chunks == nc && r.reply_segments == nrep);
+	CHECK(r.xid == h->xid && r.write_chunks == nc && r.reply_segments == (nomsg ? nrep : 0));
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

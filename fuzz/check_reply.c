@@ -60,6 +60,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		uint32_t rw = 0;
 		if (rpcrdma_reply_chunk(&h, &ch))
 			rw = (uint32_t)ch.length;
+		/* an RDMA_NOMSG reply conveys some reply in its chunk */
+		CHECK(h.type != RPCRDMA_NOMSG || (h.reply_segments > 0 && rw > 0));
 		int n = rpcrdma_encode_reply(out, sizeof(out), &h, ((const uint32_t *)buf)[2], written, nc,
 					     h.type == RPCRDMA_NOMSG, rw);
 		CHECK(n == rc);

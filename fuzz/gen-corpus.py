@@ -55,6 +55,11 @@ calls = {
     "msg-write2": hdr(MSG, writes=[[(1, 512, 0)], [(2, 512, 512), (3, 1, 1024)]]) + RPC,
     "msg-reply": hdr(MSG, reply=[(0xC1, 8192, 0x7000), (0xC2, 8192, 0x9000)]) + RPC,
     "nomsg-pos0": hdr(NOMSG, reads=[(0, 0xD1, 2048, 0x4000)], reply=[(0xC1, 1024, 0)]),
+    # RFC 8166 3.5.3: a position-zero chunk with data chunks at positions
+    # inside the call it carries
+    "nomsg-pos0-data": hdr(NOMSG, reads=[(0, 0xD1, 100, 0x4000), (0, 0xD2, 60, 0x5000),
+                                         (40, 0xD3, 4096, 0x6000), (4144, 0xD4, 10, 0x8000)],
+                           reply=[(0xC1, 1024, 0)]),
     "all-lists": hdr(MSG, reads=[(8, 1, 4, 0)], writes=[[(2, 16, 0)]], reply=[(3, 32, 0)]) + RPC,
     "bad-version": hdr(MSG, vers=2) + RPC,
     "msgp": fixed(MSGP) + w(0, 0, 0, 0, 0),
@@ -73,6 +78,8 @@ replies = {
     "msg-write-empty": hdr(MSG, writes=[[]]),
     "nomsg-reply": hdr(NOMSG, reply=[(0xC1, 1024, 0x7000), (0xC2, 12, 0x9000)]),
     "nomsg-write-reply": hdr(NOMSG, writes=[[(1, 4096, 0)]], reply=[(2, 200, 0)]),
+    "nomsg-reply-empty": hdr(NOMSG, reply=[]),  # rejected: no reply in it
+    "nomsg-reply-0bytes": hdr(NOMSG, reply=[(0xC1, 0, 0x7000)]),  # rejected too
     "err-vers": fixed(ERROR) + w(1, 1, 1),
     "err-chunk": fixed(ERROR) + w(2),
     "err-bad": fixed(ERROR) + w(3),

@@ -98,8 +98,13 @@ static int check_reply_lists(const uint32_t *base, const uint32_t *end, uint32_t
 	if (type == RPCRDMA_XDR_MSG) {
 		if (rpcrdma__unlikely(hdr->reply_chunk))
 			goto out_reply_chunk;
-	} else if (rpcrdma__unlikely(!hdr->reply_chunk)) {
-		goto out_nomsg;
+	} else {
+		/* RDMA_NOMSG: the reply is in the reply chunk, so an absent or
+		 * empty one (no segment, or segments of 0 bytes) has none. */
+		struct rpcrdma_chunk ch;
+
+		if (rpcrdma__unlikely(!rpcrdma_reply_chunk(hdr, &ch) || ch.length == 0))
+			goto out_nomsg;
 	}
 	hdr->hdrlen = (uint32_t)((const char *)p - (const char *)base);
 	return (int)hdr->hdrlen;

@@ -65,8 +65,10 @@ RPCRDMA__INLINE const uint32_t *walk_read(const uint32_t *q, const uint32_t *end
 			if (rpcrdma__unlikely(xdr_left(start, q) > 6 * (size_t)lim->max_segments ||
 					      cur_len > lim->max_chunk_bytes))
 				goto out_chunk;
-			/* it occupies [cur_pos, cur_pos + roundup4(cur_len)) */
-			min_next = cur_pos + ((cur_len + 3) & ~(uint64_t)3);
+			/* it occupies [cur_pos, cur_pos + roundup4(cur_len));
+			 * a position-zero chunk is the message the others are
+			 * spliced into, so it occupies nothing of their stream */
+			min_next = cur_pos ? cur_pos + ((cur_len + 3) & ~(uint64_t)3) : 0;
 			/* a new chunk: aligned, at or after the previous one's end */
 			if (rpcrdma__unlikely((pos & 3) || pos < min_next))
 				goto out_position;

@@ -4,12 +4,16 @@
  * (inline, read chunks, position zero), write and reply chunks, credit
  * following, reply matching by xid, timeout and reconnect.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#include <rpcrdma/idr.h>
 
 #include "rdma_internal.h"
 
@@ -25,6 +29,10 @@ struct cconn {
 	int cq_entries;
 	struct ibv_qp *qp;
 	struct rpcrdma__pool recv_pool, send_pool;
+	/* Registered bounce buffers kept for the next calls (see bufs_get). */
+	pthread_mutex_t buf_lock;
+	struct rpcrdma__list rbufs, wbufs;  /* peer may read / may write */
+	size_t buf_bytes;
 	atomic_int refs;                /* 0: every WR completed, can be freed */
 	bool dead;                      /* client lock */
 	struct rpcrdma__list gnode;     /* client's graveyard once dead */
@@ -52,8 +60,9 @@ struct creq {
 	rpcrdma_client_done done;
 	void *arg;
 	uint32_t xid;
-	struct rpcrdma__mrbuf rd, wr, rp;
-	struct cconn *cc;
+	struct creq *xnext;             /* next call whose xid has the same key */
+	struct rpcrdma__mrbuf rd, pz, wr, rp;  /* data item, position zero, write, reply */
+	struct cconn *cc;               /* set once sent */
 };
 
 struct rpcrdma_client {
@@ -68,6 +77,10 @@ struct rpcrdma_client {
 	unsigned inflight, max_inflight;
 	bool connected_once;
 	struct rpcrdma__list waiting, sent;
+	/* Every call from call_async until it completes, by xid: IDR id =
+	 * the low 31 bits of the xid's host-order value, pointing at a chain
+	 * of the (at most two) calls whose xids share them.  Client lock. */
+	struct rpcrdma_idr *xids;
 	struct rpcrdma__list graveyard; /* dead connections still flushing */
 	struct rpcrdma__counters stats;
 };
@@ -80,6 +93,103 @@ void rpcrdma_client_opts_init(struct rpcrdma_client_opts *o)
 	o->recv_inline = 4096;
 	o->send_inline = 4096;
 	o->connect_timeout_ms = 5000;
+}
+
+/* ---- registered bounce buffers ---- */
+
+/*
+ * The data a call moves by chunk goes through bounce buffers registered
+ * once per connection and reused (registering per call costs a kernel
+ * round trip and page pinning each time; the data is copied into or out of
+ * the caller's buffers instead).  The rule that remotely reachable memory
+ * is deregistered after its call does not apply to them: each connection
+ * has its own protection domain, so the only peer that can ever reach one
+ * of its buffers is that connection's server, and the buffers only ever
+ * hold data exchanged with that server; the caller's own memory is never
+ * registered.  Read sources (IBV_ACCESS_REMOTE_READ) and write targets
+ * (IBV_ACCESS_REMOTE_WRITE) are kept apart, in power-of-two classes from
+ * 4 KiB; at most BUF_CACHE_MAX bytes stay per connection.
+ */
+#define BUF_CACHE_MAX ((size_t)64 << 20)
+#define BUF_READ (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ)
+#define BUF_WRITE (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE)
+
+static size_t buf_class(size_t len)
+{
+	size_t c = 4096;
+
+	while (c < len && c < ((size_t)1 << 40))
+		c <<= 1;
+	return c;
+}
+
+/* A buffer of at least len bytes with `access`; b->len = len. */
+static int bufs_get(struct cconn *cc, struct rpcrdma__mrbuf *b, size_t len, int access)
+{
+	struct rpcrdma__list *l = access == BUF_WRITE ? &cc->wbufs : &cc->rbufs;
+	size_t cls = buf_class(len);
+	struct rpcrdma__mrbuf *hit = NULL;
+	int err;
+
+	pthread_mutex_lock(&cc->buf_lock);
+	for (struct rpcrdma__list *n = l->next; n != l; n = n->next) {
+		struct rpcrdma__mrbuf *x = rpcrdma__container_of(n, struct rpcrdma__mrbuf, node);
+
+		if (x->cap == cls) {
+			hit = x;
+			rpcrdma__list_del(n);
+			cc->buf_bytes -= x->cap;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&cc->buf_lock);
+	if (hit) {
+		*b = *hit;
+		free(hit);
+	} else {
+		err = rpcrdma__mrbuf_alloc(b, cc->pd, cls, access);
+		if (err)
+			return err;
+		b->cap = cls;
+	}
+	b->len = len;
+	rpcrdma__list_init(&b->node);
+	return 0;
+}
+
+/* Keeps b for later calls (or frees it past the cap); b is zeroed. */
+static void bufs_put(struct cconn *cc, struct rpcrdma__mrbuf *b, int access)
+{
+	struct rpcrdma__mrbuf *keep;
+
+	if (!b->mr)
+		return;
+	pthread_mutex_lock(&cc->buf_lock);
+	if (cc->buf_bytes + b->cap <= BUF_CACHE_MAX && (keep = malloc(sizeof(*keep)))) {
+		*keep = *b;
+		rpcrdma__list_add_tail(access == BUF_WRITE ? &cc->wbufs : &cc->rbufs, &keep->node);
+		cc->buf_bytes += b->cap;
+		pthread_mutex_unlock(&cc->buf_lock);
+		memset(b, 0, sizeof(*b));
+		return;
+	}
+	pthread_mutex_unlock(&cc->buf_lock);
+	rpcrdma__mrbuf_free(b);
+}
+
+static void bufs_fini(struct cconn *cc)
+{
+	struct rpcrdma__list *lists[2] = { &cc->rbufs, &cc->wbufs }, *n;
+
+	for (int i = 0; i < 2; i++) {
+		while ((n = rpcrdma__list_pop(lists[i]))) {
+			struct rpcrdma__mrbuf *b = rpcrdma__container_of(n, struct rpcrdma__mrbuf, node);
+
+			rpcrdma__mrbuf_free(b);
+			free(b);
+		}
+	}
+	pthread_mutex_destroy(&cc->buf_lock);
 }
 
 /* ---- connection lifetime ---- */
@@ -97,6 +207,7 @@ static void cconn_free(struct cconn *cc)
 		rdma_destroy_qp(cc->id);
 	rpcrdma__pool_fini(&cc->recv_pool);
 	rpcrdma__pool_fini(&cc->send_pool);
+	bufs_fini(cc);
 	if (cc->cq)
 		rpcrdma__poller_cq_put(cc->cq, cc->cq_entries);
 	if (cc->pd)
@@ -162,11 +273,71 @@ static void reap(struct rpcrdma_client *c, bool wait)
 	}
 }
 
-static void req_release(struct creq *r)
+static void req_release(struct cconn *cc, struct creq *r)
 {
-	rpcrdma__mrbuf_free(&r->rd);
-	rpcrdma__mrbuf_free(&r->wr);
-	rpcrdma__mrbuf_free(&r->rp);
+	bufs_put(cc, &r->rd, BUF_READ);
+	bufs_put(cc, &r->pz, BUF_READ);
+	bufs_put(cc, &r->wr, BUF_WRITE);
+	bufs_put(cc, &r->rp, BUF_WRITE);
+}
+
+/* ---- the table of calls by xid (client lock held) ---- */
+
+/* The xid is kept in wire order: key by its host-order value, so that a
+ * client's consecutive xids are neighbours in the tree (dense ids). */
+static int xid_key(uint32_t xid)
+{
+	return (int)(ntohl(xid) & INT_MAX);
+}
+
+/* Enters r: 0, -EEXIST (a call with its xid is there) or -ENOMEM. */
+static int xid_add(struct rpcrdma_client *c, struct creq *r)
+{
+	int key = xid_key(r->xid), id;
+	struct creq *head = rpcrdma_idr_find(c->xids, key);
+
+	r->xnext = NULL;
+	if (head) {
+		for (struct creq *q = head; q; q = q->xnext)
+			if (q->xid == r->xid)
+				return -EEXIST;
+		r->xnext = head->xnext;
+		head->xnext = r;
+		return 0;
+	}
+	/* exactly [key, key + 1); end 0 means "no limit" for key INT_MAX */
+	id = rpcrdma_idr_alloc(c->xids, r, key, key == INT_MAX ? 0 : key + 1);
+	return id < 0 ? id : 0;
+}
+
+static void xid_del(struct rpcrdma_client *c, struct creq *r)
+{
+	int key = xid_key(r->xid);
+	struct creq *head = rpcrdma_idr_find(c->xids, key);
+
+	if (head == r) {
+		if (r->xnext)
+			rpcrdma_idr_replace(c->xids, key, r->xnext, NULL);
+		else
+			rpcrdma_idr_remove(c->xids, key);
+	} else {
+		for (struct creq *q = head; q; q = q->xnext) {
+			if (q->xnext == r) {
+				q->xnext = r->xnext;
+				break;
+			}
+		}
+	}
+	r->xnext = NULL;
+}
+
+/* The call sent on cc that a reply with this xid answers, or NULL. */
+static struct creq *xid_find(struct rpcrdma_client *c, uint32_t xid, const struct cconn *cc)
+{
+	for (struct creq *q = rpcrdma_idr_find(c->xids, xid_key(xid)); q; q = q->xnext)
+		if (q->xid == xid && q->cc == cc)
+			return q;
+	return NULL;
 }
 
 /*
@@ -196,6 +367,7 @@ static void cconn_break(struct rpcrdma_client *c, struct cconn *cc, int status)
 		if (r->cc == cc) {
 			rpcrdma__list_del(&r->node);
 			rpcrdma__list_add_tail(&failed, &r->node);
+			xid_del(c, r);
 			c->inflight--;
 		}
 	}
@@ -203,8 +375,12 @@ static void cconn_break(struct rpcrdma_client *c, struct cconn *cc, int status)
 	 * fail them rather than leave them waiting for a reply that lets
 	 * them go (the next call reconnects). */
 	if (was_current) {
-		while (!rpcrdma__list_empty(&c->waiting))
-			rpcrdma__list_add_tail(&failed, rpcrdma__list_pop(&c->waiting));
+		while (!rpcrdma__list_empty(&c->waiting)) {
+			struct rpcrdma__list *n = rpcrdma__list_pop(&c->waiting);
+
+			xid_del(c, rpcrdma__container_of(n, struct creq, node));
+			rpcrdma__list_add_tail(&failed, n);
+		}
 	}
 	rpcrdma_client_credits_init(&c->credits, c->opts.max_credits);
 	pthread_mutex_unlock(&c->lock);
@@ -219,7 +395,7 @@ static void cconn_break(struct rpcrdma_client *c, struct cconn *cc, int status)
 	while (!rpcrdma__list_empty(&failed)) {
 		struct creq *r = rpcrdma__container_of(rpcrdma__list_pop(&failed), struct creq, node);
 
-		req_release(r);
+		req_release(cc, r);
 		r->done(r->call, status, r->arg);
 		free(r);
 	}
@@ -321,6 +497,9 @@ static int cconn_open(struct rpcrdma_client *c, struct cconn **out)
 		return -ENOMEM;
 	cc->c = c;
 	atomic_init(&cc->refs, 1);
+	pthread_mutex_init(&cc->buf_lock, NULL);
+	rpcrdma__list_init(&cc->rbufs);
+	rpcrdma__list_init(&cc->wbufs);
 	cc->ech = rdma_create_event_channel();
 	if (!cc->ech) {
 		err = -errno;
@@ -518,10 +697,10 @@ static int req_send(struct rpcrdma_client *c, struct cconn *cc, struct creq *r)
 	struct rpcrdma_client_call *call = r->call;
 	struct rpcrdma_call_desc d = { .xid = r->xid, .credits = c->opts.max_credits,
 				       .type = RPCRDMA_MSG };
-	struct rpcrdma_read_segment rs;
+	struct rpcrdma_read_segment rs[2];
 	struct rpcrdma_segment ws, rps;
-	uint32_t wsegs = 1;
-	size_t total = iov_total(call->iov, call->iovcnt), cut = 0, cutlen = 0, hmax;
+	uint32_t wsegs = 1, nrs = 0;
+	size_t total = iov_total(call->iov, call->iovcnt), cut = 0, cutlen = 0, hmax, body;
 	struct csend *s;
 	struct ibv_send_wr *bad;
 	int hlen, err;
@@ -530,8 +709,7 @@ static int req_send(struct rpcrdma_client *c, struct cconn *cc, struct creq *r)
 	if (!s)
 		return -ENOBUFS;
 	if (call->reply_bulk && call->reply_bulk_len) {
-		err = rpcrdma__mrbuf_reg(&r->wr, cc->pd, call->reply_bulk, call->reply_bulk_len,
-					 IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+		err = bufs_get(cc, &r->wr, call->reply_bulk_len, BUF_WRITE);
 		if (err)
 			goto fail;
 		ws = mr_seg(&r->wr);
@@ -541,8 +719,7 @@ static int req_send(struct rpcrdma_client *c, struct cconn *cc, struct creq *r)
 		d.write_chunks = 1;
 	}
 	if (call->reply_len + RPCRDMA_HDRLEN_MIN > c->opts.recv_inline) {
-		err = rpcrdma__mrbuf_reg(&r->rp, cc->pd, call->reply_buf, call->reply_len,
-					 IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+		err = bufs_get(cc, &r->rp, call->reply_len, BUF_WRITE);
 		if (err)
 			goto fail;
 		rps = mr_seg(&r->rp);
@@ -550,52 +727,62 @@ static int req_send(struct rpcrdma_client *c, struct cconn *cc, struct creq *r)
 		d.reply = &rps;
 		d.nreply = 1;
 	}
-	/* Room the header leaves for a read list entry. */
-	hmax = rpcrdma_call_hdr_size(&d) + RPCRDMA_READ_ENTRY_SIZE;
+	/*
+	 * Too long to send inline: the data item by read chunk at its
+	 * position, the rest inline (RDMA_MSG); when even the rest does not
+	 * fit, the rest by position-zero read chunk (RDMA_NOMSG) with the
+	 * data item still in its own read chunk at its position in the call
+	 * (RFC 8166 section 3.5.3); without a data item, the whole call by
+	 * position-zero read chunk.
+	 */
+	hmax = rpcrdma_call_hdr_size(&d) + RPCRDMA_READ_ENTRY_SIZE;  /* RDMA_MSG + 1 entry */
 	if (rpcrdma_call_hdr_size(&d) + total > cc->send_max) {
-		size_t pad = 0;
+		if (call->bulk_length) {
+			size_t pad = (4 - (call->bulk_length & 3)) & 3;
 
-		if (call->bulk_length &&
-		    hmax + total - call->bulk_length <= cc->send_max) {
-			/* The data item by read chunk, at its position. */
-			pad = (4 - (call->bulk_length & 3)) & 3;
 			cut = call->bulk_offset;
 			cutlen = call->bulk_length;
 			if (pad <= total - cut - cutlen)
 				cutlen += pad;
-			err = rpcrdma__mrbuf_alloc(&r->rd, cc->pd, call->bulk_length,
-						   IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ);
+			err = bufs_get(cc, &r->rd, call->bulk_length, BUF_READ);
 			if (err)
 				goto fail;
 			iov_copy(r->rd.addr, call->iov, call->iovcnt, cut, call->bulk_length);
-			rs.position = (uint32_t)cut;
-		} else {
-			/* The whole call by position-zero read chunk. */
-			err = rpcrdma__mrbuf_alloc(&r->rd, cc->pd, total,
-						   IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ);
+		}
+		if (!call->bulk_length || hmax + total - cutlen > cc->send_max) {
+			/* The call (without the data item) by position zero. */
+			err = bufs_get(cc, &r->pz, total - cutlen, BUF_READ);
 			if (err)
 				goto fail;
-			iov_copy(r->rd.addr, call->iov, call->iovcnt, 0, total);
-			rs.position = 0;
+			iov_copy(r->pz.addr, call->iov, call->iovcnt, 0, cut);
+			iov_copy(r->pz.addr + cut, call->iov, call->iovcnt, cut + cutlen,
+				 total - cut - cutlen);
+			rs[nrs].position = 0;
+			rs[nrs++].seg = mr_seg(&r->pz);
 			d.type = RPCRDMA_NOMSG;
-			cut = 0;
-			cutlen = total;
 		}
-		rs.seg = mr_seg(&r->rd);
-		d.reads = &rs;
-		d.nreads = 1;
+		if (call->bulk_length) {
+			rs[nrs].position = (uint32_t)cut;
+			rs[nrs++].seg = mr_seg(&r->rd);
+		}
+		d.reads = rs;
+		d.nreads = nrs;
 		rpcrdma__count(&c->stats, NULL, RPCRDMA_STAT_CALLS_READ, 1);
 	}
 	hlen = rpcrdma_encode_call(s->c.buf, s->c.pool->buf_size, &d);
-	if (hlen < 0 || (size_t)hlen + total - cutlen > cc->send_max) {
+	body = d.type == RPCRDMA_NOMSG ? 0 : total - cutlen;
+	if (hlen < 0 || (size_t)hlen + body > cc->send_max) {
 		err = hlen < 0 ? hlen : -EMSGSIZE;
 		goto fail;
 	}
-	iov_copy(s->c.buf + hlen, call->iov, call->iovcnt, 0, cut);
-	iov_copy(s->c.buf + hlen + cut, call->iov, call->iovcnt, cut + cutlen, total - cut - cutlen);
+	if (body) {
+		iov_copy(s->c.buf + hlen, call->iov, call->iovcnt, 0, cut);
+		iov_copy(s->c.buf + hlen + cut, call->iov, call->iovcnt, cut + cutlen,
+			 total - cut - cutlen);
+	}
 	s->cc = cc;
 	s->sge.addr = (uintptr_t)s->c.buf;
-	s->sge.length = (uint32_t)(hlen + total - cutlen);
+	s->sge.length = (uint32_t)(hlen + body);
 	s->sge.lkey = s->c.lkey;
 	memset(&s->wr, 0, sizeof(s->wr));
 	s->wr.wr_id = (uintptr_t)&s->c;
@@ -615,7 +802,7 @@ static int req_send(struct rpcrdma_client *c, struct cconn *cc, struct creq *r)
 	rpcrdma__count(&c->stats, NULL, RPCRDMA_STAT_BYTES_SENT, s->sge.length);
 	return 0;
 fail:
-	req_release(r);
+	req_release(cc, r);
 	rpcrdma__pool_put(&s->c);
 	return err;
 }
@@ -636,6 +823,7 @@ static void pump_locked(struct rpcrdma_client *c, struct rpcrdma__list *failed, 
 		rpcrdma__list_del(&r->node);
 		if (err) {
 			*status = err;
+			xid_del(c, r);
 			rpcrdma__list_add_tail(failed, &r->node);
 			continue;
 		}
@@ -670,7 +858,8 @@ int rpcrdma_client_call_async(struct rpcrdma_client *c, struct rpcrdma_client_ca
 
 	if (!c || !call || !done || call->size < sizeof(*call) || !call->iov ||
 	    iov_total(call->iov, call->iovcnt) < 4 || (call->reply_len && !call->reply_buf) ||
-	    call->bulk_offset + call->bulk_length > iov_total(call->iov, call->iovcnt))
+	    call->bulk_offset + call->bulk_length > iov_total(call->iov, call->iovcnt) ||
+	    (call->bulk_length && (call->bulk_offset < 4 || (call->bulk_offset & 3))))
 		return -EINVAL;
 	err = client_connected(c);
 	if (err)
@@ -691,9 +880,38 @@ int rpcrdma_client_call_async(struct rpcrdma_client *c, struct rpcrdma_client_ca
 		free(r);
 		return -ENOTCONN;
 	}
+	err = xid_add(c, r);
+	if (err) {
+		pthread_mutex_unlock(&c->lock);
+		free(r);
+		return err;
+	}
+	/*
+	 * Sent at once when nothing waits before it and the grant allows; a
+	 * call that cannot be sent then is refused here (done is never
+	 * called on the caller's thread, which may hold the lock its done
+	 * callback takes).  Otherwise it waits: a reply (grant) or a send
+	 * completion (send buffer) pumps the queue, a break fails it.
+	 */
+	if (rpcrdma__list_empty(&c->waiting) &&
+	    c->inflight < rpcrdma_client_credits_grant(&c->credits)) {
+		err = req_send(c, c->cc, r);
+		if (!err) {
+			rpcrdma__list_add_tail(&c->sent, &r->node);
+			if (++c->inflight > c->max_inflight)
+				c->max_inflight = c->inflight;
+			pthread_mutex_unlock(&c->lock);
+			return 0;
+		}
+		if (err != -ENOBUFS) {
+			xid_del(c, r);
+			pthread_mutex_unlock(&c->lock);
+			free(r);
+			return err;
+		}
+	}
 	rpcrdma__list_add_tail(&c->waiting, &r->node);
 	pthread_mutex_unlock(&c->lock);
-	pump(c);
 	return 0;
 }
 
@@ -740,15 +958,9 @@ void rpcrdma__clt_recv_done(struct rpcrdma__ctxt *x, const struct ibv_wc *wc)
 		goto repost;
 	}
 	pthread_mutex_lock(&c->lock);
-	for (struct rpcrdma__list *n = c->sent.next; n != &c->sent; n = n->next) {
-		struct creq *q = rpcrdma__container_of(n, struct creq, node);
-
-		if (q->xid == h.xid && q->cc == cc) {
-			r = q;
-			break;
-		}
-	}
+	r = xid_find(c, h.xid, cc);
 	if (r) {
+		xid_del(c, r);
 		rpcrdma__list_del(&r->node);
 		c->inflight--;
 		rpcrdma_client_credits_update(&c->credits, h.credits);
@@ -769,9 +981,16 @@ void rpcrdma__clt_recv_done(struct rpcrdma__ctxt *x, const struct ibv_wc *wc)
 		rpcrdma_write_chunks(&h, &it);
 		if (rpcrdma_next_chunk(&it, &ch))
 			call->bulk_got = ch.length;
+		if (call->bulk_got && r->wr.mr)
+			memcpy(call->reply_bulk, r->wr.addr, call->bulk_got < call->reply_bulk_len ?
+								call->bulk_got : call->reply_bulk_len);
 		if (h.type == RPCRDMA_NOMSG) {
 			if (rpcrdma_reply_chunk(&h, &ch))
 				call->reply_got = ch.length;
+			if (r->rp.mr)
+				memcpy(call->reply_buf, r->rp.addr,
+				       call->reply_got < call->reply_len ? call->reply_got :
+									   call->reply_len);
 		} else {
 			size_t len = wc->byte_len - (uint32_t)ret;
 
@@ -794,7 +1013,7 @@ repost:
 	else
 		post_recv(cc, rv);
 	if (r) {
-		req_release(r);
+		req_release(cc, r);
 		r->done(r->call, status, r->arg);
 		free(r);
 		pump(c);
@@ -877,6 +1096,7 @@ int rpcrdma_client_call(struct rpcrdma_client *c, struct rpcrdma_client_call *ca
 
 					if (q->call == call) {
 						rpcrdma__list_del(&q->node);
+						xid_del(c, q);
 						free(q);
 						found = true;
 						break;
@@ -938,9 +1158,12 @@ int rpcrdma_client_create(struct rpcrdma_poller *poller, const struct sockaddr *
 	rpcrdma__list_init(&c->sent);
 	rpcrdma__list_init(&c->graveyard);
 	rpcrdma_client_credits_init(&c->credits, opts.max_credits);
-	err = client_connected(c);
+	err = rpcrdma_idr_create(NULL, &c->xids);
+	if (!err)
+		err = client_connected(c);
 	if (err) {
 		reap(c, true);
+		rpcrdma_idr_destroy(c->xids);
 		pthread_cond_destroy(&c->reap_cv);
 		pthread_mutex_destroy(&c->lock);
 		pthread_mutex_destroy(&c->connect_lock);
@@ -971,9 +1194,13 @@ void rpcrdma_client_destroy(struct rpcrdma_client *c)
 	while (!rpcrdma__list_empty(&c->waiting)) {
 		struct creq *r = rpcrdma__container_of(rpcrdma__list_pop(&c->waiting), struct creq, node);
 
+		pthread_mutex_lock(&c->lock);
+		xid_del(c, r);
+		pthread_mutex_unlock(&c->lock);
 		r->done(r->call, -ECANCELED, r->arg);
 		free(r);
 	}
+	rpcrdma_idr_destroy(c->xids);  /* empty: every call completed */
 	pthread_cond_destroy(&c->reap_cv);
 	pthread_mutex_destroy(&c->lock);
 	pthread_mutex_destroy(&c->connect_lock);

@@ -91,6 +91,59 @@ void rpcrdma__read_done(struct rpcrdma__ctxt *c, const struct ibv_wc *wc)
 	rpcrdma__conn_put(conn);
 }
 
+/* RDMA Read WR n of r: len bytes at (rkey, raddr) into dst. */
+static void read_wr(struct rpcrdma__read *r, unsigned n, uint32_t rkey, uint64_t raddr,
+		    uint8_t *dst, uint32_t len, uint32_t lkey)
+{
+	r->sges[n].addr = (uintptr_t)dst;
+	r->sges[n].length = len;
+	r->sges[n].lkey = lkey;
+	memset(&r->wrs[n], 0, sizeof(r->wrs[n]));
+	r->wrs[n].wr_id = (uintptr_t)&r->c;
+	r->wrs[n].sg_list = &r->sges[n];
+	r->wrs[n].num_sge = 1;
+	r->wrs[n].opcode = IBV_WR_RDMA_READ;
+	r->wrs[n].send_flags = IBV_SEND_SIGNALED;
+	r->wrs[n].wr.rdma.remote_addr = raddr;
+	r->wrs[n].wr.rdma.rkey = rkey;
+	if (n)
+		r->wrs[n - 1].next = &r->wrs[n];
+}
+
+/*
+ * Reads [off, off + len) of chunk ch (the position-zero chunk) into dst:
+ * one RDMA Read per segment piece.  Returns the WRs added at r->wrs + n.
+ */
+static unsigned read_range(struct rpcrdma__read *r, unsigned n, const struct rpcrdma_chunk *ch,
+			   uint64_t off, uint64_t len, uint8_t *dst, uint32_t lkey)
+{
+	struct rpcrdma_chunk c = *ch;
+	struct rpcrdma_segment seg;
+
+	while (len && rpcrdma_next_segment(&c, &seg)) {
+		uint64_t k;
+
+		if (off >= seg.length) {
+			off -= seg.length;
+			continue;
+		}
+		k = seg.length - off < len ? seg.length - off : len;
+		read_wr(r, n++, seg.handle, seg.offset + off, dst, (uint32_t)k, lkey);
+		dst += k;
+		len -= k;
+		off = 0;
+	}
+	return n;
+}
+
+/*
+ * Reassembles the call: the message the data chunks are spliced into (the
+ * inline bytes after the header for RDMA_MSG, the position-zero chunk for
+ * RDMA_NOMSG, RFC 8166 section 3.5.3) with every other read chunk at its
+ * position, which counts bytes of the reassembled call, followed by its XDR
+ * roundup.  The position-zero chunk's pieces are pulled straight to where
+ * they belong, so nothing is copied after the reads.
+ */
 int rpcrdma__read_chunks(struct rpcrdma_call *call)
 {
 	struct rpcrdma__conn *conn = call->conn;
@@ -98,25 +151,36 @@ int rpcrdma__read_chunks(struct rpcrdma_call *call)
 	const uint8_t *inl = call->c.buf + h->hdrlen;
 	size_t inl_len = call->byte_len - h->hdrlen;
 	struct rpcrdma_chunk_iter it;
-	struct rpcrdma_chunk ch;
+	struct rpcrdma_chunk ch, pz;
 	struct rpcrdma_segment seg;
 	struct rpcrdma__read *r;
-	uint64_t total = inl_len, pos = 0, used = 0;
-	size_t out = 0, in = 0;
+	uint64_t base_len, total, pos = 0, used = 0, in = 0;
+	size_t out = 0;
+	bool nomsg = h->type == RPCRDMA_NOMSG;
 	unsigned n = 0;
 	int err;
 
-	/* Sizes first: every chunk's data plus its XDR roundup. */
 	rpcrdma_read_chunks(h, &it);
+	if (nomsg) {
+		/* The checker made the position-zero chunk the first one. */
+		if (!rpcrdma_next_chunk(&it, &pz) || pz.position != 0)
+			return -EINVAL;
+		base_len = pz.length;
+		inl_len = 0;  /* RDMA_NOMSG has no inline message */
+	} else {
+		base_len = inl_len;
+	}
+	/* Sizes first: every data chunk plus its XDR roundup, each at a
+	 * position inside the message it is spliced into. */
+	total = base_len;
 	while (rpcrdma_next_chunk(&it, &ch)) {
-		if (ch.position == 0 && (h->type != RPCRDMA_NOMSG || h->read_chunks != 1))
-			return -EINVAL;  /* position zero: the whole call, alone */
-		/* Positions count bytes of the whole reassembled stream. */
-		if (ch.position < pos || ch.position - pos > inl_len - used)
+		uint64_t pad = (4 - (ch.length & 3)) & 3;
+
+		if (ch.position == 0 || ch.position < pos || ch.position - pos > base_len - used)
 			return -EINVAL;
 		used += ch.position - pos;
-		pos = ch.position + ch.length + ((4 - (ch.length & 3)) & 3);
-		total += ch.length + ((4 - (ch.length & 3)) & 3);
+		pos = ch.position + ch.length + pad;
+		total += ch.length + pad;
 	}
 	if (total > conn->l->opts.max_call_bytes || total == 0)
 		return -EMSGSIZE;
@@ -127,8 +191,10 @@ int rpcrdma__read_chunks(struct rpcrdma_call *call)
 	r->c.type = RPCRDMA__WR_READ;
 	r->conn = conn;
 	r->call = call;
-	r->wrs = calloc(h->read_segments, sizeof(*r->wrs));
-	r->sges = calloc(h->read_segments, sizeof(*r->sges));
+	/* data segments, plus the position-zero chunk's segments each cut
+	 * at most once by every data chunk */
+	r->wrs = calloc((size_t)h->read_segments + h->read_chunks, sizeof(*r->wrs));
+	r->sges = calloc((size_t)h->read_segments + h->read_chunks, sizeof(*r->sges));
 	if (!r->wrs || !r->sges) {
 		err = -ENOMEM;
 		goto fail;
@@ -137,37 +203,36 @@ int rpcrdma__read_chunks(struct rpcrdma_call *call)
 	if (err)
 		goto fail;
 
+	uint8_t *dst = call->pulled.addr;
+	uint32_t lkey = call->pulled.mr->lkey;
+
 	rpcrdma_read_chunks(h, &it);
+	if (nomsg)
+		rpcrdma_next_chunk(&it, &pz);
 	while (rpcrdma_next_chunk(&it, &ch)) {
 		size_t pad = (4 - (ch.length & 3)) & 3;
+		size_t before = ch.position - out;  /* message bytes before it */
 
-		/* The inline bytes before the chunk's position. */
-		memcpy(call->pulled.addr + out, inl + in, ch.position - out);
-		in += ch.position - out;
+		if (nomsg)
+			n = read_range(r, n, &pz, in, before, dst + out, lkey);
+		else
+			memcpy(dst + out, inl + in, before);
+		in += before;
 		out = ch.position;
 		while (rpcrdma_next_segment(&ch, &seg)) {
 			if (seg.length == 0)
 				continue;
-			r->sges[n].addr = (uintptr_t)(call->pulled.addr + out);
-			r->sges[n].length = seg.length;
-			r->sges[n].lkey = call->pulled.mr->lkey;
-			r->wrs[n].wr_id = (uintptr_t)&r->c;
-			r->wrs[n].sg_list = &r->sges[n];
-			r->wrs[n].num_sge = 1;
-			r->wrs[n].opcode = IBV_WR_RDMA_READ;
-			r->wrs[n].send_flags = IBV_SEND_SIGNALED;
-			r->wrs[n].wr.rdma.remote_addr = seg.offset;
-			r->wrs[n].wr.rdma.rkey = seg.handle;
-			if (n)
-				r->wrs[n - 1].next = &r->wrs[n];
+			read_wr(r, n++, seg.handle, seg.offset, dst + out, seg.length, lkey);
 			out += seg.length;
-			n++;
 		}
-		memset(call->pulled.addr + out, 0, pad);
+		memset(dst + out, 0, pad);
 		out += pad;
 	}
-	memcpy(call->pulled.addr + out, inl + in, inl_len - in);
-	out += inl_len - in;
+	if (nomsg)
+		n = read_range(r, n, &pz, in, base_len - in, dst + out, lkey);
+	else
+		memcpy(dst + out, inl + in, inl_len - in);
+	out += base_len - in;
 	call->iov.iov_base = call->pulled.addr;
 	call->iov.iov_len = out;
 	if (n == 0) {

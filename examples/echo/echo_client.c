@@ -6,7 +6,10 @@
  *   --mode M      inline | auto (call data may go by read chunk, reply by
  *                 write chunk) | reply (reply by reply chunk) | pos0 (whole
  *                 call by position-zero read chunk, reply by write chunk) |
- *                 pos0-reply
+ *                 pos0-reply | pos0-data (the second half of the data marked
+ *                 as the data item: a large call goes as RDMA_NOMSG with the
+ *                 first half in the position-zero chunk and the data item in
+ *                 a read chunk at its position)
  *   --sizes LIST  comma-separated byte counts (default by mode, up to 4 MiB)
  *   --count N     calls per size (3)
  *   --null N      NULL calls first (10)
@@ -27,7 +30,7 @@
 
 struct cfg {
 	struct sockaddr_storage ss;
-	bool mark_bulk, offer_write, reply_chunk;
+	bool mark_bulk, offer_write, reply_chunk, bulk_half;
 	size_t sizes[64];
 	unsigned nsizes, count, nulls, depth, credits;
 };
@@ -82,8 +85,10 @@ static int xfer_init(struct xfer *x, const struct cfg *cf, uint32_t xid, uint32_
 	x->call.iov = &x->iov;
 	x->call.iovcnt = 1;
 	if (cf->mark_bulk && proc == ECHO_PROC_ECHO) {
-		x->call.bulk_offset = ECHO_CALL_HDR + 4;
-		x->call.bulk_length = dlen;
+		size_t off = cf->bulk_half ? (dlen / 2) & ~(size_t)3 : 0;
+
+		x->call.bulk_offset = ECHO_CALL_HDR + 4 + off;
+		x->call.bulk_length = dlen - off;
 	}
 	x->call.reply_buf = x->rbuf;
 	x->call.reply_len = x->rlen;
@@ -190,13 +195,68 @@ static int run_async(struct rpcrdma_client *c, const struct cfg *cf, uint32_t *x
 			}
 			sent++;
 		}
-		pthread_cond_wait(&st.cv, &st.m);
+		/* Calls refused at once (no connection: the server went away)
+		 * count as done without a callback: wait only while some are
+		 * still in flight, or the last refusal leaves us waiting for
+		 * a signal that never comes. */
+		if (st.done < count)
+			pthread_cond_wait(&st.cv, &st.m);
 	}
 	pthread_mutex_unlock(&st.m);
 	free(ax);
 	if (st.bad)
 		rc = -1;
 	return rc;
+}
+
+/*
+ * Two calls with the same xid in flight: the second must be refused with
+ * -EEXIST (the transport keeps calls by xid).  The first could in principle
+ * complete before the second is submitted; a few tries make sure one is
+ * refused.  Returns 0 when a duplicate was refused and every call that
+ * went out completed correctly.
+ */
+static int dup_xid_check(struct rpcrdma_client *c, const struct cfg *cf, uint32_t *xid)
+{
+	int refused = 0, bad = 0;
+
+	for (int i = 0; i < 10 && !refused; i++) {
+		struct async_state st = { .done = 0 };
+		struct async_x a[2];
+		unsigned sent = 0;
+
+		pthread_mutex_init(&st.m, NULL);
+		pthread_cond_init(&st.cv, NULL);
+		++*xid;
+		pthread_mutex_lock(&st.m);
+		for (int k = 0; k < 2; k++) {
+			a[k].st = &st;
+			a[k].proc = ECHO_PROC_NULL;
+			if (xfer_init(&a[k].x, cf, *xid, ECHO_PROC_NULL, 0)) {
+				xfer_fini(&a[k].x);
+				bad = 1;
+				continue;
+			}
+			int err = rpcrdma_client_call_async(c, &a[k].x.call, async_done, &a[k]);
+
+			if (err == 0) {
+				sent++;
+				continue;
+			}
+			if (err == -EEXIST && k == 1)
+				refused = 1;
+			else
+				bad = 1;
+			xfer_fini(&a[k].x);
+		}
+		while (st.done < sent)
+			pthread_cond_wait(&st.cv, &st.m);
+		pthread_mutex_unlock(&st.m);
+		if (st.bad)
+			bad = 1;
+	}
+	printf("duplicate xid: %s\n", refused ? "refused (-EEXIST)" : "never refused");
+	return refused && !bad ? 0 : -1;
 }
 
 struct thr {
@@ -233,6 +293,8 @@ static void *client_main(void *arg)
 			t->rc = -1;
 		xfer_fini(&x);
 	}
+	if (cf->nulls && t->idx == 0 && dup_xid_check(c, cf, &xid))
+		t->rc = -1;
 	for (unsigned s = 0; s < cf->nsizes; s++) {
 		int bad = 0;
 
@@ -344,6 +406,8 @@ int main(int argc, char **argv)
 			cf.mark_bulk = cf.reply_chunk = true;
 		} else if (!strcmp(mode, "pos0")) {
 			cf.offer_write = true;
+		} else if (!strcmp(mode, "pos0-data")) {
+			cf.mark_bulk = cf.offer_write = cf.bulk_half = true;
 		} else if (!strcmp(mode, "pos0-reply")) {
 			cf.reply_chunk = true;
 		} else {

@@ -7,7 +7,8 @@
  *  - inline (RDMA_MSG) when the call fits the server's receive size;
  *  - else with the marked bulk data item in a read chunk at its XDR
  *    position (the server pulls it by RDMA Read);
- *  - else as RDMA_NOMSG with the whole call in a position-zero read chunk.
+ *  - else as RDMA_NOMSG with the call in a position-zero read chunk (and
+ *    the marked data item, if any, still in its own read chunk).
  * For the reply it offers a write chunk over `reply_bulk` (when given) and
  * a reply chunk over `reply_buf` when that buffer is larger than what fits
  * inline.
@@ -66,9 +67,19 @@ RPCRDMA_API void rpcrdma_client_destroy(struct rpcrdma_client *c);
  * One call.  The caller owns every buffer and must keep them (and this
  * structure) unchanged and alive until the call completes.
  *  - iov/iovcnt: the RPC call message; its first 4 bytes are the xid, which
- *    must be unique among the client's calls in flight.
+ *    must be unique among the client's calls not yet completed (else
+ *    call_async fails with -EEXIST).  Calls are kept by xid in an IDR
+ *    (rpcrdma/idr.h) from call_async until done: a reply is matched to the
+ *    call with its xid sent on the connection it arrived on, so a late
+ *    reply from a broken connection matches nothing.
  *  - [bulk_offset, bulk_offset + bulk_length): a data item the transport
- *    may move to a read chunk (its XDR pad after it is left out with it).
+ *    may move to a read chunk (its XDR pad after it is left out with it);
+ *    bulk_offset is an XDR position: a multiple of 4, past the xid (else
+ *    -EINVAL).  A call too long to send inline goes as RDMA_MSG with the
+ *    data item in a read chunk when the rest fits inline, else as
+ *    RDMA_NOMSG with the rest in a position-zero read chunk and the data
+ *    item still in its own read chunk (whole call by position zero when
+ *    there is no data item).
  *  - reply_buf/reply_len: receives the reply (without the part that came
  *    through the write chunk).  reply_bulk/reply_bulk_len: when non-NULL, a
  *    write chunk is offered over it.
@@ -102,8 +113,13 @@ typedef void (*rpcrdma_client_done)(struct rpcrdma_client_call *call, int status
  * Queues a call, reconnecting first when the client has no connection.
  * May be called from a done callback.  Returns 0 (done will be called) or a
  * negative errno (done is never called): -EINVAL, -ENOMEM, the connect
- * error (-ECONNREFUSED, -EHOSTUNREACH, ...), or -ENOTCONN (the connection
- * broke between connecting and queueing).
+ * error (-ECONNREFUSED, -EHOSTUNREACH, ...), -ENOTCONN (the connection
+ * broke between connecting and queueing), -EEXIST (a call with the same
+ * xid is in flight), or what sending it at once failed with (-EMSGSIZE:
+ * the call does not fit; -ENOMEM/-EIO: registering its buffers failed).
+ * done is never called from inside this function, so the caller may hold
+ * a lock that its done callback takes; it may run on a poller thread
+ * before this function returns.
  */
 RPCRDMA_API int rpcrdma_client_call_async(struct rpcrdma_client *c,
 					  struct rpcrdma_client_call *call,

@@ -218,7 +218,17 @@ RPCRDMA_API const char *rpcrdma_check_reason_str(enum rpcrdma_check_reason reaso
  *    is allowed only with RDMA_NOMSG [POS_ZERO]; RDMA_NOMSG requires one,
  *    since the call is conveyed in it (a reply chunk carries only the reply,
  *    so an RDMA_NOMSG call without a position-zero read chunk has no RPC
- *    message) [NOMSG].
+ *    message) [NOMSG].  Other read chunks may come with it (RFC 8166
+ *    section 3.5.3: a Long Call may still move DDP-eligible data items in
+ *    read chunks; Linux's svcrdma reassembles such calls the same way): the position-zero chunk then holds the call
+ *    without those items, as the inline part of an RDMA_MSG call would, and
+ *    the others' positions are offsets in the reassembled call, so the
+ *    position-zero chunk takes no room in their order: the first of them
+ *    may be at any position from 4, and the order and overlap rule above
+ *    applies among them.  The checker does not know how long the message a
+ *    chunk is spliced into is (the inline part, or the position-zero chunk
+ *    whose data it has not seen); the transport checks every position
+ *    against it when it reassembles the call.
  *  - Write list: each chunk has 1..max_segments segments [NO_SEGMENTS,
  *    TOO_MANY_SEGMENTS] summing to <= max_chunk_bytes [CHUNK_LENGTH]; at most
  *    max_write_chunks chunks [TOO_MANY_CHUNKS].
@@ -426,7 +436,9 @@ RPCRDMA_API int rpcrdma_encode_call(void *out, size_t len, const struct rpcrdma_
  * bytes; RDMA_MSGP and unknown types [PROC]; the read list must be empty
  * [REPLY_READS]; write chunks as for calls except that a chunk may have zero
  * segments (a Responder may return unused chunks empty); the reply chunk is
- * required with RDMA_NOMSG [NOMSG] and forbidden with RDMA_MSG
+ * required with RDMA_NOMSG, where it carries the whole RPC reply, so it must
+ * have at least one segment and a nonzero length there (an empty reply
+ * chunk conveys no reply) [NOMSG], and forbidden with RDMA_MSG
  * [REPLY_CHUNK]; RDMA_ERROR carries ERR_VERS (+ low, high) or ERR_CHUNK
  * [ERRCODE]; segment lengths here are the bytes the Responder wrote and the
  * same limits apply.

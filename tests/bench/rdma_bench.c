@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * rpcrdma-bench ADDR PORT [--quick] [--busy] [--samples FILE]
+ * rpcrdma-bench ADDR PORT [--quick] [--busy] [--direct] [--samples FILE] [--only PHASE]
+ *   --only lat|rate|bw: run that phase alone (to profile it)
  *   --busy: the client's poller busy-polls (default: workqueue, 1 thread)
  *   --direct: the calling thread polls a DIRECT poller while it waits
  *
@@ -200,6 +201,7 @@ int main(int argc, char **argv)
 	struct sockaddr_storage ss;
 	const char *samples = NULL;
 	bool quick = false, busy = false, use_direct = false;
+	bool phase_lat = true, phase_rate = true, phase_bw = true;
 	unsigned nlat, nrate, nbw;
 	uint64_t *lat;
 	struct slot s;
@@ -218,6 +220,13 @@ int main(int argc, char **argv)
 			busy = true;
 		else if (!strcmp(argv[i], "--direct"))
 			use_direct = true;
+		else if (!strcmp(argv[i], "--only") && i + 1 < argc) {
+			/* one phase: lat, rate or bw (for profiling it alone) */
+			i++;
+			phase_lat = !strcmp(argv[i], "lat");
+			phase_rate = !strcmp(argv[i], "rate");
+			phase_bw = !strcmp(argv[i], "bw");
+		}
 	}
 	nlat = quick ? 300 : 2000;
 	nrate = quick ? 2000 : 20000;
@@ -240,75 +249,81 @@ int main(int argc, char **argv)
 	if (use_direct)
 		direct = p;
 
-	/* NULL round trip, one call at a time. */
-	lat = calloc(nlat, sizeof(*lat));
-	if (!lat || slot_alloc(&s, 0))
-		return 1;
-	for (unsigned i = 0; i < nlat + 50; i++) {
-		uint64_t t0;
-
-		slot_setup(&s, ECHO_PROC_NULL, 0, 0x70000000u + i);
-		t0 = now_ns();
-		if (direct) {
-			struct async one = { .c = c, .proc = ECHO_PROC_NULL };
-
-			pthread_mutex_init(&one.m, NULL);
-			pthread_cond_init(&one.cv, NULL);
-			s.a = &one;
-			err = rpcrdma_client_call_async(c, &s.call, done_cb, &s);
-			while (!err && !one.done)
-				rpcrdma_poller_poll(direct, 0);
-			if (!err && one.bad)
-				err = -EIO;
-		} else {
-			err = rpcrdma_client_call(c, &s.call, 10000);
-		}
-		if (err) {
-			fprintf(stderr, "NULL call: %s\n", strerror(-err));
+	if (phase_lat) {
+		/* NULL round trip, one call at a time. */
+		lat = calloc(nlat, sizeof(*lat));
+		if (!lat || slot_alloc(&s, 0))
 			return 1;
+		for (unsigned i = 0; i < nlat + 50; i++) {
+			uint64_t t0;
+
+			slot_setup(&s, ECHO_PROC_NULL, 0, 0x70000000u + i);
+			t0 = now_ns();
+			if (direct) {
+				struct async one = { .c = c, .proc = ECHO_PROC_NULL };
+
+				pthread_mutex_init(&one.m, NULL);
+				pthread_cond_init(&one.cv, NULL);
+				s.a = &one;
+				err = rpcrdma_client_call_async(c, &s.call, done_cb, &s);
+				while (!err && !one.done)
+					rpcrdma_poller_poll(direct, 0);
+				if (!err && one.bad)
+					err = -EIO;
+			} else {
+				err = rpcrdma_client_call(c, &s.call, 10000);
+			}
+			if (err) {
+				fprintf(stderr, "NULL call: %s\n", strerror(-err));
+				return 1;
+			}
+			if (i >= 50)
+				lat[i - 50] = now_ns() - t0;   /* the first 50 warm up */
 		}
-		if (i >= 50)
-			lat[i - 50] = now_ns() - t0;   /* the first 50 warm up */
-	}
-	slot_free(&s);
-	if (samples) {
-		FILE *f = fopen(samples, "w");
+		slot_free(&s);
+		if (samples) {
+			FILE *f = fopen(samples, "w");
 
-		for (unsigned i = 0; f && i < nlat; i++)
-			fprintf(f, "%u %.2f\n", i, (double)lat[i] / 1000.0);
-		if (f)
-			fclose(f);
-	}
-	qsort(lat, nlat, sizeof(*lat), cmp_u64);
-	printf("RESULT null_rtt_median %.1f us\n", (double)lat[nlat / 2] / 1000.0);
-	printf("RESULT null_rtt_p99 %.1f us\n", (double)lat[(size_t)nlat * 99 / 100] / 1000.0);
-	free(lat);
-
-	/* NULL calls per second, 32 in flight (the client follows the grant). */
-	{
-		double t = run(c, ECHO_PROC_NULL, 0, nrate, 32);
-
-		if (t <= 0)
-			return 1;
-		printf("RESULT null_rate %.0f calls/s\n", nrate / t);
-		printf("RESULT null_rate_mpps %.4f Mpps\n", nrate / t / 1e6);
+			for (unsigned i = 0; f && i < nlat; i++)
+				fprintf(f, "%u %.2f\n", i, (double)lat[i] / 1000.0);
+			if (f)
+				fclose(f);
+		}
+		qsort(lat, nlat, sizeof(*lat), cmp_u64);
+		printf("RESULT null_rtt_median %.1f us\n", (double)lat[nlat / 2] / 1000.0);
+		printf("RESULT null_rtt_p99 %.1f us\n", (double)lat[(size_t)nlat * 99 / 100] / 1000.0);
+		free(lat);
 	}
 
-	/* Bandwidth: bytes of data per second, 16 calls in flight. */
-	static const size_t sizes[] = { 65536, 1u << 20 };
-	static const struct { unsigned proc; const char *name; } kinds[] = {
-		{ ECHO_PROC_SOURCE, "write" }, { ECHO_PROC_SINK, "read" }, { ECHO_PROC_ECHO, "echo" },
-	};
-	for (unsigned k = 0; k < 3; k++)
-		for (unsigned z = 0; z < 2; z++) {
-			unsigned n = sizes[z] > 65536 ? nbw : nbw * 8;
-			double t = run(c, kinds[k].proc, sizes[z], n, 16);
+	if (phase_rate) {
+		/* NULL calls per second, 32 in flight (the client follows the grant). */
+		{
+			double t = run(c, ECHO_PROC_NULL, 0, nrate, 32);
 
 			if (t <= 0)
 				return 1;
-			printf("RESULT %s_bw_%zu %.1f MiB/s\n", kinds[k].name, sizes[z],
-			       (double)sizes[z] * n / t / (1 << 20));
+			printf("RESULT null_rate %.0f calls/s\n", nrate / t);
+			printf("RESULT null_rate_mpps %.4f Mpps\n", nrate / t / 1e6);
 		}
+	}
+
+	if (phase_bw) {
+		/* Bandwidth: bytes of data per second, 16 calls in flight. */
+		static const size_t sizes[] = { 65536, 1u << 20 };
+		static const struct { unsigned proc; const char *name; } kinds[] = {
+			{ ECHO_PROC_SOURCE, "write" }, { ECHO_PROC_SINK, "read" }, { ECHO_PROC_ECHO, "echo" },
+		};
+		for (unsigned k = 0; k < 3; k++)
+			for (unsigned z = 0; z < 2; z++) {
+				unsigned n = sizes[z] > 65536 ? nbw : nbw * 8;
+				double t = run(c, kinds[k].proc, sizes[z], n, 16);
+
+				if (t <= 0)
+					return 1;
+				printf("RESULT %s_bw_%zu %.1f MiB/s\n", kinds[k].name, sizes[z],
+				       (double)sizes[z] * n / t / (1 << 20));
+			}
+	}
 	rpcrdma_client_destroy(c);
 	rpcrdma_poller_destroy(p);
 	return 0;

@@ -3,6 +3,7 @@
 #include <errno.h>
 
 #include "wire_util.h"
+#include "xdr.h"
 
 static struct wbuf b;
 static struct rpcrdma_hdr hdr;
@@ -254,6 +255,86 @@ static void test_nomsg_position_zero(void **state)
 	put_seg(&b, 9, 4096, 0x99);
 	assert_int_equal(check_call_copy(b.w, bytes(), &hdr, NULL), -EINVAL);
 	assert_int_equal(hdr.reason, RPCRDMA_CHECK_NOMSG);
+}
+
+/*
+ * RFC 8166 section 3.5.3: a Long Call (RDMA_NOMSG, the call in a
+ * position-zero read chunk) may move data items in read chunks at other
+ * positions, which are offsets in the reassembled call.  A byte-exact
+ * header: a two-segment position-zero chunk (100 + 60 bytes of call without
+ * its data items), a 4096-byte data item at position 40 (inside the part
+ * the position-zero chunk carries), a 10-byte one at 4144 (40 + 4096 + 8),
+ * no write list, a one-segment reply chunk.
+ */
+static const char nomsg_pz_data_hex[] =
+	"11223344 00000001 00000020 00000001"
+	"00000001 00000000 00000101 00000064 00000000 00010000" /* pos 0, 100 B */
+	"00000001 00000000 00000102 0000003c 00000000 00020000" /* pos 0, 60 B */
+	"00000001 00000028 00000201 00001000 00000000 00030000" /* pos 40, 4096 B */
+	"00000001 00001030 00000202 0000000a 00000000 00040000" /* pos 4144, 10 B */
+	"00000000"
+	"00000000"
+	"00000001 00000001 00000301 00002000 00000000 00050000";
+
+static void test_nomsg_position_zero_with_data(void **state)
+{
+	(void)state;
+	static uint32_t raw[64];
+	size_t n = hex(nomsg_pz_data_hex, (uint8_t *)raw);
+	struct rpcrdma_chunk_iter it;
+	struct rpcrdma_chunk ch;
+	struct rpcrdma_segment seg;
+
+	assert_int_equal(n, 4 * 4 + 4 * 24 + 4 + 4 + 24);
+	assert_int_equal(check_call_copy(raw, n, &hdr, NULL), (int)n);
+	assert_int_equal(rpcrdma__check_call_general(raw, n, &hdr), (int)n);
+	assert_int_equal(rpcrdma_check_call(raw, n, &hdr), (int)n);
+	assert_int_equal(hdr.type, RPCRDMA_NOMSG);
+	assert_int_equal(hdr.read_chunks, 3);
+	assert_int_equal(hdr.read_segments, 4);
+	assert_int_equal(hdr.reply_segments, 1);
+	rpcrdma_read_chunks(&hdr, &it);
+	assert_true(rpcrdma_next_chunk(&it, &ch));
+	assert_int_equal(ch.position, 0);
+	assert_int_equal(ch.nsegs, 2);
+	assert_int_equal(ch.length, 160);
+	assert_true(rpcrdma_next_segment(&ch, &seg));
+	assert_int_equal(seg.handle, 0x101);
+	assert_int_equal(seg.offset, 0x10000);
+	assert_true(rpcrdma_next_chunk(&it, &ch));
+	assert_int_equal(ch.position, 40);
+	assert_int_equal(ch.length, 4096);
+	assert_true(rpcrdma_next_chunk(&it, &ch));
+	assert_int_equal(ch.position, 4144);
+	assert_int_equal(ch.length, 10);
+	assert_false(rpcrdma_next_chunk(&it, &ch));
+
+	/* the same list with RDMA_MSG: position zero is not allowed */
+	raw[3] = RPCRDMA_XDR_MSG;
+	assert_int_equal(check_call_copy(raw, n, &hdr, NULL), -EINVAL);
+	assert_int_equal(hdr.reason, RPCRDMA_CHECK_POS_ZERO);
+	raw[3] = RPCRDMA_XDR_NOMSG;
+
+	/* the data items still must not overlap each other: the 4096-byte
+	 * one occupies [40, 4136) of the call, so the next may start at 4136 */
+	raw[4 + 18 + 1] = __builtin_bswap32(4132);
+	assert_int_equal(check_call_copy(raw, n, &hdr, NULL), -EINVAL);
+	assert_int_equal(hdr.reason, RPCRDMA_CHECK_OVERLAP);
+	raw[4 + 18 + 1] = __builtin_bswap32(4136); /* adjacent: fine */
+	assert_int_equal(check_call_copy(raw, n, &hdr, NULL), (int)n);
+	raw[4 + 18 + 1] = __builtin_bswap32(4144);
+
+	/* a position-zero entry after a data chunk: out of order */
+	raw[4 + 6 + 1] = __builtin_bswap32(40);  /* second segment moves to 40 */
+	raw[4 + 12 + 1] = __builtin_bswap32(0);  /* and the 4096 B one to 0 */
+	assert_int_equal(check_call_copy(raw, n, &hdr, NULL), -EINVAL);
+	assert_int_equal(hdr.reason, RPCRDMA_CHECK_OVERLAP);
+	hex(nomsg_pz_data_hex, (uint8_t *)raw);
+
+	/* data positions are still multiples of 4 */
+	raw[4 + 12 + 1] = __builtin_bswap32(42);
+	assert_int_equal(check_call_copy(raw, n, &hdr, NULL), -EINVAL);
+	assert_int_equal(hdr.reason, RPCRDMA_CHECK_POSITION);
 }
 
 /* A read list with the given (position, length) entries, then empty lists. */
@@ -524,6 +605,7 @@ int main(void)
 		cmocka_unit_test(test_bad_version),
 		cmocka_unit_test(test_every_type),
 		cmocka_unit_test(test_nomsg_position_zero),
+		cmocka_unit_test(test_nomsg_position_zero_with_data),
 		cmocka_unit_test(test_positions),
 		cmocka_unit_test(test_discriminators),
 		cmocka_unit_test(test_huge_counts),

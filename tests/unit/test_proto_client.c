@@ -166,6 +166,48 @@ static void test_reply_checker(void **state)
 	assert_int_equal(rpcrdma_check_reply_ex(b.w, b.n * 4, &h, NULL), (int)(b.n * 4));
 }
 
+/*
+ * An RDMA_NOMSG reply carries the RPC reply in its reply chunk (RFC 8166
+ * section 3.5.3, Long Reply), so a reply chunk returned with no segment or
+ * with 0 bytes leaves it without a reply: rejected [NOMSG], byte-exact.
+ */
+static void test_reply_nomsg_empty_chunk(void **state)
+{
+	(void)state;
+	static uint32_t raw[32];
+	struct rpcrdma_hdr h;
+	size_t n;
+
+	n = hex("11223344 00000001 00000020 00000001 00000000 00000000"
+		"00000001 00000000", (uint8_t *)raw);  /* reply chunk, 0 segments */
+	assert_int_equal(n, 32);
+	assert_int_equal(check_reply_copy(raw, n, &h), -EINVAL);
+	assert_int_equal(h.reason, RPCRDMA_CHECK_NOMSG);
+
+	n = hex("11223344 00000001 00000020 00000001 00000000 00000000"
+		"00000001 00000001 00000009 00000000 00000000 00001000", (uint8_t *)raw);
+	assert_int_equal(n, 48);  /* one segment, 0 bytes written */
+	assert_int_equal(check_reply_copy(raw, n, &h), -EINVAL);
+	assert_int_equal(h.reason, RPCRDMA_CHECK_NOMSG);
+
+	raw[9] = __builtin_bswap32(0x64);  /* 100 bytes written: a reply */
+	assert_int_equal(check_reply_copy(raw, n, &h), 48);
+	assert_int_equal(h.type, RPCRDMA_NOMSG);
+	assert_int_equal(h.reply_segments, 1);
+
+	/* a two-segment chunk with bytes in its second segment only is fine */
+	n = hex("11223344 00000001 00000020 00000001 00000000 00000000"
+		"00000001 00000002 00000009 00000000 00000000 00001000"
+		"0000000a 00000008 00000000 00002000", (uint8_t *)raw);
+	assert_int_equal(check_reply_copy(raw, n, &h), (int)n);
+
+	/* with RDMA_MSG a reply chunk, even an empty one, is still refused */
+	n = hex("11223344 00000001 00000020 00000000 00000000 00000000"
+		"00000001 00000000", (uint8_t *)raw);
+	assert_int_equal(check_reply_copy(raw, n, &h), -EINVAL);
+	assert_int_equal(h.reason, RPCRDMA_CHECK_REPLY_CHUNK);
+}
+
 /* ------------------------------------------------------------------------
  * Round trip.
  */
@@ -321,8 +363,11 @@ static void test_round_trip(void **state)
 		bool nomsg = m.has_reply && rnd_below(&seed, 2);
 		uint32_t reply_written = 0;
 		if (nomsg) {
+			/* an RDMA_NOMSG reply carries 1 byte or more */
 			rpcrdma_reply_chunk(&h, &ch);
-			reply_written = (uint32_t)(rnd(&seed) % (ch.length + 1));
+			nomsg = ch.length > 0;
+			if (nomsg)
+				reply_written = 1 + (uint32_t)(rnd(&seed) % ch.length);
 		}
 		static uint32_t rep[2048];
 		int rn = rpcrdma_encode_reply(rep, sizeof(rep), &h, __builtin_bswap32(17), written,
@@ -357,6 +402,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_encode_call_vector),
 		cmocka_unit_test(test_reply_checker),
+		cmocka_unit_test(test_reply_nomsg_empty_chunk),
 		cmocka_unit_test(test_round_trip),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -35,6 +35,33 @@ rdma_client() {
 	cat /tmp/cli.log
 	[ $_rc = 0 ] || { rr_say "server log:"; cat "$srvlog"; rr_fail "client $* failed (rc=$_rc)"; }
 	grep -q '^PASS' /tmp/cli.log || rr_fail "client $*: no PASS"
+	rdma_client_log_clean /tmp/cli.log "client $*"
+}
+
+# rdma_client_log_clean LOG WHO: no sanitizer report, no lost context.
+rdma_client_log_clean() {
+	grep -q 'Sanitizer' "$1" && { cat "$1"; rr_fail "$2: sanitizer report"; }
+	grep -q 'contexts_lost=' "$1" && { cat "$1"; rr_fail "$2: contexts lost"; }
+	return 0
+}
+
+# rdma_lsan_check: with RPCRDMA_EXPECT_LSAN=1 (tests/vm/meson.build sets it
+# in a sanitizer build) shows that LeakSanitizer works in the guest: the
+# lsan-probe program leaks on purpose and must be reported, with the exit
+# code ASAN_OPTIONS asks for; and the programs under test are ASan builds.
+# A clean fault run then means no leak, not no leak checker.
+rdma_lsan_check() {
+	[ "${RPCRDMA_EXPECT_LSAN:-0}" = 1 ] || return 0
+	lsan-probe >/tmp/lsan-probe.log 2>&1
+	_rc=$?
+	if [ $_rc != 23 ] || ! grep -q 'LeakSanitizer: detected memory leaks' /tmp/lsan-probe.log; then
+		cat /tmp/lsan-probe.log
+		rr_fail "LeakSanitizer does not report in the guest (lsan-probe exit $_rc)"
+	fi
+	for _b in ${RDMA_SERVER:-rpcrdma-echo-server} rpcrdma-echo-client; do
+		grep -q AddressSanitizer "$(command -v $_b)" || rr_fail "$_b is not an ASan build"
+	done
+	rr_say "LeakSanitizer is live: lsan-probe's leak reported (exit $_rc); binaries are ASan builds"
 }
 
 # rdma_stat NAME: a server counter from its exit report (empty if 0).

@@ -325,6 +325,18 @@ int main(int argc, char **argv)
 	put32(w, i++, ++xid); put32(w, i++, 1); put32(w, i++, 8); put32(w, i++, RPCRDMA_MSG);
 	put32(w, i++, 1); put32(w, i++, 0); put32(w, i++, 0x1234);
 	probe(&a, "truncated read list", w, (size_t)i * 4, RPCRDMA_ERR_CHUNK, &xid);
+	/* RDMA_NOMSG with a data chunk at a position past the end of the call
+	 * its position-zero chunk carries (64 bytes): the checker cannot know,
+	 * the transport refuses it before reading anything */
+	i = 0;
+	put32(w, i++, ++xid); put32(w, i++, 1); put32(w, i++, 8); put32(w, i++, RPCRDMA_NOMSG);
+	put32(w, i++, 1); put32(w, i++, 0);
+	put32(w, i++, 0x51); put32(w, i++, 64); put32(w, i++, 0); put32(w, i++, 0x1000);
+	put32(w, i++, 1); put32(w, i++, 128);
+	put32(w, i++, 0x52); put32(w, i++, 8); put32(w, i++, 0); put32(w, i++, 0x2000);
+	put32(w, i++, 0); put32(w, i++, 0); put32(w, i++, 0);
+	probe(&a, "data chunk past the position-zero call", w, (size_t)i * 4, RPCRDMA_ERR_CHUNK,
+	      &xid);
 	/* 16 bytes: fixed part only */
 	null_call(w, ++xid);
 	probe(&a, "16-byte header", w, 16, RPCRDMA_ERR_CHUNK, &xid);
