@@ -23,12 +23,16 @@
  *   -w oneless  small charged for N - 1 connections
  *   a new connection to small: accepted, an ECHO call on it
  *   full
+ *   two 64 KiB ECHO calls on a big connection (read chunk, write chunk)
+ *   bulk        big charged 2 more: the bulk cache's two registrations
  *   every connection closed
- *   -w idle     only the listeners' per-device charges remain
+ *   -w idle     only the listeners' per-device charges (and big's two
+ *               cached registrations) remain
  *
  * Prints "PASS" when every step went as expected, else "FAIL: why".
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,36 +62,63 @@ static int connect_to(const struct sockaddr_storage *ss, struct rpcrdma_client *
 	return rpcrdma_client_create(poller, (const struct sockaddr *)ss, &o, out);
 }
 
-/* One inline ECHO of 100 bytes; 0 when the reply echoes them exactly. */
-static int echo(struct rpcrdma_client *c)
+/*
+ * One ECHO of len bytes (a multiple of 4); 0 when the reply echoes them
+ * exactly.  With bulk the data item is marked for a read chunk (used above
+ * the inline size) and a write chunk is offered for the reply (the server
+ * then always uses it, registering a source buffer from its bulk cache);
+ * without, everything is inline and no buffer is registered per call.
+ */
+static int echo_len(struct rpcrdma_client *c, uint32_t len, bool bulk_ok)
 {
-	uint8_t msg[ECHO_CALL_HDR + 4 + 100], reply[256];
+	uint8_t *msg = calloc(1, ECHO_CALL_HDR + 4 + len), *bulk = calloc(1, len ? len : 1);
+	uint8_t reply[256];
 	uint32_t xid = next_xid++;
-	struct iovec iov = { msg, sizeof(msg) };
+	struct iovec iov = { msg, ECHO_CALL_HDR + 4 + len };
 	struct rpcrdma_client_call call = {
 		.size = sizeof(call), .iov = &iov, .iovcnt = 1,
+		.bulk_offset = ECHO_CALL_HDR + 4, .bulk_length = len,
 		.reply_buf = reply, .reply_len = sizeof(reply),
+		.reply_bulk = bulk, .reply_bulk_len = len,
 	};
+	const uint8_t *got;
 	int err;
 
+	if (!bulk_ok) {
+		call.bulk_length = 0;
+		call.reply_bulk = NULL;
+		call.reply_bulk_len = 0;
+	}
+	if (!msg || !bulk) {
+		free(msg);
+		free(bulk);
+		return -ENOMEM;
+	}
 	echo_put32(msg, xid);
 	echo_put32(msg + 4, 0);
 	echo_put32(msg + 8, 2);
 	echo_put32(msg + 12, ECHO_PROG);
 	echo_put32(msg + 16, ECHO_VERS);
 	echo_put32(msg + 20, ECHO_PROC_ECHO);
-	memset(msg + 24, 0, 16);
-	echo_put32(msg + ECHO_CALL_HDR, 100);
-	for (int i = 0; i < 100; i++)
-		msg[ECHO_CALL_HDR + 4 + i] = (uint8_t)(xid * 7 + (uint32_t)i);
+	echo_put32(msg + ECHO_CALL_HDR, len);
+	for (uint32_t i = 0; i < len; i++)
+		msg[ECHO_CALL_HDR + 4 + i] = (uint8_t)(xid * 7 + i);
 	err = rpcrdma_client_call(c, &call, 10000);
-	if (err)
-		return err;
-	if (call.reply_got != ECHO_REPLY_HDR + 4 + 100 || echo_get32(reply) != xid ||
-	    echo_get32(reply + ECHO_REPLY_HDR) != 100 ||
-	    memcmp(reply + ECHO_REPLY_HDR + 4, msg + ECHO_CALL_HDR + 4, 100))
-		return -EBADMSG;
-	return 0;
+	/* Short data comes back inline, long data through the write chunk. */
+	got = call.bulk_got == len && len ? bulk : reply + ECHO_REPLY_HDR + 4;
+	if (!err && (call.reply_got < ECHO_REPLY_HDR + 4 || echo_get32(reply) != xid ||
+		     echo_get32(reply + ECHO_REPLY_HDR) != len ||
+		     (got != bulk && call.reply_got != ECHO_REPLY_HDR + 4 + len) ||
+		     memcmp(got, msg + ECHO_CALL_HDR + 4, len)))
+		err = -EBADMSG;
+	free(msg);
+	free(bulk);
+	return err;
+}
+
+static int echo(struct rpcrdma_client *c)
+{
+	return echo_len(c, 100, false);
 }
 
 static int snap(const char *args)
@@ -189,6 +220,16 @@ int main(int argc, char **argv)
 	if (echo_all(small, n, "small") || snap("full"))
 		goto out;
 	printf("after one closed: accepted again\n");
+
+	/* 64 KiB each way: an RDMA Read sink and a Write source registered
+	 * from big's bulk cache, charged while cached; the same again hits. */
+	for (int i = 0; i < 2; i++)
+		if ((err = echo_len(big[0], 65536, true))) {
+			fail("64 KiB echo on big", err);
+			goto out;
+		}
+	if (snap("bulk"))
+		goto out;
 
 	for (unsigned i = 0; i < n + 1; i++) {
 		rpcrdma_client_destroy(small[i]);
