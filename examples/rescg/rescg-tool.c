@@ -26,6 +26,8 @@
  *           [name]
  *           <the group's rdma.current>
  *           end usage K
+ *       followed (except at exit) by each listener's connection ids, in
+ *       increasing order: "conns K [name]: 2 5".
  *       SIGHUP reads LIMITS again and applies it (limits only change; new
  *       groups get no listener).  SIGINT/SIGTERM stop; then each listener's
  *       non-zero counters ("[name] rejects 1", "[name] rescg_denied 1").
@@ -148,8 +150,18 @@ static void echo_handle(struct rpcrdma_call *call, void *arg)
 	rpcrdma_call_reply(call, &r);
 }
 
-/* Every group's rdma.current, framed (see the usage at the top). */
-static int print_usage(struct rpcrdma_rescg *ctl, const char *tag)
+static void print_id(uint64_t id, uint32_t credits, const struct rpcrdma_stats *st, void *arg)
+{
+	(void)credits;
+	(void)st;
+	(void)arg;
+	printf(" %llu", (unsigned long long)id);
+}
+
+/* Every group's rdma.current, framed (see the usage at the top), then the
+ * connection ids of the nls listeners (one per group, in order). */
+static int print_usage(struct rpcrdma_rescg *ctl, const char *tag, struct rpcrdma_listener **ls,
+		       size_t nls)
 {
 	int rc = 0;
 
@@ -168,6 +180,13 @@ static int print_usage(struct rpcrdma_rescg *ctl, const char *tag)
 		free(buf);
 	}
 	printf("end usage %s\n", tag);
+	struct rpcrdma_rescg_group *g = NULL;
+
+	for (size_t i = 0; i < nls && (g = rpcrdma_rescg_group_next(ctl, g)); i++) {
+		printf("conns %s [%s]:", tag, rpcrdma_rescg_group_name(g));
+		rpcrdma_listener_foreach_conn(ls[i], print_id, NULL);
+		printf("\n");
+	}
 	fflush(stdout);
 	return rc;
 }
@@ -290,7 +309,7 @@ static int cmd_serve(int argc, char **argv)
 		if (sig < 0 && errno == EINTR)
 			continue;
 		snprintf(tag, sizeof(tag), "%lu", k++);
-		print_usage(ctl, tag);
+		print_usage(ctl, tag, ls, nls);
 	}
 	status = 0;
 out:
@@ -315,7 +334,7 @@ out:
 	}
 	free(ls);
 	rpcrdma_poller_destroy(p);
-	if (print_usage(ctl, "final"))
+	if (print_usage(ctl, "final", NULL, 0))
 		status = 1;
 	rpcrdma_rescg_destroy(ctl);
 	return status;

@@ -23,6 +23,9 @@
  *   -w oneless  small charged for N - 1 connections
  *   a new connection to small: accepted, an ECHO call on it
  *   full
+ *   ids         the connection ids: small's are 2 .. N and N + 3 (ids are
+ *               cyclic: the two rejected requests took N + 1 and N + 2, and
+ *               closed id 1 is not reused), big's 1 .. N + 1
  *   two 64 KiB ECHO calls on a big connection (read chunk, write chunk)
  *   bulk        big charged 2 more: the bulk cache's two registrations
  *   every connection closed
@@ -220,6 +223,8 @@ int main(int argc, char **argv)
 	if (echo_all(small, n, "small") || snap("full"))
 		goto out;
 	printf("after one closed: accepted again\n");
+	if (snap("ids"))
+		goto out;
 
 	/* 64 KiB each way: an RDMA Read sink and a Write source registered
 	 * from big's bulk cache, charged while cached; the same again hits. */
