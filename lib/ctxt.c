@@ -132,13 +132,44 @@ void rpcrdma__mrbuf_free(struct rpcrdma__mrbuf *b)
 
 /* ---- the registered-buffer cache ---- */
 
-void rpcrdma__mrcache_init(struct rpcrdma__mrcache *mc, struct ibv_pd *pd, size_t max_bytes)
+int rpcrdma__mrcache_init(struct rpcrdma__mrcache *mc, struct ibv_pd *pd, size_t max_bytes,
+			  struct rpcrdma_rescg_group *grp, const char *device,
+			  struct rpcrdma__counters *stats)
 {
+	int err = rpcrdma__rescg_ledger_init(&mc->led, grp, device);
+
+	if (err) {
+		mc->pd = NULL;
+		return err;
+	}
 	pthread_mutex_init(&mc->lock, NULL);
 	rpcrdma__list_init(&mc->free);
 	mc->bytes = 0;
 	mc->max_bytes = max_bytes;
 	mc->pd = pd;
+	mc->stats = stats;
+	return 0;
+}
+
+/* Charges one registration (1 hca_object) before it is made. */
+static int mrcache_charge(struct rpcrdma__mrcache *mc)
+{
+	int err;
+
+	pthread_mutex_lock(&mc->lock);
+	err = rpcrdma__rescg_ledger_charge(&mc->led, RPCRDMA_RES_HCA_OBJECT, 1);
+	pthread_mutex_unlock(&mc->lock);
+	if (err == -EAGAIN && mc->stats)
+		rpcrdma__count(mc->stats, NULL, RPCRDMA_STAT_RESCG_DENIED, 1);
+	return err;
+}
+
+/* Returns the charge of a registration undone or never made. */
+static void mrcache_uncharge(struct rpcrdma__mrcache *mc)
+{
+	pthread_mutex_lock(&mc->lock);
+	(void)rpcrdma__rescg_ledger_uncharge(&mc->led, RPCRDMA_RES_HCA_OBJECT, 1);
+	pthread_mutex_unlock(&mc->lock);
 }
 
 void rpcrdma__mrcache_fini(struct rpcrdma__mrcache *mc)
@@ -153,6 +184,9 @@ void rpcrdma__mrcache_fini(struct rpcrdma__mrcache *mc)
 		rpcrdma__mrbuf_free(b);
 		free(b);
 	}
+	/* Every buffer is back (the connections are gone): this returns
+	 * exactly the cached registrations just freed. */
+	rpcrdma__rescg_ledger_release(&mc->led);
 	pthread_mutex_destroy(&mc->lock);
 	mc->pd = NULL;
 }
@@ -191,9 +225,14 @@ int rpcrdma__mrcache_get(struct rpcrdma__mrcache *mc, struct rpcrdma__mrbuf *b, 
 		rpcrdma__list_init(&b->node);
 		return 0;
 	}
-	err = rpcrdma__mrbuf_alloc(b, mc->pd, cls, IBV_ACCESS_LOCAL_WRITE);
+	err = mrcache_charge(mc);
 	if (err)
 		return err;
+	err = rpcrdma__mrbuf_alloc(b, mc->pd, cls, IBV_ACCESS_LOCAL_WRITE);
+	if (err) {
+		mrcache_uncharge(mc);
+		return err;
+	}
 	b->cap = cls;
 	b->len = len;
 	return 0;
@@ -216,4 +255,5 @@ void rpcrdma__mrcache_put(struct rpcrdma__mrcache *mc, struct rpcrdma__mrbuf *b)
 	}
 	pthread_mutex_unlock(&mc->lock);
 	rpcrdma__mrbuf_free(b);
+	mrcache_uncharge(mc);
 }

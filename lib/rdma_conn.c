@@ -2,10 +2,12 @@
 /*
  * Server connection management: listen, accept with RFC 8797 private data,
  * per-device resources (PD, shared CQ, SRQ and its receive pool), queue
- * pairs, the credit grant, send-queue accounting, close and teardown.
+ * pairs, the credit grant, send-queue accounting, close and teardown, and
+ * the resource-controller charges of all of these (xprt.h).
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,6 +55,7 @@ static void conn_free(struct rpcrdma__conn *conn)
 	pthread_mutex_lock(&l->lock);
 	conn->freeing = true;
 	rpcrdma__list_del(&conn->lnode);
+	rpcrdma_idr_remove(l->conn_ids, (int)conn->conn_id);
 	if (dev->srq)
 		dev->srq_unpromised += rpcrdma_credits_grant(&conn->credits);
 	pthread_mutex_unlock(&l->lock);
@@ -63,6 +66,7 @@ static void conn_free(struct rpcrdma__conn *conn)
 	if (conn->have_recv_pool)
 		rpcrdma__pool_fini(&conn->recv_pool);
 	rpcrdma__poller_cq_put(dev->cq, (int)(conn->sq_depth + rpcrdma_credits_grant(&conn->credits)));
+	rpcrdma__rescg_ledger_release(&conn->led);
 	/* Waits for CM events of this id fetched but not yet acknowledged. */
 	rdma_destroy_id(conn->id);
 	pthread_mutex_destroy(&conn->lock);
@@ -199,13 +203,28 @@ static void dev_destroy(struct rpcrdma__dev *dev)
 		rpcrdma__poller_cq_put(dev->cq, (int)dev->srq_posted);
 	if (dev->pd)
 		ibv_dealloc_pd(dev->pd);
+	rpcrdma__rescg_ledger_release(&dev->led);
 	free(dev);
+}
+
+/* Charges the listener's group; counts a refusal.  0 or a negative errno. */
+static int charge(struct rpcrdma_listener *l, struct rpcrdma__rescg_ledger *led,
+		  enum rpcrdma_rescg_resource res, uint32_t n)
+{
+	int err = rpcrdma__rescg_ledger_charge(led, res, n);
+
+	if (err == -EAGAIN)
+		rpcrdma__count(&l->stats, NULL, RPCRDMA_STAT_RESCG_DENIED, 1);
+	return err;
 }
 
 static int dev_get(struct rpcrdma_listener *l, struct ibv_context *verbs, struct rpcrdma__dev **out)
 {
 	struct ibv_device_attr attr;
 	struct rpcrdma__dev *dev;
+	const char *name = ibv_get_device_name(verbs->device);
+	bool channel = l->poller->opts.mode != RPCRDMA_POLLER_BUSY;
+	bool use_srq;
 	int err;
 
 	for (struct rpcrdma__list *n = l->devs.next; n != &l->devs; n = n->next) {
@@ -225,16 +244,29 @@ static int dev_get(struct rpcrdma_listener *l, struct ibv_context *verbs, struct
 	dev->max_qp_wr = (uint32_t)attr.max_qp_wr;
 	dev->max_sge = (uint32_t)attr.max_sge;
 	dev->max_qp_rd_atom = (uint32_t)attr.max_qp_rd_atom;
+	use_srq = l->opts.use_srq && attr.max_srq > 0;
+	/* Everything this device costs, before anything is created. */
+	err = rpcrdma__rescg_ledger_init(&dev->led, l->opts.resource_group, name ? name : "");
+	if (!err)
+		err = charge(l, &dev->led, RPCRDMA_RES_HCA_HANDLE, 1);
+	if (!err)
+		err = charge(l, &dev->led, RPCRDMA_RES_HCA_OBJECT,
+			     rpcrdma__rescg_dev_objects(use_srq, channel));
+	if (err)
+		goto fail;
 	dev->pd = ibv_alloc_pd(verbs);
 	if (!dev->pd) {
 		err = -ENOMEM;
 		goto fail;
 	}
-	rpcrdma__mrcache_init(&dev->mrcache, dev->pd, l->opts.bulk_cache_bytes);
+	err = rpcrdma__mrcache_init(&dev->mrcache, dev->pd, l->opts.bulk_cache_bytes,
+				    l->opts.resource_group, name ? name : "", &l->stats);
+	if (err)
+		goto fail;
 	err = rpcrdma__poller_cq_get(l->poller, verbs, 0, &dev->cq);
 	if (err)
 		goto fail;
-	if (l->opts.use_srq && attr.max_srq > 0) {
+	if (use_srq) {
 		uint32_t depth = l->opts.srq_depth;
 		struct ibv_srq_init_attr sa = { 0 };
 
@@ -262,6 +294,11 @@ static int dev_get(struct rpcrdma_listener *l, struct ibv_context *verbs, struct
 				rpcrdma__recv_repost(call);
 			}
 			dev->srq_unpromised = depth;
+		} else {
+			/* Per-connection receive queues: no SRQ, no SRQ MR. */
+			(void)rpcrdma__rescg_ledger_uncharge(&dev->led, RPCRDMA_RES_HCA_OBJECT,
+							     rpcrdma__rescg_dev_objects(true, channel) -
+							     rpcrdma__rescg_dev_objects(false, channel));
 		}
 	}
 	rpcrdma__list_add_tail(&l->devs, &dev->node);
@@ -310,10 +347,17 @@ static int conn_accept(struct rpcrdma_listener *l, struct rdma_cm_event *ev)
 		free(conn);
 		return -ENOSPC;
 	}
+	/* Ids 1 .. INT_MAX, not reused until the range wraps. */
+	err = rpcrdma_idr_alloc_cyclic(l->conn_ids, conn, 1, 0);
+	if (err < 0) {
+		pthread_mutex_unlock(&l->lock);
+		free(conn);
+		return err;
+	}
+	conn->conn_id = (uint64_t)err;
 	grant = rpcrdma_credits_grant(&conn->credits);
 	if (dev->srq)
 		dev->srq_unpromised -= grant;
-	conn->conn_id = ++l->next_conn_id;
 	rpcrdma__list_add_tail(&l->conns, &conn->lnode);
 	l->nconns++;
 	pthread_mutex_unlock(&l->lock);
@@ -339,6 +383,15 @@ static int conn_accept(struct rpcrdma_listener *l, struct rdma_cm_event *ev)
 	if (conn->sq_depth > dev->max_qp_wr)
 		conn->sq_depth = dev->max_qp_wr;
 	conn->sq_avail = conn->sq_depth;
+	/* Everything the connection costs, before anything is created; a
+	 * refusal (-EAGAIN) rejects the request. */
+	err = rpcrdma__rescg_ledger_init(&conn->led, l->opts.resource_group,
+					 ibv_get_device_name(id->verbs->device));
+	if (!err)
+		err = charge(l, &conn->led, RPCRDMA_RES_HCA_OBJECT,
+			     rpcrdma__rescg_conn_objects(dev->srq != NULL));
+	if (err)
+		goto fail_nocq;
 	err = rpcrdma__poller_cq_get(l->poller, id->verbs, (int)(conn->sq_depth + grant), &dev->cq);
 	if (err)
 		goto fail_nocq;
@@ -405,6 +458,7 @@ fail_nocq:
 	/* Undo by hand: the id is destroyed by the caller after the reject. */
 	pthread_mutex_lock(&l->lock);
 	rpcrdma__list_del(&conn->lnode);
+	rpcrdma_idr_remove(l->conn_ids, (int)conn->conn_id);
 	l->nconns--;
 	if (dev->srq)
 		dev->srq_unpromised += grant;
@@ -414,6 +468,7 @@ fail_nocq:
 	rpcrdma__pool_fini(&conn->send_pool);
 	if (conn->have_recv_pool)
 		rpcrdma__pool_fini(&conn->recv_pool);
+	rpcrdma__rescg_ledger_release(&conn->led);
 	pthread_mutex_destroy(&conn->lock);
 	id->context = NULL;
 	free(conn);
@@ -524,11 +579,16 @@ int rpcrdma_listener_create(struct rpcrdma_poller *poller, const struct sockaddr
 	}
 	if (opts.max_credits == 0 || opts.max_credits > 65535 || opts.recv_inline < 1024 ||
 	    opts.recv_inline > 65536 || opts.send_inline < 1024 || opts.send_inline > 65536 ||
-	    opts.resource_group != NULL || (opts.use_srq && opts.srq_depth == 0))
+	    (opts.use_srq && opts.srq_depth == 0))
 		return -EINVAL;
 	l = calloc(1, sizeof(*l));
 	if (!l)
 		return -ENOMEM;
+	err = rpcrdma_idr_create(NULL, &l->conn_ids);
+	if (err) {
+		free(l);
+		return err;
+	}
 	l->opts = opts;
 	l->poller = poller;
 	l->handler = handler;
@@ -563,6 +623,7 @@ fail:
 		rdma_destroy_id(l->id);
 	if (l->ech)
 		rdma_destroy_event_channel(l->ech);
+	rpcrdma_idr_destroy(l->conn_ids);
 	pthread_cond_destroy(&l->conns_cond);
 	pthread_mutex_destroy(&l->lock);
 	free(l);
@@ -633,6 +694,7 @@ void rpcrdma_listener_destroy(struct rpcrdma_listener *l)
 		dev_destroy(dev);
 	}
 	rdma_destroy_event_channel(l->ech);
+	rpcrdma_idr_destroy(l->conn_ids);
 	pthread_cond_destroy(&l->conns_cond);
 	pthread_mutex_destroy(&l->lock);
 	free(l);
@@ -648,17 +710,20 @@ int rpcrdma_listener_foreach_conn(struct rpcrdma_listener *l,
 				  void *arg)
 {
 	struct rpcrdma_stats st;
+	void *p;
 	int n = 0;
 
 	if (!l || !fn)
 		return -EINVAL;
 	pthread_mutex_lock(&l->lock);
-	for (struct rpcrdma__list *i = l->conns.next; i != &l->conns; i = i->next) {
-		struct rpcrdma__conn *c = rpcrdma__container_of(i, struct rpcrdma__conn, lnode);
+	for (int id = 1; (id = rpcrdma_idr_get_next(l->conn_ids, id, &p)) >= 0; id++) {
+		struct rpcrdma__conn *c = p;
 
 		rpcrdma__counters_read(&c->stats, &st);
 		fn(c->conn_id, rpcrdma_credits_grant(&c->credits), &st, arg);
 		n++;
+		if (id == INT_MAX)
+			break;
 	}
 	pthread_mutex_unlock(&l->lock);
 	return n;

@@ -26,12 +26,14 @@
 #include <rpcrdma/client.h>
 #include <rpcrdma/cm_private.h>
 #include <rpcrdma/credits.h>
+#include <rpcrdma/idr.h>
 #include <rpcrdma/poller.h>
 #include <rpcrdma/proto.h>
 #include <rpcrdma/stats.h>
 #include <rpcrdma/xprt.h>
 
 #include "list.h"
+#include "rescg_ledger.h"
 
 #if defined(__GNUC__)
 #define rpcrdma__likely(x) __builtin_expect(!!(x), 1)
@@ -99,16 +101,25 @@ struct rpcrdma__mrbuf {
  * deregistered after its call, or the peer would keep access to it.
  * Buffers come in power-of-two classes from 4 KiB; at most max_bytes stay.
  */
+struct rpcrdma__counters;
+
 struct rpcrdma__mrcache {
 	pthread_mutex_t lock;
 	struct rpcrdma__list free;
 	size_t bytes, max_bytes;
 	struct ibv_pd *pd;
+	struct rpcrdma__rescg_ledger led;  /* 1 hca_object per registered buffer (lock) */
+	struct rpcrdma__counters *stats;   /* RPCRDMA_STAT_RESCG_DENIED goes here */
 };
 
-void rpcrdma__mrcache_init(struct rpcrdma__mrcache *mc, struct ibv_pd *pd, size_t max_bytes);
+/* Binds the cache's charges to grp (may be NULL) on device.  Returns 0 or the
+ * ledger's error (the cache is then unusable and fini a no-op). */
+int rpcrdma__mrcache_init(struct rpcrdma__mrcache *mc, struct ibv_pd *pd, size_t max_bytes,
+			  struct rpcrdma_rescg_group *grp, const char *device,
+			  struct rpcrdma__counters *stats);
 void rpcrdma__mrcache_fini(struct rpcrdma__mrcache *mc);
-/* A buffer of at least len bytes registered with IBV_ACCESS_LOCAL_WRITE. */
+/* A buffer of at least len bytes registered with IBV_ACCESS_LOCAL_WRITE;
+ * -EAGAIN when a new registration is refused by the resource group. */
 int rpcrdma__mrcache_get(struct rpcrdma__mrcache *mc, struct rpcrdma__mrbuf *b, size_t len);
 /* Returns b (or frees it when the cache is full); b is zeroed.  NULL-safe
  * for a buffer never filled (b->mr == NULL). */
@@ -199,10 +210,28 @@ void rpcrdma__counters_read(const struct rpcrdma__counters *c, struct rpcrdma_st
 
 /* ---- server (rdma_conn.c, rdma_recv.c, rdma_send.c, rdma_rw.c) ---- */
 
+/*
+ * What the resource controller is charged (xprt.h, RESOURCE ACCOUNTING), in
+ * hca_object units: a listener's per-device objects (PD, its share of the
+ * poller's CQ and completion channel, SRQ and the SRQ's receive-buffer MR)
+ * and a connection's (QP, send-buffer MR, receive-buffer MR without SRQ).
+ * The device context is 1 hca_handle per listener and device.
+ */
+static inline uint32_t rpcrdma__rescg_dev_objects(bool srq, bool channel)
+{
+	return 2u + (channel ? 1u : 0u) + (srq ? 2u : 0u);
+}
+
+static inline uint32_t rpcrdma__rescg_conn_objects(bool srq)
+{
+	return srq ? 2u : 3u;
+}
+
 /* Per-device resources of a listener. */
 struct rpcrdma__dev {
 	struct rpcrdma__list node;
 	struct rpcrdma_listener *l;
+	struct rpcrdma__rescg_ledger led; /* hca_handle + per-device objects */
 	struct ibv_context *verbs;
 	struct ibv_pd *pd;
 	struct rpcrdma__cq *cq;
@@ -251,6 +280,7 @@ struct rpcrdma__conn {
 
 	struct rpcrdma__counters stats;
 	struct rpcrdma__list lnode;     /* listener's connections */
+	struct rpcrdma__rescg_ledger led; /* QP and its pools' MRs */
 };
 
 /* A received call: the receive context and what the call handle needs. */
@@ -304,7 +334,7 @@ struct rpcrdma_listener {
 	struct rpcrdma__list devs;
 	struct rpcrdma__list conns;
 	unsigned nconns;                /* accepted and not yet entirely freed */
-	uint64_t next_conn_id;
+	struct rpcrdma_idr *conn_ids;   /* conn_id -> conn, cyclic (lock) */
 	struct rpcrdma__counters stats;
 };
 

@@ -30,6 +30,7 @@ static const char *const stat_names[RPCRDMA_STAT_COUNT] = {
 	[RPCRDMA_STAT_TIMEOUTS] = "timeouts",
 	[RPCRDMA_STAT_RECONNECTS] = "reconnects",
 	[RPCRDMA_STAT_CTXT_LOST] = "contexts_lost",
+	[RPCRDMA_STAT_RESCG_DENIED] = "rescg_denied",
 };
 
 const char *rpcrdma_stat_name(enum rpcrdma_stat s)

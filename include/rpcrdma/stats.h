@@ -42,6 +42,7 @@ enum rpcrdma_stat {
 	RPCRDMA_STAT_TIMEOUTS,         /* client calls timed out */
 	RPCRDMA_STAT_RECONNECTS,       /* client reconnections */
 	RPCRDMA_STAT_CTXT_LOST,        /* contexts missing from their pool at teardown (a bug) */
+	RPCRDMA_STAT_RESCG_DENIED,     /* charges the resource group refused (see xprt.h) */
 	RPCRDMA_STAT_COUNT
 };
 

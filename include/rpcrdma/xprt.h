@@ -28,6 +28,34 @@
  *    receive buffers actually posted (with an SRQ: not yet promised to other
  *    connections).  It is never 0; a request that cannot get at least one
  *    credit is rejected.
+ *
+ * RESOURCE ACCOUNTING.  A listener given a resource_group (<rpcrdma/rescg.h>)
+ * charges that group, on the device by its verbs name ("rxe0"), before it
+ * creates each verbs object, creates nothing a charge was refused for, and
+ * returns every charge to the same group when the object is destroyed:
+ *  - per device the listener uses, from its first connection on that device
+ *    until rpcrdma_listener_destroy(): 1 hca_handle (the device context it
+ *    holds) and as hca_object 1 PD, 1 CQ, 1 completion channel (none with a
+ *    RPCRDMA_POLLER_BUSY poller) and, with an SRQ, 1 SRQ and 1 MR (its
+ *    receive buffers): 5 with the defaults, 3 without an SRQ.  The CQ and
+ *    the channel are the poller's, shared by every listener on it: each
+ *    listener is charged for them as if it had its own, so one group's
+ *    usage never depends on which group came first;
+ *  - per connection, from accept until it is freed: as hca_object 1 QP, 1 MR
+ *    (send buffers) and, without an SRQ, 1 MR (receive buffers): 2 with an
+ *    SRQ, 3 without;
+ *  - per registered buffer of the bulk cache (bulk_cache_bytes; RDMA Read
+ *    sinks and Write sources, cached ones included): 1 hca_object, from its
+ *    registration until it is deregistered.
+ * A connection request whose device or connection charges are refused
+ * (-EAGAIN: over the group's limit) is rejected with rdma_reject (the client
+ * sees RDMA_CM_EVENT_REJECTED) and counted in both RPCRDMA_STAT_REJECTS and
+ * RPCRDMA_STAT_RESCG_DENIED; nothing stays charged or allocated for it, and
+ * the group's other connections are untouched.  A bulk buffer whose charge
+ * is refused makes that call fail as on memory exhaustion (a call needing
+ * RDMA Reads is dropped, rpcrdma_call_reply() returns -EAGAIN), counted in
+ * RPCRDMA_STAT_RESCG_DENIED.  Lowering a limit below usage only refuses new
+ * charges: no connection is closed for it.
  */
 #ifndef RPCRDMA_XPRT_H
 #define RPCRDMA_XPRT_H
@@ -45,6 +73,7 @@ RPCRDMA_BEGIN_DECLS
 
 struct rpcrdma_listener;
 struct rpcrdma_call;
+struct rpcrdma_rescg_group;  /* <rpcrdma/rescg.h> */
 
 /*
  * Called once per valid call, on a poller thread.  From this moment the
@@ -71,9 +100,10 @@ struct rpcrdma_listener_opts {
 	 * Write sources (only local access: the client never gets an rkey to
 	 * it); 0 registers per call (64 MiB). */
 	size_t bulk_cache_bytes;
-	/* Hook for the resource controller: the group charged for this
-	 * listener's verbs objects.  Must be NULL until that integration. */
-	void *resource_group;
+	/* The resource-controller group charged for this listener's verbs
+	 * objects (see RESOURCE ACCOUNTING above); NULL: none.  Borrowed: it
+	 * must not be destroyed (nor its controller) before the listener is. */
+	struct rpcrdma_rescg_group *resource_group;
 };
 
 RPCRDMA_API void rpcrdma_listener_opts_init(struct rpcrdma_listener_opts *opts);
@@ -111,7 +141,8 @@ RPCRDMA_API void rpcrdma_listener_stats(const struct rpcrdma_listener *l,
 
 /*
  * Calls fn for every live connection with its id, its credit grant and its
- * counters, under the listener's lock (fn must not call back into it).
+ * counters, in increasing order of id, under the listener's lock (fn must
+ * not call back into it).  Returns the number of connections.
  */
 RPCRDMA_API int rpcrdma_listener_foreach_conn(struct rpcrdma_listener *l,
 					      void (*fn)(uint64_t conn_id, uint32_t credits,
@@ -127,7 +158,11 @@ RPCRDMA_API int rpcrdma_listener_foreach_conn(struct rpcrdma_listener *l,
 RPCRDMA_API const struct iovec *rpcrdma_call_payload(const struct rpcrdma_call *call,
 						     unsigned *iovcnt);
 
-/* The connection the call came on (see rpcrdma_listener_foreach_conn). */
+/*
+ * The connection the call came on (see rpcrdma_listener_foreach_conn).
+ * Connection ids are 1 .. INT_MAX, handed out cyclically per listener: an id
+ * is reused only after every other id was handed out since.
+ */
 RPCRDMA_API uint64_t rpcrdma_call_conn_id(const struct rpcrdma_call *call);
 
 /* The largest reply the client's chunks and inline size can carry. */
@@ -153,7 +188,8 @@ struct rpcrdma_reply {
  * are copied before this returns; the caller keeps its buffers.  Returns 0,
  * -EINVAL (bad reply description: the call is dropped), -EMSGSIZE (too large
  * for the client's chunks: RDMA_ERROR/ERR_CHUNK was sent instead),
- * -ENOTCONN (connection gone), -ENOMEM.  Thread-safe.
+ * -ENOTCONN (connection gone), -ENOMEM, -EAGAIN (the resource group refused
+ * the buffer for the bulk data: the call is dropped).  Thread-safe.
  */
 RPCRDMA_API int rpcrdma_call_reply(struct rpcrdma_call *call, const struct rpcrdma_reply *reply);
 

@@ -309,11 +309,6 @@ static void test_entry_points_checked(void **state)
 	lo.recv_inline = 512;
 	assert_int_equal(rpcrdma_listener_create(p, (struct sockaddr *)&sin, &lo, handler, NULL, &l),
 			 -EINVAL);
-	rpcrdma_listener_opts_init(&lo);
-	lo.resource_group = &lo;   /* reserved hook: not accepted yet */
-	assert_int_equal(rpcrdma_listener_create(p, (struct sockaddr *)&sin, &lo, handler, NULL, &l),
-			 -EINVAL);
-	assert_null(l);
 	rpcrdma_client_opts_init(&co);
 	co.max_credits = 0;
 	assert_int_equal(rpcrdma_client_create(p, (struct sockaddr *)&sin, &co, &c), -EINVAL);
