@@ -20,7 +20,7 @@
  *       the file's order, on ports PORT, PORT+1, ... (PORT 0: any), every
  *       connection charged to its listener's group.  Prints "group NAME port
  *       P" per listener, then "listening".  Prints the usage of every group
- *       on SIGUSR1, every SECONDS when --interval is given, and at exit
+ *       on SIGUSR1, every SECONDS too when --interval is given, and at exit
  *       (after the listeners are destroyed) as
  *           usage K                  (K = 1, 2, ...; "final" at exit)
  *           [name]
@@ -288,15 +288,33 @@ static int cmd_serve(int argc, char **argv)
 	}
 	printf("listening\n");
 	fflush(stdout);
+	struct timespec next;
+
+	clock_gettime(CLOCK_MONOTONIC, &next);
+	next.tv_sec += (time_t)interval;
 	for (unsigned long k = 1;;) {
 		char tag[32];
 
 		if (interval) {
-			struct timespec ts = { .tv_sec = (time_t)interval };
+			/* Wait until the next period's start, whatever signals came. */
+			struct timespec now, ts;
 
+			clock_gettime(CLOCK_MONOTONIC, &now);
+			ts.tv_sec = next.tv_sec - now.tv_sec;
+			ts.tv_nsec = next.tv_nsec - now.tv_nsec;
+			if (ts.tv_nsec < 0) {
+				ts.tv_nsec += 1000000000L;
+				ts.tv_sec--;
+			}
+			if (ts.tv_sec < 0)
+				ts.tv_sec = ts.tv_nsec = 0;
 			sig = sigtimedwait(&set, NULL, &ts);
-			if (sig < 0 && errno != EAGAIN && errno != EINTR)
+			if (sig < 0 && errno == EINTR)
+				continue;
+			if (sig < 0 && errno != EAGAIN)
 				break;
+			if (sig < 0)
+				next.tv_sec += (time_t)interval;   /* the period is over */
 		} else if (sigwait(&set, &sig)) {
 			break;
 		}
@@ -306,8 +324,6 @@ static int cmd_serve(int argc, char **argv)
 			reload(ctl, argv[0]);
 			continue;
 		}
-		if (sig < 0 && errno == EINTR)
-			continue;
 		snprintf(tag, sizeof(tag), "%lu", k++);
 		print_usage(ctl, tag, ls, nls);
 	}

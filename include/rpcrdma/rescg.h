@@ -18,6 +18,12 @@
  * Lowering a limit below the current usage never revokes anything: it only
  * makes new charges fail until usage drops below the limit again.
  *
+ * The RDMA server transport charges the group given as
+ * rpcrdma_listener_opts.resource_group; what each of its objects costs (per
+ * device, per connection, per cached bulk buffer) and what a refusal does
+ * are listed in <rpcrdma/xprt.h>, RESOURCE ACCOUNTING.  examples/rescg
+ * (rescg-tool serve) runs such a server from a limits file.
+ *
  * THREADS.  Every function may be called from any thread at any time, except
  * that a group or the controller must not be used after it was destroyed by
  * its owner (see the lifetimes below).  Each controller has one mutex; the

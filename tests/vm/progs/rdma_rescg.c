@@ -28,6 +28,9 @@
  *               closed id 1 is not reused), big's 1 .. N + 1
  *   two 64 KiB ECHO calls on a big connection (read chunk, write chunk)
  *   bulk        big charged 2 more: the bulk cache's two registrations
+ *   a 64 KiB ECHO on a small connection: its read sink cannot be charged,
+ *   the call is dropped and the client's timeout closes the connection
+ *   -w denied   small charged for N - 1 connections, nothing for the buffer
  *   every connection closed
  *   -w idle     only the listeners' per-device charges (and big's two
  *               cached registrations) remain
@@ -72,7 +75,7 @@ static int connect_to(const struct sockaddr_storage *ss, struct rpcrdma_client *
  * then always uses it, registering a source buffer from its bulk cache);
  * without, everything is inline and no buffer is registered per call.
  */
-static int echo_len(struct rpcrdma_client *c, uint32_t len, bool bulk_ok)
+static int echo_len(struct rpcrdma_client *c, uint32_t len, bool bulk_ok, int timeout_ms)
 {
 	uint8_t *msg = calloc(1, ECHO_CALL_HDR + 4 + len), *bulk = calloc(1, len ? len : 1);
 	uint8_t reply[256];
@@ -106,7 +109,7 @@ static int echo_len(struct rpcrdma_client *c, uint32_t len, bool bulk_ok)
 	echo_put32(msg + ECHO_CALL_HDR, len);
 	for (uint32_t i = 0; i < len; i++)
 		msg[ECHO_CALL_HDR + 4 + i] = (uint8_t)(xid * 7 + i);
-	err = rpcrdma_client_call(c, &call, 10000);
+	err = rpcrdma_client_call(c, &call, timeout_ms);
 	/* Short data comes back inline, long data through the write chunk. */
 	got = call.bulk_got == len && len ? bulk : reply + ECHO_REPLY_HDR + 4;
 	if (!err && (call.reply_got < ECHO_REPLY_HDR + 4 || echo_get32(reply) != xid ||
@@ -121,7 +124,7 @@ static int echo_len(struct rpcrdma_client *c, uint32_t len, bool bulk_ok)
 
 static int echo(struct rpcrdma_client *c)
 {
-	return echo_len(c, 100, false);
+	return echo_len(c, 100, false, 10000);
 }
 
 static int snap(const char *args)
@@ -229,11 +232,24 @@ int main(int argc, char **argv)
 	/* 64 KiB each way: an RDMA Read sink and a Write source registered
 	 * from big's bulk cache, charged while cached; the same again hits. */
 	for (int i = 0; i < 2; i++)
-		if ((err = echo_len(big[0], 65536, true))) {
+		if ((err = echo_len(big[0], 65536, true, 10000))) {
 			fail("64 KiB echo on big", err);
 			goto out;
 		}
 	if (snap("bulk"))
+		goto out;
+
+	/* Small is at its limit: the RDMA Read sink of a 64 KiB call cannot be
+	 * charged, so the server drops the call (as on memory exhaustion) and
+	 * the client times out, which closes that connection. */
+	err = echo_len(small[1], 65536, true, 3000);
+	if (err != -ETIMEDOUT) {
+		printf("FAIL: 64 KiB echo on small at its limit: %s, expected a timeout\n",
+		       err ? strerror(-err) : "answered");
+		goto out;
+	}
+	printf("64 KiB echo on small at its limit: dropped, client timed out\n");
+	if (snap("-w denied"))
 		goto out;
 
 	for (unsigned i = 0; i < n + 1; i++) {
