@@ -218,10 +218,12 @@ static int run_async(struct rpcrdma_client *c, const struct cfg *cf, uint32_t *x
 
 /*
  * Two calls with the same xid in flight: the second must be refused with
- * -EEXIST (the transport keeps calls by xid).  The first could in principle
- * complete before the second is submitted; a few tries make sure one is
- * refused.  Returns 0 when a duplicate was refused and every call that
- * went out completed correctly.
+ * -EEXIST (the transport keeps calls by xid).  The first is a 1 MiB echo,
+ * so that its reply cannot come back before the second is submitted (rxe
+ * runs a loopback send and the peer's wakeup inside the posting thread's
+ * system call: a NULL call could complete in between on a busy machine);
+ * a few tries make sure one is refused.  Returns 0 when a duplicate was
+ * refused and every call that went out completed correctly.
  */
 static int dup_xid_check(struct rpcrdma_client *c, const struct cfg *cf, uint32_t *xid)
 {
@@ -238,8 +240,8 @@ static int dup_xid_check(struct rpcrdma_client *c, const struct cfg *cf, uint32_
 		pthread_mutex_lock(&st.m);
 		for (int k = 0; k < 2; k++) {
 			a[k].st = &st;
-			a[k].proc = ECHO_PROC_NULL;
-			if (xfer_init(&a[k].x, cf, *xid, ECHO_PROC_NULL, 0)) {
+			a[k].proc = k ? ECHO_PROC_NULL : ECHO_PROC_ECHO;
+			if (xfer_init(&a[k].x, cf, *xid, a[k].proc, k ? 0 : (size_t)1 << 20)) {
 				xfer_fini(&a[k].x);
 				bad = 1;
 				continue;
