@@ -16,6 +16,11 @@
  *   --clients N   N connections, one thread each (1)
  *   --depth N     calls kept in flight per connection (1: synchronous)
  *   --credits N   client's credit maximum (32)
+ *   --timeout MS  per synchronous call (10000 for NULL, 30000 for ECHO)
+ *   --retry N     a synchronous call that fails is sent again, up to N
+ *                 times 1 s apart (the next attempt reconnects)
+ *   --pause-file F  after the NULL calls, print "paused" and wait until F
+ *                 exists (lets a test act on the server at a known point)
  * Prints "PASS" at the end when every reply matched, else "FAIL".
  */
 #include <pthread.h>
@@ -32,7 +37,9 @@ struct cfg {
 	struct sockaddr_storage ss;
 	bool mark_bulk, offer_write, reply_chunk, bulk_half;
 	size_t sizes[64];
-	unsigned nsizes, count, nulls, depth, credits;
+	unsigned nsizes, count, nulls, depth, credits, retries;
+	int timeout_ms;                 /* 0: 10 s for NULL, 30 s for ECHO */
+	const char *pause_file;
 };
 
 static atomic_int failures;
@@ -211,10 +218,12 @@ static int run_async(struct rpcrdma_client *c, const struct cfg *cf, uint32_t *x
 
 /*
  * Two calls with the same xid in flight: the second must be refused with
- * -EEXIST (the transport keeps calls by xid).  The first could in principle
- * complete before the second is submitted; a few tries make sure one is
- * refused.  Returns 0 when a duplicate was refused and every call that
- * went out completed correctly.
+ * -EEXIST (the transport keeps calls by xid).  The first is a 1 MiB echo,
+ * so that its reply cannot come back before the second is submitted (rxe
+ * runs a loopback send and the peer's wakeup inside the posting thread's
+ * system call: a NULL call could complete in between on a busy machine);
+ * a few tries make sure one is refused.  Returns 0 when a duplicate was
+ * refused and every call that went out completed correctly.
  */
 static int dup_xid_check(struct rpcrdma_client *c, const struct cfg *cf, uint32_t *xid)
 {
@@ -231,8 +240,8 @@ static int dup_xid_check(struct rpcrdma_client *c, const struct cfg *cf, uint32_
 		pthread_mutex_lock(&st.m);
 		for (int k = 0; k < 2; k++) {
 			a[k].st = &st;
-			a[k].proc = ECHO_PROC_NULL;
-			if (xfer_init(&a[k].x, cf, *xid, ECHO_PROC_NULL, 0)) {
+			a[k].proc = k ? ECHO_PROC_NULL : ECHO_PROC_ECHO;
+			if (xfer_init(&a[k].x, cf, *xid, a[k].proc, k ? 0 : (size_t)1 << 20)) {
 				xfer_fini(&a[k].x);
 				bad = 1;
 				continue;
@@ -257,6 +266,20 @@ static int dup_xid_check(struct rpcrdma_client *c, const struct cfg *cf, uint32_
 	}
 	printf("duplicate xid: %s\n", refused ? "refused (-EEXIST)" : "never refused");
 	return refused && !bad ? 0 : -1;
+}
+
+/* A synchronous call, sent again up to cf->retries times after a failure. */
+static int sync_call(struct rpcrdma_client *c, const struct cfg *cf, struct xfer *x, int def_ms)
+{
+	int err;
+
+	for (unsigned i = 0;; i++) {
+		err = rpcrdma_client_call(c, &x->call, cf->timeout_ms ? cf->timeout_ms : def_ms);
+		if (!err || i >= cf->retries)
+			return err;
+		fprintf(stderr, "xid %u: %s, sending it again\n", x->xid, strerror(-err));
+		sleep(1);
+	}
 }
 
 struct thr {
@@ -288,13 +311,19 @@ static void *client_main(void *arg)
 		struct xfer x;
 
 		xfer_init(&x, cf, ++xid, ECHO_PROC_NULL, 0);
-		err = rpcrdma_client_call(c, &x.call, 10000);
+		err = sync_call(c, cf, &x, 10000);
 		if (xfer_check(&x, ECHO_PROC_NULL, err))
 			t->rc = -1;
 		xfer_fini(&x);
 	}
 	if (cf->nulls && t->idx == 0 && dup_xid_check(c, cf, &xid))
 		t->rc = -1;
+	if (cf->pause_file) {
+		printf("paused\n");
+		fflush(stdout);
+		while (access(cf->pause_file, F_OK))
+			usleep(100000);
+	}
 	for (unsigned s = 0; s < cf->nsizes; s++) {
 		int bad = 0;
 
@@ -308,7 +337,7 @@ static void *client_main(void *arg)
 					bad = -1;
 					break;
 				}
-				err = rpcrdma_client_call(c, &x.call, 30000);
+				err = sync_call(c, cf, &x, 30000);
 				if (xfer_check(&x, ECHO_PROC_ECHO, err))
 					bad = -1;
 				xfer_fini(&x);
@@ -365,7 +394,8 @@ int main(int argc, char **argv)
 
 	if (argc < 3) {
 		fprintf(stderr, "usage: %s ADDR PORT [--mode M] [--sizes LIST] [--count N] "
-			"[--null N] [--clients N] [--depth N] [--credits N]\n", argv[0]);
+			"[--null N] [--clients N] [--depth N] [--credits N] [--timeout MS] [--retry N] "
+			"[--pause-file F]\n", argv[0]);
 		return 2;
 	}
 	for (int i = 3; i < argc; i++) {
@@ -387,6 +417,12 @@ int main(int argc, char **argv)
 			cf.depth = (unsigned)atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--credits"))
 			cf.credits = (unsigned)atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--timeout"))
+			cf.timeout_ms = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--retry"))
+			cf.retries = (unsigned)atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--pause-file"))
+			cf.pause_file = argv[++i];
 		else {
 			fprintf(stderr, "unknown option %s\n", argv[i]);
 			return 2;

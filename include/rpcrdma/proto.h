@@ -220,15 +220,16 @@ RPCRDMA_API const char *rpcrdma_check_reason_str(enum rpcrdma_check_reason reaso
  *    so an RDMA_NOMSG call without a position-zero read chunk has no RPC
  *    message) [NOMSG].  Other read chunks may come with it (RFC 8166
  *    section 3.5.3: a Long Call may still move DDP-eligible data items in
- *    read chunks; Linux's svcrdma reassembles such calls the same way): the position-zero chunk then holds the call
- *    without those items, as the inline part of an RDMA_MSG call would, and
- *    the others' positions are offsets in the reassembled call, so the
- *    position-zero chunk takes no room in their order: the first of them
- *    may be at any position from 4, and the order and overlap rule above
- *    applies among them.  The checker does not know how long the message a
- *    chunk is spliced into is (the inline part, or the position-zero chunk
- *    whose data it has not seen); the transport checks every position
- *    against it when it reassembles the call.
+ *    read chunks; Linux's svcrdma reassembles such calls the same way):
+ *    the position-zero chunk then holds the call without those items, as
+ *    the inline part of an RDMA_MSG call would, and the others' positions
+ *    are offsets in the reassembled call, so the position-zero chunk takes
+ *    no room in their order: the first of them may be at any position from
+ *    4, and the order and overlap rule above applies among them.  The
+ *    checker does not know how long the message a chunk is spliced into is
+ *    (the inline part, or the position-zero chunk whose data it has not
+ *    seen); the transport checks every position against it when it
+ *    reassembles the call.
  *  - Write list: each chunk has 1..max_segments segments [NO_SEGMENTS,
  *    TOO_MANY_SEGMENTS] summing to <= max_chunk_bytes [CHUNK_LENGTH]; at most
  *    max_write_chunks chunks [TOO_MANY_CHUNKS].
