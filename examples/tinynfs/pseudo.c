@@ -25,6 +25,7 @@ uint32_t tnfs_pseudo_export_id(const char *path)
 	return (uint32_t)(h >> 32) ^ (uint32_t)h;
 }
 
+__attribute__((format(printf, 4, 5)))
 static int fail(char *err, size_t errlen, int rc, const char *fmt, ...)
 {
 	if (errlen) {
