@@ -334,10 +334,8 @@ uint32_t tnfs_op_write(struct tnfs_ctx *c, const union nfs4_args *a,
 		}
 		done += (size_t)n;
 	}
-	if (s == NFS4_OK && a->write.stable == FILE_SYNC4 && fsync(fd) != 0)
-		s = tnfs_errno_to_nfs(errno);
-	if (s == NFS4_OK && a->write.stable == DATA_SYNC4 && fdatasync(fd) != 0)
-		s = tnfs_errno_to_nfs(errno);
+	if (s == NFS4_OK && a->write.stable != UNSTABLE4)
+		s = tnfs_server_sync(c->srv, fd, a->write.stable == DATA_SYNC4);
 	close(fd);
 	if (s != NFS4_OK)
 		return s;
@@ -363,8 +361,7 @@ uint32_t tnfs_op_commit(struct tnfs_ctx *c, const union nfs4_args *a,
 	if (s != NFS4_OK)
 		return s;
 	/* fsync reaches stable storage before the reply goes out */
-	if (fsync(fd) != 0)
-		s = tnfs_errno_to_nfs(errno);
+	s = tnfs_server_sync(c->srv, fd, false);
 	close(fd);
 	if (s == NFS4_OK)
 		memcpy(r->commit.verf, c->srv->write_verf, NFS4_VERIFIER_SIZE);

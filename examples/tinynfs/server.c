@@ -78,3 +78,20 @@ void tnfs_server_free(struct tnfs_server *s)
 	tnfs_export_close(s->exp);
 	free(s);
 }
+
+uint32_t tnfs_server_sync(struct tnfs_server *s, int fd, bool datasync)
+{
+	int rc;
+	if (s->sync_hook)
+		rc = s->sync_hook(s->sync_arg, fd, datasync);
+	else
+		rc = datasync ? fdatasync(fd) : fsync(fd);
+	if (rc == 0)
+		return NFS4_OK;
+	int err = errno;
+	/* a new write verifier: bytes 4..7 count the errors of this boot */
+	for (int i = 7; i >= 4; i--)
+		if (++s->write_verf[i] != 0)
+			break;
+	return tnfs_errno_to_nfs(err);
+}

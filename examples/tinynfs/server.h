@@ -12,6 +12,7 @@
 #ifndef TINYNFS_SERVER_H
 #define TINYNFS_SERVER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -50,6 +51,10 @@ struct tnfs_server {
 	void (*op_hook)(void *arg, uint32_t op, uint32_t status, size_t estimate,
 			size_t actual);
 	void *hook_arg;
+	/* tests: replaces fsync (datasync false) / fdatasync (true) in
+	 * tnfs_server_sync(); returns 0 or sets errno and returns -1 */
+	int (*sync_hook)(void *arg, int fd, bool datasync);
+	void *sync_arg;
 };
 
 /* -EINVAL bad options, -ENOTSUP unsupported versions or several exports,
@@ -57,5 +62,15 @@ struct tnfs_server {
  * from opening the export. */
 int tnfs_server_new(const struct tnfs_server_opts *opts, struct tnfs_server **out);
 void tnfs_server_free(struct tnfs_server *s);
+
+/*
+ * Flushes fd to stable storage (fsync, or fdatasync when datasync) for
+ * WRITE FILE_SYNC4/DATA_SYNC4 and COMMIT, before their reply.  Returns
+ * NFS4_OK or the NFS status of the error.  On an error the write verifier
+ * changes (as Linux's nfsd does on write errors): data a client wrote
+ * UNSTABLE4 may not have reached the disk, and the new verifier in the
+ * next WRITE or COMMIT reply makes the client send it again.
+ */
+uint32_t tnfs_server_sync(struct tnfs_server *s, int fd, bool datasync);
 
 #endif

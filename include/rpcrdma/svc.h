@@ -30,7 +30,11 @@
  *   2. rpcvers != 2: MSG_DENIED RPC_MISMATCH, low = high = 2.
  *   3. header (prog, vers, proc, credential, verifier) truncated: dropped.
  *   4. credential and verifier checked (see "Authentication"): MSG_DENIED
- *      AUTH_ERROR with the auth_stat given there.
+ *      AUTH_ERROR with the auth_stat given there.  This comes before the
+ *      program and version checks, as in Linux's svc_process_common (RFC
+ *      5531 leaves the order open): a well-formed credential never turns a
+ *      version refusal into an authentication error (rpcinfo's AUTH_NONE
+ *      NULL call to NFSv4 over UDP gets PROG_MISMATCH 4..4).
  *   5. program not registered: PROG_UNAVAIL.
  *   6. version not registered, or registered as needing congestion control
  *      while the transport has none: PROG_MISMATCH with the lowest and

@@ -497,6 +497,57 @@ static void test_reply_statuses(void **state)
 	assert_int_equal(st.estimate_exceeded, 0);
 }
 
+/*
+ * Step order, pinned: credentials are checked before the program and the
+ * version (as Linux's svc_process_common does, "to get a decent auth
+ * verifier"; RFC 5531 leaves the order open).  A well-formed credential
+ * (AUTH_NONE as rpcinfo sends, AUTH_SYS as the kernel client sends) to
+ * NFSv4-like version 4 needing congestion control over UDP therefore gets
+ * PROG_MISMATCH 4..4, never an authentication error; only a malformed
+ * credential gets AUTH_ERROR, whatever the program or version.
+ */
+static void test_step_order(void **state)
+{
+	struct fixture *f = *state;
+	struct msg m;
+	static const struct rpcrdma_svc_proc procs[] = {
+		{ .name = "NULL", .estimate = cc_null_estimate, .handler = cc_null_handler },
+	};
+	const struct rpcrdma_svc_version vers[] = {
+		{ .vers = 4, .flags = RPCRDMA_SVC_VERS_NEEDS_CC | RPCRDMA_SVC_VERS_AUTH_SYS,
+		  .nprocs = 1, .procs = procs },
+	};
+	const struct rpcrdma_svc_program prog = {
+		.prog = 100003, .name = "nfs", .nvers = 1, .vers = vers,
+	};
+	assert_int_equal(rpcrdma_svc_register(f->svc, &prog), 0);
+	/* rpcinfo -T udp HOST 100003 4: NULL, AUTH_NONE */
+	call_none(&m, 0x70, 100003, 4, 0);
+	roundtrip(&f->nocc, &m);
+	EXPECT(&f->nocc, 0x70, 1, 0, 0, 0, 2, 4, 4);
+	/* the kernel client's AUTH_SYS, a COMPOUND-numbered procedure */
+	call_sys(&m, 0x71, 100003, 4, 1, "vm", 2);
+	roundtrip(&f->nocc, &m);
+	EXPECT(&f->nocc, 0x71, 1, 0, 0, 0, 2, 4, 4);
+	/* version 3 over UDP: the same range */
+	call_none(&m, 0x72, 100003, 3, 0);
+	roundtrip(&f->nocc, &m);
+	EXPECT(&f->nocc, 0x72, 1, 0, 0, 0, 2, 4, 4);
+	/* malformed credential (17 gids): AUTH_ERROR BADCRED before versions,
+	 * before the program, before the procedure */
+	call_sys(&m, 0x73, 100003, 4, 0, "vm", 17);
+	roundtrip(&f->nocc, &m);
+	EXPECT(&f->nocc, 0x73, 1, 1, 1, 1);
+	call_sys(&m, 0x74, 0x20000090, 9, 77, "vm", 17);
+	roundtrip(&f->nocc, &m);
+	EXPECT(&f->nocc, 0x74, 1, 1, 1, 1);
+	/* AUTH_NONE to a procedure beyond the table over TCP: the version
+	 * needs AUTH_SYS, but that is step 8, after PROC_UNAVAIL (step 7) */
+	call_none(&m, 0x75, 100003, 4, 5);
+	roundtrip(&f->cc, &m);
+	EXPECT(&f->cc, 0x75, 1, 0, 0, 0, 3);
+}
+
 /* Arguments split over several segments are decoded the same. */
 static void test_iovec_args(void **state)
 {
@@ -753,6 +804,7 @@ int main(void)
 		cmocka_unit_test(test_decode_rejects),
 		cmocka_unit_test(test_reply_encoders),
 		cmocka_unit_test_setup_teardown(test_reply_statuses, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_step_order, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_iovec_args, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_async, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_slots, setup, teardown),

@@ -272,6 +272,125 @@ static void test_file_lifecycle(void **state)
 	assert_int_equal(fx_call(f), NFS4ERR_STALE);
 }
 
+/* A sync that fails: records the calls, fails with EIO while armed. */
+struct sync_rec {
+	bool fail;
+	unsigned calls;
+	bool datasync[8];
+};
+
+static int failing_sync(void *arg, int fd, bool datasync)
+{
+	struct sync_rec *r = arg;
+	(void)fd;
+	if (r->calls < 8)
+		r->datasync[r->calls] = datasync;
+	r->calls++;
+	if (r->fail) {
+		errno = EIO;
+		return -1;
+	}
+	return 0;
+}
+
+/* PUTFH fh; WRITE stable "xyz" at 0; optional COMMIT.  Returns the last
+ * operation's status; *verf gets the verifier of an OK WRITE or COMMIT. */
+static uint32_t write_sync(struct fx *f, const struct fh *fh, const struct nfs4_stateid *sid,
+			   uint32_t stable, bool commit, uint8_t verf[8])
+{
+	fx_seq(f);
+	req_op(&f->rq, OP_PUTFH);
+	put_fh(&f->rq.x, fh);
+	req_op(&f->rq, OP_WRITE);
+	put_stateid(&f->rq.x, sid);
+	xdr_put_u64(&f->rq.x, 0);
+	xdr_put_u32(&f->rq.x, stable);
+	xdr_put_opaque(&f->rq.x, "xyz", 3);
+	if (commit) {
+		req_op(&f->rq, OP_COMMIT);
+		xdr_put_u64(&f->rq.x, 0);
+		xdr_put_u32(&f->rq.x, 0);
+	}
+	uint32_t st = fx_call(f);
+	fx_seq_ok(f);
+	assert_int_equal(rep_op(&f->rp, OP_PUTFH), NFS4_OK);
+	uint32_t ws = rep_op(&f->rp, OP_WRITE);
+	if (ws != NFS4_OK) {
+		assert_int_equal(st, ws);
+		return ws;
+	}
+	assert_int_equal(xdr_get_u32(&f->rp.x), 3);
+	assert_int_equal(xdr_get_u32(&f->rp.x), stable);
+	xdr_get_fixed(&f->rp.x, verf, 8);
+	if (!commit)
+		return NFS4_OK;
+	uint32_t cs = rep_op(&f->rp, OP_COMMIT);
+	assert_int_equal(st, cs);
+	if (cs == NFS4_OK)
+		xdr_get_fixed(&f->rp.x, verf, 8);
+	return cs;
+}
+
+/*
+ * WRITE FILE_SYNC4 / DATA_SYNC4 and COMMIT sync before replying (fsync,
+ * fdatasync, fsync); a sync error is NFS4ERR_IO and changes the write
+ * verifier (bytes 4..7 count errors), so a client whose UNSTABLE4 data may
+ * be lost sees a new verifier and writes it again.
+ */
+static void test_sync_error_changes_verifier(void **state)
+{
+	struct fx *f = *state;
+	struct sync_rec rec = { 0 };
+	f->srv->sync_hook = failing_sync;
+	f->srv->sync_arg = &rec;
+	fx_mount(f);
+	struct fh root, fh;
+	root_fh(f, &root);
+	struct nfs4_stateid sid;
+	assert_int_equal(do_open(f, &root, "o", OPEN4_SHARE_ACCESS_BOTH, true, "sync", &sid, &fh), 0);
+	uint8_t v0[8], v[8], exp[8];
+	/* unstable: no sync; COMMIT: fsync; FILE_SYNC: fsync; DATA_SYNC: fdatasync */
+	assert_int_equal(write_sync(f, &fh, &sid, UNSTABLE4, false, v0), NFS4_OK);
+	assert_int_equal(rec.calls, 0);
+	assert_int_equal(write_sync(f, &fh, &sid, UNSTABLE4, true, v), NFS4_OK);
+	assert_memory_equal(v, v0, 8);
+	assert_int_equal(write_sync(f, &fh, &sid, FILE_SYNC4, false, v), NFS4_OK);
+	assert_memory_equal(v, v0, 8);
+	assert_int_equal(write_sync(f, &fh, &sid, DATA_SYNC4, false, v), NFS4_OK);
+	assert_int_equal(rec.calls, 3);
+	assert_false(rec.datasync[0]);
+	assert_false(rec.datasync[1]);
+	assert_true(rec.datasync[2]);
+	/* the boot's verifier: byte 0 of the boot verifier ^ 0x5a */
+	static const uint8_t boot_verf[8] = { 1 ^ 0x5a, 2, 3, 4, 5, 6, 7, 8 };
+	assert_memory_equal(v0, boot_verf, 8);
+
+	/* sync errors: COMMIT after an unstable WRITE, then FILE_SYNC4 */
+	rec.fail = true;
+	assert_int_equal(write_sync(f, &fh, &sid, UNSTABLE4, true, v), NFS4ERR_IO);
+	assert_int_equal(write_sync(f, &fh, &sid, FILE_SYNC4, false, v), NFS4ERR_IO);
+	assert_int_equal(write_sync(f, &fh, &sid, DATA_SYNC4, false, v), NFS4ERR_IO);
+	rec.fail = false;
+	/* three errors: bytes 4..7 of the verifier counted up by 3 */
+	memcpy(exp, boot_verf, 8);
+	exp[7] += 3;
+	assert_int_equal(write_sync(f, &fh, &sid, UNSTABLE4, false, v), NFS4_OK);
+	assert_memory_equal(v, exp, 8);
+	assert_int_equal(write_sync(f, &fh, &sid, UNSTABLE4, true, v), NFS4_OK);
+	assert_memory_equal(v, exp, 8);
+	assert_memory_equal(f->srv->write_verf, exp, 8);
+	/* the counter carries across bytes */
+	f->srv->write_verf[7] = 0xff;
+	f->srv->write_verf[6] = 0xff;
+	rec.fail = true;
+	assert_int_equal(write_sync(f, &fh, &sid, FILE_SYNC4, false, v), NFS4ERR_IO);
+	rec.fail = false;
+	exp[7] = 0;
+	exp[6] = 0;
+	exp[5] = (uint8_t)(exp[5] + 1);
+	assert_memory_equal(f->srv->write_verf, exp, 8);
+}
+
 static void test_file_sync_and_verifier(void **state)
 {
 	struct fx *f = *state;
@@ -1692,6 +1811,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_mount_sequence, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_file_lifecycle, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_file_sync_and_verifier, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sync_error_changes_verifier, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_create_rename_link, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_confinement, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_setattr_split, setup, teardown),
