@@ -601,6 +601,13 @@ static int timer_handle(struct rpcrdma__source *s, unsigned budget)
 			rdma_destroy_id(l->id);
 			l->id = NULL;
 		}
+		/* librdmacm closes a removed device's context only once it has
+		 * resynced its device list with no id left on it: ask for the
+		 * list (the kernel's delete waits for that close). */
+		struct ibv_context **list = rdma_get_devices(NULL);
+
+		if (list)
+			rdma_free_devices(list);
 		if (listen_on(l) == 0) {
 			pthread_mutex_lock(&l->lock);
 			l->relisten = false;

@@ -134,9 +134,12 @@ RPCRDMA_API int rpcrdma_listener_create(struct rpcrdma_poller *poller,
  * succeeds (after the device is back).  The listener itself stays usable.
  * A client's calls in flight on a removed device fail with -ENODEV; its
  * connection's objects are freed at its next call or at destroy.
- * Known limit: the kernel's delete (soft-RoCE has no
- * disassociate_ucontext) still waits in tests/vm/payloads/rdma-devrm (suite
- * rxe-wip): some device object is still held; see that payload.
+ * The listener then asks librdmacm for its device list, which makes it
+ * close the removed device's context: soft-RoCE has no
+ * disassociate_ucontext, so the kernel's delete waits for that.  Known
+ * limit (tests/vm/payloads/rdma-devrm, suite rxe-wip): the echo client
+ * does not exit after its calls failed and keeps rxe0 open; the delete
+ * returns once it is killed, the server having released everything.
  */
 
 /* The bound port (host order). */
