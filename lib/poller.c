@@ -548,3 +548,38 @@ void rpcrdma_poller_destroy(struct rpcrdma_poller *p)
 	free(p->seq);
 	free(p);
 }
+
+void rpcrdma__poller_cq_drop(struct rpcrdma_poller *p, struct rpcrdma__cq *cq)
+{
+	unsigned ncq, i;
+
+	pthread_mutex_lock(&p->lock);
+	if (cq->reserved > 0) {
+		pthread_mutex_unlock(&p->lock);
+		return;
+	}
+	ncq = atomic_load(&p->ncqs);
+	for (i = 0; i < ncq && p->cqs[i] != cq; i++)
+		;
+	if (i == ncq) {
+		pthread_mutex_unlock(&p->lock);
+		return;
+	}
+	/* Threads reading the array without the lock see cq or the last
+	 * entry at i; the barrier below outlasts every such reader. */
+	p->cqs[i] = p->cqs[ncq - 1];
+	atomic_store(&p->ncqs, ncq - 1);
+	pthread_mutex_unlock(&p->lock);
+	if (cq->channel)
+		rpcrdma__poller_del(p, &cq->src);
+	pthread_mutex_lock(&p->lock);
+	barrier_locked(p);
+	/* DIRECT callers mark the CQ busy while they poll it. */
+	while (cq->src.busy)
+		pthread_cond_wait(&p->cond, &p->lock);
+	pthread_mutex_unlock(&p->lock);
+	ibv_destroy_cq(cq->cq);
+	if (cq->channel)
+		ibv_destroy_comp_channel(cq->channel);
+	free(cq);
+}

@@ -24,6 +24,7 @@ struct cconn {
 	struct rdma_cm_id *id;
 	struct rpcrdma__source cm_src;
 	bool cm_added;
+	atomic_bool dev_removed;        /* DEVICE_REMOVAL: drop the device's CQ at free */
 	struct ibv_pd *pd;
 	struct rpcrdma__cq *cq;
 	int cq_entries;
@@ -210,6 +211,10 @@ static void cconn_free(struct cconn *cc)
 	bufs_fini(cc);
 	if (cc->cq)
 		rpcrdma__poller_cq_put(cc->cq, cc->cq_entries);
+	/* After a device removal nothing of ours may stay on the device, or
+	 * the kernel's delete waits for us: the CQ goes with its last user. */
+	if (cc->cq && atomic_load(&cc->dev_removed))
+		rpcrdma__poller_cq_drop(cc->c->poller, cc->cq);
 	if (cc->pd)
 		ibv_dealloc_pd(cc->pd);
 	if (cc->id)
@@ -414,9 +419,14 @@ static int cm_client_handle(struct rpcrdma__source *s, unsigned budget)
 
 		rdma_ack_cm_event(ev);
 		n++;
-		if (type == RDMA_CM_EVENT_DISCONNECTED || type == RDMA_CM_EVENT_DEVICE_REMOVAL ||
-		    type == RDMA_CM_EVENT_CONNECT_ERROR)
+		if (type == RDMA_CM_EVENT_DEVICE_REMOVAL) {
+			/* Calls in flight fail with -ENODEV; reap() frees the rest. */
+			if (!atomic_exchange(&cc->dev_removed, true))
+				rpcrdma__count(&cc->c->stats, NULL, RPCRDMA_STAT_DEVICE_REMOVALS, 1);
+			cconn_break(cc->c, cc, -ENODEV);
+		} else if (type == RDMA_CM_EVENT_DISCONNECTED || type == RDMA_CM_EVENT_CONNECT_ERROR) {
 			cconn_break(cc->c, cc, -ECONNRESET);
+		}
 	}
 	return n;
 }

@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <netinet/in.h>
+#include <sys/timerfd.h>
+#include <unistd.h>
 
 #include "rdma_internal.h"
 
@@ -76,6 +78,7 @@ static void conn_free(struct rpcrdma__conn *conn)
 	pthread_mutex_lock(&l->lock);
 	rpcrdma__count(&l->stats, NULL, RPCRDMA_STAT_DISCONNECTS, 1);
 	l->nconns--;
+	dev->nconns--;
 	pthread_cond_broadcast(&l->conns_cond);
 	pthread_mutex_unlock(&l->lock);
 }
@@ -229,7 +232,7 @@ static int dev_get(struct rpcrdma_listener *l, struct ibv_context *verbs, struct
 
 	for (struct rpcrdma__list *n = l->devs.next; n != &l->devs; n = n->next) {
 		dev = rpcrdma__container_of(n, struct rpcrdma__dev, node);
-		if (dev->verbs == verbs) {
+		if (dev->verbs == verbs && !dev->removed) {
 			*out = dev;
 			return 0;
 		}
@@ -360,6 +363,7 @@ static int conn_accept(struct rpcrdma_listener *l, struct rdma_cm_event *ev)
 		dev->srq_unpromised -= grant;
 	rpcrdma__list_add_tail(&l->conns, &conn->lnode);
 	l->nconns++;
+	dev->nconns++;
 	pthread_mutex_unlock(&l->lock);
 
 	conn->l = l;
@@ -460,6 +464,7 @@ fail_nocq:
 	rpcrdma__list_del(&conn->lnode);
 	rpcrdma_idr_remove(l->conn_ids, (int)conn->conn_id);
 	l->nconns--;
+	dev->nconns--;
 	if (dev->srq)
 		dev->srq_unpromised += grant;
 	pthread_mutex_unlock(&l->lock);
@@ -473,6 +478,149 @@ fail_nocq:
 	id->context = NULL;
 	free(conn);
 	return err;
+}
+
+/* ---- device removal ---- */
+
+static void timer_arm(struct rpcrdma_listener *l, bool on)
+{
+	struct itimerspec its = { 0 };
+
+	if (on) {
+		its.it_value.tv_nsec = 100 * 1000 * 1000;
+		its.it_interval.tv_nsec = 100 * 1000 * 1000;
+	}
+	if (l->timer_armed != on && timerfd_settime(l->timer_src.fd, 0, &its, NULL) == 0)
+		l->timer_armed = on;
+}
+
+/*
+ * DEVICE_REMOVAL on any id of verbs (every id on the device gets one):
+ * closes every connection on the device and marks it for reaping; the
+ * timer (timer_handle) frees it once its connections are gone, destroys the
+ * listening id when it was on that device and listens again.
+ */
+static void dev_remove(struct rpcrdma_listener *l, struct ibv_context *verbs, bool listen_id)
+{
+	bool first = false;
+
+	pthread_mutex_lock(&l->lock);
+	for (struct rpcrdma__list *n = l->devs.next; n != &l->devs; n = n->next) {
+		struct rpcrdma__dev *dev = rpcrdma__container_of(n, struct rpcrdma__dev, node);
+
+		if (dev->verbs == verbs && !dev->removed) {
+			dev->removed = true;
+			first = true;
+		}
+	}
+	if (listen_id && !l->relisten) {
+		l->relisten = true;
+		first = true;
+	}
+	if (first && !l->closing)
+		timer_arm(l, true);
+	pthread_mutex_unlock(&l->lock);
+	if (first)
+		rpcrdma__count(&l->stats, NULL, RPCRDMA_STAT_DEVICE_REMOVALS, 1);
+
+	for (;;) {
+		struct rpcrdma__conn *conn = NULL;
+
+		pthread_mutex_lock(&l->lock);
+		for (struct rpcrdma__list *n = l->conns.next; n != &l->conns; n = n->next) {
+			struct rpcrdma__conn *c = rpcrdma__container_of(n, struct rpcrdma__conn, lnode);
+
+			if (c->dev->verbs == verbs && !c->closing_started && !c->freeing) {
+				conn = c;
+				rpcrdma__conn_get(c);
+				break;
+			}
+		}
+		pthread_mutex_unlock(&l->lock);
+		if (!conn)
+			break;
+		rpcrdma__conn_close(conn, "device removal");
+		rpcrdma__conn_put(conn);
+	}
+}
+
+static int listen_on(struct rpcrdma_listener *l)
+{
+	struct rdma_cm_id *id;
+	int err;
+
+	if (rdma_create_id(l->ech, &id, l, RDMA_PS_TCP))
+		return -errno;
+	if (rdma_bind_addr(id, (struct sockaddr *)&l->addr) ||
+	    rdma_listen(id, l->opts.backlog)) {
+		err = -errno;
+		rdma_destroy_id(id);
+		return err;
+	}
+	l->id = id;
+	return 0;
+}
+
+static int timer_handle(struct rpcrdma__source *s, unsigned budget)
+{
+	struct rpcrdma_listener *l = rpcrdma__container_of(s, struct rpcrdma_listener, timer_src);
+	uint64_t ticks;
+	bool more = false;
+
+	(void)budget;
+	if (read(s->fd, &ticks, sizeof(ticks)) < 0) {
+		/* not expired yet */
+	}
+	for (;;) {
+		struct rpcrdma__dev *dev = NULL;
+
+		pthread_mutex_lock(&l->lock);
+		for (struct rpcrdma__list *n = l->devs.next; n != &l->devs; n = n->next) {
+			struct rpcrdma__dev *d = rpcrdma__container_of(n, struct rpcrdma__dev, node);
+
+			if (d->removed && d->nconns == 0) {
+				dev = d;
+				rpcrdma__list_del(&d->node);
+				break;
+			}
+			if (d->removed)
+				more = true;
+		}
+		pthread_mutex_unlock(&l->lock);
+		if (!dev)
+			break;
+		struct rpcrdma__cq *cq = dev->cq;
+
+		dev_destroy(dev);  /* SRQ, pools, bulk cache, PD, charges */
+		if (cq)
+			rpcrdma__poller_cq_drop(l->poller, cq);
+	}
+	/* The listening id goes last: the device closes with its last id. */
+	if (l->relisten && !more) {
+		if (l->id) {
+			rdma_destroy_id(l->id);
+			l->id = NULL;
+		}
+		/* librdmacm closes a removed device's context only once it has
+		 * resynced its device list with no id left on it: ask for the
+		 * list (the kernel's delete waits for that close). */
+		struct ibv_context **list = rdma_get_devices(NULL);
+
+		if (list)
+			rdma_free_devices(list);
+		if (listen_on(l) == 0) {
+			pthread_mutex_lock(&l->lock);
+			l->relisten = false;
+			pthread_mutex_unlock(&l->lock);
+		} else {
+			more = true;
+		}
+	}
+	pthread_mutex_lock(&l->lock);
+	if (!more && !l->relisten)
+		timer_arm(l, false);
+	pthread_mutex_unlock(&l->lock);
+	return 1;
 }
 
 /* ---- CM events ---- */
@@ -499,6 +647,13 @@ static int cm_handle(struct rpcrdma__source *s, unsigned budget)
 				continue;
 			}
 			rdma_ack_cm_event(ev);
+			continue;
+		}
+		if (type == RDMA_CM_EVENT_DEVICE_REMOVAL) {
+			struct ibv_context *verbs = id->verbs;
+
+			rdma_ack_cm_event(ev);
+			dev_remove(l, verbs, id == l->id);
 			continue;
 		}
 		if (id == l->id) {
@@ -528,7 +683,6 @@ static int cm_handle(struct rpcrdma__source *s, unsigned budget)
 		case RDMA_CM_EVENT_CONNECT_ERROR:
 		case RDMA_CM_EVENT_UNREACHABLE:
 		case RDMA_CM_EVENT_REJECTED:
-		case RDMA_CM_EVENT_DEVICE_REMOVAL:
 			rpcrdma__conn_close(conn, "cm event");
 			break;
 		default:
@@ -597,28 +751,45 @@ int rpcrdma_listener_create(struct rpcrdma_poller *poller, const struct sockaddr
 	pthread_cond_init(&l->conns_cond, NULL);
 	rpcrdma__list_init(&l->devs);
 	rpcrdma__list_init(&l->conns);
+	l->timer_src.fd = -1;
+	memcpy(&l->addr, addr, addr->sa_family == AF_INET ? sizeof(struct sockaddr_in)
+							  : sizeof(struct sockaddr_in6));
 	l->ech = rdma_create_event_channel();
 	if (!l->ech) {
 		err = -errno;
 		goto fail;
 	}
 	fcntl(l->ech->fd, F_SETFL, fcntl(l->ech->fd, F_GETFL) | O_NONBLOCK);
-	if (rdma_create_id(l->ech, &l->id, l, RDMA_PS_TCP)) {
+	err = listen_on(l);
+	if (err)
+		goto fail;
+	l->port = ntohs(rdma_get_src_port(l->id));
+	/* Listening again on the bound port after a removal. */
+	if (l->addr.ss_family == AF_INET)
+		((struct sockaddr_in *)&l->addr)->sin_port = htons((uint16_t)l->port);
+	else
+		((struct sockaddr_in6 *)&l->addr)->sin6_port = htons((uint16_t)l->port);
+	l->timer_src.fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	if (l->timer_src.fd < 0) {
 		err = -errno;
 		goto fail;
 	}
-	if (rdma_bind_addr(l->id, (struct sockaddr *)addr) || rdma_listen(l->id, opts.backlog)) {
-		err = -errno;
+	l->timer_src.handle = timer_handle;
+	err = rpcrdma__poller_add(poller, &l->timer_src);
+	if (err)
 		goto fail;
-	}
 	l->cm_src.fd = l->ech->fd;
 	l->cm_src.handle = cm_handle;
 	err = rpcrdma__poller_add(poller, &l->cm_src);
-	if (err)
+	if (err) {
+		rpcrdma__poller_del(poller, &l->timer_src);
 		goto fail;
+	}
 	*out = l;
 	return 0;
 fail:
+	if (l->timer_src.fd >= 0)
+		close(l->timer_src.fd);
 	if (l->id)
 		rdma_destroy_id(l->id);
 	if (l->ech)
@@ -632,7 +803,7 @@ fail:
 
 int rpcrdma_listener_port(const struct rpcrdma_listener *l)
 {
-	return l ? ntohs(rdma_get_src_port(l->id)) : -EINVAL;
+	return l ? l->port : -EINVAL;
 }
 
 void rpcrdma_listener_shutdown(struct rpcrdma_listener *l)
@@ -645,8 +816,10 @@ void rpcrdma_listener_shutdown(struct rpcrdma_listener *l)
 	first = !l->closing;
 	l->closing = true;
 	pthread_mutex_unlock(&l->lock);
-	if (first)
+	if (first) {
 		rpcrdma__poller_del(l->poller, &l->cm_src);
+		rpcrdma__poller_del(l->poller, &l->timer_src);
+	}
 
 	for (;;) {
 		struct rpcrdma__conn *conn = NULL;
@@ -686,7 +859,9 @@ void rpcrdma_listener_destroy(struct rpcrdma_listener *l)
 	if (!l)
 		return;
 	rpcrdma_listener_shutdown(l);
-	rdma_destroy_id(l->id);
+	close(l->timer_src.fd);
+	if (l->id)
+		rdma_destroy_id(l->id);
 	while (!rpcrdma__list_empty(&l->devs)) {
 		struct rpcrdma__dev *dev =
 			rpcrdma__container_of(rpcrdma__list_pop(&l->devs), struct rpcrdma__dev, node);

@@ -18,6 +18,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/socket.h>
 #include <sys/uio.h>
 
 #include <infiniband/verbs.h>
@@ -179,6 +180,10 @@ struct rpcrdma_poller {
 int rpcrdma__poller_cq_get(struct rpcrdma_poller *p, struct ibv_context *verbs, int entries,
 			   struct rpcrdma__cq **out);
 void rpcrdma__poller_cq_put(struct rpcrdma__cq *cq, int entries);
+/* Destroys cq (and its completion channel) when nothing reserves entries on
+ * it any more: after its device was removed, so the kernel can release the
+ * device.  Caller: no queue pair uses cq; not from cq's own handler. */
+void rpcrdma__poller_cq_drop(struct rpcrdma_poller *p, struct rpcrdma__cq *cq);
 int rpcrdma__poller_add(struct rpcrdma_poller *p, struct rpcrdma__source *s);
 /* Removes a source, waiting until no thread handles it or still holds its
  * event.  Must not be called from that source's own handler; other poller
@@ -241,6 +246,8 @@ struct rpcrdma__dev {
 	unsigned srq_unpromised;        /* posted buffers no grant covers yet */
 	uint32_t max_qp_wr, max_sge, max_qp_rd_atom;
 	struct rpcrdma__mrcache mrcache; /* read sinks, write sources */
+	unsigned nconns;                /* connections not yet freed (listener lock) */
+	bool removed;                   /* DEVICE_REMOVAL seen: reap when nconns is 0 */
 };
 
 enum rpcrdma__conn_state {
@@ -324,8 +331,13 @@ struct rpcrdma_listener {
 	struct rpcrdma_listener_opts opts;
 	struct rpcrdma_poller *poller;
 	struct rdma_event_channel *ech;
-	struct rdma_cm_id *id;
+	struct rdma_cm_id *id;          /* NULL after a device removal until listening again */
+	struct sockaddr_storage addr;   /* what was bound, for listening again */
+	int port;                       /* bound port (host order) */
 	struct rpcrdma__source cm_src;
+	struct rpcrdma__source timer_src; /* reaps removed devices, listens again */
+	bool timer_armed;               /* (lock) */
+	bool relisten;                  /* the listening id was lost (lock) */
 	rpcrdma_call_handler handler;
 	void *handler_arg;
 	pthread_mutex_t lock;           /* devs, conns */

@@ -31,6 +31,7 @@ static const char *const stat_names[RPCRDMA_STAT_COUNT] = {
 	[RPCRDMA_STAT_RECONNECTS] = "reconnects",
 	[RPCRDMA_STAT_CTXT_LOST] = "contexts_lost",
 	[RPCRDMA_STAT_RESCG_DENIED] = "rescg_denied",
+	[RPCRDMA_STAT_DEVICE_REMOVALS] = "device_removals",
 };
 
 const char *rpcrdma_stat_name(enum rpcrdma_stat s)

@@ -120,6 +120,28 @@ RPCRDMA_API int rpcrdma_listener_create(struct rpcrdma_poller *poller,
 					rpcrdma_call_handler handler, void *handler_arg,
 					struct rpcrdma_listener **out);
 
+/*
+ * DEVICE REMOVAL.  On RDMA_CM_EVENT_DEVICE_REMOVAL (on the listening id or
+ * on any connection) the listener closes and flushes every connection on
+ * that device and counts the removal once (RPCRDMA_STAT_DEVICE_REMOVALS).
+ * A 100 ms timer (a poller source of the listener) then frees the device's
+ * objects once its last connection is freed (the upper layer must end its
+ * call handles on them; replies return -ENOTCONN): SRQ, receive pool and its
+ * MR, bulk buffer cache, PD, the poller's CQ and completion channel for the
+ * device when nothing else uses them, and their resource-group charges;
+ * then it destroys the listening id when it was on that device and binds
+ * and listens again on the same address and port every 100 ms until that
+ * succeeds (after the device is back).  The listener itself stays usable.
+ * A client's calls in flight on a removed device fail with -ENODEV; its
+ * connection's objects are freed at its next call or at destroy.
+ * The listener then asks librdmacm for its device list, which makes it
+ * close the removed device's context: soft-RoCE has no
+ * disassociate_ucontext, so the kernel's delete waits for that.  Known
+ * limit (tests/vm/payloads/rdma-devrm, suite rxe-wip): the echo client
+ * does not exit after its calls failed and keeps rxe0 open; the delete
+ * returns once it is killed, the server having released everything.
+ */
+
 /* The bound port (host order). */
 RPCRDMA_API int rpcrdma_listener_port(const struct rpcrdma_listener *l);
 
