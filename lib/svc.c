@@ -35,6 +35,7 @@ struct rpcrdma_svc_call {
 	const struct rpcrdma_svc_proc *proc;
 	uint8_t *rbuf;
 	size_t rmax;
+	size_t bulk_off, bulk_len; /* rpcrdma_svc_call_set_bulk, in the results */
 	void *args, *res;
 	struct sockaddr_storage peer;
 	socklen_t peer_len;
@@ -407,6 +408,14 @@ void rpcrdma_svc_reply(struct rpcrdma_svc_call *c, int status)
 			}
 			len += rpcrdma_xdr_enc_len(&enc);
 		}
+		if (c->bulk_len) {
+			size_t body = len - RPCRDMA__REPLY_ACCEPTED_LEN;
+			if (c->bulk_off > body || c->bulk_len > body - c->bulk_off)
+				RPCRDMA__STAT_INC(svc, encode_errors);
+			else if (x->ops->bulk)
+				x->ops->bulk(x->priv, ctx, RPCRDMA__REPLY_ACCEPTED_LEN + c->bulk_off,
+					     c->bulk_len);
+		}
 		RPCRDMA__STAT_INC(svc, replies[RPCRDMA_SVC_SUCCESS]);
 		free_call(c);
 		finish(x, ctx, buf, len);
@@ -472,6 +481,15 @@ void *rpcrdma_svc_call_program_ctx(const struct rpcrdma_svc_call *c)
 void *rpcrdma_svc_call_xprt_ctx(const struct rpcrdma_svc_call *c)
 {
 	return c->ctx;
+}
+
+int rpcrdma_svc_call_set_bulk(struct rpcrdma_svc_call *c, size_t offset, size_t len)
+{
+	if (len == 0 || c->bulk_len)
+		return -EINVAL;
+	c->bulk_off = offset;
+	c->bulk_len = len;
+	return 0;
 }
 
 size_t rpcrdma_svc_call_reply_max(const struct rpcrdma_svc_call *c)

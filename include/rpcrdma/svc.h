@@ -227,6 +227,22 @@ RPCRDMA_API void *rpcrdma_svc_call_xprt_ctx(const struct rpcrdma_svc_call *call)
 /* Reply bytes reserved: RPC reply header + the estimate. */
 RPCRDMA_API size_t rpcrdma_svc_call_reply_max(const struct rpcrdma_svc_call *call);
 
+/*
+ * Marks one XDR opaque data item of the results as bulk data (NFS READ
+ * data): `offset` is where the item's data starts (after its length word),
+ * counted from the first byte encode_res writes, and `len` its length in
+ * bytes, without the XDR pad.  Call it from the handler (or before
+ * rpcrdma_svc_reply() for an asynchronous call), at most once per call;
+ * the core checks the range against what encode_res wrote and passes it to
+ * the transport, which may move those bytes by RDMA Write into the
+ * client's write chunk (RFC 8166 section 3.4.5, RFC 8267).  Transports
+ * without bulk data movement (TCP, UDP) send the reply unchanged.  A range
+ * outside the encoded results is ignored (counted in encode_errors).
+ * -EINVAL: len is 0 or a range was already marked.
+ */
+RPCRDMA_API int rpcrdma_svc_call_set_bulk(struct rpcrdma_svc_call *call, size_t offset,
+					  size_t len);
+
 /* ------------------------------------------------------------ transports */
 
 /*
@@ -271,6 +287,10 @@ RPCRDMA_API size_t rpcrdma_svc_call_reply_max(const struct rpcrdma_svc_call *cal
 struct rpcrdma_svc_xprt_ops {
 	void *(*reply_buf)(void *priv, void *call_ctx, size_t max);
 	void (*done)(void *priv, void *call_ctx, void *buf, size_t len);
+	/* Optional: called just before done(), when the handler marked a bulk
+	 * item (rpcrdma_svc_call_set_bulk) and the reply is SUCCESS, with the
+	 * item's data range as offsets into the reply buffer. */
+	void (*bulk)(void *priv, void *call_ctx, size_t offset, size_t len);
 };
 
 /* Transport flags. */
