@@ -35,7 +35,7 @@ static void s_done(void *priv, void *ctx, void *buf, size_t len)
 	rpcrdma_svc_xprt_complete(s->x);
 }
 
-static const struct rpcrdma_svc_xprt_ops ops = { s_buf, s_done };
+static const struct rpcrdma_svc_xprt_ops ops = { s_buf, s_done, NULL };
 
 static void put32(uint8_t *p, uint32_t v)
 {

@@ -257,6 +257,8 @@ struct memx {
 	size_t max;        /* last reply_buf size */
 	unsigned done;     /* done() calls */
 	unsigned bufs;     /* reply_buf() calls */
+	unsigned bulks;    /* bulk() calls */
+	size_t bulk_off, bulk_len;
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 };
@@ -287,7 +289,16 @@ static void mem_done(void *priv, void *ctx, void *buf, size_t len)
 	pthread_mutex_unlock(&m->lock);
 }
 
-static const struct rpcrdma_svc_xprt_ops mem_ops = { mem_reply_buf, mem_done };
+static void mem_bulk(void *priv, void *ctx, size_t off, size_t len)
+{
+	struct memx *m = priv;
+	(void)ctx;
+	m->bulks++;
+	m->bulk_off = off;
+	m->bulk_len = len;
+}
+
+static const struct rpcrdma_svc_xprt_ops mem_ops = { mem_reply_buf, mem_done, mem_bulk };
 
 struct fixture {
 	struct rpcrdma_svc *svc;
@@ -600,7 +611,7 @@ static void defer_done(void *priv, void *ctx, void *buf, size_t len)
 static void test_slots(void **state)
 {
 	struct fixture *f = *state;
-	static const struct rpcrdma_svc_xprt_ops ops = { mem_reply_buf, defer_done };
+	static const struct rpcrdma_svc_xprt_ops ops = { mem_reply_buf, defer_done, NULL };
 	struct rpcrdma_svc_xprt_info info = { .size = sizeof(info), .netid = "rdma",
 		.flags = RPCRDMA_SVC_XPRT_CONGESTION_CONTROL, .max_calls = 3 };
 	struct rpcrdma_svc_xprt *x;
@@ -796,6 +807,78 @@ static void test_create_opts(void **state)
 	assert_int_equal(rpcrdma_svc_create(NULL, NULL), -EINVAL);
 }
 
+/* ------------------------------------------------ bulk data marking */
+
+#define BULK_PROG 0x20000177u
+
+static size_t bulk_estimate(const struct rpcrdma_svc_call *call, const void *args)
+{
+	(void)call, (void)args;
+	return 16;
+}
+
+/* proc 1: results "hello" as an opaque, its data marked (offset 4, 5 bytes);
+ * proc 2: a range past the results; proc 3: marks twice. */
+static int bulk_handler(struct rpcrdma_svc_call *call, void *args, void *res)
+{
+	(void)args, (void)res;
+	switch (rpcrdma_svc_call_proc(call)) {
+	case 1:
+		assert_int_equal(rpcrdma_svc_call_set_bulk(call, 0, 0), -EINVAL);
+		assert_int_equal(rpcrdma_svc_call_set_bulk(call, 4, 5), 0);
+		break;
+	case 2:
+		assert_int_equal(rpcrdma_svc_call_set_bulk(call, 8, 5), 0);
+		break;
+	default:
+		assert_int_equal(rpcrdma_svc_call_set_bulk(call, 4, 1), 0);
+		assert_int_equal(rpcrdma_svc_call_set_bulk(call, 4, 5), -EINVAL);
+		break;
+	}
+	return RPCRDMA_SVC_SUCCESS;
+}
+
+static int bulk_encode(struct rpcrdma_xdr_enc *enc, const void *res)
+{
+	(void)res;
+	return rpcrdma_xdr_put_opaque(enc, "hello", 5);
+}
+
+static void test_bulk(void **state)
+{
+	struct fixture *f = *state;
+	static const struct rpcrdma_svc_proc procs[4] = {
+		[1] = { "one", 0, 4, NULL, bulk_estimate, bulk_handler, bulk_encode, NULL },
+		[2] = { "two", 0, 4, NULL, bulk_estimate, bulk_handler, bulk_encode, NULL },
+		[3] = { "three", 0, 4, NULL, bulk_estimate, bulk_handler, bulk_encode, NULL },
+	};
+	const struct rpcrdma_svc_version v = { 1, 0, 4, procs };
+	const struct rpcrdma_svc_program p = { BULK_PROG, "bulk", 1, &v, NULL };
+	assert_int_equal(rpcrdma_svc_register(f->svc, &p), 0);
+	struct msg m;
+	struct rpcrdma_svc_stats st0, st1;
+	rpcrdma_svc_get_stats(f->svc, &st0, sizeof(st0));
+
+	call_none(&m, 0x10, BULK_PROG, 1, 1);
+	roundtrip(&f->cc, &m);
+	EXPECT(&f->cc, 0x10, 1, 0, 0, 0, 0, 5, 0x68656c6c, 0x6f000000);
+	assert_int_equal(f->cc.bulks, 1);
+	assert_int_equal(f->cc.bulk_off, 28); /* 24-byte reply header + length word */
+	assert_int_equal(f->cc.bulk_len, 5);
+
+	call_none(&m, 0x11, BULK_PROG, 1, 2); /* 8 + 5 > 12 bytes of results */
+	roundtrip(&f->cc, &m);
+	EXPECT(&f->cc, 0x11, 1, 0, 0, 0, 0, 5, 0x68656c6c, 0x6f000000);
+	assert_int_equal(f->cc.bulks, 1);
+	rpcrdma_svc_get_stats(f->svc, &st1, sizeof(st1));
+	assert_int_equal(st1.encode_errors, st0.encode_errors + 1);
+
+	call_none(&m, 0x12, BULK_PROG, 1, 3);
+	roundtrip(&f->cc, &m);
+	assert_int_equal(f->cc.bulks, 2);
+	assert_int_equal(f->cc.bulk_len, 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -804,6 +887,7 @@ int main(void)
 		cmocka_unit_test(test_decode_rejects),
 		cmocka_unit_test(test_reply_encoders),
 		cmocka_unit_test_setup_teardown(test_reply_statuses, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bulk, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_step_order, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_iovec_args, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_async, setup, teardown),
