@@ -225,6 +225,14 @@ uint64_t rpcrdma_call_conn_id(const struct rpcrdma_call *call)
 	return call->conn->conn_id;
 }
 
+const struct sockaddr *rpcrdma_call_peer(const struct rpcrdma_call *call, socklen_t *len)
+{
+	struct sockaddr *sa = rdma_get_peer_addr(call->conn->id);
+	*len = sa->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6)
+					 : sizeof(struct sockaddr_in);
+	return sa;
+}
+
 size_t rpcrdma_call_max_reply(const struct rpcrdma_call *call)
 {
 	struct rpcrdma_chunk_iter it;

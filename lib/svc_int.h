@@ -109,6 +109,7 @@ struct rpcrdma__svc_prog;
 struct rpcrdma__svc_tcp_listener;
 struct rpcrdma__svc_tcp_conn;
 struct rpcrdma__svc_udp;
+struct rpcrdma__svc_rdma;
 struct rpcrdma__rpcb_entry;
 
 struct rpcrdma__svc_counters {
@@ -138,6 +139,7 @@ struct rpcrdma_svc {
 	struct rpcrdma__svc_tcp_listener *listeners;
 	struct rpcrdma__svc_tcp_conn *conns;
 	struct rpcrdma__svc_udp *udps;
+	struct rpcrdma__svc_rdma *rdmas;
 	struct rpcrdma__svc_endpoint *endpoints;
 	struct rpcrdma__rpcb_entry *rpcb;
 	char rpcb_path[108];  /* how rpcrdma_svc_rpcbind_set reached rpcbind */
@@ -163,6 +165,9 @@ void rpcrdma__svc_tcp_sweep(struct rpcrdma__svc_source *src, uint32_t events);
 /* Transports: shut down everything (destroy); svc->lock not held. */
 void rpcrdma__svc_tcp_shutdown(struct rpcrdma_svc *svc);
 void rpcrdma__svc_udp_shutdown(struct rpcrdma_svc *svc);
+/* RDMA: drops queued calls, destroys the listeners (waiting for their
+ * calls); the loop must be stopped. */
+void rpcrdma__svc_rdma_shutdown(struct rpcrdma_svc *svc);
 
 /* Adds an endpoint for a bound socket address (svc.c). */
 int rpcrdma__svc_add_endpoint_sa(struct rpcrdma_svc *svc, bool udp,

@@ -215,6 +215,7 @@ void rpcrdma_svc_destroy(struct rpcrdma_svc *svc)
 	rpcrdma__svc_tcp_shutdown(svc);
 	rpcrdma__svc_udp_shutdown(svc);
 	pthread_mutex_unlock(&svc->loop_lock);
+	rpcrdma__svc_rdma_shutdown(svc);
 	/* Transports whose calls are still out go when their last call ends. */
 	pthread_mutex_lock(&svc->lock);
 	while (svc->nxprts)

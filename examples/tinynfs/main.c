@@ -3,6 +3,7 @@
  * tinynfs: an NFSv4.1/4.2 server on librpcrdma's service core.
  *
  *   tinynfs -e /etc/tinynfs.exports [-p 2049] [-l ADDR]... [--no-udp]
+ *           [--rdma ADDR]... [--rdma-port 20049]
  *           [-V "-4.2"] [--rpcbind] [--print-versions] [--stats]
  *   tinynfs --export "/srv/x rw,no_root_squash" ...
  *
@@ -11,7 +12,11 @@
  * 0.0.0.0 and :: for any), port -p (default 2049; 0 picks one, then every
  * listener uses the port the first got).  Prints one line per listener,
  * "tinynfs: listening tcp 127.0.0.1 2049", then "tinynfs: ready", on
- * stdout.  SIGINT or SIGTERM stops it cleanly (rpcbind entries unset).
+ * stdout.  Each --rdma address (an IPv6 link-local one with its %ifname
+ * scope, e.g. fe80::1%rxed0) gets an RPC-over-RDMA listener on
+ * --rdma-port (default 20049, RFC 8267), "tinynfs: listening rdma ...";
+ * READ data then goes back through the client's write chunk and WRITE
+ * data arrives through read chunks.  SIGINT or SIGTERM stops it cleanly (rpcbind entries unset).
  * Exit status: 0 after a signal, 2 bad usage or configuration, 1 other
  * start-up failures.
  */
@@ -26,7 +31,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <net/if.h>
+
+#include <rpcrdma/poller.h>
 #include <rpcrdma/svc.h>
+#include <rpcrdma/xprt.h>
 
 #include "exports.h"
 #include "rpc.h"
@@ -42,6 +51,9 @@ struct config {
 	const char *listen[MAX_LISTEN];
 	unsigned nlisten;
 	unsigned port;
+	const char *rdma[MAX_LISTEN];
+	unsigned nrdma;
+	unsigned rdma_port;
 	bool udp, rpcbind, print_versions, stats, inode_handles;
 	unsigned max_calls;
 };
@@ -56,6 +68,9 @@ static void usage(FILE *f)
 		"  -l, --listen ADDR      IPv4 or IPv6 address, repeatable\n"
 		"                         (default 127.0.0.1 and ::1)\n"
 		"      --no-udp           no UDP listener\n"
+		"      --rdma ADDR        RPC-over-RDMA listener address, repeatable\n"
+		"                         (IPv6 link-local: fe80::1%%rxed0)\n"
+		"      --rdma-port N      port for RDMA (default 20049; 0: any)\n"
 		"  -V, --versions STR     e.g. '-4.2' or '+4 +4.1 -4.2' (kernel format)\n"
 		"      --print-versions   print the enabled versions and exit\n"
 		"      --rpcbind          register with rpcbind (unset at exit)\n"
@@ -67,13 +82,16 @@ static void usage(FILE *f)
 
 static int parse_args(int argc, char **argv, struct config *c)
 {
-	enum { O_EXPORT = 256, O_NOUDP, O_PRINTV, O_RPCBIND, O_STATS, O_INODE, O_MAXCALLS };
+	enum { O_EXPORT = 256, O_NOUDP, O_PRINTV, O_RPCBIND, O_STATS, O_INODE, O_MAXCALLS,
+	       O_RDMA, O_RDMAPORT };
 	static const struct option longopts[] = {
 		{ "exports", required_argument, NULL, 'e' },
 		{ "export", required_argument, NULL, O_EXPORT },
 		{ "port", required_argument, NULL, 'p' },
 		{ "listen", required_argument, NULL, 'l' },
 		{ "no-udp", no_argument, NULL, O_NOUDP },
+		{ "rdma", required_argument, NULL, O_RDMA },
+		{ "rdma-port", required_argument, NULL, O_RDMAPORT },
 		{ "versions", required_argument, NULL, 'V' },
 		{ "print-versions", no_argument, NULL, O_PRINTV },
 		{ "rpcbind", no_argument, NULL, O_RPCBIND },
@@ -85,6 +103,7 @@ static int parse_args(int argc, char **argv, struct config *c)
 	};
 	memset(c, 0, sizeof(*c));
 	c->port = 2049;
+	c->rdma_port = 20049;
 	c->udp = true;
 	int o;
 	char *end;
@@ -115,6 +134,22 @@ static int parse_args(int argc, char **argv, struct config *c)
 			break;
 		case O_NOUDP:
 			c->udp = false;
+			break;
+		case O_RDMA:
+			if (c->nrdma == MAX_LISTEN) {
+				fprintf(stderr, "tinynfs: at most %d --rdma addresses\n", MAX_LISTEN);
+				return -1;
+			}
+			c->rdma[c->nrdma++] = optarg;
+			break;
+		case O_RDMAPORT:
+			errno = 0;
+			v = strtoul(optarg, &end, 10);
+			if (errno || *end || end == optarg || v > 65535) {
+				fprintf(stderr, "tinynfs: bad --rdma-port '%s'\n", optarg);
+				return -1;
+			}
+			c->rdma_port = (unsigned)v;
 			break;
 		case 'V':
 			c->versions = optarg;
@@ -159,12 +194,36 @@ static int parse_args(int argc, char **argv, struct config *c)
 	return 0;
 }
 
-/* Parses an IPv4 or IPv6 literal into *ss with the port. */
-static int make_addr(const char *s, unsigned port, struct sockaddr_storage *ss, socklen_t *len)
+/* Parses an IPv4 or IPv6 literal (IPv6 with an optional %ifname or %index
+ * scope) into *ss with the port. */
+static int make_addr(const char *arg, unsigned port, struct sockaddr_storage *ss, socklen_t *len)
 {
 	memset(ss, 0, sizeof(*ss));
 	struct sockaddr_in *in4 = (struct sockaddr_in *)ss;
 	struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)ss;
+	char s[INET6_ADDRSTRLEN + IF_NAMESIZE + 2];
+	if (strlen(arg) >= sizeof(s))
+		return -EINVAL;
+	strcpy(s, arg);
+	char *scope = strchr(s, '%');
+	if (scope) {
+		*scope++ = '\0';
+		unsigned idx = if_nametoindex(scope);
+		if (!idx) {
+			char *e;
+			unsigned long v = strtoul(scope, &e, 10);
+			if (*scope == '\0' || *e || v == 0 || v > UINT32_MAX)
+				return -EINVAL;
+			idx = (unsigned)v;
+		}
+		if (inet_pton(AF_INET6, s, &in6->sin6_addr) != 1)
+			return -EINVAL;
+		in6->sin6_family = AF_INET6;
+		in6->sin6_port = htons((uint16_t)port);
+		in6->sin6_scope_id = idx;
+		*len = sizeof(*in6);
+		return 0;
+	}
 	if (inet_pton(AF_INET, s, &in4->sin_addr) == 1) {
 		in4->sin_family = AF_INET;
 		in4->sin_port = htons((uint16_t)port);
@@ -244,6 +303,60 @@ static int listen_all(struct rpcrdma_svc *svc, const struct config *c)
 	return 0;
 }
 
+/* One RPC-over-RDMA listener per --rdma address, all on one poller. */
+static int listen_rdma(struct rpcrdma_svc *svc, const struct config *c,
+		       struct rpcrdma_poller **poller, struct rpcrdma_listener **ls)
+{
+	if (c->nrdma == 0)
+		return 0;
+	int rc = rpcrdma_poller_create(NULL, poller);
+	if (rc) {
+		fprintf(stderr, "tinynfs: rdma poller: %s\n", strerror(-rc));
+		return rc;
+	}
+	struct rpcrdma_listener_opts lo;
+	rpcrdma_listener_opts_init(&lo);
+	if (c->max_calls && c->max_calls < lo.max_credits)
+		lo.max_credits = c->max_calls;
+	/* A WRITE of maxwrite bytes, pulled by RDMA Read, and its header. */
+	lo.max_call_bytes = TNFS_RPC_MAX_ARGS + 4096;
+	unsigned port = c->rdma_port;
+	for (unsigned i = 0; i < c->nrdma; i++) {
+		struct sockaddr_storage ss, bound;
+		socklen_t len;
+		if (make_addr(c->rdma[i], port, &ss, &len) != 0) {
+			fprintf(stderr, "tinynfs: bad --rdma address '%s'\n", c->rdma[i]);
+			return -EINVAL;
+		}
+		rc = rpcrdma_svc_listen_rdma(svc, *poller, (struct sockaddr *)&ss, &lo, &bound,
+					     &ls[i]);
+		if (rc) {
+			fprintf(stderr, "tinynfs: rdma %s port %u: %s\n", c->rdma[i], port,
+				strerror(-rc));
+			return rc;
+		}
+		port = port_of(&bound);
+		printf("tinynfs: listening rdma %s %u\n", c->rdma[i], port);
+	}
+	return 0;
+}
+
+static void print_rdma_stats(struct rpcrdma_listener *const *ls, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++) {
+		struct rpcrdma_stats st;
+		if (!ls[i])
+			continue;
+		rpcrdma_listener_stats(ls[i], &st);
+		printf("tinynfs: rdma %u:", i);
+		for (int k = 0; k < RPCRDMA_STAT_COUNT; k++)
+			if (st.v[k])
+				printf(" %s %llu", rpcrdma_stat_name((enum rpcrdma_stat)k),
+				       (unsigned long long)st.v[k]);
+		printf("\n");
+	}
+}
+
 static void print_stats(const struct rpcrdma_svc *svc)
 {
 	struct rpcrdma_svc_stats st;
@@ -299,6 +412,8 @@ int main(int argc, char **argv)
 	int status = 1;
 	struct tnfs_server *srv = NULL;
 	struct rpcrdma_svc *svc = NULL;
+	struct rpcrdma_poller *poller = NULL;
+	struct rpcrdma_listener *rdma_ls[MAX_LISTEN] = { 0 };
 	struct tnfs_server_opts so = {
 		.size = sizeof(so),
 		.exports = &ex,
@@ -329,6 +444,8 @@ int main(int argc, char **argv)
 	}
 	if (listen_all(svc, &c) != 0)
 		goto out;
+	if (listen_rdma(svc, &c, &poller, rdma_ls) != 0)
+		goto out;
 	if (c.rpcbind) {
 		rc = rpcrdma_svc_rpcbind_set(svc, NULL);
 		if (rc) {
@@ -352,11 +469,14 @@ int main(int argc, char **argv)
 		;
 	printf("tinynfs: %s, stopping\n", sig == SIGINT ? "SIGINT" : "SIGTERM");
 	rpcrdma_svc_stop(svc);
-	if (c.stats)
+	if (c.stats) {
 		print_stats(svc);
+		print_rdma_stats(rdma_ls, c.nrdma);
+	}
 	status = 0;
 out:
 	rpcrdma_svc_destroy(svc);
+	rpcrdma_poller_destroy(poller);
 	tnfs_server_free(srv);
 	tnfs_exports_free(&ex);
 	fflush(stdout);

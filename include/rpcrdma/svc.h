@@ -83,6 +83,9 @@ RPCRDMA_BEGIN_DECLS
 struct rpcrdma_svc;
 struct rpcrdma_svc_call;
 struct rpcrdma_svc_xprt;
+struct rpcrdma_poller;         /* <rpcrdma/poller.h> */
+struct rpcrdma_listener;       /* <rpcrdma/xprt.h> */
+struct rpcrdma_listener_opts;  /* <rpcrdma/xprt.h> */
 
 /* accept_stat (RFC 5531), the values a handler returns, plus two more. */
 enum rpcrdma_svc_status {
@@ -385,6 +388,30 @@ RPCRDMA_API void rpcrdma_svc_destroy(struct rpcrdma_svc *svc);
  */
 RPCRDMA_API int rpcrdma_svc_listen_tcp(struct rpcrdma_svc *svc, const struct sockaddr *addr,
 				       socklen_t len, struct sockaddr_storage *bound);
+/*
+ * Serves RPC-over-RDMA (RFC 8166) on addr: creates a listener
+ * (rpcrdma_listener_create with poller and opts, which may be NULL) whose
+ * calls run through this service like TCP calls: netid "rdma" or "rdma6",
+ * with congestion control, the endpoint added for rpcrdma_svc_rpcbind_set.
+ * Calls are received on the poller's threads and queued to the service
+ * loop, so handlers run on the loop thread as for TCP and UDP.  The reply
+ * buffer the core reserves (header + estimate) is sent by
+ * rpcrdma_call_reply(): inline when it fits, the item marked with
+ * rpcrdma_svc_call_set_bulk by RDMA Write into the call's write chunk,
+ * the rest by the reply chunk when still too large; what fits none of the
+ * client's chunks is answered RDMA_ERROR/ERR_CHUNK.  Port 0 picks one;
+ * *bound (if not NULL) gets the bound address.  *listener (if not NULL)
+ * gets the listener, borrowed, for rpcrdma_listener_stats and
+ * rpcrdma_listener_foreach_conn; rpcrdma_svc_destroy destroys it (the
+ * poller must outlive the service).  -EINVAL, -ENOMEM, or the listener's
+ * errors.
+ */
+RPCRDMA_API int rpcrdma_svc_listen_rdma(struct rpcrdma_svc *svc,
+					struct rpcrdma_poller *poller,
+					const struct sockaddr *addr,
+					const struct rpcrdma_listener_opts *opts,
+					struct sockaddr_storage *bound,
+					struct rpcrdma_listener **listener);
 RPCRDMA_API int rpcrdma_svc_listen_udp(struct rpcrdma_svc *svc, const struct sockaddr *addr,
 				       socklen_t len, struct sockaddr_storage *bound);
 

@@ -187,6 +187,10 @@ RPCRDMA_API const struct iovec *rpcrdma_call_payload(const struct rpcrdma_call *
  */
 RPCRDMA_API uint64_t rpcrdma_call_conn_id(const struct rpcrdma_call *call);
 
+/* The client's address (rdma_get_peer_addr); sets *len. */
+RPCRDMA_API const struct sockaddr *rpcrdma_call_peer(const struct rpcrdma_call *call,
+						     socklen_t *len);
+
 /* The largest reply the client's chunks and inline size can carry. */
 RPCRDMA_API size_t rpcrdma_call_max_reply(const struct rpcrdma_call *call);
 

@@ -1,0 +1,335 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The RDMA transport of the service core: an RPC-over-RDMA listener
+ * (<rpcrdma/xprt.h>) whose calls run through the same dispatch as TCP and
+ * UDP calls.
+ *
+ * The listener hands each checked call (read chunks already pulled and
+ * spliced) to on_call() on a poller thread.  That thread only queues it and
+ * wakes the service loop through an eventfd, so procedure handlers run on
+ * the loop thread, as they do for TCP and UDP, however many threads the
+ * poller has.  The loop hands queued calls to the core until the
+ * transport's slots are full; a completing call then wakes it again.
+ *
+ * For each call the core asks for a reply buffer of the RPC reply header
+ * plus the procedure's estimate (malloc'd here), may mark the bulk item
+ * (rpcrdma_svc_call_set_bulk), and hands back the encoded reply, which
+ * rpcrdma_call_reply() sends: inline, bulk by RDMA Write into the write
+ * chunk, the rest inline or by the reply chunk (the transport chooses from
+ * the client's chunks; a reply that fits none becomes RDMA_ERROR/ERR_CHUNK).
+ *
+ * Calls in progress per connection are bounded by its credit grant (the
+ * listener disconnects a client exceeding it); the core's slots bound all
+ * of the listener's calls together.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+#include <netinet/in.h>
+
+#include <rpcrdma/xprt.h>
+
+#include "svc_int.h"
+
+struct rdma_req {
+	struct rdma_req *next;
+	struct rpcrdma_call *call;
+	size_t bulk_off, bulk_len;
+};
+
+struct rpcrdma__svc_rdma {
+	struct rpcrdma__svc_source src; /* eventfd: calls queued / slots freed */
+	struct rpcrdma_svc *svc;
+	struct rpcrdma_svc_xprt *xprt;
+	struct rpcrdma_listener *listener;
+	struct rpcrdma__svc_rdma *next; /* svc->rdmas, svc->lock */
+
+	pthread_mutex_t lock;           /* guards the queue and the flags */
+	struct rdma_req *head, **tail;
+	bool closing;                   /* new calls are dropped */
+	bool stalled;                   /* the loop waits for a free slot */
+	bool kicked;                    /* the eventfd has been written */
+	unsigned live;                  /* requests not yet freed */
+	pthread_cond_t gone;            /* live reached 0 */
+};
+
+/* Max slots: far above any sum of credit grants on one listener. */
+#define SVC_RDMA_SLOTS (1u << 20)
+
+static void kick(struct rpcrdma__svc_rdma *r)
+{
+	eventfd_write(r->src.fd, 1);
+}
+
+/* Poller thread: queue the call for the loop thread. */
+static void on_call(struct rpcrdma_call *call, void *arg)
+{
+	struct rpcrdma__svc_rdma *r = arg;
+	struct rdma_req *q = calloc(1, sizeof(*q));
+	bool wake;
+
+	if (!q) {
+		RPCRDMA__STAT_INC(r->svc, dropped);
+		rpcrdma_call_drop(call);
+		return;
+	}
+	q->call = call;
+	pthread_mutex_lock(&r->lock);
+	if (r->closing) {
+		pthread_mutex_unlock(&r->lock);
+		free(q);
+		rpcrdma_call_drop(call);
+		return;
+	}
+	*r->tail = q;
+	r->tail = &q->next;
+	r->live++;
+	wake = !r->kicked && !r->stalled;
+	if (wake)
+		r->kicked = true;
+	pthread_mutex_unlock(&r->lock);
+	if (wake)
+		kick(r);
+}
+
+static struct rdma_req *dequeue(struct rpcrdma__svc_rdma *r)
+{
+	struct rdma_req *q = r->head;
+	if (q) {
+		r->head = q->next;
+		if (!r->head)
+			r->tail = &r->head;
+		q->next = NULL;
+	}
+	return q;
+}
+
+/* Loop thread: hand queued calls to the core while it has slots. */
+static void on_kick(struct rpcrdma__svc_source *src, uint32_t events)
+{
+	struct rpcrdma__svc_rdma *r = (struct rpcrdma__svc_rdma *)src;
+	eventfd_t v;
+	(void)events;
+
+	pthread_mutex_lock(&r->lock);
+	r->kicked = false;
+	pthread_mutex_unlock(&r->lock);
+	(void)eventfd_read(src->fd, &v);
+	for (;;) {
+		pthread_mutex_lock(&r->lock);
+		struct rdma_req *q = r->closing ? NULL : dequeue(r);
+		pthread_mutex_unlock(&r->lock);
+		if (!q)
+			return;
+		unsigned n = 0;
+		const struct iovec *iov = rpcrdma_call_payload(q->call, &n);
+		socklen_t plen = 0;
+		const struct sockaddr *peer = rpcrdma_call_peer(q->call, &plen);
+		if (rpcrdma_svc_xprt_recv(r->xprt, iov, n, peer, plen, q) == -EBUSY) {
+			pthread_mutex_lock(&r->lock);
+			q->next = r->head;
+			r->head = q;
+			if (!q->next)
+				r->tail = &q->next;
+			r->stalled = true;
+			pthread_mutex_unlock(&r->lock);
+			/* A call may have completed in between and seen no stall. */
+			if (!rpcrdma_svc_xprt_busy(r->xprt)) {
+				pthread_mutex_lock(&r->lock);
+				r->stalled = false;
+				pthread_mutex_unlock(&r->lock);
+				continue;
+			}
+			return;
+		}
+	}
+}
+
+static void *rdma_reply_buf(void *priv, void *ctx, size_t max)
+{
+	(void)priv, (void)ctx;
+	return malloc(max);
+}
+
+static void rdma_bulk(void *priv, void *ctx, size_t offset, size_t len)
+{
+	struct rdma_req *q = ctx;
+	(void)priv;
+	q->bulk_off = offset;
+	q->bulk_len = len;
+}
+
+/* Any thread: send (or drop) and free the slot. */
+static void rdma_done(void *priv, void *ctx, void *buf, size_t len)
+{
+	struct rpcrdma__svc_rdma *r = priv;
+	struct rdma_req *q = ctx;
+
+	if (len) {
+		struct iovec iov = { buf, len };
+		struct rpcrdma_reply rep = {
+			.size = sizeof(rep),
+			.iov = &iov,
+			.iovcnt = 1,
+			.bulk_offset = q->bulk_len ? q->bulk_off : 0,
+			.bulk_length = q->bulk_len,
+		};
+		/* Failures are counted by the listener (and the client is
+		 * told by RDMA_ERROR when its chunks were too small). */
+		(void)rpcrdma_call_reply(q->call, &rep);
+	} else {
+		rpcrdma_call_drop(q->call);
+	}
+	free(buf);
+	free(q);
+	rpcrdma_svc_xprt_complete(r->xprt);
+
+	pthread_mutex_lock(&r->lock);
+	bool wake = r->stalled && !r->closing;
+	if (wake) {
+		r->stalled = false;
+		r->kicked = true;
+		kick(r);
+	}
+	/* Last touch of r: shutdown frees it once live is 0. */
+	if (--r->live == 0)
+		pthread_cond_broadcast(&r->gone);
+	pthread_mutex_unlock(&r->lock);
+}
+
+static const struct rpcrdma_svc_xprt_ops rdma_ops = {
+	.reply_buf = rdma_reply_buf,
+	.done = rdma_done,
+	.bulk = rdma_bulk,
+};
+
+static void svc_rdma_free(struct rpcrdma__svc_rdma *r)
+{
+	if (r->src.fd >= 0)
+		close(r->src.fd);
+	if (r->xprt)
+		rpcrdma_svc_xprt_destroy(r->xprt);
+	pthread_cond_destroy(&r->gone);
+	pthread_mutex_destroy(&r->lock);
+	free(r);
+}
+
+int rpcrdma_svc_listen_rdma(struct rpcrdma_svc *svc, struct rpcrdma_poller *poller,
+			    const struct sockaddr *addr,
+			    const struct rpcrdma_listener_opts *opts,
+			    struct sockaddr_storage *bound,
+			    struct rpcrdma_listener **listener)
+{
+	if (!svc || !poller || !addr ||
+	    (addr->sa_family != AF_INET && addr->sa_family != AF_INET6))
+		return -EINVAL;
+	struct rpcrdma__svc_rdma *r = calloc(1, sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	r->svc = svc;
+	r->tail = &r->head;
+	r->src.handle = on_kick;
+	pthread_mutex_init(&r->lock, NULL);
+	pthread_cond_init(&r->gone, NULL);
+	r->src.fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (r->src.fd < 0) {
+		int err = -errno;
+		r->src.fd = -1;
+		svc_rdma_free(r);
+		return err;
+	}
+
+	struct sockaddr_storage ss;
+	socklen_t sslen = addr->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6)
+						      : sizeof(struct sockaddr_in);
+	memset(&ss, 0, sizeof(ss));
+	memcpy(&ss, addr, sslen);
+	const char *netid = addr->sa_family == AF_INET6 ? "rdma6" : "rdma";
+	struct rpcrdma_svc_xprt_info info = {
+		.size = sizeof(info),
+		.netid = netid,
+		.flags = RPCRDMA_SVC_XPRT_CONGESTION_CONTROL,
+		.local = (const struct sockaddr *)&ss,
+		.local_len = sslen,
+		.max_calls = SVC_RDMA_SLOTS,
+	};
+	int rc = rpcrdma_svc_xprt_create(svc, &rdma_ops, r, &info, &r->xprt);
+	if (rc) {
+		svc_rdma_free(r);
+		return rc;
+	}
+	rc = rpcrdma__svc_watch(svc, &r->src, EPOLLIN);
+	if (rc) {
+		svc_rdma_free(r);
+		return rc;
+	}
+	rc = rpcrdma_listener_create(poller, addr, opts, on_call, r, &r->listener);
+	if (rc) {
+		rpcrdma__svc_unwatch(svc, &r->src);
+		svc_rdma_free(r);
+		return rc;
+	}
+	int port = rpcrdma_listener_port(r->listener);
+	if (ss.ss_family == AF_INET6)
+		((struct sockaddr_in6 *)&ss)->sin6_port = htons((uint16_t)port);
+	else
+		((struct sockaddr_in *)&ss)->sin_port = htons((uint16_t)port);
+	rc = rpcrdma_svc_add_endpoint(svc, netid, (const struct sockaddr *)&ss, sslen, 1);
+	if (rc) {
+		rpcrdma_listener_destroy(r->listener);
+		rpcrdma__svc_unwatch(svc, &r->src);
+		svc_rdma_free(r);
+		return rc;
+	}
+	pthread_mutex_lock(&svc->lock);
+	r->next = svc->rdmas;
+	svc->rdmas = r;
+	pthread_mutex_unlock(&svc->lock);
+	if (bound)
+		*bound = ss;
+	if (listener)
+		*listener = r->listener;
+	return 0;
+}
+
+void rpcrdma__svc_rdma_shutdown(struct rpcrdma_svc *svc)
+{
+	pthread_mutex_lock(&svc->lock);
+	struct rpcrdma__svc_rdma *list = svc->rdmas;
+	svc->rdmas = NULL;
+	pthread_mutex_unlock(&svc->lock);
+
+	while (list) {
+		struct rpcrdma__svc_rdma *r = list;
+		list = r->next;
+		rpcrdma__svc_unwatch(svc, &r->src);
+		pthread_mutex_lock(&r->lock);
+		r->closing = true;
+		struct rdma_req *q = r->head;
+		r->head = NULL;
+		r->tail = &r->head;
+		pthread_mutex_unlock(&r->lock);
+		while (q) {
+			struct rdma_req *n = q->next;
+			RPCRDMA__STAT_INC(svc, dropped);
+			rpcrdma_call_drop(q->call);
+			free(q);
+			pthread_mutex_lock(&r->lock);
+			r->live--;
+			pthread_mutex_unlock(&r->lock);
+			q = n;
+		}
+		/* Waits for the calls still in the core (asynchronous ones are
+		 * ended by rpcrdma_svc_reply from their threads), then for
+		 * their done() to finish with r. */
+		rpcrdma_listener_destroy(r->listener);
+		pthread_mutex_lock(&r->lock);
+		while (r->live)
+			pthread_cond_wait(&r->gone, &r->lock);
+		pthread_mutex_unlock(&r->lock);
+		svc_rdma_free(r);
+	}
+}
