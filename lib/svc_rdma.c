@@ -13,8 +13,8 @@
  *
  * For each call the core asks for a reply buffer of the RPC reply header
  * plus the procedure's estimate (malloc'd here), may mark the bulk item
- * (rpcrdma_svc_call_set_bulk), and hands back the encoded reply, which
- * rpcrdma_call_reply() sends: inline, bulk by RDMA Write into the write
+ * (rpcrdma_svc_call_set_bulk), and hands back the encoded reply, which a
+ * sender thread (see sender_main for why) sends with rpcrdma_call_reply(): inline, bulk by RDMA Write into the write
  * chunk, the rest inline or by the reply chunk (the transport chooses from
  * the client's chunks; a reply that fits none becomes RDMA_ERROR/ERR_CHUNK).
  *
@@ -38,6 +38,8 @@ struct rdma_req {
 	struct rdma_req *next;
 	struct rpcrdma_call *call;
 	size_t bulk_off, bulk_len;
+	void *buf;                      /* the encoded reply, for the sender */
+	size_t len;
 };
 
 struct rpcrdma__svc_rdma {
@@ -54,6 +56,13 @@ struct rpcrdma__svc_rdma {
 	bool kicked;                    /* the eventfd has been written */
 	unsigned live;                  /* requests not yet freed */
 	pthread_cond_t gone;            /* live reached 0 */
+
+	/* Replies waiting for the sender thread (see rdma_done). */
+	struct rdma_req *out_head, **out_tail;
+	pthread_cond_t out_cond;
+	bool sender_stop;
+	bool sender_started;
+	pthread_t sender;
 };
 
 /* Max slots: far above any sum of credit grants on one listener. */
@@ -162,14 +171,11 @@ static void rdma_bulk(void *priv, void *ctx, size_t offset, size_t len)
 	q->bulk_len = len;
 }
 
-/* Any thread: send (or drop) and free the slot. */
-static void rdma_done(void *priv, void *ctx, void *buf, size_t len)
+/* Sends (or drops) one reply and frees the slot; on the sender thread. */
+static void send_one(struct rpcrdma__svc_rdma *r, struct rdma_req *q)
 {
-	struct rpcrdma__svc_rdma *r = priv;
-	struct rdma_req *q = ctx;
-
-	if (len) {
-		struct iovec iov = { buf, len };
+	if (q->len) {
+		struct iovec iov = { q->buf, q->len };
 		struct rpcrdma_reply rep = {
 			.size = sizeof(rep),
 			.iov = &iov,
@@ -183,7 +189,7 @@ static void rdma_done(void *priv, void *ctx, void *buf, size_t len)
 	} else {
 		rpcrdma_call_drop(q->call);
 	}
-	free(buf);
+	free(q->buf);
 	free(q);
 	rpcrdma_svc_xprt_complete(r->xprt);
 
@@ -200,6 +206,56 @@ static void rdma_done(void *priv, void *ctx, void *buf, size_t len)
 	pthread_mutex_unlock(&r->lock);
 }
 
+/*
+ * The sender thread posts every reply.  The kernel's uverbs refuses
+ * commands from a thread whose credentials are not those the device file
+ * was opened with (ib_safe_file_access compares the cred pointers), and
+ * soft-RoCE rings its Send doorbell with such a command.  Handlers of an
+ * NFS server switch fsuid/fsgid per request, which gives their thread new
+ * credentials for good; this thread, started by the thread that called
+ * rpcrdma_svc_listen_rdma, never does.
+ */
+static void *sender_main(void *arg)
+{
+	struct rpcrdma__svc_rdma *r = arg;
+	pthread_mutex_lock(&r->lock);
+	for (;;) {
+		struct rdma_req *q = r->out_head;
+		if (!q) {
+			if (r->sender_stop)
+				break;
+			pthread_cond_wait(&r->out_cond, &r->lock);
+			continue;
+		}
+		r->out_head = q->next;
+		if (!r->out_head)
+			r->out_tail = &r->out_head;
+		pthread_mutex_unlock(&r->lock);
+		send_one(r, q);
+		pthread_mutex_lock(&r->lock);
+	}
+	pthread_mutex_unlock(&r->lock);
+	return NULL;
+}
+
+/* Any thread: queue the reply for the sender thread. */
+static void rdma_done(void *priv, void *ctx, void *buf, size_t len)
+{
+	struct rpcrdma__svc_rdma *r = priv;
+	struct rdma_req *q = ctx;
+
+	q->buf = buf;
+	q->len = len;
+	q->next = NULL;
+	pthread_mutex_lock(&r->lock);
+	bool was_empty = !r->out_head;
+	*r->out_tail = q;
+	r->out_tail = &q->next;
+	if (was_empty)
+		pthread_cond_signal(&r->out_cond);
+	pthread_mutex_unlock(&r->lock);
+}
+
 static const struct rpcrdma_svc_xprt_ops rdma_ops = {
 	.reply_buf = rdma_reply_buf,
 	.done = rdma_done,
@@ -208,6 +264,14 @@ static const struct rpcrdma_svc_xprt_ops rdma_ops = {
 
 static void svc_rdma_free(struct rpcrdma__svc_rdma *r)
 {
+	if (r->sender_started) {
+		pthread_mutex_lock(&r->lock);
+		r->sender_stop = true;
+		pthread_cond_signal(&r->out_cond);
+		pthread_mutex_unlock(&r->lock);
+		pthread_join(r->sender, NULL);
+	}
+	pthread_cond_destroy(&r->out_cond);
 	if (r->src.fd >= 0)
 		close(r->src.fd);
 	if (r->xprt)
@@ -234,6 +298,8 @@ int rpcrdma_svc_listen_rdma(struct rpcrdma_svc *svc, struct rpcrdma_poller *poll
 	r->src.handle = on_kick;
 	pthread_mutex_init(&r->lock, NULL);
 	pthread_cond_init(&r->gone, NULL);
+	pthread_cond_init(&r->out_cond, NULL);
+	r->out_tail = &r->out_head;
 	r->src.fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	if (r->src.fd < 0) {
 		int err = -errno;
@@ -261,6 +327,12 @@ int rpcrdma_svc_listen_rdma(struct rpcrdma_svc *svc, struct rpcrdma_poller *poll
 		svc_rdma_free(r);
 		return rc;
 	}
+	rc = -pthread_create(&r->sender, NULL, sender_main, r);
+	if (rc) {
+		svc_rdma_free(r);
+		return rc;
+	}
+	r->sender_started = true;
 	rc = rpcrdma__svc_watch(svc, &r->src, EPOLLIN);
 	if (rc) {
 		svc_rdma_free(r);

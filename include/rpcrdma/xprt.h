@@ -215,7 +215,13 @@ struct rpcrdma_reply {
  * -EINVAL (bad reply description: the call is dropped), -EMSGSIZE (too large
  * for the client's chunks: RDMA_ERROR/ERR_CHUNK was sent instead),
  * -ENOTCONN (connection gone), -ENOMEM, -EAGAIN (the resource group refused
- * the buffer for the bulk data: the call is dropped).  Thread-safe.
+ * the buffer for the bulk data: the call is dropped).  Thread-safe, with
+ * one rule from the kernel: uverbs refuses commands (soft-RoCE's Send
+ * doorbell is one) from a thread whose credentials changed after the device
+ * was opened -- setfsuid/setfsgid/setgroups give a thread new credentials
+ * for good, even when set back.  Reply from threads that never switch
+ * credentials (rpcrdma_svc_listen_rdma does: its sender thread posts every
+ * reply).
  */
 RPCRDMA_API int rpcrdma_call_reply(struct rpcrdma_call *call, const struct rpcrdma_reply *reply);
 
