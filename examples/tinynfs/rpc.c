@@ -89,7 +89,8 @@ static int compound_handler(struct rpcrdma_svc_call *call, void *args, void *res
 	r->rep = malloc(cap);
 	if (!r->rep)
 		return RPCRDMA_SVC_SYSTEM_ERR;
-	int rc = tnfs_compound(srv, &cred, a->req, a->len, r->rep, cap, &r->len);
+	int rc = tnfs_compound(srv, &cred, a->req, a->len, r->rep, cap, &r->len, NULL,
+			       NULL);
 	if (rc == -EBADMSG)
 		return RPCRDMA_SVC_GARBAGE_ARGS;
 	if (rc != 0)
