@@ -261,6 +261,7 @@ int tnfs_compound_estimate(const struct tnfs_server *srv, const void *req,
 	size_t sum = REPLY_HDR_MIN + xdr_pad(tag.len);
 	struct tnfs_est e;
 	est_init(&e, srv, minor, TNFS_MAX_REQ);
+	bool seen_bulk = false;
 	for (uint32_t i = 0; i < numops; i++) {
 		uint32_t op = xdr_get_u32(&in);
 		const struct nfs4_codec *codec = nfs4_codec(op);
@@ -279,8 +280,12 @@ int tnfs_compound_estimate(const struct tnfs_server *srv, const void *req,
 		}
 		e.room = TNFS_MAX_REQ > sum ? TNFS_MAX_REQ - sum : 0;
 		sum += o->estimate(&e, &a);
-		if (o->bulk)
-			*bulk += o->bulk(&e, &a);
+		/* the one write chunk of a reply carries the first READ's
+		 * data only (RFC 8267 section 4.4): later READs stay inline */
+		if (o->bulk && !seen_bulk) {
+			*bulk = o->bulk(&e, &a);
+			seen_bulk = true;
+		}
 	}
 	*total = sum;
 	return 0;

@@ -57,7 +57,9 @@ int tnfs_compound(struct tnfs_server *srv, const struct tnfs_cred *cred,
 /* Upper bound of the reply of this COMPOUND, from decoding its arguments
  * only (current file handle sizes taken at their maximum).  For the
  * transport: inline reply or reply chunk.  *bulk receives the part of it
- * that is READ payload (which a write chunk can carry instead).  Returns
+ * that is the first READ's payload, XDR pad included (which the reply's
+ * write chunk can carry instead; the data of later READs stays inline,
+ * as tnfs_compound() reports only the first READ's).  Returns
  * 0, or -EBADMSG if the header does not decode (the undecodable rest is
  * bounded by one error result). */
 int tnfs_compound_estimate(const struct tnfs_server *srv, const void *req,
