@@ -14,8 +14,9 @@
  * nodes.  The scratch directory is removed at exit.
  *
  * Checked: the reply never exceeds its buffer, its header decodes, its
- * result count matches, and the COMPOUND estimate decodes wherever the
- * processing does.
+ * result count matches, the COMPOUND estimate decodes wherever the
+ * processing does, and a reported READ data range lies in the reply right
+ * after a length word that matches it.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -103,8 +104,8 @@ static void init(void)
 static void run(struct tnfs_server *s, const uint8_t *req, size_t len, size_t cap)
 {
 	static const struct tnfs_cred cred = { 1000, 1000, 2, { 1000, 10 } };
-	size_t out = 0;
-	int rc = tnfs_compound(s, &cred, req, len, reply, cap, &out);
+	size_t out = 0, boff = 1, blen = 1;
+	int rc = tnfs_compound(s, &cred, req, len, reply, cap, &out, &boff, &blen);
 	size_t total, bulk;
 	int erc = tnfs_compound_estimate(s, req, len, &total, &bulk);
 	if (rc == -EBADMSG) {
@@ -113,9 +114,19 @@ static void run(struct tnfs_server *s, const uint8_t *req, size_t len, size_t ca
 	}
 	CHECK(erc == 0);
 	CHECK(bulk <= total);
-	if (rc != 0)
+	if (rc != 0) {
+		CHECK(boff == 0 && blen == 0);
 		return;
+	}
 	CHECK(out <= cap);
+	if (blen) {
+		CHECK(boff >= 4 && boff % 4 == 0 && boff <= out && blen <= out - boff);
+		const uint8_t *w = reply + boff - 4;
+		CHECK((size_t)((uint32_t)w[0] << 24 | (uint32_t)w[1] << 16 |
+			       (uint32_t)w[2] << 8 | w[3]) == blen);
+	} else {
+		CHECK(boff == 0);
+	}
 	struct xdr_in x;
 	xdr_in_init(&x, reply, out);
 	(void)xdr_get_u32(&x);
@@ -169,10 +180,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	static const struct tnfs_cred cred = { 0, 0, 0, { 0 } };
 	size_t out;
-	if (tnfs_compound(s, &cred, setup_eid, sizeof(setup_eid), reply, REPLY_MAX, &out) != 0)
+	if (tnfs_compound(s, &cred, setup_eid, sizeof(setup_eid), reply, REPLY_MAX, &out, NULL,
+			  NULL) != 0)
 		abort();
 	memcpy(setup_cs + 16, reply + 12 + 8, 8); /* clientid from the reply */
-	if (tnfs_compound(s, &cred, setup_cs, sizeof(setup_cs), reply, REPLY_MAX, &out) != 0)
+	if (tnfs_compound(s, &cred, setup_cs, sizeof(setup_cs), reply, REPLY_MAX, &out, NULL,
+			  NULL) != 0)
 		abort();
 
 	static const size_t caps[4] = { 256, 4096, 65536, REPLY_MAX };

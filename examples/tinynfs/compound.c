@@ -86,8 +86,14 @@ static uint32_t check_order(const struct tnfs_ctx *c, uint32_t op, const struct 
 
 int tnfs_compound(struct tnfs_server *srv, const struct tnfs_cred *cred,
 		  const void *req, size_t reqlen, void *rep, size_t cap,
-		  size_t *replen)
+		  size_t *replen, size_t *bulk_off, size_t *bulk_len)
 {
+	size_t boff_dummy, blen_dummy;
+	if (!bulk_off)
+		bulk_off = &boff_dummy;
+	if (!bulk_len)
+		bulk_len = &blen_dummy;
+	*bulk_off = *bulk_len = 0;
 	struct xdr_in in;
 	struct xdr_opaque tag;
 	uint32_t minor, numops;
@@ -119,6 +125,7 @@ int tnfs_compound(struct tnfs_server *srv, const struct tnfs_cred *cred,
 	c.reqlen = reqlen;
 	c.limit = cap;
 	tnfs_export_squash(srv->exp, cred, &c.cred);
+	size_t boff = 0, blen = 0; /* the first READ's data, once it succeeded */
 	struct tnfs_fs_saved saved;
 	uint32_t cs = tnfs_fs_become(&c.cred, &saved);
 	if (cs != NFS4_OK) {
@@ -200,6 +207,13 @@ int tnfs_compound(struct tnfs_server *srv, const struct tnfs_cred *cred,
 		out.end = (uint8_t *)rep + (c.limit < cap ? c.limit : cap);
 		if (status != NFS4_OK)
 			break;
+		if (c.read_data) {
+			/* the READ that just succeeded; its result stays in the
+			 * reply whatever the later operations do */
+			boff = (size_t)(c.read_data - (const uint8_t *)rep);
+			blen = c.read_len;
+			c.read_data = NULL;
+		}
 	}
 	tnfs_fs_unbecome(&saved);
 	tnfs_node_put(&c.cfh);
@@ -220,6 +234,10 @@ int tnfs_compound(struct tnfs_server *srv, const struct tnfs_cred *cred,
 	*replen = (size_t)(out.p - (uint8_t *)rep);
 	if (c.have_session)
 		tnfs_state_slot_done(srv->state, c.sessionid, c.slotid, rep, *replen, true);
+	if (blen) {
+		*bulk_off = boff;
+		*bulk_len = blen;
+	}
 	return 0;
 
 done_nostate:
@@ -243,6 +261,7 @@ int tnfs_compound_estimate(const struct tnfs_server *srv, const void *req,
 	size_t sum = REPLY_HDR_MIN + xdr_pad(tag.len);
 	struct tnfs_est e;
 	est_init(&e, srv, minor, TNFS_MAX_REQ);
+	bool seen_bulk = false;
 	for (uint32_t i = 0; i < numops; i++) {
 		uint32_t op = xdr_get_u32(&in);
 		const struct nfs4_codec *codec = nfs4_codec(op);
@@ -261,8 +280,12 @@ int tnfs_compound_estimate(const struct tnfs_server *srv, const void *req,
 		}
 		e.room = TNFS_MAX_REQ > sum ? TNFS_MAX_REQ - sum : 0;
 		sum += o->estimate(&e, &a);
-		if (o->bulk)
-			*bulk += o->bulk(&e, &a);
+		/* the one write chunk of a reply carries the first READ's
+		 * data only (RFC 8267 section 4.4): later READs stay inline */
+		if (o->bulk && !seen_bulk) {
+			*bulk = o->bulk(&e, &a);
+			seen_bulk = true;
+		}
 	}
 	*total = sum;
 	return 0;

@@ -41,15 +41,25 @@ struct tnfs_server;
 /* Processes one COMPOUND for a caller with credentials `cred` (AUTH_SYS;
  * squashing is applied here).  Writes at most `cap` bytes to `rep`.
  * Returns 0 and *replen, -EBADMSG (garbage arguments) or -ENOSPC (cap
- * cannot hold even the reply header). */
+ * cannot hold even the reply header).
+ *
+ * Bulk data (RFC 8267 section 4.4: the first write chunk belongs to the
+ * first READ of the COMPOUND): when the first READ operation run succeeds
+ * with data, *bulk_off is where that data starts in `rep` (after its
+ * length word) and *bulk_len its length without the XDR pad; else both
+ * are 0 (no READ, the first READ returned 0 bytes or failed, an error
+ * return, a reply from the session's reply cache).  Later READs are never
+ * reported.  bulk_off and bulk_len may be NULL. */
 int tnfs_compound(struct tnfs_server *srv, const struct tnfs_cred *cred,
 		  const void *req, size_t reqlen, void *rep, size_t cap,
-		  size_t *replen);
+		  size_t *replen, size_t *bulk_off, size_t *bulk_len);
 
 /* Upper bound of the reply of this COMPOUND, from decoding its arguments
  * only (current file handle sizes taken at their maximum).  For the
  * transport: inline reply or reply chunk.  *bulk receives the part of it
- * that is READ payload (which a write chunk can carry instead).  Returns
+ * that is the first READ's payload, XDR pad included (which the reply's
+ * write chunk can carry instead; the data of later READs stays inline,
+ * as tnfs_compound() reports only the first READ's).  Returns
  * 0, or -EBADMSG if the header does not decode (the undecodable rest is
  * bounded by one error result). */
 int tnfs_compound_estimate(const struct tnfs_server *srv, const void *req,

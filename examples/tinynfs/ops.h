@@ -40,6 +40,11 @@ struct tnfs_ctx {
 	uint32_t opindex, numops;
 	size_t reqlen;
 	size_t limit; /* reply bytes allowed */
+	/* the first READ run: its data in the reply (set by READ, kept by
+	 * tnfs_compound() only if that READ succeeds) */
+	bool read_seen;
+	const uint8_t *read_data;
+	uint32_t read_len;
 };
 
 enum {

@@ -301,6 +301,11 @@ uint32_t tnfs_op_read(struct tnfs_ctx *c, const union nfs4_args *a,
 	xdr_wr32(hdr + 4, (uint32_t)got);
 	memset(data + got, 0, xdr_pad((uint32_t)got) - got);
 	x->p = data + xdr_pad((uint32_t)got);
+	if (!c->read_seen) { /* the write chunk is the first READ's */
+		c->read_seen = true;
+		c->read_data = data;
+		c->read_len = (uint32_t)got;
+	}
 	return NFS4_OK;
 }
 

@@ -89,11 +89,18 @@ static int compound_handler(struct rpcrdma_svc_call *call, void *args, void *res
 	r->rep = malloc(cap);
 	if (!r->rep)
 		return RPCRDMA_SVC_SYSTEM_ERR;
-	int rc = tnfs_compound(srv, &cred, a->req, a->len, r->rep, cap, &r->len);
+	size_t bulk_off, bulk_len;
+	int rc = tnfs_compound(srv, &cred, a->req, a->len, r->rep, cap, &r->len, &bulk_off,
+			       &bulk_len);
 	if (rc == -EBADMSG)
 		return RPCRDMA_SVC_GARBAGE_ARGS;
 	if (rc != 0)
 		return RPCRDMA_SVC_SYSTEM_ERR;
+	/* compound_encode writes r->rep as it is: its offsets are the
+	 * results'.  The first READ's data may go by the write chunk (RFC
+	 * 8267); a transport without one sends the reply unchanged. */
+	if (bulk_len > 0)
+		(void)rpcrdma_svc_call_set_bulk(call, bulk_off, bulk_len);
 	return RPCRDMA_SVC_SUCCESS;
 }
 

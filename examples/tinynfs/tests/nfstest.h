@@ -151,6 +151,9 @@ struct fx {
 	 * a tinynfs process) */
 	void (*call)(struct fx *f);
 	void *call_arg;
+	/* the READ data range tnfs_compound() reported for the last in-process
+	 * call (0, 0 when none, and always with f->call) */
+	size_t bulk_off, bulk_len;
 };
 
 /* Operations whose estimate was checked against a real result, per test
@@ -243,12 +246,13 @@ static inline void fx_free(struct fx *f)
 /* Sends the built request; returns the COMPOUND status (walker ready). */
 static inline uint32_t fx_call(struct fx *f)
 {
+	f->bulk_off = f->bulk_len = 0;
 	if (f->call) {
 		f->call(f);
 		return rep_begin(&f->rp);
 	}
 	int rc = tnfs_compound(f->srv, &f->cred, f->rq.buf, req_len(&f->rq),
-			       f->rp.buf, BUFSZ, &f->rp.len);
+			       f->rp.buf, BUFSZ, &f->rp.len, &f->bulk_off, &f->bulk_len);
 	assert_int_equal(rc, 0);
 	return rep_begin(&f->rp);
 }

@@ -878,7 +878,7 @@ static void test_errors_and_ordering(void **state)
 	uint8_t garbage[6] = { 0, 0, 0, 9, 'x', 'y' };
 	size_t len;
 	assert_int_equal(tnfs_compound(f->srv, &f->cred, garbage, sizeof(garbage),
-				       f->rp.buf, BUFSZ, &len), -EBADMSG);
+				       f->rp.buf, BUFSZ, &len, NULL, NULL), -EBADMSG);
 	/* minor version 0 is disabled by default */
 	f->minor = 0;
 	fx_begin(f);
@@ -1384,7 +1384,8 @@ static void test_rep_too_big(void **state)
 	req_op(&f->rq, OP_GETATTR);
 	put_bitmap(&f->rq.x, 0xffffffff, 0, 0);
 	size_t len;
-	int rc = tnfs_compound(f->srv, &f->cred, f->rq.buf, req_len(&f->rq), f->rp.buf, 200, &len);
+	int rc = tnfs_compound(f->srv, &f->cred, f->rq.buf, req_len(&f->rq), f->rp.buf, 200, &len,
+			       NULL, NULL);
 	assert_int_equal(rc, 0);
 	f->rp.len = len;
 	assert_int_equal(rep_begin(&f->rp), NFS4ERR_REP_TOO_BIG);
@@ -1469,7 +1470,8 @@ static void test_rep_too_big(void **state)
 	put_stateid(&f->rq.x, &zero);
 	xdr_put_u64(&f->rq.x, 0);
 	xdr_put_u32(&f->rq.x, 8192);
-	rc = tnfs_compound(f->srv, &f->cred, f->rq.buf, req_len(&f->rq), f->rp.buf, 1500, &len);
+	rc = tnfs_compound(f->srv, &f->cred, f->rq.buf, req_len(&f->rq), f->rp.buf, 1500, &len,
+			   NULL, NULL);
 	assert_int_equal(rc, 0);
 	f->rp.len = len;
 	assert_int_equal(rep_begin(&f->rp), NFS4_OK);

@@ -479,7 +479,7 @@ static void *work(void *arg)
 		xdr_put_fixed(x, zero12, 12);
 		size_t len;
 		if (tnfs_compound(w->f->srv, &cred, rq.buf, req_len(&rq), w->rep,
-				  65536, &len) != 0 || len < 4 || w->rep[0] | w->rep[1] | w->rep[2] | w->rep[3])
+				  65536, &len, NULL, NULL) != 0 || len < 4 || w->rep[0] | w->rep[1] | w->rep[2] | w->rep[3])
 			w->failures++;
 	}
 	free(rq.buf);
