@@ -247,6 +247,7 @@ static int dev_get(struct rpcrdma_listener *l, struct ibv_context *verbs, struct
 	dev->max_qp_wr = (uint32_t)attr.max_qp_wr;
 	dev->max_sge = (uint32_t)attr.max_sge;
 	dev->max_qp_rd_atom = (uint32_t)attr.max_qp_rd_atom;
+	dev->max_qp_init_rd_atom = (uint32_t)attr.max_qp_init_rd_atom;
 	use_srq = l->opts.use_srq && attr.max_srq > 0;
 	/* Everything this device costs, before anything is created. */
 	err = rpcrdma__rescg_ledger_init(&dev->led, l->opts.resource_group, name ? name : "");
@@ -442,13 +443,18 @@ static int conn_accept(struct rpcrdma_listener *l, struct rdma_cm_event *ev)
 	memset(&param, 0, sizeof(param));
 	param.private_data = pdata;
 	param.private_data_len = sizeof(pdata);
-	/* Several RDMA Reads outstanding: as many as both sides allow. */
-	param.initiator_depth = ev->param.conn.responder_resources;
-	if (param.initiator_depth > dev->max_qp_rd_atom)
-		param.initiator_depth = (uint8_t)dev->max_qp_rd_atom;
-	param.responder_resources = ev->param.conn.initiator_depth;
+	/* Several RDMA Reads outstanding: as many as both sides allow.  The
+	 * request event's values are already from our side's view (the CM
+	 * swaps the REQ's fields): its initiator_depth is the reads the
+	 * client accepts from us (Linux's xprtrdma: its max_qp_rd_atom), its
+	 * responder_resources the reads it would issue to us (xprtrdma: 0). */
+	param.initiator_depth = ev->param.conn.initiator_depth;
+	if (param.initiator_depth > dev->max_qp_init_rd_atom)
+		param.initiator_depth = (uint8_t)dev->max_qp_init_rd_atom;
+	param.responder_resources = ev->param.conn.responder_resources;
 	if (param.responder_resources > dev->max_qp_rd_atom)
 		param.responder_resources = (uint8_t)dev->max_qp_rd_atom;
+	conn->max_reads = param.initiator_depth;
 	param.rnr_retry_count = 7;
 	if (rdma_accept(id, &param)) {
 		err = -errno;

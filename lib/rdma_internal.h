@@ -244,7 +244,7 @@ struct rpcrdma__dev {
 	struct rpcrdma__pool srq_pool;  /* receive contexts posted to the SRQ */
 	unsigned srq_posted;
 	unsigned srq_unpromised;        /* posted buffers no grant covers yet */
-	uint32_t max_qp_wr, max_sge, max_qp_rd_atom;
+	uint32_t max_qp_wr, max_sge, max_qp_rd_atom, max_qp_init_rd_atom;
 	struct rpcrdma__mrcache mrcache; /* read sinks, write sources */
 	unsigned nconns;                /* connections not yet freed (listener lock) */
 	bool removed;                   /* DEVICE_REMOVAL seen: reap when nconns is 0 */
@@ -273,6 +273,7 @@ struct rpcrdma__conn {
 	struct rpcrdma_credits credits;
 	unsigned outstanding;           /* calls received, not yet replied to */
 	unsigned garbage;               /* malformed messages received */
+	unsigned max_reads;             /* RDMA Reads we may have outstanding (0: none) */
 
 	/* Peer's RFC 8797 parameters (defaults 1024 when absent). */
 	uint32_t peer_recv_inline, peer_send_inline;

@@ -160,6 +160,10 @@ void rpcrdma__recv_done(struct rpcrdma__ctxt *c, const struct ibv_wc *wc)
 	if (rpcrdma__unlikely(ret <= 0))
 		goto out_bad;
 	if (call->hdr.read_chunks) {
+		/* A client that accepts no RDMA Read (initiator depth 0 at
+		 * accept) cannot send read chunks: they would never be pulled. */
+		if (rpcrdma__unlikely(conn->max_reads == 0))
+			goto out_chunk;
 		ret = rpcrdma__read_chunks(call);
 		if (ret == -EMSGSIZE || ret == -EINVAL)
 			goto out_chunk;
