@@ -2,14 +2,15 @@
 /*
  * The RPC service core (ONC RPC version 2, RFC 5531): program registry, call
  * decoding, authentication (AUTH_NONE, AUTH_SYS), dispatch to handlers, reply
- * encoding, TCP and UDP transports on an epoll event loop, and registration
- * with the system's rpcbind (RFC 1833).
+ * encoding, TCP, UDP and RPC-over-RDMA transports on an epoll event loop, and
+ * registration with the system's rpcbind (RFC 1833).
  *
  * Overview
  *   struct rpcrdma_svc *svc;
  *   rpcrdma_svc_create(NULL, &svc);
  *   rpcrdma_svc_register(svc, &my_program);       // tables of procedures
- *   rpcrdma_svc_listen_tcp(svc, addr, len, NULL);  // and/or _udp
+ *   rpcrdma_svc_listen_tcp(svc, addr, len, NULL);  // and/or _udp, and/or
+ *   rpcrdma_svc_listen_rdma(svc, poller, addr, NULL, NULL, NULL);
  *   rpcrdma_svc_rpcbind_set(svc, NULL);           // optional
  *   rpcrdma_svc_start(svc);                        // own thread, or drive
  *                                                  // rpcrdma_svc_fd()/_poll()
