@@ -121,6 +121,19 @@ int rpcrdma_xdr_get_fixed(struct rpcrdma_xdr_dec *x, void *dst, size_t n)
 	return 0;
 }
 
+int rpcrdma_xdr_get_fixed_ref(struct rpcrdma_xdr_dec *x, const void **data, size_t n)
+{
+	size_t padded = pad4(n);
+	if (padded < n || x->left < padded)
+		return -EBADMSG;
+	/* (the decoder never rests at the end of a non-last segment) */
+	if ((size_t)(x->end - x->p) < n)
+		return -EXDEV;
+	*data = x->p;
+	dec_copy(x, NULL, padded);
+	return 0;
+}
+
 int rpcrdma_xdr_skip(struct rpcrdma_xdr_dec *x, size_t n)
 {
 	size_t padded = pad4(n);

@@ -9,7 +9,8 @@
 #include "compound.h"
 
 struct compound_args {
-	uint8_t *req;
+	const uint8_t *req; /* into the received message, or owned */
+	uint8_t *owned;     /* the copy when the message was not contiguous */
 	size_t len;
 };
 
@@ -40,11 +41,20 @@ static int compound_decode(struct rpcrdma_xdr_dec *dec, void *args)
 	size_t n = rpcrdma_xdr_dec_left(dec);
 	if (n < 12 || n > TNFS_RPC_MAX_ARGS || n % 4)
 		return -EBADMSG;
-	a->req = malloc(n);
-	if (!a->req)
-		return -ENOMEM;
 	a->len = n;
-	return rpcrdma_xdr_get_fixed(dec, a->req, n);
+	/* Zero copy when contiguous (RDMA: the call with its read chunks
+	 * spliced in; TCP: one record), else a copy. */
+	const void *ref;
+	int rc = rpcrdma_xdr_get_fixed_ref(dec, &ref, n);
+	if (rc != -EXDEV) {
+		a->req = ref;
+		return rc;
+	}
+	a->owned = malloc(n);
+	if (!a->owned)
+		return -ENOMEM;
+	a->req = a->owned;
+	return rpcrdma_xdr_get_fixed(dec, a->owned, n);
 }
 
 static size_t compound_bound(const struct tnfs_server *srv, const struct compound_args *a)
@@ -114,7 +124,7 @@ static void compound_release(void *args, void *res)
 {
 	struct compound_args *a = args;
 	struct compound_res *r = res;
-	free(a->req);
+	free(a->owned);
 	free(r->rep);
 }
 

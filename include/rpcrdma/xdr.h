@@ -76,6 +76,14 @@ RPCRDMA_API int rpcrdma_xdr_get_opaque_ref(struct rpcrdma_xdr_dec *x,
 					   const void **data, size_t max,
 					   uint32_t *len);
 /*
+ * Fixed-length opaque[n], zero copy: *data points at the n bytes in the
+ * stream's buffer, the padding is skipped.  -EBADMSG when fewer bytes are
+ * left; -EXDEV when they span two segments (nothing is consumed then: use
+ * rpcrdma_xdr_get_fixed).
+ */
+RPCRDMA_API int rpcrdma_xdr_get_fixed_ref(struct rpcrdma_xdr_dec *x, const void **data,
+					  size_t n);
+/*
  * string<max>: copies it into dst, which has room for size bytes, NUL
  * terminated.  A string longer than max or than size - 1 bytes, or holding a
  * NUL byte, is -EBADMSG.

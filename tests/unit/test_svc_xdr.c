@@ -132,6 +132,23 @@ static void test_decode_bounds(void **state)
 	assert_int_equal(rpcrdma_xdr_dec_pos(&d), 0);
 	assert_int_equal(rpcrdma_xdr_get_opaque(&d, out, 8, &len), 0);
 	assert_memory_equal(out, "abcd", 4);
+	/* fixed-length zero copy: in one segment, spanning two, too long */
+	rpcrdma_xdr_dec_init(&d, two, 2);
+	assert_int_equal(rpcrdma_xdr_get_fixed_ref(&d, &ref, 3), 0);  /* + 1 pad byte */
+	assert_ptr_equal(ref, c1);
+	assert_int_equal(rpcrdma_xdr_dec_pos(&d), 4);
+	assert_int_equal(rpcrdma_xdr_get_fixed_ref(&d, &ref, 4), -EXDEV);
+	assert_int_equal(rpcrdma_xdr_dec_pos(&d), 4);
+	assert_int_equal(rpcrdma_xdr_get_fixed_ref(&d, &ref, 5), -EBADMSG);
+	assert_int_equal(rpcrdma_xdr_get_fixed_ref(&d, &ref, SIZE_MAX), -EBADMSG);
+	uint8_t c3[4] = { 1, 2, 3, 4 }, c4[4] = { 5, 6, 7, 8 };
+	struct iovec two4[2] = { { c3, 4 }, { c4, 4 } };
+	rpcrdma_xdr_dec_init(&d, two4, 2);
+	assert_int_equal(rpcrdma_xdr_get_fixed_ref(&d, &ref, 4), 0);
+	assert_ptr_equal(ref, c3);
+	assert_int_equal(rpcrdma_xdr_get_fixed_ref(&d, &ref, 4), 0);   /* second segment */
+	assert_ptr_equal(ref, c4);
+	assert_int_equal(rpcrdma_xdr_dec_left(&d), 0);
 	/* no segments at all */
 	rpcrdma_xdr_dec_init(&d, NULL, 0);
 	uint32_t v;
