@@ -123,10 +123,15 @@ static void on_kick(struct rpcrdma__svc_source *src, uint32_t events)
 	eventfd_t v;
 	(void)events;
 
+	/* Consume the wake-up first, then allow new ones: a call queued after
+	 * kicked is cleared writes the eventfd again, one queued before is
+	 * found by the loop below.  (The other order loses a wake-up: an
+	 * on_call between the two would set kicked, its write be consumed
+	 * here, and later calls would wait for an event that never comes.) */
+	(void)eventfd_read(src->fd, &v);
 	pthread_mutex_lock(&r->lock);
 	r->kicked = false;
 	pthread_mutex_unlock(&r->lock);
-	(void)eventfd_read(src->fd, &v);
 	for (;;) {
 		pthread_mutex_lock(&r->lock);
 		struct rdma_req *q = r->closing ? NULL : dequeue(r);
