@@ -500,6 +500,31 @@ static void timer_arm(struct rpcrdma_listener *l, bool on)
 		l->timer_armed = on;
 }
 
+/* Closes every connection of l (on device verbs only, unless NULL) that is
+ * not closing yet, one at a time without the listener lock held. */
+static void close_conns(struct rpcrdma_listener *l, struct ibv_context *verbs, const char *why)
+{
+	for (;;) {
+		struct rpcrdma__conn *conn = NULL;
+
+		pthread_mutex_lock(&l->lock);
+		for (struct rpcrdma__list *n = l->conns.next; n != &l->conns; n = n->next) {
+			struct rpcrdma__conn *c = rpcrdma__container_of(n, struct rpcrdma__conn, lnode);
+
+			if ((!verbs || c->dev->verbs == verbs) && !c->closing_started && !c->freeing) {
+				conn = c;
+				rpcrdma__conn_get(c);
+				break;
+			}
+		}
+		pthread_mutex_unlock(&l->lock);
+		if (!conn)
+			return;
+		rpcrdma__conn_close(conn, why);
+		rpcrdma__conn_put(conn);
+	}
+}
+
 /*
  * DEVICE_REMOVAL on any id of verbs (every id on the device gets one):
  * closes every connection on the device and marks it for reaping; the
@@ -529,25 +554,7 @@ static void dev_remove(struct rpcrdma_listener *l, struct ibv_context *verbs, bo
 	if (first)
 		rpcrdma__count(&l->stats, NULL, RPCRDMA_STAT_DEVICE_REMOVALS, 1);
 
-	for (;;) {
-		struct rpcrdma__conn *conn = NULL;
-
-		pthread_mutex_lock(&l->lock);
-		for (struct rpcrdma__list *n = l->conns.next; n != &l->conns; n = n->next) {
-			struct rpcrdma__conn *c = rpcrdma__container_of(n, struct rpcrdma__conn, lnode);
-
-			if (c->dev->verbs == verbs && !c->closing_started && !c->freeing) {
-				conn = c;
-				rpcrdma__conn_get(c);
-				break;
-			}
-		}
-		pthread_mutex_unlock(&l->lock);
-		if (!conn)
-			break;
-		rpcrdma__conn_close(conn, "device removal");
-		rpcrdma__conn_put(conn);
-	}
+	close_conns(l, verbs, "device removal");
 }
 
 static int listen_on(struct rpcrdma_listener *l)
@@ -827,25 +834,7 @@ void rpcrdma_listener_shutdown(struct rpcrdma_listener *l)
 		rpcrdma__poller_del(l->poller, &l->timer_src);
 	}
 
-	for (;;) {
-		struct rpcrdma__conn *conn = NULL;
-
-		pthread_mutex_lock(&l->lock);
-		for (struct rpcrdma__list *n = l->conns.next; n != &l->conns; n = n->next) {
-			struct rpcrdma__conn *c = rpcrdma__container_of(n, struct rpcrdma__conn, lnode);
-
-			if (!c->closing_started && !c->freeing) {
-				conn = c;
-				rpcrdma__conn_get(c);
-				break;
-			}
-		}
-		pthread_mutex_unlock(&l->lock);
-		if (!conn)
-			break;
-		rpcrdma__conn_close(conn, "listener destroyed");
-		rpcrdma__conn_put(conn);
-	}
+	close_conns(l, NULL, "listener destroyed");
 	/* Wait for the flushes (and the upper layer's call handles). */
 	pthread_mutex_lock(&l->lock);
 	while (l->nconns) {

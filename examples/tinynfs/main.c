@@ -80,6 +80,19 @@ static void usage(FILE *f)
 		"  -h, --help\n");
 }
 
+static int parse_port(const char *what, const char *arg, unsigned *out)
+{
+	char *end;
+	errno = 0;
+	unsigned long v = strtoul(arg, &end, 10);
+	if (errno || *end || end == arg || v > 65535) {
+		fprintf(stderr, "tinynfs: bad %s '%s'\n", what, arg);
+		return -1;
+	}
+	*out = (unsigned)v;
+	return 0;
+}
+
 static int parse_args(int argc, char **argv, struct config *c)
 {
 	enum { O_EXPORT = 256, O_NOUDP, O_PRINTV, O_RPCBIND, O_STATS, O_INODE, O_MAXCALLS,
@@ -117,13 +130,8 @@ static int parse_args(int argc, char **argv, struct config *c)
 			c->export_line = optarg;
 			break;
 		case 'p':
-			errno = 0;
-			v = strtoul(optarg, &end, 10);
-			if (errno || *end || end == optarg || v > 65535) {
-				fprintf(stderr, "tinynfs: bad port '%s'\n", optarg);
+			if (parse_port("port", optarg, &c->port) != 0)
 				return -1;
-			}
-			c->port = (unsigned)v;
 			break;
 		case 'l':
 			if (c->nlisten == MAX_LISTEN) {
@@ -143,13 +151,8 @@ static int parse_args(int argc, char **argv, struct config *c)
 			c->rdma[c->nrdma++] = optarg;
 			break;
 		case O_RDMAPORT:
-			errno = 0;
-			v = strtoul(optarg, &end, 10);
-			if (errno || *end || end == optarg || v > 65535) {
-				fprintf(stderr, "tinynfs: bad --rdma-port '%s'\n", optarg);
+			if (parse_port("--rdma-port", optarg, &c->rdma_port) != 0)
 				return -1;
-			}
-			c->rdma_port = (unsigned)v;
 			break;
 		case 'V':
 			c->versions = optarg;
