@@ -262,9 +262,9 @@ static inline void fx_begin(struct fx *f)
 	req_begin(&f->rq, f->minor);
 }
 
-/* Starts a request with SEQUENCE on slot 0 (and skips its result later
- * with fx_seq_ok()). */
-static inline void fx_seq(struct fx *f)
+/* Starts a request with SEQUENCE on slot 0, sa_cachethis as given (the
+ * reply is then kept in the slot cache); fx_seq_ok() skips its result. */
+static inline void fx_seq_cache(struct fx *f, bool cachethis)
 {
 	fx_begin(f);
 	req_op(&f->rq, OP_SEQUENCE);
@@ -272,7 +272,13 @@ static inline void fx_seq(struct fx *f)
 	xdr_put_u32(&f->rq.x, ++f->slot_seq);
 	xdr_put_u32(&f->rq.x, 0);
 	xdr_put_u32(&f->rq.x, 0);
-	xdr_put_bool(&f->rq.x, false);
+	xdr_put_bool(&f->rq.x, cachethis);
+}
+
+/* The same without sa_cachethis. */
+static inline void fx_seq(struct fx *f)
+{
+	fx_seq_cache(f, false);
 }
 
 static inline void fx_seq_ok(struct fx *f)

@@ -254,13 +254,7 @@ static void test_replay_marks_nothing(void **state)
 	struct fx *f = *state;
 	/* cachethis: the slot cache answers a retransmission with the same
 	 * bytes, with the data inline (no range is kept with the cache) */
-	fx_begin(f);
-	req_op(&f->rq, OP_SEQUENCE);
-	xdr_put_fixed(&f->rq.x, f->sessionid, 16);
-	xdr_put_u32(&f->rq.x, ++f->slot_seq);
-	xdr_put_u32(&f->rq.x, 0);
-	xdr_put_u32(&f->rq.x, 0);
-	xdr_put_bool(&f->rq.x, true);
+	fx_seq_cache(f, true);
 	req_op(&f->rq, OP_PUTROOTFH);
 	req_op(&f->rq, OP_LOOKUP);
 	put_str(&f->rq.x, "data");
