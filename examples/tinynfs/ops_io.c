@@ -182,8 +182,11 @@ uint32_t tnfs_op_open(struct tnfs_ctx *c, const union nfs4_args *a,
 			}
 		}
 		struct stat dst2;
-		if (tnfs_fs_stat(&c->cfh, &dst2) == NFS4_OK)
+		if (tnfs_fs_stat(&c->cfh, &dst2) == NFS4_OK) {
+			/* atomic: see dir_change() in ops_dir.c */
 			r->open.cinfo.after = tnfs_change_of(&dst2);
+			r->open.cinfo.atomic = true;
+		}
 	}
 	struct stat st;
 	struct tnfs_file_key k;

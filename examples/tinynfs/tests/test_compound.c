@@ -85,7 +85,7 @@ static uint32_t do_open(struct fx *f, const struct fh *dir, const char *owner,
 	if (os != NFS4_OK)
 		return os;
 	get_stateid(&f->rp.x, sid);
-	(void)xdr_get_u32(&f->rp.x); /* cinfo.atomic */
+	assert_true(xdr_get_bool(&f->rp.x)); /* cinfo.atomic */
 	(void)xdr_get_u64(&f->rp.x);
 	(void)xdr_get_u64(&f->rp.x);
 	assert_int_equal(xdr_get_u32(&f->rp.x), OPEN4_RESULT_LOCKTYPE_POSIX);
@@ -260,7 +260,7 @@ static void test_file_lifecycle(void **state)
 	fx_seq_ok(f);
 	assert_int_equal(rep_op(&f->rp, OP_PUTFH), NFS4_OK);
 	assert_int_equal(rep_op(&f->rp, OP_REMOVE), NFS4_OK);
-	assert_false(xdr_get_bool(&f->rp.x));
+	assert_true(xdr_get_bool(&f->rp.x)); /* atomic: one COMPOUND at a time */
 	uint64_t before = xdr_get_u64(&f->rp.x), after = xdr_get_u64(&f->rp.x);
 	assert_true(after != before);
 	assert_int_equal(stat(path, &st), -1);
