@@ -127,7 +127,7 @@ int tnfs_compound(struct tnfs_server *srv, const struct tnfs_cred *cred,
 	tnfs_export_squash(srv->exp, cred, &c.cred);
 	size_t boff = 0, blen = 0; /* the first READ's data, once it succeeded */
 	struct tnfs_fs_saved saved;
-	uint32_t cs = tnfs_fs_become(&c.cred, &saved);
+	uint32_t cs = tnfs_fs_become(&c.cred, &srv->self, &saved);
 	if (cs != NFS4_OK) {
 		status = cs;
 		goto done_nostate;

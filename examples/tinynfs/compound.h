@@ -49,7 +49,10 @@ struct tnfs_server;
  * length word) and *bulk_len its length without the XDR pad; else both
  * are 0 (no READ, the first READ returned 0 bytes or failed, an error
  * return, a reply from the session's reply cache).  Later READs are never
- * reported.  bulk_off and bulk_len may be NULL. */
+ * reported.  bulk_off and bulk_len may be NULL.
+ *
+ * Call it from a thread whose file-system ids are those of the thread that
+ * created `srv` (see tnfs_fs_become()). */
 int tnfs_compound(struct tnfs_server *srv, const struct tnfs_cred *cred,
 		  const void *req, size_t reqlen, void *rep, size_t cap,
 		  size_t *replen, size_t *bulk_off, size_t *bulk_len);

@@ -139,18 +139,39 @@ void tnfs_export_squash(const struct tnfs_export *x, const struct tnfs_cred *in,
 		out->gid = x->anongid; /* like Linux: root_squash squashes gid 0 too */
 }
 
-uint32_t tnfs_fs_become(const struct tnfs_cred *c, struct tnfs_fs_saved *s)
+uint32_t tnfs_fs_self(struct tnfs_fs_saved *self)
 {
-	s->switched = false;
-	s->uid = (uint32_t)syscall(SYS_setfsuid, -1);
-	s->gid = (uint32_t)syscall(SYS_setfsgid, -1);
+	self->switched = false;
+	self->uid = (uint32_t)syscall(SYS_setfsuid, -1);
+	self->gid = (uint32_t)syscall(SYS_setfsgid, -1);
 	gid_t g[64];
 	int n = getgroups(64, g);
 	if (n < 0)
 		return NFS4ERR_SERVERFAULT;
-	s->ngroups = n;
+	self->ngroups = n;
 	for (int i = 0; i < n; i++)
-		s->groups[i] = g[i];
+		self->groups[i] = g[i];
+	return NFS4_OK;
+}
+
+static bool same_ids(const struct tnfs_cred *c, const struct tnfs_fs_saved *self)
+{
+	uint32_t cnt = c->ngroups > 16 ? 16 : c->ngroups;
+	if (c->uid != self->uid || c->gid != self->gid || cnt != (uint32_t)self->ngroups)
+		return false;
+	for (uint32_t i = 0; i < cnt; i++)
+		if (c->groups[i] != self->groups[i])
+			return false;
+	return true;
+}
+
+uint32_t tnfs_fs_become(const struct tnfs_cred *c, const struct tnfs_fs_saved *self,
+			struct tnfs_fs_saved *s)
+{
+	*s = *self;
+	s->switched = false;
+	if (same_ids(c, self))
+		return NFS4_OK;
 	gid_t ng[16];
 	uint32_t cnt = c->ngroups > 16 ? 16 : c->ngroups;
 	for (uint32_t i = 0; i < cnt; i++)
@@ -158,9 +179,10 @@ uint32_t tnfs_fs_become(const struct tnfs_cred *c, struct tnfs_fs_saved *s)
 	/* Raw syscalls: these change only the calling thread. */
 	if (syscall(SYS_setgroups, (size_t)cnt, ng) != 0)
 		return NFS4ERR_SERVERFAULT;
+	s->switched = true;
 	syscall(SYS_setfsgid, c->gid);
 	syscall(SYS_setfsuid, c->uid);
-	s->switched = true;
+	/* setfsuid reports no error: ask for the ids back */
 	if ((uint32_t)syscall(SYS_setfsuid, -1) != c->uid ||
 	    (uint32_t)syscall(SYS_setfsgid, -1) != c->gid) {
 		tnfs_fs_unbecome(s);

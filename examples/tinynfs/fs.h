@@ -69,7 +69,8 @@ struct tnfs_export {
 	struct tnfs_ino_table *inodes;
 };
 
-/* Saved thread credentials, for tnfs_fs_unbecome(). */
+/* Thread credentials: the server's own (tnfs_fs_self()), or those saved by
+ * tnfs_fs_become() for tnfs_fs_unbecome(). */
 struct tnfs_fs_saved {
 	bool switched;
 	uint32_t uid, gid;
@@ -88,8 +89,20 @@ void tnfs_export_close(struct tnfs_export *x);
 void tnfs_export_squash(const struct tnfs_export *x, const struct tnfs_cred *in,
 			struct tnfs_cred *out);
 
-/* Switch this thread's file-system ids to `c`; undo with unbecome. */
-uint32_t tnfs_fs_become(const struct tnfs_cred *c, struct tnfs_fs_saved *saved);
+/* Records this thread's file-system ids and groups in `self` (the ids the
+ * server acts with between requests).  NFS4ERR_SERVERFAULT if they cannot
+ * be read. */
+uint32_t tnfs_fs_self(struct tnfs_fs_saved *self);
+
+/*
+ * Switches this thread's file-system ids to `c`.  Undo it with unbecome.
+ * The thread must hold the ids recorded in `self`.  When `c` equals them,
+ * nothing is switched and no system call is made.  This is the common case
+ * for a root client on a no_root_squash export.  Otherwise the switch
+ * costs five system calls and the undo three.
+ */
+uint32_t tnfs_fs_become(const struct tnfs_cred *c, const struct tnfs_fs_saved *self,
+			struct tnfs_fs_saved *saved);
 void tnfs_fs_unbecome(struct tnfs_fs_saved *saved);
 
 uint32_t tnfs_errno_to_nfs(int err);

@@ -42,6 +42,10 @@ int tnfs_server_new(const struct tnfs_server_opts *opts, struct tnfs_server **ou
 	/* the write verifier changes whenever the boot verifier does */
 	memcpy(s->write_verf, s->boot, 8);
 	s->write_verf[0] ^= 0x5a;
+	if (tnfs_fs_self(&s->self) != NFS4_OK) {
+		rc = -EPERM;
+		goto fail;
+	}
 	s->maxread = opts->maxread ? opts->maxread : DEFAULT_IO;
 	s->maxwrite = opts->maxwrite ? opts->maxwrite : DEFAULT_IO;
 	if (s->maxread > DEFAULT_IO || s->maxwrite > DEFAULT_IO) {

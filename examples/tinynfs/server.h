@@ -45,6 +45,8 @@ struct tnfs_server {
 	struct tnfs_versions versions;
 	uint8_t boot[8];
 	uint8_t write_verf[8];
+	/* the ids the loop thread holds between requests (tnfs_fs_self) */
+	struct tnfs_fs_saved self;
 	uint32_t maxread, maxwrite;
 	char owner[64];
 	tnfs_setattr_hook *setattr_hook;

@@ -12,6 +12,8 @@
 #include <sys/fsuid.h>
 #include <sys/sysmacros.h>
 #include <sys/xattr.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 static int setup(void **state)
 {
@@ -1523,6 +1525,9 @@ static void test_readonly_and_squash(void **state)
 	assert_int_equal(rep_op(&f->rp, OP_ACCESS), NFS4_OK);
 	(void)xdr_get_u32(&f->rp.x);
 	assert_int_equal(xdr_get_u32(&f->rp.x), ACCESS4_READ);
+	/* the squashed COMPOUND gave this thread its own ids back */
+	assert_int_equal((uid_t)syscall(SYS_setfsuid, -1), geteuid());
+	assert_int_equal((gid_t)syscall(SYS_setfsgid, -1), getegid());
 	/* a directory it owns: it may create there, and the file is its */
 	char path[160];
 	snprintf(path, sizeof(path), "%s/anon", f->dir);
