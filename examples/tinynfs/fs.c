@@ -154,9 +154,9 @@ uint32_t tnfs_fs_self(struct tnfs_fs_saved *self)
 	return NFS4_OK;
 }
 
-static bool same_ids(const struct tnfs_cred *c, const struct tnfs_fs_saved *self)
+static bool same_ids(const struct tnfs_cred *c, uint32_t cnt,
+		     const struct tnfs_fs_saved *self)
 {
-	uint32_t cnt = c->ngroups > 16 ? 16 : c->ngroups;
 	if (c->uid != self->uid || c->gid != self->gid || cnt != (uint32_t)self->ngroups)
 		return false;
 	for (uint32_t i = 0; i < cnt; i++)
@@ -170,10 +170,10 @@ uint32_t tnfs_fs_become(const struct tnfs_cred *c, const struct tnfs_fs_saved *s
 {
 	*s = *self;
 	s->switched = false;
-	if (same_ids(c, self))
+	uint32_t cnt = c->ngroups > 16 ? 16 : c->ngroups;
+	if (same_ids(c, cnt, self))
 		return NFS4_OK;
 	gid_t ng[16];
-	uint32_t cnt = c->ngroups > 16 ? 16 : c->ngroups;
 	for (uint32_t i = 0; i < cnt; i++)
 		ng[i] = c->groups[i];
 	/* Raw syscalls: these change only the calling thread. */

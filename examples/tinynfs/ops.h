@@ -75,6 +75,11 @@ uint32_t tnfs_ctx_stateid(const struct tnfs_ctx *c, const struct nfs4_stateid *i
 void tnfs_ctx_set_stateid(struct tnfs_ctx *c, const struct nfs4_stateid *s);
 bool tnfs_ctx_readonly(const struct tnfs_ctx *c);
 
+/* One half of a directory's change_info4: *v is the change attribute of
+ * `dir` now (0 if its stat fails).  Returns whether the stat worked; the
+ * change_info is atomic when both halves did (the reason is in ops_dir.c). */
+bool tnfs_dir_change(const struct tnfs_node *dir, uint64_t *v);
+
 /* ops_session.c */
 tnfs_op_fn tnfs_op_exchange_id, tnfs_op_create_session, tnfs_op_sequence,
 	tnfs_op_destroy_session, tnfs_op_destroy_clientid,

@@ -23,18 +23,17 @@ struct linux_dirent64 {
 };
 
 /*
- * The change_info4 of a directory-changing operation: `before` is read just
- * before the change and `after` just after it.  It is reported atomic when
- * both reads worked.  tinynfs runs one COMPOUND at a time, so none of its
- * own changes can come between the two reads.  A local process that changes
- * the same directory in those few microseconds is not locked out: the
+ * change_info4 (see ops.h): `before` is read just before the change and
+ * `after` just after it.  It is reported atomic when both reads worked.
+ * tinynfs runs one COMPOUND at a time, so none of its own changes can come
+ * between the two reads.  A local process that changes the same directory in those few microseconds is not locked out: the
  * kernel's nfsd holds the directory's inode lock for that, and userspace
  * has no such lock.  A non-atomic change_info makes the Linux client drop
  * the directory's access and lookup caches.  It would then send an ACCESS
  * after every create and a LOOKUP before every remove (seen in the VM's
  * mountstats).
  */
-static bool dir_change(const struct tnfs_node *dir, uint64_t *v)
+bool tnfs_dir_change(const struct tnfs_node *dir, uint64_t *v)
 {
 	struct stat st;
 	bool ok = tnfs_fs_stat(dir, &st) == NFS4_OK;
@@ -200,13 +199,13 @@ uint32_t tnfs_op_create(struct tnfs_ctx *c, const union nfs4_args *a,
 	}
 	mode_t mode = ai.sa.set_mode ? ai.sa.mode : a->create.type == NF4DIR ? 0755 : 0644;
 	struct tnfs_change_info_pair { uint64_t b, a; } ci;
-	bool atomic = dir_change(&c->cfh, &ci.b);
+	bool atomic = tnfs_dir_change(&c->cfh, &ci.b);
 	struct tnfs_node n;
 	s = tnfs_fs_mkobj(&c->cfh, name, a->create.type, mode, target,
 			  makedev(a->create.spec1, a->create.spec2), &n);
 	if (s != NFS4_OK)
 		return s;
-	atomic = dir_change(&c->cfh, &ci.a) && atomic;
+	atomic = tnfs_dir_change(&c->cfh, &ci.a) && atomic;
 	struct stat st;
 	bool mode_ok = tnfs_fs_stat(&n, &st) == NFS4_OK && (st.st_mode & 07777) == mode;
 	s = apply_create_attrs(c, &n, &ai, mode_ok || a->create.type == NF4LNK);
@@ -230,9 +229,9 @@ uint32_t tnfs_op_remove(struct tnfs_ctx *c, const union nfs4_args *a,
 		return s;
 	if (tnfs_ctx_readonly(c))
 		return NFS4ERR_ROFS;
-	bool atomic = dir_change(&c->cfh, &r->cinfo.before);
+	bool atomic = tnfs_dir_change(&c->cfh, &r->cinfo.before);
 	s = tnfs_fs_remove(&c->cfh, name);
-	r->cinfo.atomic = dir_change(&c->cfh, &r->cinfo.after) && atomic;
+	r->cinfo.atomic = tnfs_dir_change(&c->cfh, &r->cinfo.after) && atomic;
 	return s;
 }
 
@@ -250,11 +249,11 @@ uint32_t tnfs_op_rename(struct tnfs_ctx *c, const union nfs4_args *a,
 		return s;
 	if (tnfs_ctx_readonly(c))
 		return NFS4ERR_ROFS;
-	bool sb = dir_change(&c->sfh, &r->rename.src.before);
-	bool db = dir_change(&c->cfh, &r->rename.dst.before);
+	bool sb = tnfs_dir_change(&c->sfh, &r->rename.src.before);
+	bool db = tnfs_dir_change(&c->cfh, &r->rename.dst.before);
 	s = tnfs_fs_rename(c->exp, &c->sfh, from, &c->cfh, to);
-	r->rename.src.atomic = dir_change(&c->sfh, &r->rename.src.after) && sb;
-	r->rename.dst.atomic = dir_change(&c->cfh, &r->rename.dst.after) && db;
+	r->rename.src.atomic = tnfs_dir_change(&c->sfh, &r->rename.src.after) && sb;
+	r->rename.dst.atomic = tnfs_dir_change(&c->cfh, &r->rename.dst.after) && db;
 	return s;
 }
 
@@ -270,8 +269,8 @@ uint32_t tnfs_op_link(struct tnfs_ctx *c, const union nfs4_args *a,
 		return s;
 	if (tnfs_ctx_readonly(c))
 		return NFS4ERR_ROFS;
-	bool atomic = dir_change(&c->cfh, &r->cinfo.before);
+	bool atomic = tnfs_dir_change(&c->cfh, &r->cinfo.before);
 	s = tnfs_fs_link(&c->sfh, &c->cfh, name);
-	r->cinfo.atomic = dir_change(&c->cfh, &r->cinfo.after) && atomic;
+	r->cinfo.atomic = tnfs_dir_change(&c->cfh, &r->cinfo.after) && atomic;
 	return s;
 }

@@ -181,12 +181,8 @@ uint32_t tnfs_op_open(struct tnfs_ctx *c, const union nfs4_args *a,
 				/* created O_RDWR; that is fine for a write open */
 			}
 		}
-		struct stat dst2;
-		if (tnfs_fs_stat(&c->cfh, &dst2) == NFS4_OK) {
-			/* atomic: see dir_change() in ops_dir.c */
-			r->open.cinfo.after = tnfs_change_of(&dst2);
-			r->open.cinfo.atomic = true;
-		}
+		/* `before` came from dst, whose stat worked */
+		r->open.cinfo.atomic = tnfs_dir_change(&c->cfh, &r->open.cinfo.after);
 	}
 	struct stat st;
 	struct tnfs_file_key k;
