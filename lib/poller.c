@@ -97,7 +97,10 @@ static int cq_handle(struct rpcrdma__source *s, unsigned budget)
 	cq->pending = false;
 	for (;;) {
 		n += poll_batches(p, cq->cq, budget - n, &more);
-		if (more) {
+		/* n == budget: the re-arming poll below found a full budget's
+		 * worth; the queue may hold more, and an armed CQ raises no
+		 * event for completions already in it. */
+		if (more || n >= budget) {
 			cq->pending = true;  /* budget spent, queue not empty */
 			return (int)n;
 		}

@@ -33,9 +33,45 @@ rdma_client() {
 	timeout -s KILL 300 rpcrdma-echo-client "$RPCRDMA_CM_ADDR" $RDMA_PORT "$@" >/tmp/cli.log 2>&1
 	_rc=$?
 	cat /tmp/cli.log
-	[ $_rc = 0 ] || { rr_say "server log:"; cat "$srvlog"; rr_fail "client $* failed (rc=$_rc)"; }
+	[ $_rc = 0 ] || { rdma_diag; rr_fail "client $* failed (rc=$_rc)"; }
 	grep -q '^PASS' /tmp/cli.log || rr_fail "client $*: no PASS"
+	# With --retry a call that timed out went again on a new connection
+	# and passed; say so loudly, with what the devices counted.
+	if grep -q 'sending it again' /tmp/cli.log; then
+		rr_say "WARNING: client $*: a call was sent again after a failure"
+		rdma_counters
+	fi
 	rdma_client_log_clean /tmp/cli.log "client $*"
+}
+
+# rdma_counters: the soft-RoCE devices' non-zero hardware counters
+# (retries, sequence errors, RNR) and the kernel's last messages.
+rdma_counters() {
+	for _d in /sys/class/infiniband/*/ports/1/hw_counters; do
+		[ -d "$_d" ] || continue
+		rr_say "$(echo "$_d" | cut -d/ -f5) counters: $(cd "$_d" && for _f in *; do
+			_v=$(cat "$_f"); [ "$_v" != 0 ] && printf '%s=%s ' "$_f" "$_v"; done)"
+	done
+	dmesg | tail -n 20
+}
+
+# rdma_diag: after a failure, what tells where it stopped: rdma_counters
+# and the server's counters (it is stopped for its exit report, so call
+# this only on the way to rr_fail).
+rdma_diag() {
+	rdma_counters
+	rr_say "server log:"
+	if [ -n "$srv" ] && kill -0 "$srv" 2>/dev/null; then
+		kill -TERM "$srv"
+		_n=0
+		while kill -0 "$srv" 2>/dev/null && [ $_n -lt 100 ]; do
+			sleep 0.1
+			_n=$((_n + 1))
+		done
+		kill -0 "$srv" 2>/dev/null && { rr_say "server still running 10 s after SIGTERM"; kill -KILL "$srv"; }
+		wait "$srv"
+	fi
+	cat "$srvlog"
 }
 
 # rdma_client_log_clean LOG WHO: no sanitizer report, no lost context.
