@@ -2,6 +2,7 @@
 /* Export backend on a real directory; see fs.h. */
 #include "fs.h"
 #include "fs_inode.h"
+#include "mountinfo.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -84,6 +85,11 @@ int tnfs_export_open(const struct tnfs_export_entry *e, uint8_t index,
 	}
 	x->dev = st.st_dev;
 	x->root_ino = st.st_ino;
+	FILE *mi = fopen("/proc/self/mountinfo", "re");
+	if (mi) {
+		x->whole_fs = tnfs_mount_is_whole(mi, x->path, x->dev);
+		fclose(mi);
+	}
 	x->fsid_major = major(st.st_dev);
 	x->fsid_minor = minor(st.st_dev);
 	x->index = index;
@@ -278,8 +284,8 @@ uint32_t tnfs_fs_from_fh(const struct tnfs_export *x, const uint8_t *fh,
 		return tnfs_errno_to_nfs(err);
 	}
 	struct stat st;
-	if (fstat(fd, &st) != 0 || st.st_dev != x->dev ||
-	    (!tnfs_fs_is_root(x, &st) && !inside_export(x, fd))) {
+	if (tnfs_fstat(fd, &st) != 0 || st.st_dev != x->dev ||
+	    (!x->whole_fs && !tnfs_fs_is_root(x, &st) && !inside_export(x, fd))) {
 		close(fd);
 		return NFS4ERR_STALE;
 	}
@@ -342,7 +348,8 @@ uint32_t tnfs_fs_stat(const struct tnfs_node *n, struct stat *st)
 {
 	if (n->fd < 0)
 		return NFS4ERR_NOFILEHANDLE;
-	if (fstatat(n->fd, "", st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) != 0)
+	/* an O_PATH descriptor: the file it names, a symbolic link itself */
+	if (tnfs_fstat(n->fd, st) != 0)
 		return tnfs_errno_to_nfs(errno);
 	return NFS4_OK;
 }
@@ -372,7 +379,7 @@ uint32_t tnfs_fs_lookup(const struct tnfs_export *x, const struct tnfs_node *dir
 	/* The name is a single component in a directory of the export, so
 	 * the result is inside it, unless it is another mount's root. */
 	struct stat st;
-	if (fstat(fd, &st) != 0 || st.st_dev != x->dev) {
+	if (tnfs_fstat(fd, &st) != 0 || st.st_dev != x->dev) {
 		close(fd);
 		return NFS4ERR_XDEV;
 	}
@@ -395,7 +402,7 @@ uint32_t tnfs_fs_lookupp(const struct tnfs_export *x, const struct tnfs_node *n,
 	int fd = openat(n->fd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return tnfs_errno_to_nfs(errno);
-	if (fstat(fd, &st) != 0 || st.st_dev != x->dev) {
+	if (tnfs_fstat(fd, &st) != 0 || st.st_dev != x->dev) {
 		close(fd);
 		return NFS4ERR_NOENT;
 	}
@@ -432,7 +439,7 @@ uint32_t tnfs_fs_create_file(const struct tnfs_node *dir, const char *name,
 	if (f < 0)
 		return tnfs_errno_to_nfs(errno);
 	struct stat st;
-	if (fstat(f, &st) != 0 || !S_ISREG(st.st_mode)) {
+	if (tnfs_fstat(f, &st) != 0 || !S_ISREG(st.st_mode)) {
 		int isdir = S_ISDIR(st.st_mode);
 		close(f);
 		return isdir ? NFS4ERR_ISDIR : NFS4ERR_WRONG_TYPE;

@@ -178,7 +178,7 @@ uint32_t tnfs_ino_from_fh(const struct tnfs_export *x, const uint8_t *fh,
 		return errno == ENOENT || errno == ENOTDIR || errno == EXDEV || errno == ELOOP
 			       ? NFS4ERR_STALE : tnfs_errno_to_nfs(errno);
 	struct stat st;
-	if (fstat(fd, &st) != 0 || (uint64_t)st.st_ino != ino || st.st_dev != x->dev ||
+	if (tnfs_fstat(fd, &st) != 0 || (uint64_t)st.st_ino != ino || st.st_dev != x->dev ||
 	    generation(fd, "") != gen) {
 		close(fd);
 		return NFS4ERR_STALE;

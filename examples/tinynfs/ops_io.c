@@ -294,7 +294,7 @@ uint32_t tnfs_op_read(struct tnfs_ctx *c, const union nfs4_args *a,
 		got += (size_t)n;
 	}
 	struct stat now;
-	bool eof = fstat(fd, &now) == 0 ? a->read.offset + got >= (uint64_t)now.st_size : got < count;
+	bool eof = tnfs_fstat(fd, &now) == 0 ? a->read.offset + got >= (uint64_t)now.st_size : got < count;
 	close(fd);
 	xdr_wr32(hdr, eof);
 	xdr_wr32(hdr + 4, (uint32_t)got);
@@ -419,7 +419,7 @@ uint32_t tnfs_op_seek(struct tnfs_ctx *c, const union nfs4_args *a,
 			  a->seek.what == NFS4_CONTENT_DATA ? SEEK_DATA : SEEK_HOLE);
 	int err = errno;
 	struct stat now;
-	bool have = fstat(fd, &now) == 0;
+	bool have = tnfs_fstat(fd, &now) == 0;
 	close(fd);
 	if (pos < 0)
 		return tnfs_errno_to_nfs(err);

@@ -11,6 +11,9 @@
 #include <cmocka.h>
 
 #include "exports.h"
+#include "mountinfo.h"
+
+#include <sys/sysmacros.h>
 
 static int parse(const char *text, struct tnfs_exports *e, char *err)
 {
@@ -99,12 +102,54 @@ static void test_load(void **state)
 	remove(path);
 }
 
+/* Whole-file-system exports from mountinfo lines: root "/", the top mount
+ * at the point, the device, escapes; a bind mount of a subdirectory and an
+ * over-mount are not whole. */
+static bool whole(const char *text, const char *path, dev_t dev)
+{
+	FILE *f = fmemopen((void *)text, strlen(text), "r");
+	assert_non_null(f);
+	bool r = tnfs_mount_is_whole(f, path, dev);
+	fclose(f);
+	return r;
+}
+
+static void test_mountinfo(void **state)
+{
+	(void)state;
+	const char *mi =
+		"22 1 8:1 / / rw,relatime shared:1 - ext4 /dev/sda1 rw\n"
+		"30 22 0:40 / /srv/t rw,relatime shared:9 - tmpfs tmpfs rw,size=1024k\n"
+		"31 22 8:1 /home/x /srv/bind rw,relatime shared:1 - ext4 /dev/sda1 rw\n"
+		"32 22 0:41 / /srv/with\\040space rw - tmpfs tmpfs rw\n"
+		"33 22 0:42 / /srv/over rw - tmpfs tmpfs rw\n"
+		"34 33 0:43 / /srv/over rw - tmpfs tmpfs rw\n"
+		"35 22 0:44 / /srv/under rw - tmpfs tmpfs rw\n"
+		"36 35 0:45 / /srv/under rw - tmpfs tmpfs rw\n"
+		"37 36 0:44 / /srv/under rw - tmpfs tmpfs rw\n"
+		"garbage\n"
+		"38 22 zz / /srv/bad rw - tmpfs tmpfs rw\n";
+	assert_true(whole(mi, "/", makedev(8, 1)));
+	assert_true(whole(mi, "/srv/t", makedev(0, 40)));
+	assert_false(whole(mi, "/srv/t", makedev(0, 41)));       /* other device */
+	assert_false(whole(mi, "/srv/bind", makedev(8, 1)));     /* bind of a subdirectory */
+	assert_true(whole(mi, "/srv/with space", makedev(0, 41)));
+	assert_false(whole(mi, "/srv/with\\040space", makedev(0, 41)));
+	assert_false(whole(mi, "/srv/over", makedev(0, 42)));    /* covered by 0:43 */
+	assert_true(whole(mi, "/srv/over", makedev(0, 43)));
+	assert_true(whole(mi, "/srv/under", makedev(0, 44)));    /* on top again */
+	assert_false(whole(mi, "/srv", makedev(8, 1)));          /* not a mount point */
+	assert_false(whole(mi, "/srv/bad", makedev(0, 46)));
+	assert_false(whole("", "/", makedev(8, 1)));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_good),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_load),
+		cmocka_unit_test(test_mountinfo),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
