@@ -10,10 +10,12 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "rdma_internal.h"
@@ -81,6 +83,47 @@ static unsigned poll_batches(struct rpcrdma_poller *p, struct ibv_cq *cq, unsign
 	return n;
 }
 
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * Adaptive polling (opts.spin_us): polls cq until spin_us pass without a
+ * completion, the budget is spent (*more or n reaching budget), or the
+ * poller stops.  Empty polls yield the CPU: the peer, the upper layer's
+ * threads and soft-RoCE's own work share it.  Returns the completions
+ * handled.
+ */
+static unsigned spin_poll(struct rpcrdma_poller *p, struct ibv_cq *cq, unsigned budget,
+			  bool *more)
+{
+	uint64_t span = (uint64_t)p->opts.spin_us * 1000u;
+	uint64_t until = now_ns() + span;
+	unsigned n = 0;
+
+	*more = false;
+	while (n < budget && !atomic_load(&p->stop)) {
+		unsigned k = poll_batches(p, cq, budget - n, more);
+		uint64_t t;
+
+		n += k;
+		if (*more)
+			break;
+		t = now_ns();
+		if (k)
+			until = t + span;
+		else if (t >= until)
+			break;
+		else
+			sched_yield();
+	}
+	return n;
+}
+
 static int cq_handle(struct rpcrdma__source *s, unsigned budget)
 {
 	struct rpcrdma__cq *cq = rpcrdma__container_of(s, struct rpcrdma__cq, src);
@@ -97,6 +140,9 @@ static int cq_handle(struct rpcrdma__source *s, unsigned budget)
 	cq->pending = false;
 	for (;;) {
 		n += poll_batches(p, cq->cq, budget - n, &more);
+		if (n && !more && n < budget && p->opts.spin_us &&
+		    p->opts.mode == RPCRDMA_POLLER_WORKQUEUE)
+			n += spin_poll(p, cq->cq, budget - n, &more);
 		/* n == budget: the re-arming poll below found a full budget's
 		 * worth; the queue may hold more, and an armed CQ raises no
 		 * event for completions already in it. */
@@ -458,7 +504,7 @@ int rpcrdma_poller_create(const struct rpcrdma_poller_opts *uopts, struct rpcrdm
 		opts.opts_size = sizeof(opts);
 	}
 	if (opts.mode > RPCRDMA_POLLER_DIRECT || opts.batch == 0 || opts.batch > WC_BATCH_MAX ||
-	    opts.budget < opts.batch || opts.cq_entries < 16 ||
+	    opts.budget < opts.batch || opts.cq_entries < 16 || opts.spin_us > 100000 ||
 	    (opts.mode == RPCRDMA_POLLER_WORKQUEUE && (opts.threads == 0 || opts.threads > 64)))
 		return -EINVAL;
 	p = calloc(1, sizeof(*p));

@@ -21,6 +21,8 @@
  *                 times 1 s apart (the next attempt reconnects)
  *   --pause-file F  after the NULL calls, print "paused" and wait until F
  *                 exists (lets a test act on the server at a known point)
+ *   --spin-us N   the poller's workers poll on N us after a completion
+ *                 (struct rpcrdma_poller_opts.spin_us; 0: off, the default)
  * Prints "PASS" at the end when every reply matched, else "FAIL".
  */
 #include <pthread.h>
@@ -386,6 +388,7 @@ int main(int argc, char **argv)
 	struct cfg cf = { .count = 3, .nulls = 10, .depth = 1, .credits = 32 };
 	const char *mode = "auto";
 	unsigned nclients = 1;
+	unsigned spin_us = 0;
 	struct rpcrdma_poller_opts popts;
 	struct rpcrdma_poller *p;
 	pthread_t th[64];
@@ -395,7 +398,7 @@ int main(int argc, char **argv)
 	if (argc < 3) {
 		fprintf(stderr, "usage: %s ADDR PORT [--mode M] [--sizes LIST] [--count N] "
 			"[--null N] [--clients N] [--depth N] [--credits N] [--timeout MS] [--retry N] "
-			"[--pause-file F]\n", argv[0]);
+			"[--pause-file F] [--spin-us N]\n", argv[0]);
 		return 2;
 	}
 	for (int i = 3; i < argc; i++) {
@@ -423,6 +426,8 @@ int main(int argc, char **argv)
 			cf.retries = (unsigned)atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--pause-file"))
 			cf.pause_file = argv[++i];
+		else if (!strcmp(argv[i], "--spin-us"))
+			spin_us = (unsigned)atoi(argv[++i]);
 		else {
 			fprintf(stderr, "unknown option %s\n", argv[i]);
 			return 2;
@@ -458,6 +463,7 @@ int main(int argc, char **argv)
 	if (echo_addr(argv[1], argv[2], &cf.ss))
 		return 2;
 	rpcrdma_poller_opts_init(&popts);
+	popts.spin_us = spin_us;
 	err = rpcrdma_poller_create(&popts, &p);
 	if (err) {
 		fprintf(stderr, "poller: %s\n", strerror(-err));

@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * rpcrdma-echo-server ADDR PORT [--credits N] [--no-srq] [--srq-depth N] [--poller MODE]
+ *                     [--threads N] [--spin-us N]
+ *   --spin-us N: workqueue workers poll on for N us after a completion
+ *                (struct rpcrdma_poller_opts.spin_us)
  *
  * An RPC echo server on the RDMA transport: NULL, ECHO, SINK and SOURCE
  * calls (see echo_proto.h), replies
@@ -55,7 +58,7 @@ int main(int argc, char **argv)
 
 	if (argc < 3) {
 		fprintf(stderr, "usage: %s ADDR PORT [--credits N] [--no-srq] [--srq-depth N] "
-			"[--poller workqueue|busy] [--threads N]\n", argv[0]);
+			"[--poller workqueue|busy] [--threads N] [--spin-us N]\n", argv[0]);
 		return 2;
 	}
 	rpcrdma_poller_opts_init(&popts);
@@ -69,6 +72,8 @@ int main(int argc, char **argv)
 			lopts.srq_depth = (uint32_t)atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--threads") && i + 1 < argc)
 			popts.threads = (unsigned)atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--spin-us") && i + 1 < argc)
+			popts.spin_us = (unsigned)atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--poller") && i + 1 < argc) {
 			i++;
 			popts.mode = !strcmp(argv[i], "busy") ? RPCRDMA_POLLER_BUSY :

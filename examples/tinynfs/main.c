@@ -3,7 +3,7 @@
  * tinynfs: an NFSv4.1/4.2 server on librpcrdma's service core.
  *
  *   tinynfs -e /etc/tinynfs.exports [-p 2049] [-l ADDR]... [--no-udp]
- *           [--rdma ADDR]... [--rdma-port 20049]
+ *           [--rdma ADDR]... [--rdma-port 20049] [--rdma-spin-us N]
  *           [-V "-4.2"] [--rpcbind] [--print-versions] [--stats]
  *   tinynfs --export "/srv/x rw,no_root_squash" ...
  *
@@ -54,6 +54,7 @@ struct config {
 	const char *rdma[MAX_LISTEN];
 	unsigned nrdma;
 	unsigned rdma_port;
+	unsigned rdma_spin_us;
 	bool udp, rpcbind, print_versions, stats, inode_handles;
 	unsigned max_calls;
 };
@@ -71,6 +72,8 @@ static void usage(FILE *f)
 		"      --rdma ADDR        RPC-over-RDMA listener address, repeatable\n"
 		"                         (IPv6 link-local: fe80::1%%rxed0)\n"
 		"      --rdma-port N      port for RDMA (default 20049; 0: any)\n"
+		"      --rdma-spin-us N   RDMA pollers poll on N us after a completion\n"
+		"                         before sleeping (default 0; at most 100000)\n"
 		"  -V, --versions STR     e.g. '-4.2' or '+4 +4.1 -4.2' (kernel format)\n"
 		"      --print-versions   print the enabled versions and exit\n"
 		"      --rpcbind          register with rpcbind (unset at exit)\n"
@@ -96,7 +99,7 @@ static int parse_port(const char *what, const char *arg, unsigned *out)
 static int parse_args(int argc, char **argv, struct config *c)
 {
 	enum { O_EXPORT = 256, O_NOUDP, O_PRINTV, O_RPCBIND, O_STATS, O_INODE, O_MAXCALLS,
-	       O_RDMA, O_RDMAPORT };
+	       O_RDMA, O_RDMAPORT, O_RDMASPIN };
 	static const struct option longopts[] = {
 		{ "exports", required_argument, NULL, 'e' },
 		{ "export", required_argument, NULL, O_EXPORT },
@@ -105,6 +108,7 @@ static int parse_args(int argc, char **argv, struct config *c)
 		{ "no-udp", no_argument, NULL, O_NOUDP },
 		{ "rdma", required_argument, NULL, O_RDMA },
 		{ "rdma-port", required_argument, NULL, O_RDMAPORT },
+		{ "rdma-spin-us", required_argument, NULL, O_RDMASPIN },
 		{ "versions", required_argument, NULL, 'V' },
 		{ "print-versions", no_argument, NULL, O_PRINTV },
 		{ "rpcbind", no_argument, NULL, O_RPCBIND },
@@ -174,6 +178,15 @@ static int parse_args(int argc, char **argv, struct config *c)
 				return -1;
 			}
 			c->max_calls = (unsigned)v;
+			break;
+		case O_RDMASPIN:
+			errno = 0;
+			v = strtoul(optarg, &end, 10);
+			if (errno || *end || end == optarg || v > 100000) {
+				fprintf(stderr, "tinynfs: bad --rdma-spin-us '%s'\n", optarg);
+				return -1;
+			}
+			c->rdma_spin_us = (unsigned)v;
 			break;
 		case O_STATS:
 			c->stats = true;
@@ -312,7 +325,10 @@ static int listen_rdma(struct rpcrdma_svc *svc, const struct config *c,
 {
 	if (c->nrdma == 0)
 		return 0;
-	int rc = rpcrdma_poller_create(NULL, poller);
+	struct rpcrdma_poller_opts po;
+	rpcrdma_poller_opts_init(&po);
+	po.spin_us = c->rdma_spin_us;
+	int rc = rpcrdma_poller_create(&po, poller);
 	if (rc) {
 		fprintf(stderr, "tinynfs: rdma poller: %s\n", strerror(-rc));
 		return rc;

@@ -10,7 +10,10 @@
  *    completion queue in batches of `batch` entries up to `budget` entries,
  *    re-arms notification (ibv_req_notify_cq) and polls once more to close
  *    the race with completions that arrived before the re-arm.  A queue left
- *    non-empty when the budget ran out is handed to the next wake-up.
+ *    non-empty when the budget ran out is handed to the next wake-up.  With
+ *    `spin_us`, a worker that found completions polls on for that long
+ *    before it re-arms (adaptive polling: busy while traffic flows, asleep
+ *    when it stops).
  *  - RPCRDMA_POLLER_BUSY: one dedicated thread polls the completion queues
  *    without notification, and the event channels without sleeping.
  *  - RPCRDMA_POLLER_DIRECT: no thread; the embedding program watches
@@ -48,6 +51,13 @@ struct rpcrdma_poller_opts {
 	unsigned batch;                /* completions per ibv_poll_cq, 1..256 (32) */
 	unsigned budget;               /* completions per wake-up, >= batch (256) */
 	int cq_entries;                /* completion queue size per device (4096) */
+	/* Workqueue mode: after a poll that found completions, the worker
+	 * keeps polling that queue, yielding the CPU between empty polls,
+	 * until spin_us microseconds pass without a completion; only then
+	 * does it re-arm and sleep.  A ping-pong peer's next message then
+	 * costs no completion event, wake-up or re-arm.  0 (the default)
+	 * turns this off; at most 100000.  Ignored in the other modes. */
+	unsigned spin_us;
 };
 
 /* Fills *opts with the defaults and sets opts_size. */

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * rpcrdma-bench ADDR PORT [--quick] [--busy] [--direct] [--samples FILE] [--only PHASE]
+ * rpcrdma-bench ADDR PORT [--quick] [--busy] [--direct] [--spin-us N] [--samples FILE]
+ *               [--only PHASE]
  *   --only lat|rate|bw: run that phase alone (to profile it)
  *   --busy: the client's poller busy-polls (default: workqueue, 1 thread)
  *   --direct: the calling thread polls a DIRECT poller while it waits
+ *   --spin-us N: the workqueue poller's adaptive polling (poller.h spin_us)
  *
  * Client-side figures of the RDMA transport against the echo server
  * (examples/echo): NULL-call round trip (median, p99), NULL calls per
@@ -207,6 +209,7 @@ int main(int argc, char **argv)
 	struct sockaddr_storage ss;
 	const char *samples = NULL;
 	bool quick = false, busy = false, use_direct = false;
+	unsigned spin_us = 0;
 	bool phase_lat = true, phase_rate = true, phase_bw = true;
 	unsigned nlat, nrate, nbw;
 	uint64_t *lat;
@@ -226,6 +229,8 @@ int main(int argc, char **argv)
 			busy = true;
 		else if (!strcmp(argv[i], "--direct"))
 			use_direct = true;
+		else if (!strcmp(argv[i], "--spin-us") && i + 1 < argc)
+			spin_us = (unsigned)atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--only") && i + 1 < argc) {
 			/* one phase: lat, rate or bw (for profiling it alone) */
 			i++;
@@ -241,6 +246,7 @@ int main(int argc, char **argv)
 		return 2;
 	rpcrdma_poller_opts_init(&popts);
 	popts.threads = 1;
+	popts.spin_us = spin_us;
 	if (busy)
 		popts.mode = RPCRDMA_POLLER_BUSY;
 	if (use_direct)

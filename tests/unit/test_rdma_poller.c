@@ -89,6 +89,22 @@ static void test_opts_rejected(void **state)
 	o.mode = (enum rpcrdma_poller_mode)7;
 	assert_int_equal(rpcrdma_poller_create(&o, &p), -EINVAL);
 	rpcrdma_poller_opts_init(&o);
+	o.spin_us = 100001;
+	assert_int_equal(rpcrdma_poller_create(&o, &p), -EINVAL);
+	rpcrdma_poller_opts_init(&o);
+	o.spin_us = 100000;             /* the largest: a worker that spins */
+	assert_int_equal(rpcrdma_poller_create(&o, &p), 0);
+	assert_int_equal(p->opts.spin_us, 100000);
+	rpcrdma_poller_destroy(p);
+	p = NULL;
+	rpcrdma_poller_opts_init(&o);
+	o.spin_us = 5;                  /* past an older struct's end: ignored */
+	o.opts_size = offsetof(struct rpcrdma_poller_opts, spin_us);
+	assert_int_equal(rpcrdma_poller_create(&o, &p), 0);
+	assert_int_equal(p->opts.spin_us, 0);
+	rpcrdma_poller_destroy(p);
+	p = NULL;
+	rpcrdma_poller_opts_init(&o);
 	o.opts_size = sizeof(o) + 8;    /* a newer, larger struct */
 	assert_int_equal(rpcrdma_poller_create(&o, &p), -EINVAL);
 	assert_null(p);
