@@ -14,7 +14,8 @@
  *   --count N     calls per size (3)
  *   --null N      NULL calls first (10)
  *   --clients N   N connections, one thread each (1)
- *   --depth N     calls kept in flight per connection (1: synchronous)
+ *   --depth N     calls kept in flight per connection (1: synchronous);
+ *                 after a failed call no new call of that size goes out
  *   --credits N   client's credit maximum (32)
  *   --timeout MS  per synchronous call (10000 for NULL, 30000 for ECHO)
  *   --retry N     a synchronous call that fails is sent again, up to N
@@ -191,7 +192,11 @@ static int run_async(struct rpcrdma_client *c, const struct cfg *cf, uint32_t *x
 	pthread_cond_init(&st.cv, NULL);
 	pthread_mutex_lock(&st.m);
 	while (st.done < count) {
-		while (sent < count && sent - st.done < cf->depth) {
+		/* After a failure no new call goes out, only the calls in
+		 * flight are waited for: the rest would fail the same way
+		 * (server gone, device removed), each after a reconnect
+		 * attempt. */
+		while (!st.bad && sent < count && sent - st.done < cf->depth) {
 			struct async_x *a = &ax[sent];
 
 			a->st = &st;
@@ -208,8 +213,12 @@ static int run_async(struct rpcrdma_client *c, const struct cfg *cf, uint32_t *x
 		 * count as done without a callback: wait only while some are
 		 * still in flight, or the last refusal leaves us waiting for
 		 * a signal that never comes. */
-		if (st.done < count)
-			pthread_cond_wait(&st.cv, &st.m);
+		if (sent == st.done) {
+			if (st.bad)
+				break;
+			continue;
+		}
+		pthread_cond_wait(&st.cv, &st.m);
 	}
 	pthread_mutex_unlock(&st.m);
 	free(ax);

@@ -136,10 +136,13 @@ RPCRDMA_API int rpcrdma_listener_create(struct rpcrdma_poller *poller,
  * connection's objects are freed at its next call or at destroy.
  * The listener then asks librdmacm for its device list, which makes it
  * close the removed device's context: soft-RoCE has no
- * disassociate_ucontext, so the kernel's delete waits for that.  Known
- * limit (tests/vm/payloads/rdma-devrm, suite rxe-wip): the echo client
- * does not exit after its calls failed and keeps rxe0 open; the delete
- * returns once it is killed, the server having released everything.
+ * disassociate_ucontext, so the kernel's delete waits for that, and for
+ * every client process on the device too.  A client whose calls failed
+ * with -ENODEV should stop calling and destroy the client (or exit): each
+ * further call tries a new connection (about 40 ms a try under the VM's
+ * emulation), and in tests/vm/payloads/rdma-devrm an echo client that
+ * kept calling held the delete for as long as it ran (it now stops at its
+ * first failed call, exits, and the delete returns within a few seconds).
  */
 
 /* The bound port (host order). */
