@@ -77,6 +77,10 @@ struct rpcrdma_client {
 	struct rpcrdma_client_credits credits;
 	unsigned inflight, max_inflight;
 	bool connected_once;
+	/* reconnect backoff (connect_lock; backoff_ms also read unlocked) */
+	_Atomic int backoff_ms;         /* 0: the next reconnect is tried */
+	struct timespec retry_at;       /* CLOCK_MONOTONIC: no try before */
+	int backoff_err;                /* what the last failed try returned */
 	struct rpcrdma__list waiting, sent;
 	/* Every call from call_async until it completes, by xid: IDR id =
 	 * the low 31 bits of the xid's host-order value, pointing at a chain
@@ -94,6 +98,8 @@ void rpcrdma_client_opts_init(struct rpcrdma_client_opts *o)
 	o->recv_inline = 4096;
 	o->send_inline = 4096;
 	o->connect_timeout_ms = 5000;
+	o->reconnect_min_ms = 100;
+	o->reconnect_max_ms = 2000;
 }
 
 /* ---- registered bounce buffers ---- */
@@ -637,6 +643,38 @@ fail:
 }
 
 /* Returns the current connection, connecting when there is none. */
+/* Connect lock held: whether the reconnect backoff holds the next try back. */
+static bool backoff_holds(const struct rpcrdma_client *c)
+{
+	struct timespec now;
+
+	if (atomic_load(&c->backoff_ms) == 0)
+		return false;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return now.tv_sec < c->retry_at.tv_sec ||
+	       (now.tv_sec == c->retry_at.tv_sec && now.tv_nsec < c->retry_at.tv_nsec);
+}
+
+/* Connect lock held: a reconnect failed with err; wait before the next. */
+static void backoff_failed(struct rpcrdma_client *c, int err)
+{
+	int ms = atomic_load(&c->backoff_ms);
+
+	if (c->opts.reconnect_min_ms == 0)
+		return;
+	ms = ms == 0 ? c->opts.reconnect_min_ms :
+	     ms > c->opts.reconnect_max_ms / 2 ? c->opts.reconnect_max_ms : ms * 2;
+	clock_gettime(CLOCK_MONOTONIC, &c->retry_at);
+	c->retry_at.tv_sec += ms / 1000;
+	c->retry_at.tv_nsec += (long)(ms % 1000) * 1000000L;
+	if (c->retry_at.tv_nsec >= 1000000000L) {
+		c->retry_at.tv_sec++;
+		c->retry_at.tv_nsec -= 1000000000L;
+	}
+	c->backoff_err = err;
+	atomic_store(&c->backoff_ms, ms);
+}
+
 static int client_connected(struct rpcrdma_client *c)
 {
 	struct cconn *cc;
@@ -647,7 +685,9 @@ static int client_connected(struct rpcrdma_client *c)
 	pthread_mutex_lock(&c->lock);
 	cc = c->cc;
 	pthread_mutex_unlock(&c->lock);
-	if (!cc) {
+	if (!cc && backoff_holds(c)) {
+		err = c->backoff_err;
+	} else if (!cc) {
 		err = cconn_open(c, &cc);
 		if (!err) {
 			pthread_mutex_lock(&c->lock);
@@ -656,6 +696,9 @@ static int client_connected(struct rpcrdma_client *c)
 				rpcrdma__count(&c->stats, NULL, RPCRDMA_STAT_RECONNECTS, 1);
 			c->connected_once = true;
 			pthread_mutex_unlock(&c->lock);
+			atomic_store(&c->backoff_ms, 0);
+		} else if (c->connected_once) {
+			backoff_failed(c, err);
 		}
 	}
 	pthread_mutex_unlock(&c->connect_lock);
@@ -1152,7 +1195,8 @@ int rpcrdma_client_create(struct rpcrdma_poller *poller, const struct sockaddr *
 	}
 	if (opts.max_credits == 0 || opts.max_credits > 1024 || opts.recv_inline < 1024 ||
 	    opts.recv_inline > 65536 || opts.send_inline < 1024 || opts.send_inline > 65536 ||
-	    opts.connect_timeout_ms <= 0)
+	    opts.connect_timeout_ms <= 0 || opts.reconnect_min_ms < 0 ||
+	    opts.reconnect_max_ms < opts.reconnect_min_ms || opts.reconnect_max_ms > 600000)
 		return -EINVAL;
 	c = calloc(1, sizeof(*c));
 	if (!c)
@@ -1225,6 +1269,11 @@ uint32_t rpcrdma_client_credits(const struct rpcrdma_client *c)
 uint32_t rpcrdma_client_max_inflight(const struct rpcrdma_client *c)
 {
 	return c->max_inflight;
+}
+
+int rpcrdma_client_backoff_ms(const struct rpcrdma_client *c)
+{
+	return atomic_load(&c->backoff_ms);
 }
 
 void rpcrdma_client_stats(const struct rpcrdma_client *c, struct rpcrdma_stats *out)

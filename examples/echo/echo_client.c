@@ -365,6 +365,8 @@ static void *client_main(void *arg)
 		if (st.v[i])
 			printf(" %s=%llu", rpcrdma_stat_name((enum rpcrdma_stat)i),
 			       (unsigned long long)st.v[i]);
+	if (rpcrdma_client_backoff_ms(c))
+		printf(" backoff_ms=%d", rpcrdma_client_backoff_ms(c));
 	printf("\n");
 	rpcrdma_client_destroy(c);
 	return NULL;

@@ -21,6 +21,14 @@
  * those queued behind the grant fail with -ECONNRESET (the timed-out one
  * with -ETIMEDOUT); the next call reconnects.
  *
+ * Reconnect backoff: when such a reconnect fails, the calls of the next
+ * reconnect_min_ms fail at once with the same error, without a new try;
+ * each further failed try doubles that wait, up to reconnect_max_ms, and a
+ * connection that comes up resets it.  A program that keeps calling a
+ * server that is down (or whose device was removed) then makes a few tries
+ * a second at most, not one per call.  The connect of
+ * rpcrdma_client_create() is always tried.
+ *
  * Threads: every function is thread-safe.  Completions run on the poller;
  * the synchronous rpcrdma_client_call() needs a poller in WORKQUEUE or BUSY
  * mode (or another thread driving a DIRECT poller).
@@ -47,6 +55,10 @@ struct rpcrdma_client_opts {
 	uint32_t recv_inline;     /* our receive buffer size, 1024..65536 (4096) */
 	uint32_t send_inline;     /* largest Send we make, 1024..65536 (4096) */
 	int connect_timeout_ms;   /* address/route resolution and connect (5000) */
+	/* Reconnect backoff (see above), 0..600000 each, min <= max; min 0
+	 * turns it off.  Defaults 100 and 2000. */
+	int reconnect_min_ms;
+	int reconnect_max_ms;
 };
 
 RPCRDMA_API void rpcrdma_client_opts_init(struct rpcrdma_client_opts *opts);
@@ -113,7 +125,8 @@ typedef void (*rpcrdma_client_done)(struct rpcrdma_client_call *call, int status
  * Queues a call, reconnecting first when the client has no connection.
  * May be called from a done callback.  Returns 0 (done will be called) or a
  * negative errno (done is never called): -EINVAL, -ENOMEM, the connect
- * error (-ECONNREFUSED, -EHOSTUNREACH, ...), -ENOTCONN (the connection
+ * error (-ECONNREFUSED, -EHOSTUNREACH, ..., also while the reconnect
+ * backoff holds the next try back), -ENOTCONN (the connection
  * broke between connecting and queueing), -EEXIST (a call with the same
  * xid is in flight), or what sending it at once failed with (-EMSGSIZE:
  * the call does not fit; -ENOMEM/-EIO: registering its buffers failed).
@@ -138,6 +151,10 @@ RPCRDMA_API uint32_t rpcrdma_client_credits(const struct rpcrdma_client *c);
 
 /* The largest number of calls that were ever in flight at once. */
 RPCRDMA_API uint32_t rpcrdma_client_max_inflight(const struct rpcrdma_client *c);
+
+/* The reconnect backoff's current wait in ms: 0 while connected or after
+ * a successful reconnect, else the wait the last failed try set. */
+RPCRDMA_API int rpcrdma_client_backoff_ms(const struct rpcrdma_client *c);
 
 RPCRDMA_API void rpcrdma_client_stats(const struct rpcrdma_client *c, struct rpcrdma_stats *out);
 

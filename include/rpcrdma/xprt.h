@@ -138,11 +138,12 @@ RPCRDMA_API int rpcrdma_listener_create(struct rpcrdma_poller *poller,
  * close the removed device's context: soft-RoCE has no
  * disassociate_ucontext, so the kernel's delete waits for that, and for
  * every client process on the device too.  A client whose calls failed
- * with -ENODEV should stop calling and destroy the client (or exit): each
- * further call tries a new connection (about 40 ms a try under the VM's
- * emulation), and in tests/vm/payloads/rdma-devrm an echo client that
- * kept calling held the delete for as long as it ran (it now stops at its
- * first failed call, exits, and the delete returns within a few seconds).
+ * with -ENODEV should stop calling and destroy the client (or exit).  In
+ * tests/vm/payloads/rdma-devrm an echo client that kept calling (then one
+ * reconnect try per call, about 40 ms each under the VM's emulation; now
+ * the client's reconnect backoff spaces them, see client.h) held the
+ * delete for as long as it ran; it now stops at its first failed call and
+ * exits, and the delete returns within a few seconds.
  */
 
 /* The bound port (host order). */

@@ -328,6 +328,17 @@ static void test_entry_points_checked(void **state)
 	rpcrdma_client_opts_init(&co);
 	co.max_credits = 0;
 	assert_int_equal(rpcrdma_client_create(p, (struct sockaddr *)&sin, &co, &c), -EINVAL);
+	rpcrdma_client_opts_init(&co);
+	assert_int_equal(co.reconnect_min_ms, 100);
+	assert_int_equal(co.reconnect_max_ms, 2000);
+	co.reconnect_max_ms = co.reconnect_min_ms - 1;   /* max below min */
+	assert_int_equal(rpcrdma_client_create(p, (struct sockaddr *)&sin, &co, &c), -EINVAL);
+	rpcrdma_client_opts_init(&co);
+	co.reconnect_min_ms = -1;
+	assert_int_equal(rpcrdma_client_create(p, (struct sockaddr *)&sin, &co, &c), -EINVAL);
+	rpcrdma_client_opts_init(&co);
+	co.reconnect_max_ms = 600001;
+	assert_int_equal(rpcrdma_client_create(p, (struct sockaddr *)&sin, &co, &c), -EINVAL);
 	assert_int_equal(rpcrdma_client_create(p, &bad, NULL, &c), -EINVAL);
 	assert_null(c);
 	/* On a host without an RDMA device the real thing fails cleanly
