@@ -642,7 +642,6 @@ fail:
 	return err;
 }
 
-/* Returns the current connection, connecting when there is none. */
 /* Connect lock held: whether the reconnect backoff holds the next try back. */
 static bool backoff_holds(const struct rpcrdma_client *c)
 {
@@ -675,6 +674,8 @@ static void backoff_failed(struct rpcrdma_client *c, int err)
 	atomic_store(&c->backoff_ms, ms);
 }
 
+/* Returns 0 with a current connection, connecting when there is none
+ * (unless the reconnect backoff holds the try back: its error then). */
 static int client_connected(struct rpcrdma_client *c)
 {
 	struct cconn *cc;

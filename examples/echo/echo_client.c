@@ -194,8 +194,7 @@ static int run_async(struct rpcrdma_client *c, const struct cfg *cf, uint32_t *x
 	while (st.done < count) {
 		/* After a failure no new call goes out, only the calls in
 		 * flight are waited for: the rest would fail the same way
-		 * (server gone, device removed), each after a reconnect
-		 * attempt. */
+		 * (server gone, device removed). */
 		while (!st.bad && sent < count && sent - st.done < cf->depth) {
 			struct async_x *a = &ax[sent];
 
