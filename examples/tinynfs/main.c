@@ -83,17 +83,24 @@ static void usage(FILE *f)
 		"  -h, --help\n");
 }
 
-static int parse_port(const char *what, const char *arg, unsigned *out)
+/* A decimal number in [min, max] for option `what`; else -1 with a message. */
+static int parse_uint(const char *what, const char *arg, unsigned long min, unsigned long max,
+		      unsigned *out)
 {
 	char *end;
 	errno = 0;
 	unsigned long v = strtoul(arg, &end, 10);
-	if (errno || *end || end == arg || v > 65535) {
+	if (errno || *end || end == arg || v < min || v > max) {
 		fprintf(stderr, "tinynfs: bad %s '%s'\n", what, arg);
 		return -1;
 	}
 	*out = (unsigned)v;
 	return 0;
+}
+
+static int parse_port(const char *what, const char *arg, unsigned *out)
+{
+	return parse_uint(what, arg, 0, 65535, out);
 }
 
 static int parse_args(int argc, char **argv, struct config *c)
@@ -123,8 +130,6 @@ static int parse_args(int argc, char **argv, struct config *c)
 	c->rdma_port = 20049;
 	c->udp = true;
 	int o;
-	char *end;
-	unsigned long v;
 	while ((o = getopt_long(argc, argv, "e:p:l:V:h", longopts, NULL)) != -1) {
 		switch (o) {
 		case 'e':
@@ -171,22 +176,12 @@ static int parse_args(int argc, char **argv, struct config *c)
 			c->inode_handles = true;
 			break;
 		case O_MAXCALLS:
-			errno = 0;
-			v = strtoul(optarg, &end, 10);
-			if (errno || *end || end == optarg || v == 0 || v > 4096) {
-				fprintf(stderr, "tinynfs: bad --max-calls '%s'\n", optarg);
+			if (parse_uint("--max-calls", optarg, 1, 4096, &c->max_calls) != 0)
 				return -1;
-			}
-			c->max_calls = (unsigned)v;
 			break;
 		case O_RDMASPIN:
-			errno = 0;
-			v = strtoul(optarg, &end, 10);
-			if (errno || *end || end == optarg || v > 100000) {
-				fprintf(stderr, "tinynfs: bad --rdma-spin-us '%s'\n", optarg);
+			if (parse_uint("--rdma-spin-us", optarg, 0, 100000, &c->rdma_spin_us) != 0)
 				return -1;
-			}
-			c->rdma_spin_us = (unsigned)v;
 			break;
 		case O_STATS:
 			c->stats = true;
