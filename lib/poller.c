@@ -15,7 +15,6 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "rdma_internal.h"
@@ -83,14 +82,6 @@ static unsigned poll_batches(struct rpcrdma_poller *p, struct ibv_cq *cq, unsign
 	return n;
 }
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /*
  * Adaptive polling (opts.spin_us): polls cq until spin_us pass without a
  * completion, the budget is spent (*more or n reaching budget), or the
@@ -102,7 +93,7 @@ static unsigned spin_poll(struct rpcrdma_poller *p, struct ibv_cq *cq, unsigned 
 			  bool *more)
 {
 	uint64_t span = (uint64_t)p->opts.spin_us * 1000u;
-	uint64_t until = now_ns() + span;
+	uint64_t until = rpcrdma__now_ns() + span;
 	unsigned n = 0;
 
 	*more = false;
@@ -113,7 +104,7 @@ static unsigned spin_poll(struct rpcrdma_poller *p, struct ibv_cq *cq, unsigned 
 		n += k;
 		if (*more)
 			break;
-		t = now_ns();
+		t = rpcrdma__now_ns();
 		if (k)
 			until = t + span;
 		else if (t >= until)
@@ -140,8 +131,7 @@ static int cq_handle(struct rpcrdma__source *s, unsigned budget)
 	cq->pending = false;
 	for (;;) {
 		n += poll_batches(p, cq->cq, budget - n, &more);
-		if (n && !more && n < budget && p->opts.spin_us &&
-		    p->opts.mode == RPCRDMA_POLLER_WORKQUEUE)
+		if (n && !more && n < budget && p->opts.spin_us)
 			n += spin_poll(p, cq->cq, budget - n, &more);
 		/* n == budget: the re-arming poll below found a full budget's
 		 * worth; the queue may hold more, and an armed CQ raises no
@@ -507,6 +497,8 @@ int rpcrdma_poller_create(const struct rpcrdma_poller_opts *uopts, struct rpcrdm
 	    opts.budget < opts.batch || opts.cq_entries < 16 || opts.spin_us > 100000 ||
 	    (opts.mode == RPCRDMA_POLLER_WORKQUEUE && (opts.threads == 0 || opts.threads > 64)))
 		return -EINVAL;
+	if (opts.mode != RPCRDMA_POLLER_WORKQUEUE)
+		opts.spin_us = 0;       /* workqueue mode only (poller.h) */
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		return -ENOMEM;

@@ -79,7 +79,7 @@ struct rpcrdma_client {
 	bool connected_once;
 	/* reconnect backoff (connect_lock; backoff_ms also read unlocked) */
 	_Atomic int backoff_ms;         /* 0: the next reconnect is tried */
-	struct timespec retry_at;       /* CLOCK_MONOTONIC: no try before */
+	uint64_t retry_at_ns;           /* rpcrdma__now_ns(): no try before */
 	int backoff_err;                /* what the last failed try returned */
 	struct rpcrdma__list waiting, sent;
 	/* Every call from call_async until it completes, by xid: IDR id =
@@ -645,13 +645,7 @@ fail:
 /* Connect lock held: whether the reconnect backoff holds the next try back. */
 static bool backoff_holds(const struct rpcrdma_client *c)
 {
-	struct timespec now;
-
-	if (atomic_load(&c->backoff_ms) == 0)
-		return false;
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return now.tv_sec < c->retry_at.tv_sec ||
-	       (now.tv_sec == c->retry_at.tv_sec && now.tv_nsec < c->retry_at.tv_nsec);
+	return atomic_load(&c->backoff_ms) != 0 && rpcrdma__now_ns() < c->retry_at_ns;
 }
 
 /* Connect lock held: a reconnect failed with err; wait before the next. */
@@ -663,13 +657,7 @@ static void backoff_failed(struct rpcrdma_client *c, int err)
 		return;
 	ms = ms == 0 ? c->opts.reconnect_min_ms :
 	     ms > c->opts.reconnect_max_ms / 2 ? c->opts.reconnect_max_ms : ms * 2;
-	clock_gettime(CLOCK_MONOTONIC, &c->retry_at);
-	c->retry_at.tv_sec += ms / 1000;
-	c->retry_at.tv_nsec += (long)(ms % 1000) * 1000000L;
-	if (c->retry_at.tv_nsec >= 1000000000L) {
-		c->retry_at.tv_sec++;
-		c->retry_at.tv_nsec -= 1000000000L;
-	}
+	c->retry_at_ns = rpcrdma__now_ns() + (uint64_t)ms * 1000000u;
 	c->backoff_err = err;
 	atomic_store(&c->backoff_ms, ms);
 }

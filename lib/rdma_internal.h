@@ -20,6 +20,7 @@
 #include <stdint.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
+#include <time.h>
 
 #include <infiniband/verbs.h>
 #include <rdma/rdma_cma.h>
@@ -35,6 +36,15 @@
 
 #include "list.h"
 #include "rescg_ledger.h"
+
+/* CLOCK_MONOTONIC in nanoseconds. */
+static inline uint64_t rpcrdma__now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
 
 #if defined(__GNUC__)
 #define rpcrdma__likely(x) __builtin_expect(!!(x), 1)

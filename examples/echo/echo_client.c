@@ -364,8 +364,9 @@ static void *client_main(void *arg)
 		if (st.v[i])
 			printf(" %s=%llu", rpcrdma_stat_name((enum rpcrdma_stat)i),
 			       (unsigned long long)st.v[i]);
-	if (rpcrdma_client_backoff_ms(c))
-		printf(" backoff_ms=%d", rpcrdma_client_backoff_ms(c));
+	int backoff = rpcrdma_client_backoff_ms(c);
+	if (backoff)
+		printf(" backoff_ms=%d", backoff);
 	printf("\n");
 	rpcrdma_client_destroy(c);
 	return NULL;

@@ -98,6 +98,13 @@ static void test_opts_rejected(void **state)
 	rpcrdma_poller_destroy(p);
 	p = NULL;
 	rpcrdma_poller_opts_init(&o);
+	o.spin_us = 100;                /* workqueue mode only */
+	o.mode = RPCRDMA_POLLER_DIRECT;
+	assert_int_equal(rpcrdma_poller_create(&o, &p), 0);
+	assert_int_equal(p->opts.spin_us, 0);
+	rpcrdma_poller_destroy(p);
+	p = NULL;
+	rpcrdma_poller_opts_init(&o);
 	o.spin_us = 5;                  /* past an older struct's end: ignored */
 	o.opts_size = offsetof(struct rpcrdma_poller_opts, spin_us);
 	assert_int_equal(rpcrdma_poller_create(&o, &p), 0);
