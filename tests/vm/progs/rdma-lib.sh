@@ -44,6 +44,18 @@ rdma_client() {
 	rdma_client_log_clean /tmp/cli.log "client $*"
 }
 
+# rdma_wait_paused LOG PID: until the echo client writing LOG (started
+# with --pause-file) says "paused"; fails if it exits or takes 30 s.
+rdma_wait_paused() {
+	_n=0
+	until grep -q '^paused' "$1"; do
+		_n=$((_n + 1))
+		[ $_n -gt 300 ] && { cat "$1"; rr_fail "client did not connect"; }
+		kill -0 "$2" 2>/dev/null || { cat "$1"; rr_fail "client exited"; }
+		sleep 0.1
+	done
+}
+
 # rdma_counters: the soft-RoCE devices' non-zero hardware counters
 # (retries, sequence errors, RNR) and the kernel's last messages.
 rdma_counters() {
