@@ -3,7 +3,8 @@
  * Fuzz target: NFSv4 COMPOUND processing of the tinynfs core
  * (examples/tinynfs) against a scratch directory.
  *
- * Input: one byte choosing the reply buffer size, then COMPOUND bodies,
+ * Input: one byte choosing the reply buffer size (bits 0-1) and the
+ * exports (bit 2), then COMPOUND bodies,
  * each prefixed by a 16-bit big-endian length (a last, unprefixed or
  * short chunk is used as it is).  Each input gets a fresh server with a
  * fixed boot verifier, on which a client has already done EXCHANGE_ID and
@@ -11,7 +12,10 @@
  *     01 02 03 04 05 06 07 08  00 00 00 01  00 00 00 01
  * The export is rw with all_squash (uid 65534 owns the scratch tree), so
  * the fuzzer can create, write, rename and remove, but not make device
- * nodes.  The scratch directory is removed at exit.
+ * nodes.  With bit 2 of the first byte set, the server has two exports
+ * instead, <scratch>/d (rw, all_squash) and <scratch>/e (ro), under the
+ * pseudo file system (PUTROOTFH is the pseudo root "/", LOOKUP "tmp"
+ * the next pseudo directory).  The scratch directory is removed at exit.
  *
  * Checked: the reply never exceeds its buffer, its header decodes, its
  * result count matches, the COMPOUND estimate decodes wherever the
@@ -39,7 +43,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* A fuzz driver may keep its scratch directory across inputs. */
 static char scratch[64];
-static struct tnfs_exports exports;
+static struct tnfs_exports exports, exports2;
 static uint8_t *reply;
 
 #define REPLY_MAX (1u << 21)
@@ -55,6 +59,7 @@ static void cleanup(void)
 	if (scratch[0])
 		nftw(scratch, rm_cb, 16, FTW_DEPTH | FTW_PHYS);
 	tnfs_exports_free(&exports);
+	tnfs_exports_free(&exports2);
 	free(reply);
 }
 
@@ -96,6 +101,13 @@ static void init(void)
 	char err[128];
 	if (tnfs_exports_parse("fuzz", text, strlen(text), &exports, err, sizeof(err)) != 0)
 		abort();
+	snprintf(p, sizeof(p), "%s/e", scratch);
+	if (mkdir(p, 0755) != 0)
+		abort();
+	char text2[256];
+	snprintf(text2, sizeof(text2), "%s/d rw,all_squash\n%s/e ro\n", scratch, scratch);
+	if (tnfs_exports_parse("fuzz", text2, strlen(text2), &exports2, err, sizeof(err)) != 0)
+		abort();
 	reply = malloc(REPLY_MAX);
 	if (!reply)
 		abort();
@@ -103,7 +115,7 @@ static void init(void)
 
 static void run(struct tnfs_server *s, const uint8_t *req, size_t len, size_t cap)
 {
-	static const struct tnfs_cred cred = { 1000, 1000, 2, { 1000, 10 } };
+	static const struct tnfs_cred cred = { .uid = 1000, .gid = 1000, .ngroups = 2, .groups = { 1000, 10 } };
 	size_t out = 0, boff = 1, blen = 1;
 	int rc = tnfs_compound(s, &cred, req, len, reply, cap, &out, &boff, &blen);
 	size_t total, bulk;
@@ -173,12 +185,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		init();
 	static const uint8_t boot[8] = { 1, 2, 3, 4, 5, 6, 7, 8 };
 	struct tnfs_server_opts o = {
-		.size = sizeof(o), .exports = &exports, .boot_verifier = boot,
+		.size = sizeof(o), .exports = size && (data[0] & 4) ? &exports2 : &exports,
+		.boot_verifier = boot,
 	};
 	struct tnfs_server *s;
 	if (tnfs_server_new(&o, &s) != 0)
 		abort();
-	static const struct tnfs_cred cred = { 0, 0, 0, { 0 } };
+	static const struct tnfs_cred cred = { .uid = 0 };
 	size_t out;
 	if (tnfs_compound(s, &cred, setup_eid, sizeof(setup_eid), reply, REPLY_MAX, &out, NULL,
 			  NULL) != 0)

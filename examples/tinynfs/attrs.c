@@ -161,7 +161,9 @@ uint32_t tnfs_attrs_encode(struct xdr_out *x, const struct nfs4_bitmap *req,
 		ret.w[0] &= ~B(FATTR4_RDATTR_ERROR);
 
 	struct tnfs_fh fh;
-	if (nfs4_bm_isset(&ret, FATTR4_FILEHANDLE)) {
+	if (src->fh) {
+		fh = *src->fh;
+	} else if (nfs4_bm_isset(&ret, FATTR4_FILEHANDLE)) {
 		uint32_t s = src->fd >= 0 ? tnfs_fs_to_fh(ex, &(struct tnfs_node){ src->fd }, &fh)
 					  : tnfs_fs_name_to_fh(ex, src->dirfd, src->name, &fh);
 		if (s != NFS4_OK)
@@ -237,7 +239,9 @@ uint32_t tnfs_attrs_encode(struct xdr_out *x, const struct nfs4_bitmap *req,
 		case FATTR4_TIME_DELTA: put_time(x, &(struct timespec){ 0, 1 }); break;
 		case FATTR4_TIME_METADATA: put_time(x, &st->st_ctim); break;
 		case FATTR4_TIME_MODIFY: put_time(x, &st->st_mtim); break;
-		case FATTR4_MOUNTED_ON_FILEID: xdr_put_u64(x, (uint64_t)st->st_ino); break;
+		case FATTR4_MOUNTED_ON_FILEID:
+			xdr_put_u64(x, src->mounted_on ? src->mounted_on : (uint64_t)st->st_ino);
+			break;
 		case FATTR4_SUPPATTR_EXCLCREAT: {
 			struct nfs4_bitmap e;
 			exclcreat(ex, src->minor, &e);

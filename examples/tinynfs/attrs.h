@@ -39,6 +39,8 @@ struct tnfs_attr_src {
 	const char *name;
 	uint32_t rdattr_error;	 /* READDIR: error getting this entry */
 	uint32_t maxread, maxwrite;
+	const struct tnfs_fh *fh; /* the handle, if known (pseudo nodes) */
+	uint64_t mounted_on;	  /* mounted_on_fileid; 0: st_ino */
 };
 
 /* Encodes fattr4 (bitmap + attrlist) for `req`.  Returns NFS4_OK,

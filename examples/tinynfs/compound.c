@@ -21,10 +21,39 @@ void tnfs_ctx_set_cfh(struct tnfs_ctx *c, struct tnfs_node *n, const struct tnfs
 	tnfs_node_put(&c->cfh);
 	c->cfh = *n;
 	n->fd = -1;
+	c->cpseudo = TNFS_NOT_PSEUDO;
 	if (fh)
 		c->cfh_fh = *fh;
 	else
 		c->cfh_fh.len = 0;
+}
+
+void tnfs_ctx_set_cfh_in(struct tnfs_ctx *c, const struct tnfs_export *x, struct tnfs_node *n,
+			 const struct tnfs_fh *fh)
+{
+	c->exp = x;
+	tnfs_ctx_set_cfh(c, n, fh);
+}
+
+void tnfs_ctx_set_pseudo(struct tnfs_ctx *c, uint32_t node)
+{
+	tnfs_node_put(&c->cfh);
+	c->exp = &c->srv->pseudo_exp;
+	c->cpseudo = node;
+	tnfs_pseudo_to_fh(c->srv->pseudo, node, &c->cfh_fh);
+}
+
+/* Before an operation runs on export x: the caller's credentials squashed
+ * as x says, and this thread's file-system ids switched to them (pseudo
+ * nodes touch no file: whatever is in place stays). */
+static uint32_t ctx_enter(struct tnfs_ctx *c, const struct tnfs_export *x)
+{
+	if (x == c->cred_exp || x == &c->srv->pseudo_exp)
+		return NFS4_OK;
+	tnfs_fs_unbecome(&c->become);
+	tnfs_export_squash(x, c->rpc_cred, &c->cred);
+	c->cred_exp = x;
+	return tnfs_fs_become(&c->cred, &c->srv->self, &c->become);
 }
 
 uint32_t tnfs_ctx_stateid(const struct tnfs_ctx *c, const struct nfs4_stateid *in,
@@ -79,7 +108,11 @@ static uint32_t check_order(const struct tnfs_ctx *c, uint32_t op, const struct 
 		return NFS4ERR_TOO_MANY_OPS;
 	if ((o->flags & OPF_SESSION) && !c->have_session)
 		return NFS4ERR_OP_NOT_IN_SESSION;
-	if ((o->flags & OPF_CFH) && c->cfh.fd < 0)
+	if (!(o->flags & OPF_CFH))
+		return NFS4_OK;
+	if (c->cpseudo != TNFS_NOT_PSEUDO)
+		return (o->flags & OPF_PSEUDO) ? NFS4_OK : tnfs_pseudo_refusal(op);
+	if (c->cfh.fd < 0)
 		return NFS4ERR_NOFILEHANDLE;
 	return NFS4_OK;
 }
@@ -116,7 +149,8 @@ int tnfs_compound(struct tnfs_server *srv, const struct tnfs_cred *cred,
 	struct tnfs_ctx c;
 	memset(&c, 0, sizeof(c));
 	c.srv = srv;
-	c.exp = srv->exp;
+	c.exp = c.sexp = srv->exp;
+	c.cpseudo = c.spseudo = TNFS_NOT_PSEUDO;
 	c.minor = minor;
 	c.cfh.fd = -1;
 	c.sfh.fd = -1;
@@ -124,10 +158,9 @@ int tnfs_compound(struct tnfs_server *srv, const struct tnfs_cred *cred,
 	c.maxops = TNFS_MAX_OPS;
 	c.reqlen = reqlen;
 	c.limit = cap;
-	tnfs_export_squash(srv->exp, cred, &c.cred);
+	c.rpc_cred = cred;
 	size_t boff = 0, blen = 0; /* the first READ's data, once it succeeded */
-	struct tnfs_fs_saved saved;
-	uint32_t cs = tnfs_fs_become(&c.cred, &srv->self, &saved);
+	uint32_t cs = ctx_enter(&c, srv->exp);
 	if (cs != NFS4_OK) {
 		status = cs;
 		goto done_nostate;
@@ -178,6 +211,8 @@ int tnfs_compound(struct tnfs_server *srv, const struct tnfs_cred *cred,
 			break;
 		}
 		uint8_t *mark = out.p;
+		if (status == NFS4_OK && (o->flags & OPF_CFH))
+			status = ctx_enter(&c, c.exp);
 		if (status == NFS4_OK) {
 			/* the estimate bounds what the handler may write */
 			struct xdr_out lim = out;
@@ -215,7 +250,7 @@ int tnfs_compound(struct tnfs_server *srv, const struct tnfs_cred *cred,
 			c.read_data = NULL;
 		}
 	}
-	tnfs_fs_unbecome(&saved);
+	tnfs_fs_unbecome(&c.become);
 	tnfs_node_put(&c.cfh);
 	tnfs_node_put(&c.sfh);
 	if (c.replay) {

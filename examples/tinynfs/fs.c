@@ -3,6 +3,7 @@
 #include "fs.h"
 #include "fs_inode.h"
 #include "mountinfo.h"
+#include "pseudo.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -59,8 +60,21 @@ static void proc_path(char buf[32], int fd)
 	snprintf(buf, 32, "/proc/self/fd/%d", fd);
 }
 
-int tnfs_export_open(const struct tnfs_export_entry *e, uint8_t index,
-		     bool inode_handles, struct tnfs_export **out)
+uint32_t tnfs_export_id(const char *path)
+{
+	uint32_t v = tnfs_pseudo_export_id(path);
+	return (v ^ v >> 24) & 0xffffffu;
+}
+
+int64_t tnfs_fh_export_id(const uint8_t *fh, uint32_t len)
+{
+	if (len < 4 || (fh[0] != 1 && fh[0] != 2))
+		return -1;
+	return (int64_t)((uint32_t)fh[1] << 16 | (uint32_t)fh[2] << 8 | fh[3]);
+}
+
+int tnfs_export_open(const struct tnfs_export_entry *e, bool inode_handles,
+		     struct tnfs_export **out)
 {
 	struct tnfs_export *x = calloc(1, sizeof(*x));
 	if (!x)
@@ -92,7 +106,7 @@ int tnfs_export_open(const struct tnfs_export_entry *e, uint8_t index,
 	}
 	x->fsid_major = major(st.st_dev);
 	x->fsid_minor = minor(st.st_dev);
-	x->index = index;
+	x->id = tnfs_export_id(e->path);
 	x->flags = e->flags;
 	x->squash = e->squash;
 	x->anonuid = e->anonuid;
@@ -134,7 +148,7 @@ void tnfs_export_squash(const struct tnfs_export *x, const struct tnfs_cred *in,
 	*out = *in;
 	if (out->ngroups > 16)
 		out->ngroups = 16;
-	bool squash = x->squash == TNFS_SQUASH_ALL ||
+	bool squash = in->anon || x->squash == TNFS_SQUASH_ALL ||
 		      (x->squash == TNFS_SQUASH_ROOT && in->uid == 0);
 	if (squash) {
 		out->uid = x->anonuid;
@@ -258,9 +272,9 @@ uint32_t tnfs_fs_from_fh(const struct tnfs_export *x, const uint8_t *fh,
 	out->fd = -1;
 	if (x->inodes)
 		return tnfs_ino_from_fh(x, fh, len, out);
-	if (len <= FH_HDR || len > NFS4_FHSIZE || fh[0] != 1 || fh[2] || fh[3])
+	if (len <= FH_HDR || len > NFS4_FHSIZE || fh[0] != 1)
 		return NFS4ERR_BADHANDLE;
-	if (fh[1] != x->index)
+	if (tnfs_fh_export_id(fh, len) != x->id)
 		return NFS4ERR_STALE;
 	struct fh_buf fb;
 	fb.h.handle_type = (int)((uint32_t)fh[4] << 24 | (uint32_t)fh[5] << 16 |
@@ -299,7 +313,9 @@ static uint32_t handle_to_fh(const struct tnfs_export *x, struct fh_buf *fb,
 	out->len = FH_HDR + fb->h.handle_bytes;
 	memset(out->data, 0, FH_HDR);
 	out->data[0] = 1;
-	out->data[1] = x->index;
+	out->data[1] = (uint8_t)(x->id >> 16);
+	out->data[2] = (uint8_t)(x->id >> 8);
+	out->data[3] = (uint8_t)x->id;
 	uint32_t t = (uint32_t)fb->h.handle_type;
 	out->data[4] = (uint8_t)(t >> 24);
 	out->data[5] = (uint8_t)(t >> 16);

@@ -8,10 +8,13 @@
  * back to inode-number handles with a path table, see fs_inode.h, which
  * do not survive a restart).  Handle layout
  * (at most NFS4_FHSIZE bytes):
- *     byte 0: 1 (layout version)   byte 1: export index
- *     bytes 2..3: 0                bytes 4..7: handle_type (big endian)
+ *     byte 0: 1 (layout version)   bytes 1..3: export id (big endian)
+ *     bytes 4..7: handle_type (big endian)
  *     bytes 8..: f_handle bytes
- * A handle that does not parse is NFS4ERR_BADHANDLE; one whose file is
+ * The export id is tnfs_export_id() of the path the exports file names,
+ * so a handle does not depend on the order of the exports file.
+ * A handle that does not parse is NFS4ERR_BADHANDLE; one of another
+ * export, or whose file is
  * gone (ESTALE) is NFS4ERR_STALE; one whose file lies outside the export
  * (checked on the path the kernel reports for the opened file) is
  * NFS4ERR_STALE as well, so no file outside the export can be reached.
@@ -44,6 +47,7 @@ struct tnfs_cred {
 	uint32_t uid, gid;
 	uint32_t ngroups;
 	uint32_t groups[16];
+	bool anon; /* AUTH_NONE: the export's anonuid and anongid */
 };
 
 struct tnfs_fh {
@@ -65,7 +69,7 @@ struct tnfs_export {
 	 * file with st_dev == dev is inside, no path check needed */
 	bool whole_fs;
 	uint64_t fsid_major, fsid_minor;
-	uint8_t index;
+	uint32_t id; /* tnfs_export_id() of the configured path (24 bits) */
 	uint32_t flags; /* TNFS_EXP_* */
 	enum tnfs_squash squash;
 	uint32_t anonuid, anongid;
@@ -86,8 +90,15 @@ struct tnfs_fs_saved {
 /* Opens an export's root.  -errno on failure (-ENOTDIR if not a
  * directory).  inode_handles: use the fallback handles even if
  * open_by_handle_at works (tests). */
-int tnfs_export_open(const struct tnfs_export_entry *e, uint8_t index,
-		     bool inode_handles, struct tnfs_export **out);
+int tnfs_export_open(const struct tnfs_export_entry *e, bool inode_handles,
+		     struct tnfs_export **out);
+
+/* The 24-bit id an export's handles carry (bytes 1..3): FNV-1a of the
+ * path as the exports file gives it, folded. */
+uint32_t tnfs_export_id(const char *path);
+/* The export id of a handle of either export layout (1 or 2), or -1 if
+ * the bytes are not one. */
+int64_t tnfs_fh_export_id(const uint8_t *fh, uint32_t len);
 void tnfs_export_close(struct tnfs_export *x);
 
 /* The credentials an RPC caller acts with on this export (squashing). */

@@ -133,7 +133,9 @@ uint32_t tnfs_ino_to_fh(const struct tnfs_export *x, int dirfd, const char *name
 	memset(out->data, 0, FH_LEN);
 	out->len = FH_LEN;
 	out->data[0] = 2;
-	out->data[1] = x->index;
+	out->data[1] = (uint8_t)(x->id >> 16);
+	out->data[2] = (uint8_t)(x->id >> 8);
+	out->data[3] = (uint8_t)x->id;
 	for (int i = 0; i < 8; i++)
 		out->data[4 + i] = (uint8_t)(ino >> (56 - 8 * i));
 	for (int i = 0; i < 4; i++)
@@ -145,9 +147,9 @@ uint32_t tnfs_ino_from_fh(const struct tnfs_export *x, const uint8_t *fh,
 			  uint32_t len, struct tnfs_node *out)
 {
 	out->fd = -1;
-	if (len != FH_LEN || fh[0] != 2 || fh[2] || fh[3])
+	if (len != FH_LEN || fh[0] != 2)
 		return NFS4ERR_BADHANDLE;
-	if (fh[1] != x->index)
+	if (tnfs_fh_export_id(fh, len) != x->id)
 		return NFS4ERR_STALE;
 	uint64_t ino = 0;
 	uint32_t gen = 0;

@@ -11,8 +11,8 @@
  * RENAME updates the table.  Limits (why this is only a fallback): the
  * table lives in memory, so these handles do NOT survive a restart (they
  * become NFS4ERR_STALE), and a file renamed behind the server's back goes
- * stale.  Layout (16 bytes): byte 0: 2, byte 1: export index, bytes 2..3:
- * 0, bytes 4..11: inode number, bytes 12..15: generation (big endian).
+ * stale.  Layout (16 bytes): byte 0: 2, bytes 1..3: export id (fs.h),
+ * bytes 4..11: inode number, bytes 12..15: generation (big endian).
  */
 #ifndef TINYNFS_FS_INODE_H
 #define TINYNFS_FS_INODE_H

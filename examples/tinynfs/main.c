@@ -63,7 +63,8 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: tinynfs (-e EXPORTS_FILE | --export 'PATH OPTIONS') [options]\n"
-		"  -e, --exports FILE     exports file (one export: the NFSv4 root)\n"
+		"  -e, --exports FILE     exports file (one export is the NFSv4 root; several\n"
+		"                         are served at their paths under a pseudo root)\n"
 		"      --export LINE      one exports line instead, e.g. '/srv rw'\n"
 		"  -p, --port N           port for TCP and UDP (default 2049; 0: any)\n"
 		"  -l, --listen ADDR      IPv4 or IPv6 address, repeatable\n"
@@ -436,7 +437,11 @@ int main(int argc, char **argv)
 	};
 	int rc = tnfs_server_new(&so, &srv);
 	if (rc) {
-		fprintf(stderr, "tinynfs: export %s: %s\n", ex.v[0].path, strerror(-rc));
+		if (ex.n == 1)
+			fprintf(stderr, "tinynfs: export %s: %s\n", ex.v[0].path, strerror(-rc));
+		else
+			fprintf(stderr, "tinynfs: exports: %s\n", rc == -EEXIST ?
+				"two paths with the same handle id (rename one)" : strerror(-rc));
 		status = 2;
 		goto out;
 	}
@@ -473,8 +478,11 @@ int main(int argc, char **argv)
 		fprintf(stderr, "tinynfs: start: %s\n", strerror(-rc));
 		goto out;
 	}
-	printf("tinynfs: serving %s (%s), versions %s\n", srv->exp->path,
-	       (srv->exp->flags & TNFS_EXP_RW) ? "rw" : "ro", vbuf);
+	printf("tinynfs: serving");
+	for (size_t i = 0; i < srv->nexp; i++)
+		printf("%s %s (%s)", i ? "," : "", srv->exps[i]->path,
+		       (srv->exps[i]->flags & TNFS_EXP_RW) ? "rw" : "ro");
+	printf("%s, versions %s\n", srv->pseudo ? " under the pseudo root" : "", vbuf);
 	printf("tinynfs: ready\n");
 	fflush(stdout);
 

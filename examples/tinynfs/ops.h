@@ -18,11 +18,22 @@
 #define TNFS_IMPL_DOMAIN "librpcrdma.invalid"
 #define TNFS_IMPL_NAME "tinynfs"
 
+#define TNFS_NOT_PSEUDO UINT32_MAX
+
 struct tnfs_ctx {
 	struct tnfs_server *srv;
+	/* the current file handle's export; &srv->pseudo_exp while it is a
+	 * pseudo node (cpseudo), whose cfh.fd is -1 and cfh_fh always set */
 	const struct tnfs_export *exp;
+	uint32_t cpseudo;
+	/* the saved file handle's */
+	const struct tnfs_export *sexp;
+	uint32_t spseudo;
 	uint32_t minor;
-	struct tnfs_cred cred; /* after squashing */
+	const struct tnfs_cred *rpc_cred; /* as the RPC layer gave them */
+	struct tnfs_cred cred; /* after squashing for cred_exp */
+	const struct tnfs_export *cred_exp;
+	struct tnfs_fs_saved become; /* what tnfs_fs_become() switched */
 	struct tnfs_node cfh, sfh;
 	struct tnfs_fh cfh_fh; /* valid if cfh_fh.len */
 	struct nfs4_stateid cur_sid, saved_sid;
@@ -48,9 +59,13 @@ struct tnfs_ctx {
 };
 
 enum {
-	OPF_FIRST = 1,	/* may open a COMPOUND without SEQUENCE (alone) */
-	OPF_CFH = 2,	/* needs a current file handle */
-	OPF_SESSION = 4 /* needs the session (client) of SEQUENCE */
+	OPF_FIRST = 1,	 /* may open a COMPOUND without SEQUENCE (alone) */
+	OPF_CFH = 2,	 /* needs a current file handle */
+	OPF_SESSION = 4, /* needs the session (client) of SEQUENCE */
+	/* with OPF_CFH: also runs on a pseudo node (the handler checks
+	 * cpseudo); without it compound.c refuses the operation there
+	 * (tnfs_pseudo_refusal()) */
+	OPF_PSEUDO = 8
 };
 
 typedef uint32_t tnfs_op_fn(struct tnfs_ctx *c, const union nfs4_args *a,
@@ -67,8 +82,14 @@ struct tnfs_op {
 
 const struct tnfs_op *tnfs_op_get(uint32_t op);
 
-/* Replace the current file handle (takes ownership of n). */
+/* Replace the current file handle (takes ownership of n); it is a file
+ * of the current export (c->exp). */
 void tnfs_ctx_set_cfh(struct tnfs_ctx *c, struct tnfs_node *n, const struct tnfs_fh *fh);
+/* The same, a file of export x (a PUTFH, or a LOOKUP into a junction). */
+void tnfs_ctx_set_cfh_in(struct tnfs_ctx *c, const struct tnfs_export *x, struct tnfs_node *n,
+			 const struct tnfs_fh *fh);
+/* The current file handle becomes pseudo node `node`. */
+void tnfs_ctx_set_pseudo(struct tnfs_ctx *c, uint32_t node);
 /* The stateid an operation means (4.1 "current stateid": seqid 1, other 0). */
 uint32_t tnfs_ctx_stateid(const struct tnfs_ctx *c, const struct nfs4_stateid *in,
 			  struct nfs4_stateid *out);
@@ -94,6 +115,21 @@ tnfs_op_fn tnfs_op_readdir, tnfs_op_create, tnfs_op_remove, tnfs_op_rename,
 /* ops_io.c */
 tnfs_op_fn tnfs_op_open, tnfs_op_close, tnfs_op_open_downgrade, tnfs_op_read,
 	tnfs_op_write, tnfs_op_commit, tnfs_op_setattr, tnfs_op_seek;
+/* ops_pseudo.c: the pseudo-node halves of the OPF_PSEUDO operations */
+uint32_t tnfs_pseudo_refusal(uint32_t op);
+/* The current file handle becomes pseudo node `node`, or at a junction
+ * the export's root. */
+uint32_t tnfs_pseudo_enter(struct tnfs_ctx *c, uint32_t node);
+uint32_t tnfs_pseudo_op_lookup(struct tnfs_ctx *c, const uint8_t *name, uint32_t len);
+uint32_t tnfs_pseudo_op_lookupp(struct tnfs_ctx *c);
+/* LOOKUPP of an export's root: its junction's parent. */
+uint32_t tnfs_pseudo_op_leave(struct tnfs_ctx *c);
+uint32_t tnfs_pseudo_op_access(struct tnfs_ctx *c, const union nfs4_args *a, union nfs4_res *r);
+uint32_t tnfs_pseudo_op_getattr(struct tnfs_ctx *c, const union nfs4_args *a, struct xdr_out *x);
+uint32_t tnfs_pseudo_op_readdir(struct tnfs_ctx *c, const union nfs4_args *a, struct xdr_out *x);
+/* The mounted_on_fileid of an export root seen from the pseudo tree, or 0. */
+uint64_t tnfs_pseudo_mounted_on(const struct tnfs_ctx *c, const struct tnfs_export *x);
+
 /* ops_lock.c */
 tnfs_op_fn tnfs_op_lock, tnfs_op_lockt, tnfs_op_locku, tnfs_op_test_stateid,
 	tnfs_op_free_stateid;

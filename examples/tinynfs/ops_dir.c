@@ -51,6 +51,8 @@ uint32_t tnfs_op_readdir(struct tnfs_ctx *c, const union nfs4_args *a,
 	if (a->readdir.mask.w[1] & ((1u << (FATTR4_TIME_ACCESS_SET - 32)) |
 				    (1u << (FATTR4_TIME_MODIFY_SET - 32))))
 		return NFS4ERR_INVAL;
+	if (c->cpseudo != TNFS_NOT_PSEUDO)
+		return tnfs_pseudo_op_readdir(c, a, x);
 	struct stat st;
 	uint32_t s = tnfs_fs_stat(&c->cfh, &st);
 	if (s != NFS4_OK)
@@ -239,6 +241,8 @@ uint32_t tnfs_op_rename(struct tnfs_ctx *c, const union nfs4_args *a,
 			union nfs4_res *r, struct xdr_out *x)
 {
 	(void)x;
+	if (c->spseudo != TNFS_NOT_PSEUDO || (c->sfh.fd >= 0 && c->sexp != c->exp))
+		return NFS4ERR_XDEV; /* RFC 8881 18.9.3, 18.26.3 */
 	if (c->sfh.fd < 0)
 		return NFS4ERR_NOFILEHANDLE;
 	char from[256], to[256];
@@ -261,6 +265,8 @@ uint32_t tnfs_op_link(struct tnfs_ctx *c, const union nfs4_args *a,
 		      union nfs4_res *r, struct xdr_out *x)
 {
 	(void)x;
+	if (c->spseudo != TNFS_NOT_PSEUDO || (c->sfh.fd >= 0 && c->sexp != c->exp))
+		return NFS4ERR_XDEV; /* RFC 8881 18.9.3, 18.26.3 */
 	if (c->sfh.fd < 0)
 		return NFS4ERR_NOFILEHANDLE;
 	char name[256];

@@ -14,25 +14,48 @@ uint32_t tnfs_op_putrootfh(struct tnfs_ctx *c, const union nfs4_args *a,
 			   union nfs4_res *r, struct xdr_out *x)
 {
 	(void)a, (void)r, (void)x;
+	if (c->srv->pseudo) {
+		tnfs_ctx_set_pseudo(c, 0);
+		return NFS4_OK;
+	}
 	struct tnfs_node n;
-	uint32_t s = tnfs_fs_root(c->exp, &n);
+	uint32_t s = tnfs_fs_root(c->srv->exp, &n);
 	if (s == NFS4_OK)
-		tnfs_ctx_set_cfh(c, &n, NULL);
+		tnfs_ctx_set_cfh_in(c, c->srv->exp, &n, NULL);
 	return s;
+}
+
+/* A pseudo-node handle: the node, or the export root of a junction. */
+static uint32_t putfh_pseudo(struct tnfs_ctx *c, const uint8_t *fh, uint32_t len)
+{
+	const struct tnfs_pseudo *p = c->srv->pseudo;
+	if (!p) /* the exports file lost all but one export */
+		return len == TNFS_PSEUDO_FH_LEN ? NFS4ERR_STALE : NFS4ERR_BADHANDLE;
+	uint32_t node;
+	uint32_t s = tnfs_pseudo_from_fh(p, fh, len, &node);
+	return s == NFS4_OK ? tnfs_pseudo_enter(c, node) : s;
 }
 
 uint32_t tnfs_op_putfh(struct tnfs_ctx *c, const union nfs4_args *a,
 		       union nfs4_res *r, struct xdr_out *x)
 {
 	(void)r, (void)x;
+	const uint8_t *d = a->putfh.fh.data;
+	uint32_t len = a->putfh.fh.len;
+	if (len && d[0] == TNFS_PSEUDO_FH_LAYOUT)
+		return putfh_pseudo(c, d, len);
+	const struct tnfs_export *ex;
+	uint32_t s = tnfs_server_fh_export(c->srv, d, len, &ex);
+	if (s != NFS4_OK)
+		return s;
 	struct tnfs_node n;
-	uint32_t s = tnfs_fs_from_fh(c->exp, a->putfh.fh.data, a->putfh.fh.len, &n);
+	s = tnfs_fs_from_fh(ex, d, len, &n);
 	if (s != NFS4_OK)
 		return s;
 	struct tnfs_fh fh;
-	fh.len = a->putfh.fh.len;
-	memcpy(fh.data, a->putfh.fh.data, fh.len);
-	tnfs_ctx_set_cfh(c, &n, &fh);
+	fh.len = len;
+	memcpy(fh.data, d, len);
+	tnfs_ctx_set_cfh_in(c, ex, &n, &fh);
 	return NFS4_OK;
 }
 
@@ -55,12 +78,16 @@ uint32_t tnfs_op_savefh(struct tnfs_ctx *c, const union nfs4_args *a,
 			union nfs4_res *r, struct xdr_out *x)
 {
 	(void)a, (void)r, (void)x;
-	struct tnfs_node n;
-	uint32_t s = tnfs_node_dup(&c->cfh, &n);
-	if (s != NFS4_OK)
-		return s;
+	struct tnfs_node n = { -1 };
+	if (c->cpseudo == TNFS_NOT_PSEUDO) {
+		uint32_t s = tnfs_node_dup(&c->cfh, &n);
+		if (s != NFS4_OK)
+			return s;
+	}
 	tnfs_node_put(&c->sfh);
 	c->sfh = n;
+	c->sexp = c->exp;
+	c->spseudo = c->cpseudo;
 	c->saved_sid = c->cur_sid;
 	c->have_saved_sid = c->have_cur_sid;
 	return NFS4_OK;
@@ -70,13 +97,17 @@ uint32_t tnfs_op_restorefh(struct tnfs_ctx *c, const union nfs4_args *a,
 			   union nfs4_res *r, struct xdr_out *x)
 {
 	(void)a, (void)r, (void)x;
-	if (c->sfh.fd < 0)
-		return NFS4ERR_RESTOREFH;
-	struct tnfs_node n;
-	uint32_t s = tnfs_node_dup(&c->sfh, &n);
-	if (s != NFS4_OK)
-		return s;
-	tnfs_ctx_set_cfh(c, &n, NULL);
+	if (c->spseudo != TNFS_NOT_PSEUDO) {
+		tnfs_ctx_set_pseudo(c, c->spseudo);
+	} else {
+		if (c->sfh.fd < 0)
+			return NFS4ERR_RESTOREFH;
+		struct tnfs_node n;
+		uint32_t s = tnfs_node_dup(&c->sfh, &n);
+		if (s != NFS4_OK)
+			return s;
+		tnfs_ctx_set_cfh_in(c, c->sexp, &n, NULL);
+	}
 	c->cur_sid = c->saved_sid;
 	c->have_cur_sid = c->have_saved_sid;
 	return NFS4_OK;
@@ -86,6 +117,8 @@ uint32_t tnfs_op_lookup(struct tnfs_ctx *c, const union nfs4_args *a,
 			union nfs4_res *r, struct xdr_out *x)
 {
 	(void)r, (void)x;
+	if (c->cpseudo != TNFS_NOT_PSEUDO)
+		return tnfs_pseudo_op_lookup(c, a->name.name.data, a->name.name.len);
 	char name[256];
 	uint32_t s = tnfs_fs_check_name(a->name.name.data, a->name.name.len, name);
 	if (s != NFS4_OK)
@@ -101,6 +134,12 @@ uint32_t tnfs_op_lookupp(struct tnfs_ctx *c, const union nfs4_args *a,
 			 union nfs4_res *r, struct xdr_out *x)
 {
 	(void)a, (void)r, (void)x;
+	if (c->cpseudo != TNFS_NOT_PSEUDO)
+		return tnfs_pseudo_op_lookupp(c);
+	struct stat st;
+	if (c->srv->pseudo && tnfs_fs_stat(&c->cfh, &st) == NFS4_OK &&
+	    tnfs_fs_is_root(c->exp, &st))
+		return tnfs_pseudo_op_leave(c);
 	struct tnfs_node n;
 	uint32_t s = tnfs_fs_lookupp(c->exp, &c->cfh, &n);
 	if (s == NFS4_OK)
@@ -120,6 +159,8 @@ uint32_t tnfs_op_access(struct tnfs_ctx *c, const union nfs4_args *a,
 			union nfs4_res *r, struct xdr_out *x)
 {
 	(void)x;
+	if (c->cpseudo != TNFS_NOT_PSEUDO)
+		return tnfs_pseudo_op_access(c, a, r);
 	struct stat st;
 	uint32_t s = tnfs_fs_stat(&c->cfh, &st);
 	if (s != NFS4_OK)
@@ -146,6 +187,8 @@ uint32_t tnfs_op_getattr(struct tnfs_ctx *c, const union nfs4_args *a,
 			 union nfs4_res *r, struct xdr_out *x)
 {
 	(void)r;
+	if (c->cpseudo != TNFS_NOT_PSEUDO)
+		return tnfs_pseudo_op_getattr(c, a, x);
 	struct stat st;
 	uint32_t s = tnfs_fs_stat(&c->cfh, &st);
 	if (s != NFS4_OK)
@@ -153,6 +196,8 @@ uint32_t tnfs_op_getattr(struct tnfs_ctx *c, const union nfs4_args *a,
 	struct tnfs_attr_src src = {
 		.exp = c->exp, .minor = c->minor, .st = &st, .fd = c->cfh.fd,
 		.dirfd = -1, .maxread = c->srv->maxread, .maxwrite = c->srv->maxwrite,
+		.mounted_on = c->srv->pseudo && tnfs_fs_is_root(c->exp, &st) ?
+			      tnfs_pseudo_mounted_on(c, c->exp) : 0,
 	};
 	return tnfs_attrs_encode(x, &a->getattr.mask, &src);
 }
@@ -175,20 +220,28 @@ uint32_t tnfs_op_secinfo_no_name(struct tnfs_ctx *c, const union nfs4_args *a,
 	(void)r;
 	if (a->secinfo_no_name.style > SECINFO_STYLE4_PARENT)
 		return NFS4ERR_INVAL;
-	struct stat st;
-	uint32_t s = tnfs_fs_stat(&c->cfh, &st);
-	if (s != NFS4_OK)
-		return s;
-	if (a->secinfo_no_name.style == SECINFO_STYLE4_PARENT) {
-		if (!S_ISDIR(st.st_mode))
-			return NFS4ERR_NOTDIR;
-		if (tnfs_fs_is_root(c->exp, &st))
+	bool parent = a->secinfo_no_name.style == SECINFO_STYLE4_PARENT;
+	if (c->cpseudo != TNFS_NOT_PSEUDO) {
+		if (parent && c->cpseudo == 0)
 			return NFS4ERR_NOENT;
+	} else {
+		struct stat st;
+		uint32_t s = tnfs_fs_stat(&c->cfh, &st);
+		if (s != NFS4_OK)
+			return s;
+		if (parent) {
+			if (!S_ISDIR(st.st_mode))
+				return NFS4ERR_NOTDIR;
+			/* an export's root has a parent in the pseudo tree */
+			if (tnfs_fs_is_root(c->exp, &st) && !c->srv->pseudo)
+				return NFS4ERR_NOENT;
+		}
 	}
 	xdr_put_u32(x, 1);
 	xdr_put_u32(x, AUTH_SYS);
 	/* RFC 8881 2.6.3.1.1.8: SECINFO_NO_NAME consumes the current fh */
 	tnfs_node_put(&c->cfh);
 	c->cfh_fh.len = 0;
+	c->cpseudo = TNFS_NOT_PSEUDO;
 	return NFS4_OK;
 }

@@ -48,7 +48,7 @@ static size_t est_create(const struct tnfs_est *e, const union nfs4_args *a)
 
 static size_t est_getattr(const struct tnfs_est *e, const union nfs4_args *a)
 {
-	return HDR + tnfs_attrs_estimate(e->srv->exp, e->minor, &a->getattr.mask, e->fh_len);
+	return HDR + tnfs_attrs_estimate(e->srv->est_exp, e->minor, &a->getattr.mask, e->fh_len);
 }
 
 static size_t est_getfh(const struct tnfs_est *e, const union nfs4_args *a)
@@ -198,30 +198,31 @@ static size_t est_seek(const struct tnfs_est *e, const union nfs4_args *a)
 
 #define C OPF_CFH
 #define S OPF_SESSION
+#define P OPF_PSEUDO
 static const struct tnfs_op ops[] = {
-	[OP_ACCESS] = { "ACCESS", C, est_access, tnfs_op_access, NULL },
+	[OP_ACCESS] = { "ACCESS", C | P, est_access, tnfs_op_access, NULL },
 	[OP_CLOSE] = { "CLOSE", C | S, est_stateid, tnfs_op_close, NULL },
 	[OP_COMMIT] = { "COMMIT", C, est_verf, tnfs_op_commit, NULL },
 	[OP_CREATE] = { "CREATE", C, est_create, tnfs_op_create, NULL },
-	[OP_GETATTR] = { "GETATTR", C, est_getattr, tnfs_op_getattr, NULL },
-	[OP_GETFH] = { "GETFH", C, est_getfh, tnfs_op_getfh, NULL },
+	[OP_GETATTR] = { "GETATTR", C | P, est_getattr, tnfs_op_getattr, NULL },
+	[OP_GETFH] = { "GETFH", C | P, est_getfh, tnfs_op_getfh, NULL },
 	[OP_LINK] = { "LINK", C, est_cinfo, tnfs_op_link, NULL },
 	[OP_LOCK] = { "LOCK", C | S, est_lock, tnfs_op_lock, NULL },
 	[OP_LOCKT] = { "LOCKT", C | S, est_lockt, tnfs_op_lockt, NULL },
 	[OP_LOCKU] = { "LOCKU", C | S, est_stateid, tnfs_op_locku, NULL },
-	[OP_LOOKUP] = { "LOOKUP", C, est_hdr, tnfs_op_lookup, NULL },
-	[OP_LOOKUPP] = { "LOOKUPP", C, est_hdr, tnfs_op_lookupp, NULL },
+	[OP_LOOKUP] = { "LOOKUP", C | P, est_hdr, tnfs_op_lookup, NULL },
+	[OP_LOOKUPP] = { "LOOKUPP", C | P, est_hdr, tnfs_op_lookupp, NULL },
 	[OP_OPEN] = { "OPEN", C | S, est_open, tnfs_op_open, NULL },
 	[OP_OPEN_DOWNGRADE] = { "OPEN_DOWNGRADE", C | S, est_stateid, tnfs_op_open_downgrade, NULL },
 	[OP_PUTFH] = { "PUTFH", 0, est_hdr, tnfs_op_putfh, NULL },
 	[OP_PUTROOTFH] = { "PUTROOTFH", 0, est_hdr, tnfs_op_putrootfh, NULL },
 	[OP_READ] = { "READ", C | S, est_read, tnfs_op_read, bulk_read },
-	[OP_READDIR] = { "READDIR", C, est_readdir, tnfs_op_readdir, NULL },
+	[OP_READDIR] = { "READDIR", C | P, est_readdir, tnfs_op_readdir, NULL },
 	[OP_READLINK] = { "READLINK", C, est_readlink, tnfs_op_readlink, NULL },
 	[OP_REMOVE] = { "REMOVE", C, est_cinfo, tnfs_op_remove, NULL },
 	[OP_RENAME] = { "RENAME", C, est_rename, tnfs_op_rename, NULL },
 	[OP_RESTOREFH] = { "RESTOREFH", 0, est_hdr, tnfs_op_restorefh, NULL },
-	[OP_SAVEFH] = { "SAVEFH", C, est_hdr, tnfs_op_savefh, NULL },
+	[OP_SAVEFH] = { "SAVEFH", C | P, est_hdr, tnfs_op_savefh, NULL },
 	[OP_SETATTR] = { "SETATTR", C | S, est_setattr, tnfs_op_setattr, NULL },
 	[OP_WRITE] = { "WRITE", C | S, est_write, tnfs_op_write, NULL },
 	[OP_BIND_CONN_TO_SESSION] = { "BIND_CONN_TO_SESSION", OPF_FIRST, est_bind_conn, tnfs_op_bind_conn, NULL },
@@ -229,7 +230,7 @@ static const struct tnfs_op ops[] = {
 	[OP_CREATE_SESSION] = { "CREATE_SESSION", OPF_FIRST, est_create_session, tnfs_op_create_session, NULL },
 	[OP_DESTROY_SESSION] = { "DESTROY_SESSION", OPF_FIRST, est_hdr, tnfs_op_destroy_session, NULL },
 	[OP_FREE_STATEID] = { "FREE_STATEID", S, est_hdr, tnfs_op_free_stateid, NULL },
-	[OP_SECINFO_NO_NAME] = { "SECINFO_NO_NAME", C, est_secinfo, tnfs_op_secinfo_no_name, NULL },
+	[OP_SECINFO_NO_NAME] = { "SECINFO_NO_NAME", C | P, est_secinfo, tnfs_op_secinfo_no_name, NULL },
 	[OP_SEQUENCE] = { "SEQUENCE", 0, est_sequence, tnfs_op_sequence, NULL },
 	[OP_TEST_STATEID] = { "TEST_STATEID", S, est_test_stateid, tnfs_op_test_stateid, NULL },
 	[OP_DESTROY_CLIENTID] = { "DESTROY_CLIENTID", OPF_FIRST, est_hdr, tnfs_op_destroy_clientid, NULL },
@@ -238,6 +239,7 @@ static const struct tnfs_op ops[] = {
 };
 #undef C
 #undef S
+#undef P
 
 const struct tnfs_op *tnfs_op_get(uint32_t op)
 {

@@ -20,7 +20,8 @@
  *
  * Handles.  A pseudo node's file handle does not depend on the order of
  * the exports file, so it survives a restart with the same tree:
- *     byte 0: 2 (layout: pseudo node)   bytes 1..3: 0
+ *     byte 0: 3 (layout: pseudo node; 1 and 2 are export handles, fs.h)
+ *     bytes 1..3: 0
  *     bytes 4..11: FNV-1a 64 of the node's path (big endian)
  * tnfs_pseudo_from_fh() finds the node of such a handle, or reports
  * NFS4ERR_STALE when no node has that path any more (its export was
@@ -37,7 +38,7 @@
 #include "fs.h"
 
 #define TNFS_PSEUDO_MAX_NODES 4096u
-#define TNFS_PSEUDO_FH_LAYOUT 2u
+#define TNFS_PSEUDO_FH_LAYOUT 3u
 #define TNFS_PSEUDO_FH_LEN 12u
 
 struct tnfs_pseudo_node {

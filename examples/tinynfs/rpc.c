@@ -74,9 +74,10 @@ void tnfs_rpc_cred(const struct rpcrdma_svc_cred *in, const struct tnfs_server *
 		   struct tnfs_cred *out)
 {
 	memset(out, 0, sizeof(*out));
+	(void)srv;
 	if (in->flavor != RPCRDMA_AUTH_SYS) {
-		out->uid = srv->exp->anonuid;
-		out->gid = srv->exp->anongid;
+		out->anon = true; /* squashed per export (tnfs_export_squash) */
+		out->uid = out->gid = 65534;
 		return;
 	}
 	out->uid = in->uid;

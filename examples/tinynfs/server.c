@@ -3,6 +3,7 @@
 #include "server.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -12,12 +13,67 @@
 
 #define DEFAULT_IO (1024u * 1024u)
 
+/* Opens every export; with several, builds the pseudo file system. */
+static int open_exports(struct tnfs_server *s, const struct tnfs_server_opts *opts)
+{
+	const struct tnfs_exports *ex = opts->exports;
+	s->exps = calloc(ex->n, sizeof(*s->exps));
+	if (!s->exps)
+		return -ENOMEM;
+	for (size_t i = 0; i < ex->n; i++) {
+		int rc = tnfs_export_open(&ex->v[i], opts->inode_handles, &s->exps[i]);
+		if (rc)
+			return rc;
+		s->nexp++;
+		for (size_t j = 0; j < i; j++)
+			if (s->exps[j]->id == s->exps[i]->id)
+				return -EEXIST;
+		if (!s->est_exp || (s->exps[i]->flags & TNFS_EXP_SECURITY_LABEL))
+			s->est_exp = s->exps[i];
+	}
+	s->exp = s->exps[0];
+	clock_gettime(CLOCK_REALTIME, &s->start);
+	struct tnfs_export *p = &s->pseudo_exp;
+	p->rootfd = -1;
+	p->path = "";
+	p->fsid_major = TNFS_PSEUDO_FSID_MAJOR;
+	p->squash = TNFS_SQUASH_ALL;
+	p->anonuid = p->anongid = 65534;
+	p->id = UINT32_MAX; /* matches no handle */
+	if (ex->n == 1)
+		return 0;
+	const char **paths = calloc(ex->n, sizeof(*paths));
+	if (!paths)
+		return -ENOMEM;
+	for (size_t i = 0; i < ex->n; i++)
+		paths[i] = ex->v[i].path;
+	char err[160];
+	int rc = tnfs_pseudo_build(paths, ex->n, &s->pseudo, err, sizeof(err));
+	free(paths);
+	if (rc == -EINVAL)
+		fprintf(stderr, "tinynfs: exports: %s\n", err);
+	return rc;
+}
+
+uint32_t tnfs_server_fh_export(const struct tnfs_server *s, const uint8_t *fh, uint32_t len,
+			       const struct tnfs_export **out)
+{
+	int64_t id = tnfs_fh_export_id(fh, len);
+	if (id < 0)
+		return NFS4ERR_BADHANDLE;
+	for (size_t i = 0; i < s->nexp; i++) {
+		if (s->exps[i]->id == (uint32_t)id) {
+			*out = s->exps[i];
+			return NFS4_OK;
+		}
+	}
+	return NFS4ERR_STALE;
+}
+
 int tnfs_server_new(const struct tnfs_server_opts *opts, struct tnfs_server **out)
 {
 	if (!opts || opts->size < sizeof(*opts) || !opts->exports || opts->exports->n == 0)
 		return -EINVAL;
-	if (opts->exports->n > 1)
-		return -ENOTSUP;
 	if (tnfs_optable_check(NULL) != 0)
 		return -ENOSYS;
 	struct tnfs_server *s = calloc(1, sizeof(*s));
@@ -61,7 +117,7 @@ int tnfs_server_new(const struct tnfs_server_opts *opts, struct tnfs_server **ou
 	s->setattr_hook = opts->setattr_hook;
 	s->op_hook = opts->op_hook;
 	s->hook_arg = opts->hook_arg;
-	rc = tnfs_export_open(&opts->exports->v[0], 0, opts->inode_handles, &s->exp);
+	rc = open_exports(s, opts);
 	if (rc)
 		goto fail;
 	rc = tnfs_state_new(s->boot, &s->state);
@@ -79,7 +135,10 @@ void tnfs_server_free(struct tnfs_server *s)
 	if (!s)
 		return;
 	tnfs_state_free(s->state);
-	tnfs_export_close(s->exp);
+	for (size_t i = 0; i < s->nexp; i++)
+		tnfs_export_close(s->exps[i]);
+	free(s->exps);
+	tnfs_pseudo_free(s->pseudo);
 	free(s);
 }
 

@@ -5,9 +5,13 @@
  * transport hands each NFSv4 COMPOUND body to tnfs_compound()
  * (compound.h).
  *
- * Exports: the first entry of the exports list is served as the NFSv4
- * root (PUTROOTFH), like Linux's fsid=0; more entries are refused
- * (-ENOTSUP) until the pseudo file system is written.
+ * Exports: a single export is served as the NFSv4 root (PUTROOTFH), like
+ * Linux's fsid=0.  Several exports are served under the pseudo file system
+ * (pseudo.h) at their paths: PUTROOTFH is the pseudo root "/", and a
+ * client walks read-only pseudo directories to each export, whose root
+ * has the export's own fsid (the Linux client mounts it there).  Pseudo
+ * nodes have their own fsid (major TNFS_PSEUDO_FSID_MAJOR, above any
+ * device number), mode 0555, owner 0:0 and the server's start time.
  */
 #ifndef TINYNFS_SERVER_H
 #define TINYNFS_SERVER_H
@@ -15,9 +19,11 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "exports.h"
 #include "fs.h"
+#include "pseudo.h"
 #include "state.h"
 #include "versions.h"
 
@@ -39,8 +45,20 @@ struct tnfs_server_opts {
 	void *hook_arg;
 };
 
+#define TNFS_PSEUDO_FSID_MAJOR (1ull << 32)
+
 struct tnfs_server {
-	struct tnfs_export *exp;
+	struct tnfs_export *exp; /* exps[0] */
+	struct tnfs_export **exps;
+	size_t nexp;
+	/* several exports: the tree, and the export-like record pseudo nodes
+	 * are served with (rootfd -1, read-only, squash all); else NULL */
+	struct tnfs_pseudo *pseudo;
+	struct tnfs_export pseudo_exp;
+	struct timespec start; /* the pseudo nodes' times */
+	/* the export whose supported attributes include every other's
+	 * (security_label), for estimates made before the export is known */
+	const struct tnfs_export *est_exp;
 	struct tnfs_state *state;
 	struct tnfs_versions versions;
 	uint8_t boot[8];
@@ -59,9 +77,10 @@ struct tnfs_server {
 	void *sync_arg;
 };
 
-/* -EINVAL bad options, -ENOTSUP unsupported versions or several exports,
- * -ENOSYS operation table incomplete (a programming error), or -errno
- * from opening the export. */
+/* -EINVAL bad options or exports the pseudo file system cannot hold
+ * (nested, see pseudo.h), -EEXIST two exports with the same handle id,
+ * -ENOTSUP unsupported versions, -ENOSYS operation table incomplete (a
+ * programming error), or -errno from opening an export. */
 int tnfs_server_new(const struct tnfs_server_opts *opts, struct tnfs_server **out);
 void tnfs_server_free(struct tnfs_server *s);
 
@@ -74,5 +93,11 @@ void tnfs_server_free(struct tnfs_server *s);
  * next WRITE or COMMIT reply makes the client send it again.
  */
 uint32_t tnfs_server_sync(struct tnfs_server *s, int fd, bool datasync);
+
+/* The export a handle of layout 1 or 2 (fs.h) belongs to: NFS4_OK and
+ * *out, NFS4ERR_BADHANDLE (not an export handle), NFS4ERR_STALE (no
+ * export has its id). */
+uint32_t tnfs_server_fh_export(const struct tnfs_server *s, const uint8_t *fh, uint32_t len,
+			       const struct tnfs_export **out);
 
 #endif

@@ -119,6 +119,15 @@ cases = {
                     compound([PUTROOT]), compound([], minor=0), b"\0\0\0\x09", cap=0),
     "replay": lambda seq: frame(compound([seq(slot=3, cache=True), PUTROOT, GETFH]),
                     compound([seq(slot=3, cache=True, again=True), PUTROOT, GETFH])),
+    # two exports under the pseudo root (bit 2 of the first byte)
+    "pseudo": lambda seq: frame(
+        compound([seq(), PUTROOT, GETFH, getattr_(0x0018091a, 0x00b0a23a), u32(3) + u32(0x3f),
+                  u32(26) + u64(0) + b"\0" * 8 + u32(1024) + u32(4096) + bitmap(0x0018091a, 0x00b0a23a)]),
+        compound([seq(), PUTROOT, lookup("tmp"), u32(32), u32(26) + u64(0) + b"\0" * 8 + u32(0) +
+                  u32(512) + bitmap(0x2), u32(16), GETFH, u32(31)]),
+        compound([seq(), PUTROOT, u32(52) + u32(1)]),
+        compound([seq(), PUTROOT, lookup("tmp"), u32(6) + u32(2) + opaque("dir") + bitmap(0) + u32(0)]),
+        compound([seq(), PUTROOT, u32(27)]), cap=3 | 4),
     "sessions": lambda seq: frame(compound([u32(44) + SID]), compound([u32(57) + u64(CLIENTID)]),
                       compound([u32(41) + SID + u32(3) + u32(0)])),
 }

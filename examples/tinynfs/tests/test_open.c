@@ -438,7 +438,7 @@ struct worker {
 static void *work(void *arg)
 {
 	struct worker *w = arg;
-	struct tnfs_cred cred = { 1000 + (uint32_t)w->id, 2000 + (uint32_t)w->id, 0, { 0 } };
+	struct tnfs_cred cred = { .uid = 1000 + (uint32_t)w->id, .gid = 2000 + (uint32_t)w->id };
 	uint32_t seq = 0;
 	struct req rq = { 0 };
 	for (int r = 0; r < ROUNDS; r++) {

@@ -82,10 +82,10 @@ static void test_handles(void **state)
 	assert_int_equal(tnfs_pseudo_build(b, 3, &pb, err, sizeof(err)), 0);
 	assert_int_equal(tnfs_pseudo_build(c, 1, &pc, err, sizeof(err)), 0);
 
-	/* byte-exact: layout 2, three zero bytes, FNV-1a 64 of "/" */
+	/* byte-exact: layout 3, three zero bytes, FNV-1a 64 of "/" */
 	struct tnfs_fh fh;
 	tnfs_pseudo_to_fh(pa, 0, &fh);
-	static const uint8_t root_fh[12] = { 2, 0, 0, 0, 0xaf, 0x63, 0xa2, 0x4c,
+	static const uint8_t root_fh[12] = { 3, 0, 0, 0, 0xaf, 0x63, 0xa2, 0x4c,
 					     0x86, 0x01, 0x89, 0xfe };
 	assert_int_equal(fh.len, 12);
 	assert_memory_equal(fh.data, root_fh, 12);
@@ -116,9 +116,11 @@ static void test_handles(void **state)
 	tnfs_pseudo_to_fh(pa, 0, &fh);
 	assert_int_equal(tnfs_pseudo_from_fh(pa, fh.data, 11, &n), NFS4ERR_BADHANDLE);
 	assert_int_equal(tnfs_pseudo_from_fh(pa, fh.data, 0, &n), NFS4ERR_BADHANDLE);
-	fh.data[0] = 1;
+	fh.data[0] = 1; /* the export layouts (fs.h, fs_inode.h) */
 	assert_int_equal(tnfs_pseudo_from_fh(pa, fh.data, 12, &n), NFS4ERR_BADHANDLE);
 	fh.data[0] = 2;
+	assert_int_equal(tnfs_pseudo_from_fh(pa, fh.data, 12, &n), NFS4ERR_BADHANDLE);
+	fh.data[0] = TNFS_PSEUDO_FH_LAYOUT;
 	fh.data[2] = 1;
 	assert_int_equal(tnfs_pseudo_from_fh(pa, fh.data, 12, &n), NFS4ERR_BADHANDLE);
 	tnfs_pseudo_free(pa);
