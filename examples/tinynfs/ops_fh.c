@@ -147,12 +147,11 @@ uint32_t tnfs_op_lookupp(struct tnfs_ctx *c, const union nfs4_args *a,
 	return s;
 }
 
-/* Asks the kernel, as the caller (fsuid and groups are set). */
+/* Asks the kernel, as the caller (fsuid and groups are set), about the
+ * O_PATH descriptor itself (AT_EMPTY_PATH, Linux 5.8): no path walk. */
 static bool may(int fd, int mode)
 {
-	char pp[32];
-	snprintf(pp, sizeof(pp), "/proc/self/fd/%d", fd);
-	return syscall(SYS_faccessat2, AT_FDCWD, pp, mode, AT_EACCESS) == 0;
+	return syscall(SYS_faccessat2, fd, "", mode, AT_EACCESS | AT_EMPTY_PATH) == 0;
 }
 
 uint32_t tnfs_op_access(struct tnfs_ctx *c, const union nfs4_args *a,
