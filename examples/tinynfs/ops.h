@@ -101,6 +101,27 @@ bool tnfs_ctx_readonly(const struct tnfs_ctx *c);
  * change_info is atomic when both halves did (the reason is in ops_dir.c). */
 bool tnfs_dir_change(const struct tnfs_node *dir, uint64_t *v);
 
+/* READDIR4resok within maxcount and dircount (RFC 8881 18.23.3), for
+ * READDIR of a directory and of a pseudo node (ops_dir.c): begin writes
+ * the cookie verifier (NFS4ERR_TOOSMALL when the reply room or maxcount
+ * cannot hold an empty list); add starts an entry (value follows, cookie,
+ * name) and is false when it would pass dircount; the caller encodes its
+ * attributes into d->w and keep takes their status, removing the entry
+ * (false: the list is full) when they failed or did not fit; end closes
+ * the list into x (NFS4ERR_TOOSMALL when no entry fitted before eof). */
+struct tnfs_dirlist {
+	struct xdr_out w;
+	uint32_t dircount, nlen;
+	size_t names;
+	unsigned entries;
+	uint8_t *undo;
+};
+uint32_t tnfs_dirlist_begin(struct tnfs_dirlist *d, const union nfs4_args *a,
+			    const struct xdr_out *x);
+bool tnfs_dirlist_add(struct tnfs_dirlist *d, uint64_t cookie, const char *name, uint32_t nlen);
+bool tnfs_dirlist_keep(struct tnfs_dirlist *d, uint32_t attrs_status);
+uint32_t tnfs_dirlist_end(struct tnfs_dirlist *d, struct xdr_out *x, bool eof);
+
 /* ops_session.c */
 tnfs_op_fn tnfs_op_exchange_id, tnfs_op_create_session, tnfs_op_sequence,
 	tnfs_op_destroy_session, tnfs_op_destroy_clientid,

@@ -41,6 +41,65 @@ bool tnfs_dir_change(const struct tnfs_node *dir, uint64_t *v)
 	return ok;
 }
 
+uint32_t tnfs_dirlist_begin(struct tnfs_dirlist *d, const union nfs4_args *a,
+			    const struct xdr_out *x)
+{
+	size_t budget = a->readdir.maxcount;
+	if (budget > (size_t)(x->end - x->p))
+		budget = (size_t)(x->end - x->p);
+	if (budget < NFS4_VERIFIER_SIZE + 8)
+		return NFS4ERR_TOOSMALL;
+	d->w = *x;
+	d->w.end = x->p + budget - 8; /* keep room for the list end and eof */
+	d->dircount = a->readdir.dircount;
+	d->names = 0;
+	d->entries = 0;
+	static const uint8_t zero_verf[NFS4_VERIFIER_SIZE];
+	xdr_put_fixed(&d->w, zero_verf, NFS4_VERIFIER_SIZE);
+	return NFS4_OK;
+}
+
+/* dircount counts what the entries would take as entry4 without
+ * attributes: value follows, cookie, name. */
+static size_t dir_bytes(uint32_t nlen)
+{
+	return 12 + 4 + xdr_pad(nlen);
+}
+
+bool tnfs_dirlist_add(struct tnfs_dirlist *d, uint64_t cookie, const char *name, uint32_t nlen)
+{
+	if (d->dircount && d->entries && d->names + dir_bytes(nlen) > d->dircount)
+		return false;
+	d->undo = d->w.p;
+	d->nlen = nlen;
+	xdr_put_u32(&d->w, 1); /* value follows */
+	xdr_put_u64(&d->w, cookie);
+	xdr_put_opaque(&d->w, name, nlen);
+	return true;
+}
+
+bool tnfs_dirlist_keep(struct tnfs_dirlist *d, uint32_t attrs_status)
+{
+	if (d->w.bad || attrs_status != NFS4_OK) {
+		d->w.bad = false;
+		d->w.p = d->undo;
+		return false;
+	}
+	d->entries++;
+	d->names += dir_bytes(d->nlen);
+	return true;
+}
+
+uint32_t tnfs_dirlist_end(struct tnfs_dirlist *d, struct xdr_out *x, bool eof)
+{
+	if (d->entries == 0 && !eof)
+		return NFS4ERR_TOOSMALL;
+	x->p = d->w.p;
+	xdr_put_u32(x, 0); /* no more entries */
+	xdr_put_bool(x, eof);
+	return NFS4_OK;
+}
+
 uint32_t tnfs_op_readdir(struct tnfs_ctx *c, const union nfs4_args *a,
 			 union nfs4_res *r, struct xdr_out *x)
 {
@@ -67,24 +126,14 @@ uint32_t tnfs_op_readdir(struct tnfs_ctx *c, const union nfs4_args *a,
 		close(fd);
 		return NFS4ERR_BAD_COOKIE;
 	}
-	/* READDIR4resok within maxcount: verifier, entries, 0, eof */
-	size_t budget = a->readdir.maxcount;
-	if (budget > (size_t)(x->end - x->p))
-		budget = (size_t)(x->end - x->p);
-	if (budget < 8 + 8)
-		goto toosmall;
-	struct xdr_out w = *x;
-	w.end = x->p + budget - 8; /* keep room for the list end and eof */
-	static const uint8_t zero_verf[NFS4_VERIFIER_SIZE];
-	xdr_put_fixed(&w, zero_verf, NFS4_VERIFIER_SIZE);
-	size_t names = 0;
-	unsigned entries = 0;
-	bool eof = false, full = false;
-	char *buf = malloc(DENTS_BUF);
+	struct tnfs_dirlist dl;
+	s = tnfs_dirlist_begin(&dl, a, x);
+	char *buf = s == NFS4_OK ? malloc(DENTS_BUF) : NULL;
 	if (!buf) {
 		close(fd);
-		return NFS4ERR_DELAY;
+		return s != NFS4_OK ? s : NFS4ERR_DELAY;
 	}
+	bool eof = false, full = false;
 	while (!full) {
 		long n = syscall(SYS_getdents64, fd, buf, DENTS_BUF);
 		if (n < 0) {
@@ -101,12 +150,6 @@ uint32_t tnfs_op_readdir(struct tnfs_ctx *c, const union nfs4_args *a,
 			const char *nm = d->d_name;
 			if (!strcmp(nm, ".") || !strcmp(nm, ".."))
 				continue;
-			uint32_t nlen = (uint32_t)strlen(nm);
-			if (a->readdir.dircount && entries &&
-			    names + 12 + 4 + xdr_pad(nlen) > a->readdir.dircount) {
-				full = true;
-				break;
-			}
 			struct stat est;
 			uint32_t err = NFS4_OK;
 			if (fstatat(fd, nm, &est, AT_SYMLINK_NOFOLLOW) != 0) {
@@ -115,10 +158,10 @@ uint32_t tnfs_op_readdir(struct tnfs_ctx *c, const union nfs4_args *a,
 				err = tnfs_errno_to_nfs(errno);
 				memset(&est, 0, sizeof(est));
 			}
-			uint8_t *undo = w.p;
-			xdr_put_u32(&w, 1); /* value follows */
-			xdr_put_u64(&w, (uint64_t)d->d_off);
-			xdr_put_opaque(&w, nm, nlen);
+			if (!tnfs_dirlist_add(&dl, (uint64_t)d->d_off, nm, (uint32_t)strlen(nm))) {
+				full = true;
+				break;
+			}
 			struct tnfs_attr_src src = {
 				.exp = c->exp, .minor = c->minor, .st = &est, .fd = -1,
 				.dirfd = fd, .name = nm, .rdattr_error = err,
@@ -134,29 +177,15 @@ uint32_t tnfs_op_readdir(struct tnfs_ctx *c, const union nfs4_args *a,
 				memset(&mask, 0, sizeof(mask));
 				nfs4_bm_set(&mask, FATTR4_RDATTR_ERROR);
 			}
-			uint32_t as = tnfs_attrs_encode(&w, &mask, &src);
-			if (w.bad || as != NFS4_OK) {
-				w.bad = false;
-				w.p = undo;
+			if (!tnfs_dirlist_keep(&dl, tnfs_attrs_encode(&dl.w, &mask, &src))) {
 				full = true;
 				break;
 			}
-			entries++;
-			names += 12 + 4 + xdr_pad(nlen);
 		}
 	}
 	free(buf);
 	close(fd);
-	if (s != NFS4_OK)
-		return s;
-	if (entries == 0 && !eof)
-		goto toosmall;
-	x->p = w.p;
-	xdr_put_u32(x, 0); /* no more entries */
-	xdr_put_bool(x, eof);
-	return NFS4_OK;
-toosmall:
-	return NFS4ERR_TOOSMALL;
+	return s != NFS4_OK ? s : tnfs_dirlist_end(&dl, x, eof);
 }
 
 static uint32_t apply_create_attrs(struct tnfs_ctx *c, const struct tnfs_node *n,

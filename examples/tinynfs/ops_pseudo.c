@@ -173,41 +173,15 @@ uint32_t tnfs_pseudo_op_readdir(struct tnfs_ctx *c, const union nfs4_args *a, st
 	if (cookie && cookie - 2 > dir->nchild)
 		return NFS4ERR_BAD_COOKIE;
 	uint32_t i = cookie ? (uint32_t)(cookie - 2) : 0;
-	size_t budget = a->readdir.maxcount;
-	if (budget > (size_t)(x->end - x->p))
-		budget = (size_t)(x->end - x->p);
-	if (budget < 8 + 8)
-		return NFS4ERR_TOOSMALL;
-	struct xdr_out w = *x;
-	w.end = x->p + budget - 8; /* keep room for the list end and eof */
-	static const uint8_t zero_verf[NFS4_VERIFIER_SIZE];
-	xdr_put_fixed(&w, zero_verf, NFS4_VERIFIER_SIZE);
-	size_t names = 0;
-	unsigned entries = 0;
+	struct tnfs_dirlist dl;
+	uint32_t s = tnfs_dirlist_begin(&dl, a, x);
+	if (s != NFS4_OK)
+		return s;
 	for (; i < dir->nchild; i++) {
-		const struct tnfs_pseudo_node *ch = &p->v[dir->child[i]];
-		uint32_t nlen = (uint32_t)strlen(ch->name);
-		if (a->readdir.dircount && entries &&
-		    names + 12 + 4 + xdr_pad(nlen) > a->readdir.dircount)
+		const char *name = p->v[dir->child[i]].name;
+		if (!tnfs_dirlist_add(&dl, (uint64_t)i + 3, name, (uint32_t)strlen(name)) ||
+		    !tnfs_dirlist_keep(&dl, entry_attrs(c, &dl.w, &a->readdir.mask, dir->child[i])))
 			break;
-		uint8_t *undo = w.p;
-		xdr_put_u32(&w, 1); /* value follows */
-		xdr_put_u64(&w, (uint64_t)i + 3);
-		xdr_put_opaque(&w, ch->name, nlen);
-		uint32_t as = entry_attrs(c, &w, &a->readdir.mask, dir->child[i]);
-		if (w.bad || as != NFS4_OK) {
-			w.bad = false;
-			w.p = undo;
-			break;
-		}
-		entries++;
-		names += 12 + 4 + xdr_pad(nlen);
 	}
-	bool eof = i == dir->nchild;
-	if (entries == 0 && !eof)
-		return NFS4ERR_TOOSMALL;
-	x->p = w.p;
-	xdr_put_u32(x, 0); /* no more entries */
-	xdr_put_bool(x, eof);
-	return NFS4_OK;
+	return tnfs_dirlist_end(&dl, x, i == dir->nchild);
 }

@@ -8,6 +8,7 @@
  */
 #include "nfstest.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <sys/fsuid.h>
 #include <sys/sysmacros.h>
@@ -801,10 +802,36 @@ static void test_setattr_split(void **state)
 	assert_int_equal(fx_call(f), NFS4ERR_BADXDR);
 }
 
+static int count_fds(void)
+{
+	int n = 0;
+	DIR *d = opendir("/proc/self/fd");
+	assert_non_null(d);
+	while (readdir(d))
+		n++;
+	closedir(d);
+	return n;
+}
+
 static void test_readdir_pages(void **state)
 {
 	struct fx *f = *state;
 	fx_mount(f);
+	/* a maxcount that cannot hold an empty list: TOOSMALL, and the
+	 * directory opened for it is closed again (no descriptor leaks) */
+	int fds = count_fds();
+	for (int i = 0; i < 20; i++) {
+		fx_seq(f);
+		req_op(&f->rq, OP_PUTROOTFH);
+		req_op(&f->rq, OP_READDIR);
+		xdr_put_u64(&f->rq.x, 0);
+		xdr_put_u64(&f->rq.x, 0);
+		xdr_put_u32(&f->rq.x, 0);
+		xdr_put_u32(&f->rq.x, 8);
+		put_bitmap(&f->rq.x, W0(FATTR4_TYPE), 0, 0);
+		assert_int_equal(fx_call(f), NFS4ERR_TOOSMALL);
+	}
+	assert_int_equal(count_fds(), fds);
 	enum { N = 60 };
 	char path[160];
 	for (int i = 0; i < N; i++) {
