@@ -70,6 +70,7 @@ struct tnfs_export {
 	bool whole_fs;
 	uint64_t fsid_major, fsid_minor;
 	uint32_t id; /* tnfs_export_id() of the configured path (24 bits) */
+	uint32_t index; /* position in the server's export list (its junction) */
 	uint32_t flags; /* TNFS_EXP_* */
 	enum tnfs_squash squash;
 	uint32_t anonuid, anongid;

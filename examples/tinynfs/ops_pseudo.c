@@ -41,14 +41,6 @@ uint32_t tnfs_pseudo_refusal(uint32_t op)
 	}
 }
 
-static size_t export_index(const struct tnfs_server *s, const struct tnfs_export *x)
-{
-	size_t i = 0;
-	while (i < s->nexp && s->exps[i] != x)
-		i++;
-	return i;
-}
-
 /* A pseudo node's fileid (and an export root's mounted_on_fileid). */
 static uint64_t node_fileid(const struct tnfs_pseudo *p, uint32_t node)
 {
@@ -136,7 +128,7 @@ uint32_t tnfs_pseudo_op_lookupp(struct tnfs_ctx *c)
 uint32_t tnfs_pseudo_op_leave(struct tnfs_ctx *c)
 {
 	const struct tnfs_pseudo *p = c->srv->pseudo;
-	uint32_t j = tnfs_pseudo_junction(p, (uint32_t)export_index(c->srv, c->exp));
+	uint32_t j = tnfs_pseudo_junction(p, c->exp->index);
 	tnfs_ctx_set_pseudo(c, p->v[j].parent);
 	return NFS4_OK;
 }
@@ -144,7 +136,7 @@ uint32_t tnfs_pseudo_op_leave(struct tnfs_ctx *c)
 uint64_t tnfs_pseudo_mounted_on(const struct tnfs_ctx *c, const struct tnfs_export *x)
 {
 	const struct tnfs_pseudo *p = c->srv->pseudo;
-	return node_fileid(p, tnfs_pseudo_junction(p, (uint32_t)export_index(c->srv, x)));
+	return node_fileid(p, tnfs_pseudo_junction(p, x->index));
 }
 
 uint32_t tnfs_pseudo_op_access(struct tnfs_ctx *c, const union nfs4_args *a, union nfs4_res *r)

@@ -70,11 +70,10 @@ static size_t compound_estimate(const struct rpcrdma_svc_call *call, const void 
 	return compound_bound(rpcrdma_svc_call_program_ctx(call), args);
 }
 
-void tnfs_rpc_cred(const struct rpcrdma_svc_cred *in, const struct tnfs_server *srv,
-		   struct tnfs_cred *out)
+/* The caller's ids as tinynfs uses them (before export squashing). */
+static void call_cred(const struct rpcrdma_svc_cred *in, struct tnfs_cred *out)
 {
 	memset(out, 0, sizeof(*out));
-	(void)srv;
 	if (in->flavor != RPCRDMA_AUTH_SYS) {
 		out->anon = true; /* squashed per export (tnfs_export_squash) */
 		out->uid = out->gid = 65534;
@@ -96,7 +95,7 @@ static int compound_handler(struct rpcrdma_svc_call *call, void *args, void *res
 	struct compound_res *r = res;
 	size_t cap = compound_bound(srv, a);
 	struct tnfs_cred cred;
-	tnfs_rpc_cred(rpcrdma_svc_call_cred(call), srv, &cred);
+	call_cred(rpcrdma_svc_call_cred(call), &cred);
 	r->rep = malloc(cap);
 	if (!r->rep)
 		return RPCRDMA_SVC_SYSTEM_ERR;

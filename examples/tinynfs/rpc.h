@@ -44,8 +44,4 @@
  * (rpcrdma_svc_register). */
 int tnfs_rpc_register(struct rpcrdma_svc *svc, struct tnfs_server *srv);
 
-/* The caller's ids as tinynfs uses them (before export squashing). */
-void tnfs_rpc_cred(const struct rpcrdma_svc_cred *in, const struct tnfs_server *srv,
-		   struct tnfs_cred *out);
-
 #endif

@@ -24,6 +24,7 @@ static int open_exports(struct tnfs_server *s, const struct tnfs_server_opts *op
 		int rc = tnfs_export_open(&ex->v[i], opts->inode_handles, &s->exps[i]);
 		if (rc)
 			return rc;
+		s->exps[i]->index = (uint32_t)i;
 		s->nexp++;
 		for (size_t j = 0; j < i; j++)
 			if (s->exps[j]->id == s->exps[i]->id)

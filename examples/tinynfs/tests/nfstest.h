@@ -243,6 +243,20 @@ static inline void fx_free(struct fx *f)
 	free(f);
 }
 
+/* cmocka teardown for fixtures made by fx_new() (or set up alike): no
+ * result exceeded its estimate, and at least one was checked. */
+static inline int fx_teardown(void **state)
+{
+	struct fx *f = *state;
+	if (f->est.violations)
+		print_error("op %u: estimate %zu < reply %zu\n", f->est.bad_op,
+			    f->est.bad_est, f->est.bad_act);
+	assert_int_equal(f->est.violations, 0);
+	assert_true(f->est.checked > 0);
+	fx_free(f);
+	return 0;
+}
+
 /* Sends the built request; returns the COMPOUND status (walker ready). */
 static inline uint32_t fx_call(struct fx *f)
 {
@@ -401,6 +415,40 @@ static inline void get_fh(struct xdr_in *x, struct fh *h)
 static inline void put_fh(struct xdr_out *x, const struct fh *h)
 {
 	xdr_put_opaque(x, h->d, h->len);
+}
+
+/* OPEN4args: seqid 0, DENY_NONE, CLAIM_NULL of `name`; with `create`,
+ * UNCHECKED4 with the given mode. */
+static inline void put_open(struct xdr_out *x, const char *owner, uint32_t access,
+			    bool create, uint32_t mode, const char *name)
+{
+	xdr_put_u32(x, 0); /* seqid */
+	xdr_put_u32(x, access);
+	xdr_put_u32(x, OPEN4_SHARE_DENY_NONE);
+	xdr_put_u64(x, 0); /* clientid (ignored in 4.1) */
+	put_str(x, owner);
+	if (create) {
+		xdr_put_u32(x, OPEN4_CREATE);
+		xdr_put_u32(x, UNCHECKED4);
+		put_bitmap(x, 0, W1(FATTR4_MODE), 0);
+		xdr_put_u32(x, 4);
+		xdr_put_u32(x, mode);
+	} else {
+		xdr_put_u32(x, OPEN4_NOCREATE);
+	}
+	xdr_put_u32(x, CLAIM_NULL);
+	put_str(x, name);
+}
+
+/* READDIR4args from `cookie` with a zero cookieverf. */
+static inline void put_readdir(struct xdr_out *x, uint64_t cookie, uint32_t dircount,
+			       uint32_t maxcount, uint32_t w0, uint32_t w1, uint32_t w2)
+{
+	xdr_put_u64(x, cookie);
+	xdr_put_u64(x, 0);
+	xdr_put_u32(x, dircount);
+	xdr_put_u32(x, maxcount);
+	put_bitmap(x, w0, w1, w2);
 }
 
 /* Skips a fattr4 and returns the attrlist (pointer into the reply). */

@@ -36,14 +36,6 @@ static int setup(void **state)
 	return 0;
 }
 
-static int teardown(void **state)
-{
-	struct fx *f = *state;
-	assert_int_equal(f->est.violations, 0);
-	fx_free(f);
-	return 0;
-}
-
 /* SEQUENCE, PUTROOTFH, LOOKUP data: the READs follow. */
 static void begin_on_data(struct fx *f)
 {
@@ -275,11 +267,11 @@ static void test_replay_marks_nothing(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_read_marks_its_data, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_read_at_eof_marks_nothing, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_no_read_marks_nothing, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_two_reads_mark_the_first, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_replay_marks_nothing, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_read_marks_its_data, setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_read_at_eof_marks_nothing, setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_no_read_marks_nothing, setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_two_reads_mark_the_first, setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_replay_marks_nothing, setup, fx_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -22,15 +22,6 @@ static int setup(void **state)
 	return 0;
 }
 
-static int teardown(void **state)
-{
-	struct fx *f = *state;
-	assert_int_equal(f->est.violations, 0);
-	assert_true(f->est.checked > 0);
-	fx_free(f);
-	return 0;
-}
-
 static void getfh_after(struct fx *f, struct fh *h)
 {
 	assert_int_equal(rep_op(&f->rp, OP_GETFH), NFS4_OK);
@@ -46,27 +37,6 @@ static void root_fh(struct fx *f, struct fh *h)
 	fx_seq_ok(f);
 	assert_int_equal(rep_op(&f->rp, OP_PUTROOTFH), NFS4_OK);
 	getfh_after(f, h);
-}
-
-static void put_open(struct xdr_out *x, const char *owner, uint32_t access,
-		     bool create, uint32_t mode, const char *name)
-{
-	xdr_put_u32(x, 0); /* seqid */
-	xdr_put_u32(x, access);
-	xdr_put_u32(x, OPEN4_SHARE_DENY_NONE);
-	xdr_put_u64(x, 0); /* clientid (ignored in 4.1) */
-	put_str(x, owner);
-	if (create) {
-		xdr_put_u32(x, OPEN4_CREATE);
-		xdr_put_u32(x, UNCHECKED4);
-		put_bitmap(x, 0, W1(FATTR4_MODE), 0);
-		xdr_put_u32(x, 4);
-		xdr_put_u32(x, mode);
-	} else {
-		xdr_put_u32(x, OPEN4_NOCREATE);
-	}
-	xdr_put_u32(x, CLAIM_NULL);
-	put_str(x, name);
 }
 
 /* PUTFH dir, OPEN name, GETFH -> stateid and handle. */
@@ -824,11 +794,7 @@ static void test_readdir_pages(void **state)
 		fx_seq(f);
 		req_op(&f->rq, OP_PUTROOTFH);
 		req_op(&f->rq, OP_READDIR);
-		xdr_put_u64(&f->rq.x, 0);
-		xdr_put_u64(&f->rq.x, 0);
-		xdr_put_u32(&f->rq.x, 0);
-		xdr_put_u32(&f->rq.x, 8);
-		put_bitmap(&f->rq.x, W0(FATTR4_TYPE), 0, 0);
+		put_readdir(&f->rq.x, 0, 0, 8, W0(FATTR4_TYPE), 0, 0);
 		assert_int_equal(fx_call(f), NFS4ERR_TOOSMALL);
 	}
 	assert_int_equal(count_fds(), fds);
@@ -849,11 +815,8 @@ static void test_readdir_pages(void **state)
 		fx_seq(f);
 		req_op(&f->rq, OP_PUTROOTFH);
 		req_op(&f->rq, OP_READDIR);
-		xdr_put_u64(&f->rq.x, cookie);
-		xdr_put_u64(&f->rq.x, 0);
-		xdr_put_u32(&f->rq.x, 0);
-		xdr_put_u32(&f->rq.x, 700); /* small pages */
-		put_bitmap(&f->rq.x, W0(FATTR4_TYPE) | W0(FATTR4_FILEID) | W0(FATTR4_FILEHANDLE), 0, 0);
+		put_readdir(&f->rq.x, cookie, 0, 700 /* small pages */,
+			    W0(FATTR4_TYPE) | W0(FATTR4_FILEID) | W0(FATTR4_FILEHANDLE), 0, 0);
 		assert_int_equal(fx_call(f), NFS4_OK);
 		fx_seq_ok(f);
 		assert_int_equal(rep_op(&f->rp, OP_PUTROOTFH), NFS4_OK);
@@ -893,11 +856,7 @@ static void test_readdir_pages(void **state)
 	fx_seq(f);
 	req_op(&f->rq, OP_PUTROOTFH);
 	req_op(&f->rq, OP_READDIR);
-	xdr_put_u64(&f->rq.x, 0);
-	xdr_put_u64(&f->rq.x, 0);
-	xdr_put_u32(&f->rq.x, 0);
-	xdr_put_u32(&f->rq.x, 20);
-	put_bitmap(&f->rq.x, W0(FATTR4_TYPE), 0, 0);
+	put_readdir(&f->rq.x, 0, 0, 20, W0(FATTR4_TYPE), 0, 0);
 	assert_int_equal(fx_call(f), NFS4ERR_TOOSMALL);
 }
 
@@ -1383,11 +1342,8 @@ static void test_estimates(void **state)
 	req_op(&f->rq, OP_GETATTR);
 	put_bitmap(&f->rq.x, 0xffffffff, 0xffffffff & ~(W1(FATTR4_TIME_ACCESS_SET) | W1(FATTR4_TIME_MODIFY_SET)), 0xffffffff);
 	req_op(&f->rq, OP_READDIR);
-	xdr_put_u64(&f->rq.x, 0);
-	xdr_put_u64(&f->rq.x, 0);
-	xdr_put_u32(&f->rq.x, 0);
-	xdr_put_u32(&f->rq.x, 4096);
-	put_bitmap(&f->rq.x, 0xffffffff, 0xffffffff & ~(W1(FATTR4_TIME_ACCESS_SET) | W1(FATTR4_TIME_MODIFY_SET)), 0);
+	put_readdir(&f->rq.x, 0, 0, 4096, 0xffffffff,
+		    0xffffffff & ~(W1(FATTR4_TIME_ACCESS_SET) | W1(FATTR4_TIME_MODIFY_SET)), 0);
 	req_op(&f->rq, OP_GETFH);
 	req_op(&f->rq, OP_SECINFO_NO_NAME);
 	xdr_put_u32(&f->rq.x, 0);
@@ -1436,11 +1392,7 @@ static void test_rep_too_big(void **state)
 	xdr_put_bool(&f->rq.x, true);
 	req_op(&f->rq, OP_PUTROOTFH);
 	req_op(&f->rq, OP_READDIR);
-	xdr_put_u64(&f->rq.x, 0);
-	xdr_put_u64(&f->rq.x, 0);
-	xdr_put_u32(&f->rq.x, 0);
-	xdr_put_u32(&f->rq.x, 65536);
-	put_bitmap(&f->rq.x, W0(FATTR4_TYPE), 0, 0);
+	put_readdir(&f->rq.x, 0, 0, 65536, W0(FATTR4_TYPE), 0, 0);
 	assert_int_equal(fx_call(f), NFS4_OK);
 	assert_true(f->rp.len <= 7584);
 	assert_true(f->rp.len > 7000);
@@ -1842,20 +1794,20 @@ static void test_every_estimator_checked(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_mount_sequence, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_file_lifecycle, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_file_sync_and_verifier, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_sync_error_changes_verifier, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_create_rename_link, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_confinement, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_setattr_split, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_readdir_pages, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_errors_and_ordering, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_sessions, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_locks, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_lease_expiry, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_estimates, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_rep_too_big, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_mount_sequence, setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_file_lifecycle, setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_file_sync_and_verifier, setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_sync_error_changes_verifier, setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_create_rename_link, setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_confinement, setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_setattr_split, setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_readdir_pages, setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_errors_and_ordering, setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_sessions, setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_locks, setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_lease_expiry, setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_estimates, setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_rep_too_big, setup, fx_teardown),
 		cmocka_unit_test(test_readonly_and_squash),
 		cmocka_unit_test(test_security_label),
 		cmocka_unit_test(test_inode_handles),

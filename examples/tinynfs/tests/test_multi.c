@@ -62,15 +62,6 @@ static int setup(void **state)
 	return 0;
 }
 
-static int teardown(void **state)
-{
-	struct fx *f = *state;
-	assert_int_equal(f->est.violations, 0);
-	assert_true(f->est.checked > 0);
-	fx_free(f);
-	return 0;
-}
-
 /* The components of f->dir ("tmp", "tinynfs-multi-XXXXXX"). */
 static void put_lookups(struct fx *f)
 {
@@ -216,11 +207,7 @@ static void walk(struct fx *f, struct fh *root, struct fh *dir, struct fh *ra, s
 	req_op(&f->rq, OP_PUTFH);
 	put_fh(&f->rq.x, dir);
 	req_op(&f->rq, OP_READDIR);
-	xdr_put_u64(&f->rq.x, 0);
-	xdr_put_fixed(&f->rq.x, (const uint8_t[8]){ 0 }, 8);
-	xdr_put_u32(&f->rq.x, 4096);
-	xdr_put_u32(&f->rq.x, 8192);
-	put_bitmap(&f->rq.x, MASK0, MASK1, 0);
+	put_readdir(&f->rq.x, 0, 4096, 8192, MASK0, MASK1, 0);
 	assert_int_equal(fx_call(f), NFS4_OK);
 	fx_seq_ok(f);
 	assert_int_equal(rep_op(&f->rp, OP_PUTFH), NFS4_OK);
@@ -254,11 +241,7 @@ static void walk(struct fx *f, struct fh *root, struct fh *dir, struct fh *ra, s
 		req_op(&f->rq, OP_PUTFH);
 		put_fh(&f->rq.x, dir);
 		req_op(&f->rq, OP_READDIR);
-		xdr_put_u64(&f->rq.x, ck);
-		xdr_put_fixed(&f->rq.x, (const uint8_t[8]){ 0 }, 8);
-		xdr_put_u32(&f->rq.x, 4096);
-		xdr_put_u32(&f->rq.x, 8192);
-		put_bitmap(&f->rq.x, MASK0, 0, 0);
+		put_readdir(&f->rq.x, ck, 4096, 8192, MASK0, 0, 0);
 		assert_int_equal(fx_call(f), ck == 4 ? NFS4_OK : NFS4ERR_BAD_COOKIE);
 	}
 
@@ -342,14 +325,7 @@ static void test_walk_and_refusals(void **state)
 	req_op(&f->rq, OP_PUTFH);
 	put_fh(&f->rq.x, &rb);
 	req_op(&f->rq, OP_OPEN);
-	xdr_put_u32(&f->rq.x, 0); /* seqid */
-	xdr_put_u32(&f->rq.x, OPEN4_SHARE_ACCESS_READ);
-	xdr_put_u32(&f->rq.x, OPEN4_SHARE_DENY_NONE);
-	xdr_put_u64(&f->rq.x, 0);
-	put_str(&f->rq.x, "owner");
-	xdr_put_u32(&f->rq.x, OPEN4_NOCREATE);
-	xdr_put_u32(&f->rq.x, CLAIM_NULL);
-	put_str(&f->rq.x, "hello");
+	put_open(&f->rq.x, "owner", OPEN4_SHARE_ACCESS_READ, false, 0, "hello");
 	req_op(&f->rq, OP_ACCESS);
 	xdr_put_u32(&f->rq.x, ACCESS4_READ | ACCESS4_MODIFY);
 	req_op(&f->rq, OP_READ);
@@ -462,9 +438,9 @@ static void test_nested_refused(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_walk_and_refusals, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_restart_reordered, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_nested_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_walk_and_refusals, setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_restart_reordered, setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_nested_refused, setup, fx_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

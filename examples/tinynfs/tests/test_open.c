@@ -17,14 +17,6 @@ static int setup(void **state)
 	return 0;
 }
 
-static int teardown(void **state)
-{
-	struct fx *f = *state;
-	assert_int_equal(f->est.violations, 0);
-	fx_free(f);
-	return 0;
-}
-
 struct open_args {
 	const char *owner, *name;
 	uint32_t access, deny;
@@ -520,10 +512,10 @@ static void test_threads(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_exclusive, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_claims_and_types, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_share_and_downgrade, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_seek, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_exclusive, setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_claims_and_types, setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_share_and_downgrade, setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_seek, setup, fx_teardown),
 		cmocka_unit_test(test_squashed_io),
 		cmocka_unit_test(test_threads),
 	};
