@@ -311,6 +311,7 @@ struct rpcrdma_call {
 	uint32_t byte_len;
 	struct rpcrdma_hdr hdr;         /* view into c.buf */
 	struct rpcrdma__mrbuf pulled;   /* call assembled from read chunks */
+	struct rpcrdma__mrbuf rbuf;     /* rpcrdma_call_reply_buffer() */
 	struct iovec iov;               /* the RPC call handed up */
 };
 

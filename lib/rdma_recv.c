@@ -85,6 +85,7 @@ void rpcrdma__call_release(struct rpcrdma_call *call)
 		conn->outstanding--;
 	pthread_mutex_unlock(&conn->lock);
 	rpcrdma__mrcache_put(&call->dev->mrcache, &call->pulled);
+	rpcrdma__mrcache_put(&call->dev->mrcache, &call->rbuf);
 	rpcrdma__recv_repost(call);
 	rpcrdma__conn_put(conn);       /* the call's reference */
 }
@@ -147,6 +148,7 @@ void rpcrdma__recv_done(struct rpcrdma__ctxt *c, const struct ibv_wc *wc)
 	}
 	call->byte_len = wc->byte_len;
 	memset(&call->pulled, 0, sizeof(call->pulled));
+	memset(&call->rbuf, 0, sizeof(call->rbuf));
 	rpcrdma__count(&conn->stats, &l->stats, RPCRDMA_STAT_BYTES_RECV, wc->byte_len);
 
 	pthread_mutex_lock(&conn->lock);
@@ -251,6 +253,32 @@ size_t rpcrdma_call_max_reply(const struct rpcrdma_call *call)
 	if (rpcrdma_next_chunk(&it, &ch))
 		bulk = ch.length;
 	return max + bulk;
+}
+
+size_t rpcrdma_call_write_room(const struct rpcrdma_call *call)
+{
+	struct rpcrdma_chunk_iter it;
+	struct rpcrdma_chunk ch;
+
+	rpcrdma_write_chunks(&call->hdr, &it);
+	return rpcrdma_next_chunk(&it, &ch) ? ch.length : 0;
+}
+
+int rpcrdma_call_reply_buffer(struct rpcrdma_call *call, size_t len, void **buf)
+{
+	int err;
+
+	if (!call || !buf || len == 0)
+		return -EINVAL;
+	if (call->rbuf.mr)
+		return -EBUSY;
+	if (len > rpcrdma_call_max_reply(call))
+		return -EMSGSIZE;
+	err = rpcrdma__mrcache_get(&call->dev->mrcache, &call->rbuf, len);
+	if (err)
+		return err;
+	*buf = call->rbuf.addr;
+	return 0;
 }
 
 void rpcrdma_call_drop(struct rpcrdma_call *call)

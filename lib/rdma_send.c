@@ -173,6 +173,31 @@ static void copy_without(uint8_t *dst, const struct rpcrdma_reply *r, size_t tot
 	iov_copy(dst + cut, r->iov, r->iovcnt, cut + cutlen, total - cut - cutlen);
 }
 
+/*
+ * Where [off, off + len) of the reply lies in b, when that range is the
+ * bytes of one iovec inside b's registered memory; -1 otherwise.
+ */
+static ptrdiff_t in_registered(const struct rpcrdma__mrbuf *b, const struct rpcrdma_reply *r,
+			       size_t off, size_t len)
+{
+	if (!b->mr)
+		return -1;
+	for (unsigned i = 0; i < r->iovcnt; i++) {
+		if (off >= r->iov[i].iov_len) {
+			off -= r->iov[i].iov_len;
+			continue;
+		}
+		if (r->iov[i].iov_len - off < len)
+			return -1;
+		uintptr_t p = (uintptr_t)r->iov[i].iov_base + off, a = (uintptr_t)b->addr;
+
+		if (p < a || p - a > b->len || len > b->len - (p - a))
+			return -1;
+		return (ptrdiff_t)(p - a);
+	}
+	return -1;
+}
+
 int rpcrdma_call_reply(struct rpcrdma_call *call, const struct rpcrdma_reply *r)
 {
 	struct rpcrdma__conn *conn;
@@ -242,9 +267,31 @@ int rpcrdma_call_reply(struct rpcrdma_call *call, const struct rpcrdma_reply *r)
 		size_t blen = (use_write ? r->bulk_length : 0) + (nomsg ? inl : 0);
 		unsigned nseg = (use_write ? wch.nsegs : 0) + (nomsg ? rch.nsegs : 0);
 
-		err = rpcrdma__mrcache_get(&conn->dev->mrcache, &s->bulk, blen);
-		if (err)
-			goto out_err;
+		/* Bulk data already in registered memory the call owns (the
+		 * reply buffer, or the call pulled by RDMA Read) is written
+		 * from there: the buffer moves to the Send, uncopied. */
+		struct rpcrdma__mrbuf *own = NULL;
+		ptrdiff_t src = -1;
+
+		if (use_write && !nomsg) {
+			src = in_registered(&call->rbuf, r, r->bulk_offset, r->bulk_length);
+			if (src >= 0) {
+				own = &call->rbuf;
+			} else {
+				src = in_registered(&call->pulled, r, r->bulk_offset, r->bulk_length);
+				if (src >= 0)
+					own = &call->pulled;
+			}
+		}
+		if (own) {
+			s->bulk = *own;
+			memset(own, 0, sizeof(*own));
+		} else {
+			src = 0;
+			err = rpcrdma__mrcache_get(&conn->dev->mrcache, &s->bulk, blen);
+			if (err)
+				goto out_err;
+		}
 		s->wrs = calloc(nseg + 1, sizeof(*s->wrs));
 		s->sges = calloc(nseg + 1, sizeof(*s->sges));
 		if (!s->wrs || !s->sges) {
@@ -253,8 +300,13 @@ int rpcrdma_call_reply(struct rpcrdma_call *call, const struct rpcrdma_reply *r)
 		}
 		nwr = 0;
 		if (use_write) {
-			iov_copy(s->bulk.addr, r->iov, r->iovcnt, r->bulk_offset, r->bulk_length);
-			nwr += rpcrdma__build_writes(s->wrs, s->sges, &wch, &s->bulk, 0,
+			if (!own)
+				iov_copy(s->bulk.addr, r->iov, r->iovcnt, r->bulk_offset,
+					 r->bulk_length);
+			else
+				rpcrdma__count(&conn->stats, &conn->l->stats,
+					       RPCRDMA_STAT_WRITES_UNCOPIED, 1);
+			nwr += rpcrdma__build_writes(s->wrs, s->sges, &wch, &s->bulk, (size_t)src,
 						     r->bulk_length, (uintptr_t)&s->c, 0);
 			rpcrdma__count(&conn->stats, &conn->l->stats, RPCRDMA_STAT_BYTES_WRITTEN,
 				       r->bulk_length);

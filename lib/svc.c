@@ -36,6 +36,8 @@ struct rpcrdma_svc_call {
 	uint8_t *rbuf;
 	size_t rmax;
 	size_t bulk_off, bulk_len; /* rpcrdma_svc_call_set_bulk, in the results */
+	size_t direct_len;         /* rpcrdma_svc_call_set_results_len */
+	bool direct;
 	void *args, *res;
 	struct sockaddr_storage peer;
 	socklen_t peer_len;
@@ -394,7 +396,9 @@ void rpcrdma_svc_reply(struct rpcrdma_svc_call *c, int status)
 		return;
 	case RPCRDMA_SVC_SUCCESS:
 		len = rpcrdma__svc_reply_accepted(buf, xid, RPCRDMA_SVC_SUCCESS, 0, 0);
-		if (c->proc->encode_res) {
+		if (c->direct) {
+			len += c->direct_len;
+		} else if (c->proc->encode_res) {
 			struct rpcrdma_xdr_enc enc;
 			rpcrdma_xdr_enc_init(&enc, buf + len, c->rmax - len);
 			int rc = c->proc->encode_res(&enc, c->res);
@@ -489,6 +493,22 @@ int rpcrdma_svc_call_set_bulk(struct rpcrdma_svc_call *c, size_t offset, size_t 
 		return -EINVAL;
 	c->bulk_off = offset;
 	c->bulk_len = len;
+	return 0;
+}
+
+void *rpcrdma_svc_call_results(struct rpcrdma_svc_call *c, size_t *room)
+{
+	if (room)
+		*room = c->rmax - RPCRDMA__REPLY_ACCEPTED_LEN;
+	return c->rbuf + RPCRDMA__REPLY_ACCEPTED_LEN;
+}
+
+int rpcrdma_svc_call_set_results_len(struct rpcrdma_svc_call *c, size_t len)
+{
+	if (len % 4 || len > c->rmax - RPCRDMA__REPLY_ACCEPTED_LEN)
+		return -EINVAL;
+	c->direct_len = len;
+	c->direct = true;
 	return 0;
 }
 

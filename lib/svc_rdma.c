@@ -12,7 +12,8 @@
  * transport's slots are full; a completing call then wakes it again.
  *
  * For each call the core asks for a reply buffer of the RPC reply header
- * plus the procedure's estimate (malloc'd here), may mark the bulk item
+ * plus the procedure's estimate (malloc'd here, or for a call with a write
+ * chunk registered at arrival, see on_call), may mark the bulk item
  * (rpcrdma_svc_call_set_bulk), and hands back the encoded reply, which a
  * sender thread (see sender_main for why) sends with rpcrdma_call_reply(): inline, bulk by RDMA Write into the write
  * chunk, the rest inline or by the reply chunk (the transport chooses from
@@ -23,6 +24,7 @@
  * of the listener's calls together.
  */
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -40,6 +42,9 @@ struct rdma_req {
 	size_t bulk_off, bulk_len;
 	void *buf;                      /* the encoded reply, for the sender */
 	size_t len;
+	void *pre;                      /* the call's reply buffer, or NULL */
+	size_t pre_len;
+	bool registered;                /* buf is pre (the call's, gone with it) */
 };
 
 struct rpcrdma__svc_rdma {
@@ -55,6 +60,7 @@ struct rpcrdma__svc_rdma {
 	bool stalled;                   /* the loop waits for a free slot */
 	bool kicked;                    /* the eventfd has been written */
 	unsigned live;                  /* requests not yet freed */
+	atomic_size_t pre_bytes;        /* reply buffers registered at arrival */
 	pthread_cond_t gone;            /* live reached 0 */
 
 	/* Replies waiting for the sender thread (see rdma_done). */
@@ -64,6 +70,36 @@ struct rpcrdma__svc_rdma {
 	bool sender_started;
 	pthread_t sender;
 };
+
+/* Write chunks from which a reply buffer is registered at arrival (smaller
+ * bulk items are copied, cheaply), the largest such buffer, and the most
+ * the listener holds at once: the size is the client's offer, so without a
+ * budget clients could pin memory by offering large chunks; beyond it
+ * replies are copied as before. */
+#define SVC_RDMA_PRE_MIN 8192u
+#define SVC_RDMA_PRE_MAX ((size_t)16 << 20)
+#define SVC_RDMA_PRE_BUDGET ((size_t)64 << 20)
+
+/* Takes len bytes of the budget; false when they would exceed it. */
+static bool pre_take(struct rpcrdma__svc_rdma *r, size_t len)
+{
+	size_t cur = atomic_load_explicit(&r->pre_bytes, memory_order_relaxed);
+	do {
+		if (len > SVC_RDMA_PRE_BUDGET - cur)
+			return false;
+	} while (!atomic_compare_exchange_weak_explicit(&r->pre_bytes, &cur, cur + len,
+							memory_order_relaxed,
+							memory_order_relaxed));
+	return true;
+}
+
+/* Frees q, returning its share of the budget. */
+static void req_free(struct rpcrdma__svc_rdma *r, struct rdma_req *q)
+{
+	if (q->pre_len)
+		atomic_fetch_sub_explicit(&r->pre_bytes, q->pre_len, memory_order_relaxed);
+	free(q);
+}
 
 /* Max slots: far above any sum of credit grants on one listener. */
 #define SVC_RDMA_SLOTS (1u << 20)
@@ -86,10 +122,31 @@ static void on_call(struct rpcrdma_call *call, void *arg)
 		return;
 	}
 	q->call = call;
+	/*
+	 * A call with a write chunk (NFS READ) gets its reply buffer now, in
+	 * registered memory: the handler then reads its bulk data straight
+	 * into it and the RDMA Writes go from there, uncopied.  Registering is
+	 * a uverbs command, so it happens here, on a poller thread, whose
+	 * credentials never change; the handlers' thread switches its own
+	 * (see sender_main).  Without one (a buffer refused, or a client
+	 * offering chunks larger than SVC_RDMA_PRE_MAX) the reply buffer is
+	 * malloc'd and the bulk copied.
+	 */
+	if (rpcrdma_call_write_room(call) >= SVC_RDMA_PRE_MIN) {
+		size_t max = rpcrdma_call_max_reply(call);
+		if (max <= SVC_RDMA_PRE_MAX && pre_take(r, max)) {
+			q->pre_len = max;
+			if (rpcrdma_call_reply_buffer(call, max, &q->pre) != 0) {
+				atomic_fetch_sub_explicit(&r->pre_bytes, max, memory_order_relaxed);
+				q->pre = NULL;
+				q->pre_len = 0;
+			}
+		}
+	}
 	pthread_mutex_lock(&r->lock);
 	if (r->closing) {
 		pthread_mutex_unlock(&r->lock);
-		free(q);
+		req_free(r, q);
 		rpcrdma_call_drop(call);
 		return;
 	}
@@ -164,7 +221,12 @@ static void on_kick(struct rpcrdma__svc_source *src, uint32_t events)
 
 static void *rdma_reply_buf(void *priv, void *ctx, size_t max)
 {
-	(void)priv, (void)ctx;
+	struct rdma_req *q = ctx;
+	(void)priv;
+	if (q->pre && max <= q->pre_len) {
+		q->registered = true;
+		return q->pre;
+	}
 	return malloc(max);
 }
 
@@ -194,8 +256,9 @@ static void send_one(struct rpcrdma__svc_rdma *r, struct rdma_req *q)
 	} else {
 		rpcrdma_call_drop(q->call);
 	}
-	free(q->buf);
-	free(q);
+	if (!q->registered)
+		free(q->buf); /* else the call's, gone with it */
+	req_free(r, q);
 	rpcrdma_svc_xprt_complete(r->xprt);
 
 	pthread_mutex_lock(&r->lock);
@@ -393,7 +456,7 @@ void rpcrdma__svc_rdma_shutdown(struct rpcrdma_svc *svc)
 			struct rdma_req *n = q->next;
 			RPCRDMA__STAT_INC(svc, dropped);
 			rpcrdma_call_drop(q->call);
-			free(q);
+			req_free(r, q);
 			pthread_mutex_lock(&r->lock);
 			r->live--;
 			pthread_mutex_unlock(&r->lock);

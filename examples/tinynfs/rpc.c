@@ -14,11 +14,6 @@ struct compound_args {
 	size_t len;
 };
 
-struct compound_res {
-	uint8_t *rep;
-	size_t len;
-};
-
 /* The reply to a COMPOUND whose header does not decode carries no body
  * (GARBAGE_ARGS); this keeps the estimate of such a call non-zero. */
 #define GARBAGE_EST 16u
@@ -88,44 +83,39 @@ static void call_cred(const struct rpcrdma_svc_cred *in, struct tnfs_cred *out)
 	memcpy(out->groups, in->gids, n * sizeof(out->groups[0]));
 }
 
+/* The COMPOUND reply is built in place, in the transport's reply buffer
+ * (rpcrdma_svc_call_results): over RDMA that is registered memory, so
+ * READ data goes from the file to the client's write chunk with one
+ * pread and no copy (RFC 8267). */
 static int compound_handler(struct rpcrdma_svc_call *call, void *args, void *res)
 {
+	(void)res;
 	struct tnfs_server *srv = rpcrdma_svc_call_program_ctx(call);
 	const struct compound_args *a = args;
-	struct compound_res *r = res;
-	size_t cap = compound_bound(srv, a);
+	size_t cap = compound_bound(srv, a), room;
+	uint8_t *rep = rpcrdma_svc_call_results(call, &room);
+	if (room < cap)
+		return RPCRDMA_SVC_SYSTEM_ERR;
 	struct tnfs_cred cred;
 	call_cred(rpcrdma_svc_call_cred(call), &cred);
-	r->rep = malloc(cap);
-	if (!r->rep)
-		return RPCRDMA_SVC_SYSTEM_ERR;
-	size_t bulk_off, bulk_len;
-	int rc = tnfs_compound(srv, &cred, a->req, a->len, r->rep, cap, &r->len, &bulk_off,
-			       &bulk_len);
+	size_t len, bulk_off, bulk_len;
+	int rc = tnfs_compound(srv, &cred, a->req, a->len, rep, cap, &len, &bulk_off, &bulk_len);
 	if (rc == -EBADMSG)
 		return RPCRDMA_SVC_GARBAGE_ARGS;
-	if (rc != 0)
+	if (rc != 0 || rpcrdma_svc_call_set_results_len(call, len) != 0)
 		return RPCRDMA_SVC_SYSTEM_ERR;
-	/* compound_encode writes r->rep as it is: its offsets are the
-	 * results'.  The first READ's data may go by the write chunk (RFC
-	 * 8267); a transport without one sends the reply unchanged. */
+	/* The first READ's data may go by the write chunk; a transport
+	 * without one sends the reply unchanged. */
 	if (bulk_len > 0)
 		(void)rpcrdma_svc_call_set_bulk(call, bulk_off, bulk_len);
 	return RPCRDMA_SVC_SUCCESS;
 }
 
-static int compound_encode(struct rpcrdma_xdr_enc *enc, const void *res)
-{
-	const struct compound_res *r = res;
-	return rpcrdma_xdr_put_fixed(enc, r->rep, r->len);
-}
-
 static void compound_release(void *args, void *res)
 {
+	(void)res;
 	struct compound_args *a = args;
-	struct compound_res *r = res;
 	free(a->owned);
-	free(r->rep);
 }
 
 static const struct rpcrdma_svc_proc nfs4_procs[] = {
@@ -137,11 +127,9 @@ static const struct rpcrdma_svc_proc nfs4_procs[] = {
 	[TNFS_RPC_COMPOUND] = {
 		.name = "COMPOUND",
 		.args_size = sizeof(struct compound_args),
-		.res_size = sizeof(struct compound_res),
 		.decode_args = compound_decode,
 		.estimate = compound_estimate,
 		.handler = compound_handler,
-		.encode_res = compound_encode,
 		.release = compound_release,
 	},
 };

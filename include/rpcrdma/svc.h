@@ -234,7 +234,8 @@ RPCRDMA_API size_t rpcrdma_svc_call_reply_max(const struct rpcrdma_svc_call *cal
 /*
  * Marks one XDR opaque data item of the results as bulk data (NFS READ
  * data): `offset` is where the item's data starts (after its length word),
- * counted from the first byte encode_res writes, and `len` its length in
+ * counted from the first byte of the results (what encode_res writes, or
+ * the results built in place), and `len` its length in
  * bytes, without the XDR pad.  Call it from the handler (or before
  * rpcrdma_svc_reply() for an asynchronous call), at most once per call;
  * the core checks the range against what encode_res wrote and passes it to
@@ -246,6 +247,25 @@ RPCRDMA_API size_t rpcrdma_svc_call_reply_max(const struct rpcrdma_svc_call *cal
  */
 RPCRDMA_API int rpcrdma_svc_call_set_bulk(struct rpcrdma_svc_call *call, size_t offset,
 					  size_t len);
+
+/*
+ * Results built in place, for a handler that encodes its own results
+ * instead of handing them to encode_res: the results area of the reply
+ * buffer (right after the RPC reply header), *room bytes (the estimate,
+ * rounded up to 4).  The buffer is the transport's: over RDMA it is
+ * registered memory, so a bulk item read straight into it (NFS READ data,
+ * then marked with rpcrdma_svc_call_set_bulk) reaches the client's write
+ * chunk without being copied.  Valid until rpcrdma_svc_reply().
+ */
+RPCRDMA_API void *rpcrdma_svc_call_results(struct rpcrdma_svc_call *call, size_t *room);
+
+/*
+ * Declares that the handler wrote `len` bytes of results in place
+ * (rpcrdma_svc_call_results); a SUCCESS reply then carries those bytes and
+ * encode_res is not called.  -EINVAL: len is not a multiple of 4 or above
+ * the room.
+ */
+RPCRDMA_API int rpcrdma_svc_call_set_results_len(struct rpcrdma_svc_call *call, size_t len);
 
 /* ------------------------------------------------------------ transports */
 
@@ -398,7 +418,9 @@ RPCRDMA_API int rpcrdma_svc_listen_tcp(struct rpcrdma_svc *svc, const struct soc
  * loop, so handlers run on the loop thread as for TCP and UDP.  The reply
  * buffer the core reserves (header + estimate) is sent by
  * rpcrdma_call_reply(): inline when it fits, the item marked with
- * rpcrdma_svc_call_set_bulk by RDMA Write into the call's write chunk,
+ * rpcrdma_svc_call_set_bulk by RDMA Write into the call's write chunk
+ * (for a call with a write chunk of 8 KiB or more the reply buffer is
+ * registered memory and the item is written from it, uncopied),
  * the rest by the reply chunk when still too large; what fits none of the
  * client's chunks is answered RDMA_ERROR/ERR_CHUNK.  Port 0 picks one;
  * *bound (if not NULL) gets the bound address.  *listener (if not NULL)

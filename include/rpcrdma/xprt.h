@@ -198,6 +198,10 @@ RPCRDMA_API const struct sockaddr *rpcrdma_call_peer(const struct rpcrdma_call *
 /* The largest reply the client's chunks and inline size can carry. */
 RPCRDMA_API size_t rpcrdma_call_max_reply(const struct rpcrdma_call *call);
 
+/* What the call's first write chunk can take, in bytes (0: it has none):
+ * the largest bulk item a reply can send by RDMA Write. */
+RPCRDMA_API size_t rpcrdma_call_write_room(const struct rpcrdma_call *call);
+
 /*
  * A reply: the RPC reply message as iovecs, in order.  [bulk_offset,
  * bulk_offset + bulk_length) is the content of one XDR opaque data item
@@ -214,8 +218,25 @@ struct rpcrdma_reply {
 };
 
 /*
+ * Registered memory for building the reply of `call` in place: at least
+ * `len` bytes, owned by the call and valid until the call is ended (by
+ * rpcrdma_call_reply or rpcrdma_call_drop, after which it must not be
+ * touched).  When the reply's bulk item lies in one iovec inside this
+ * buffer (or inside the call's own payload, when it was pulled by RDMA
+ * Read), its RDMA Writes go straight from there: the data is not copied,
+ * and RPCRDMA_STAT_WRITES_UNCOPIED counts it.  A reply that goes inline or
+ * by the reply chunk is copied as any other.  One buffer per call.  Returns
+ * 0 and sets *buf, -EINVAL, -EBUSY (the call has one already), -EMSGSIZE
+ * (len above rpcrdma_call_max_reply: no reply that large could be sent),
+ * -ENOMEM, or -EAGAIN (the resource group refused the registration).
+ * Thread-safe for distinct calls.
+ */
+RPCRDMA_API int rpcrdma_call_reply_buffer(struct rpcrdma_call *call, size_t len, void **buf);
+
+/*
  * Sends the reply and ends the call (whatever the result).  The reply bytes
- * are copied before this returns; the caller keeps its buffers.  Returns 0,
+ * are copied before this returns (except a bulk item written from the
+ * call's reply buffer, see above); the caller keeps its buffers.  Returns 0,
  * -EINVAL (bad reply description: the call is dropped), -EMSGSIZE (too large
  * for the client's chunks: RDMA_ERROR/ERR_CHUNK was sent instead),
  * -ENOTCONN (connection gone), -ENOMEM, -EAGAIN (the resource group refused

@@ -879,6 +879,61 @@ static void test_bulk(void **state)
 	assert_int_equal(f->cc.bulk_len, 1);
 }
 
+/* ------------------------------------------------ results in place */
+
+#define PLACE_PROG 0x20000178u
+
+/* proc 1: "hello" as an opaque written in place, its data marked bulk;
+ * proc 2: bad lengths refused (not a multiple of 4, past the room), then
+ * nothing declared: encode_res writes its results as usual. */
+static int place_handler(struct rpcrdma_svc_call *call, void *args, void *res)
+{
+	(void)args, (void)res;
+	size_t room = 0;
+	uint8_t *p = rpcrdma_svc_call_results(call, &room);
+	assert_int_equal(room, 16); /* the estimate */
+	assert_int_equal(rpcrdma_svc_call_reply_max(call), 24 + 16);
+	if (rpcrdma_svc_call_proc(call) == 1) {
+		memcpy(p, (const uint8_t[12]){ 0, 0, 0, 5, 'h', 'e', 'l', 'l', 'o' }, 12);
+		assert_int_equal(rpcrdma_svc_call_set_results_len(call, 12), 0);
+		assert_int_equal(rpcrdma_svc_call_set_bulk(call, 4, 5), 0);
+	} else {
+		assert_int_equal(rpcrdma_svc_call_set_results_len(call, 6), -EINVAL);
+		assert_int_equal(rpcrdma_svc_call_set_results_len(call, 20), -EINVAL);
+	}
+	return RPCRDMA_SVC_SUCCESS;
+}
+
+static int place_encode(struct rpcrdma_xdr_enc *enc, const void *res)
+{
+	(void)res;
+	return rpcrdma_xdr_put_u32(enc, 7);
+}
+
+static void test_results_in_place(void **state)
+{
+	struct fixture *f = *state;
+	static const struct rpcrdma_svc_proc procs[3] = {
+		[1] = { "one", 0, 4, NULL, bulk_estimate, place_handler, place_encode, NULL },
+		[2] = { "two", 0, 4, NULL, bulk_estimate, place_handler, place_encode, NULL },
+	};
+	const struct rpcrdma_svc_version v = { 1, 0, 3, procs };
+	const struct rpcrdma_svc_program p = { PLACE_PROG, "place", 1, &v, NULL };
+	assert_int_equal(rpcrdma_svc_register(f->svc, &p), 0);
+	struct msg m;
+
+	call_none(&m, 0x20, PLACE_PROG, 1, 1);
+	roundtrip(&f->cc, &m);
+	EXPECT(&f->cc, 0x20, 1, 0, 0, 0, 0, 5, 0x68656c6c, 0x6f000000);
+	assert_int_equal(f->cc.bulks, 1);
+	assert_int_equal(f->cc.bulk_off, 28);
+	assert_int_equal(f->cc.bulk_len, 5);
+
+	call_none(&m, 0x21, PLACE_PROG, 1, 2);
+	roundtrip(&f->cc, &m);
+	EXPECT(&f->cc, 0x21, 1, 0, 0, 0, 0, 7);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -888,6 +943,7 @@ int main(void)
 		cmocka_unit_test(test_reply_encoders),
 		cmocka_unit_test_setup_teardown(test_reply_statuses, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bulk, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_results_in_place, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_step_order, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_iovec_args, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_async, setup, teardown),
