@@ -686,8 +686,10 @@ static int client_connected(struct rpcrdma_client *c)
 			c->connected_once = true;
 			pthread_mutex_unlock(&c->lock);
 			atomic_store(&c->backoff_ms, 0);
-		} else if (c->connected_once) {
-			backoff_failed(c, err);
+		} else {
+			rpcrdma__count(&c->stats, NULL, RPCRDMA_STAT_CONNECT_FAILS, 1);
+			if (c->connected_once)
+				backoff_failed(c, err);
 		}
 	}
 	pthread_mutex_unlock(&c->connect_lock);

@@ -32,6 +32,7 @@ static const char *const stat_names[RPCRDMA_STAT_COUNT] = {
 	[RPCRDMA_STAT_CTXT_LOST] = "contexts_lost",
 	[RPCRDMA_STAT_RESCG_DENIED] = "rescg_denied",
 	[RPCRDMA_STAT_DEVICE_REMOVALS] = "device_removals",
+	[RPCRDMA_STAT_CONNECT_FAILS] = "connect_fails",
 	[RPCRDMA_STAT_WRITES_UNCOPIED] = "writes_uncopied",
 };
 

@@ -44,6 +44,8 @@ enum rpcrdma_stat {
 	RPCRDMA_STAT_CTXT_LOST,        /* contexts missing from their pool at teardown (a bug) */
 	RPCRDMA_STAT_RESCG_DENIED,     /* charges the resource group refused (see xprt.h) */
 	RPCRDMA_STAT_DEVICE_REMOVALS,  /* RDMA devices removed under a listener or client (xprt.h) */
+	RPCRDMA_STAT_CONNECT_FAILS,    /* client connection attempts that failed (each is a try
+					* the reconnect backoff let through) */
 	RPCRDMA_STAT_WRITES_UNCOPIED,  /* replies whose bulk was written from the call's own
 					* registered memory, uncopied (rpcrdma_call_reply_buffer) */
 	RPCRDMA_STAT_COUNT
