@@ -27,7 +27,8 @@
  *               cyclic: the two rejected requests took N + 1 and N + 2, and
  *               closed id 1 is not reused), big's 1 .. N + 1
  *   two 64 KiB ECHO calls on a big connection (read chunk, write chunk)
- *   bulk        big charged 2 more: the bulk cache's two registrations
+ *   bulk        big charged 1 more: the bulk cache's registration (the read
+ *               sink, from which the echo is written back uncopied)
  *   a 64 KiB ECHO on a small connection: its read sink cannot be charged,
  *   the call is dropped and the client's timeout closes the connection
  *   -w denied   small charged for N - 1 connections, nothing for the buffer
@@ -72,7 +73,8 @@ static int connect_to(const struct sockaddr_storage *ss, struct rpcrdma_client *
  * One ECHO of len bytes (a multiple of 4); 0 when the reply echoes them
  * exactly.  With bulk the data item is marked for a read chunk (used above
  * the inline size) and a write chunk is offered for the reply (the server
- * then always uses it, registering a source buffer from its bulk cache);
+ * then always uses it, writing from the read sink the call was pulled
+ * into: rpcrdma_call_reply's uncopied path);
  * without, everything is inline and no buffer is registered per call.
  */
 static int echo_len(struct rpcrdma_client *c, uint32_t len, bool bulk_ok, int timeout_ms)
@@ -229,8 +231,9 @@ int main(int argc, char **argv)
 	if (snap("ids"))
 		goto out;
 
-	/* 64 KiB each way: an RDMA Read sink and a Write source registered
-	 * from big's bulk cache, charged while cached; the same again hits. */
+	/* 64 KiB each way: an RDMA Read sink registered from big's bulk
+	 * cache, charged while cached, and the RDMA Writes of the echo from
+	 * that sink (no second buffer); the same again hits. */
 	for (int i = 0; i < 2; i++)
 		if ((err = echo_len(big[0], 65536, true, 10000))) {
 			fail("64 KiB echo on big", err);
