@@ -174,7 +174,9 @@ uint32_t tnfs_attrs_encode(struct xdr_out *x, const struct nfs4_bitmap *req,
 				     B(FATTR4_FILES_TOTAL))) ||
 			(ret.w[1] & (B(FATTR4_SPACE_AVAIL) | B(FATTR4_SPACE_FREE) |
 				     B(FATTR4_SPACE_TOTAL)));
-	if (want_vfs && fstatvfs(src->fd >= 0 ? src->fd : src->dirfd, &vfs) != 0) {
+	if (want_vfs && src->empty_fs) {
+		memset(&vfs, 0, sizeof(vfs));
+	} else if (want_vfs && fstatvfs(src->fd >= 0 ? src->fd : src->dirfd, &vfs) != 0) {
 		ret.w[0] &= ~(B(FATTR4_FILES_AVAIL) | B(FATTR4_FILES_FREE) | B(FATTR4_FILES_TOTAL));
 		ret.w[1] &= ~(B(FATTR4_SPACE_AVAIL) | B(FATTR4_SPACE_FREE) | B(FATTR4_SPACE_TOTAL));
 	}

@@ -41,6 +41,7 @@ struct tnfs_attr_src {
 	uint32_t maxread, maxwrite;
 	const struct tnfs_fh *fh; /* the handle, if known (pseudo nodes) */
 	uint64_t mounted_on;	  /* mounted_on_fileid; 0: st_ino */
+	bool empty_fs;		  /* files_* and space_*: 0 (the pseudo fs holds nothing) */
 };
 
 /* Encodes fattr4 (bitmap + attrlist) for `req`.  Returns NFS4_OK,

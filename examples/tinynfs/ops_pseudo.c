@@ -5,7 +5,8 @@
  * junction is never the current file handle: stepping onto it (LOOKUP,
  * PUTFH of its handle) gives the export's root, and LOOKUPP from that
  * root gives the junction's parent.  Pseudo nodes are attributed with
- * srv->pseudo_exp (their own fsid, no space attributes, no labels).
+ * srv->pseudo_exp (their own fsid, no labels) as a file system that holds
+ * nothing: files_* and space_* are 0, as df shows them for the pseudo root.
  */
 #include <errno.h>
 #include <string.h>
@@ -68,7 +69,7 @@ static uint32_t node_attrs(const struct tnfs_ctx *c, struct xdr_out *x,
 	struct tnfs_attr_src src = {
 		.exp = &c->srv->pseudo_exp, .minor = c->minor, .st = &st, .fd = -1,
 		.dirfd = -1, .maxread = c->srv->maxread, .maxwrite = c->srv->maxwrite,
-		.fh = &fh,
+		.fh = &fh, .empty_fs = true,
 	};
 	return tnfs_attrs_encode(x, mask, &src);
 }

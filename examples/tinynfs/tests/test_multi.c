@@ -11,6 +11,7 @@
 #include "nfstest.h"
 
 #include <errno.h>
+#include <sys/statvfs.h>
 #include <sys/sysmacros.h>
 
 /* Exports <dir>/a (rw, no_root_squash) and <dir>/b (ro, all_squash), in
@@ -286,6 +287,56 @@ static void walk(struct fx *f, struct fh *root, struct fh *dir, struct fh *ra, s
 	assert_int_equal(fx_call(f), NFS4ERR_NOENT);
 }
 
+#define SPACE0 (W0(FATTR4_FILES_AVAIL) | W0(FATTR4_FILES_FREE) | W0(FATTR4_FILES_TOTAL))
+#define SPACE1 (W1(FATTR4_SPACE_AVAIL) | W1(FATTR4_SPACE_FREE) | W1(FATTR4_SPACE_TOTAL))
+
+static void args_space(struct fx *f)
+{
+	put_bitmap(&f->rq.x, SPACE0, SPACE1, 0);
+}
+
+/* files_avail, files_free, files_total, space_avail, space_free,
+ * space_total of h; all six must be returned. */
+static void space_of(struct fx *f, const struct fh *h, uint64_t v[6])
+{
+	assert_int_equal(on(f, h, OP_GETATTR, args_space), NFS4_OK);
+	uint32_t w[3];
+	struct xdr_opaque al = get_fattr(&f->rp.x, w);
+	assert_int_equal(w[0], SPACE0);
+	assert_int_equal(w[1], SPACE1);
+	assert_int_equal(al.len, 6 * 8);
+	struct xdr_in av;
+	xdr_in_init(&av, al.data, al.len);
+	for (int i = 0; i < 6; i++)
+		v[i] = xdr_get_u64(&av);
+	assert_false(av.bad);
+}
+
+/* Pseudo directories are a file system that holds nothing (df of the
+ * pseudo root shows zeros); an export root has its file system's. */
+static void test_pseudo_space(void **state)
+{
+	struct fx *f = *state;
+	fx_mount(f);
+	struct fh root, dir, ra, rb;
+	walk(f, &root, &dir, &ra, &rb);
+	uint64_t v[6];
+	space_of(f, &root, v);
+	for (int i = 0; i < 6; i++)
+		assert_true(v[i] == 0);
+	space_of(f, &dir, v);
+	for (int i = 0; i < 6; i++)
+		assert_true(v[i] == 0);
+	space_of(f, &ra, v);
+	struct statvfs vfs;
+	char p[160];
+	snprintf(p, sizeof(p), "%s/a", f->dir);
+	assert_int_equal(statvfs(p, &vfs), 0);
+	assert_true(v[2] == vfs.f_files);
+	assert_true(v[5] == (uint64_t)vfs.f_blocks * vfs.f_frsize);
+	assert_true(v[5] > 0);
+}
+
 static void test_walk_and_refusals(void **state)
 {
 	struct fx *f = *state;
@@ -439,6 +490,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_walk_and_refusals, setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_pseudo_space, setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_restart_reordered, setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_nested_refused, setup, fx_teardown),
 	};
