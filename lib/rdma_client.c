@@ -11,7 +11,9 @@
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/timerfd.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <rpcrdma/idr.h>
 
@@ -87,6 +89,12 @@ struct rpcrdma_client {
 	 * of the (at most two) calls whose xids share them.  Client lock. */
 	struct rpcrdma_idr *xids;
 	struct rpcrdma__list graveyard; /* dead connections still flushing */
+	/* timerfd: after a device removal, reaps the graveyard on a poller
+	 * thread, so that an idle client does not hold the device (the
+	 * kernel's delete waits for it) until its next call or destroy */
+	struct rpcrdma__source reap_src;
+	bool reap_added;                /* on the poller (set at create) */
+	bool reap_armed;                /* client lock */
 	struct rpcrdma__counters stats;
 };
 
@@ -414,6 +422,52 @@ static void cconn_break(struct rpcrdma_client *c, struct cconn *cc, int status)
 		cconn_put(cc);
 }
 
+/* Client lock held.  Every 20 ms while on: reaper_handle frees what has
+ * flushed. */
+static void reaper_arm(struct rpcrdma_client *c, bool on)
+{
+	struct itimerspec its = { 0 };
+
+	if (c->reap_src.fd < 0 || c->reap_armed == on)
+		return;
+	if (on) {
+		its.it_value.tv_nsec = 1000000;
+		its.it_interval.tv_nsec = 20000000;
+	}
+	if (timerfd_settime(c->reap_src.fd, 0, &its, NULL) == 0)
+		c->reap_armed = on;
+}
+
+/* Poller thread: frees the dead connections whose work requests all
+ * completed (freeing removes their CM source from the poller, which a
+ * thread may do for sources other than the one it is handling), then lets
+ * librdmacm close the removed device: it does so once it resyncs its
+ * device list with no id left there, which asking for the list does. */
+static int reaper_handle(struct rpcrdma__source *s, unsigned budget)
+{
+	struct rpcrdma_client *c = rpcrdma__container_of(s, struct rpcrdma_client, reap_src);
+	uint64_t ticks;
+	bool empty;
+
+	(void)budget;
+	if (read(s->fd, &ticks, sizeof(ticks)) < 0) {
+		/* not expired yet */
+	}
+	reap(c, false);
+	pthread_mutex_lock(&c->lock);
+	empty = rpcrdma__list_empty(&c->graveyard);
+	if (empty)
+		reaper_arm(c, false);  /* under the lock: a new death re-arms after */
+	pthread_mutex_unlock(&c->lock);
+	if (empty) {
+		struct ibv_context **list = rdma_get_devices(NULL);
+
+		if (list)
+			rdma_free_devices(list);
+	}
+	return 1;
+}
+
 static int cm_client_handle(struct rpcrdma__source *s, unsigned budget)
 {
 	struct cconn *cc = rpcrdma__container_of(s, struct cconn, cm_src);
@@ -430,6 +484,9 @@ static int cm_client_handle(struct rpcrdma__source *s, unsigned budget)
 			if (!atomic_exchange(&cc->dev_removed, true))
 				rpcrdma__count(&cc->c->stats, NULL, RPCRDMA_STAT_DEVICE_REMOVALS, 1);
 			cconn_break(cc->c, cc, -ENODEV);
+			pthread_mutex_lock(&cc->c->lock);
+			reaper_arm(cc->c, true);
+			pthread_mutex_unlock(&cc->c->lock);
 		} else if (type == RDMA_CM_EVENT_DISCONNECTED || type == RDMA_CM_EVENT_CONNECT_ERROR) {
 			cconn_break(cc->c, cc, -ECONNRESET);
 		}
@@ -1168,6 +1225,15 @@ out:
 
 /* ---- lifetime ---- */
 
+/* Removes the reaper from the poller (waiting out a running round).  Its
+ * timerfd stays open until every connection is freed: a CM handler may
+ * still arm it, to no effect. */
+static void reaper_stop(struct rpcrdma_client *c)
+{
+	if (c->reap_added)
+		rpcrdma__poller_del(c->poller, &c->reap_src);
+}
+
 int rpcrdma_client_create(struct rpcrdma_poller *poller, const struct sockaddr *dst,
 			  const struct rpcrdma_client_opts *uopts, struct rpcrdma_client **out)
 {
@@ -1203,11 +1269,25 @@ int rpcrdma_client_create(struct rpcrdma_poller *poller, const struct sockaddr *
 	rpcrdma__list_init(&c->sent);
 	rpcrdma__list_init(&c->graveyard);
 	rpcrdma_client_credits_init(&c->credits, opts.max_credits);
+	c->reap_src.fd = -1;
 	err = rpcrdma_idr_create(NULL, &c->xids);
+	if (!err) {
+		c->reap_src.fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+		if (c->reap_src.fd < 0)
+			err = -errno;
+	}
+	if (!err) {
+		c->reap_src.handle = reaper_handle;
+		err = rpcrdma__poller_add(poller, &c->reap_src);
+		c->reap_added = !err;
+	}
 	if (!err)
 		err = client_connected(c);
 	if (err) {
+		reaper_stop(c);
 		reap(c, true);
+		if (c->reap_src.fd >= 0)
+			close(c->reap_src.fd);
 		rpcrdma_idr_destroy(c->xids);
 		pthread_cond_destroy(&c->reap_cv);
 		pthread_mutex_destroy(&c->lock);
@@ -1235,7 +1315,9 @@ void rpcrdma_client_destroy(struct rpcrdma_client *c)
 		cconn_put(cc);
 	}
 	/* Wait until every WR of every connection flushed, then free. */
+	reaper_stop(c);
 	reap(c, true);
+	close(c->reap_src.fd);
 	while (!rpcrdma__list_empty(&c->waiting)) {
 		struct creq *r = rpcrdma__container_of(rpcrdma__list_pop(&c->waiting), struct creq, node);
 

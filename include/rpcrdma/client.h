@@ -26,8 +26,9 @@
  * each further failed try doubles that wait, up to reconnect_max_ms, and a
  * connection that comes up resets it.  A program that keeps calling a
  * server that is down (or whose device was removed) then makes a few tries
- * a second at most, not one per call.  The connect of
- * rpcrdma_client_create() is always tried.
+ * a second at most, not one per call (RPCRDMA_STAT_CONNECT_FAILS counts
+ * the tries that failed).  The connect of rpcrdma_client_create() is always
+ * tried.
  *
  * Threads: every function is thread-safe.  Completions run on the poller;
  * the synchronous rpcrdma_client_call() needs a poller in WORKQUEUE or BUSY

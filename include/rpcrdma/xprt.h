@@ -133,7 +133,9 @@ RPCRDMA_API int rpcrdma_listener_create(struct rpcrdma_poller *poller,
  * and listens again on the same address and port every 100 ms until that
  * succeeds (after the device is back).  The listener itself stays usable.
  * A client's calls in flight on a removed device fail with -ENODEV; its
- * connection's objects are freed at its next call or at destroy.
+ * connection's objects are freed by a 20 ms timer of the client (a poller
+ * source) as soon as their work requests have flushed, so an idle client
+ * lets go of the device without a call (rdma-devrm checks one).
  * The listener then asks librdmacm for its device list, which makes it
  * close the removed device's context: soft-RoCE has no
  * disassociate_ucontext, so the kernel's delete waits for that, and for
