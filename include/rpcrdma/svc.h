@@ -197,9 +197,11 @@ struct rpcrdma_svc_program {
 };
 
 /*
- * Registers a program.  -EINVAL: no versions, duplicate version numbers, a
- * procedure with a handler but no estimator, nprocs with a NULL table;
- * -EEXIST: the program number is already registered; -ENOMEM.
+ * Registers a program.  The program and version structs are copied; the
+ * name and the procedure tables are borrowed and must stay valid while the
+ * service lives (static tables).  -EINVAL: no versions, duplicate version
+ * numbers, a procedure with a handler but no estimator, nprocs with a NULL
+ * table; -EEXIST: the program number is already registered; -ENOMEM.
  */
 RPCRDMA_API int rpcrdma_svc_register(struct rpcrdma_svc *svc,
 				     const struct rpcrdma_svc_program *prog);

@@ -811,6 +811,15 @@ static void test_create_opts(void **state)
 
 #define BULK_PROG 0x20000177u
 
+/* Registers version 1 of prog with procedures procs[0..n). */
+static void register_v1(struct fixture *f, uint32_t prog, const char *name,
+			const struct rpcrdma_svc_proc *procs, uint32_t n)
+{
+	const struct rpcrdma_svc_version v = { 1, 0, n, procs };
+	const struct rpcrdma_svc_program p = { prog, name, 1, &v, NULL };
+	assert_int_equal(rpcrdma_svc_register(f->svc, &p), 0);
+}
+
 static size_t bulk_estimate(const struct rpcrdma_svc_call *call, const void *args)
 {
 	(void)call, (void)args;
@@ -852,9 +861,7 @@ static void test_bulk(void **state)
 		[2] = { "two", 0, 4, NULL, bulk_estimate, bulk_handler, bulk_encode, NULL },
 		[3] = { "three", 0, 4, NULL, bulk_estimate, bulk_handler, bulk_encode, NULL },
 	};
-	const struct rpcrdma_svc_version v = { 1, 0, 4, procs };
-	const struct rpcrdma_svc_program p = { BULK_PROG, "bulk", 1, &v, NULL };
-	assert_int_equal(rpcrdma_svc_register(f->svc, &p), 0);
+	register_v1(f, BULK_PROG, "bulk", procs, 4);
 	struct msg m;
 	struct rpcrdma_svc_stats st0, st1;
 	rpcrdma_svc_get_stats(f->svc, &st0, sizeof(st0));
@@ -917,9 +924,7 @@ static void test_results_in_place(void **state)
 		[1] = { "one", 0, 4, NULL, bulk_estimate, place_handler, place_encode, NULL },
 		[2] = { "two", 0, 4, NULL, bulk_estimate, place_handler, place_encode, NULL },
 	};
-	const struct rpcrdma_svc_version v = { 1, 0, 3, procs };
-	const struct rpcrdma_svc_program p = { PLACE_PROG, "place", 1, &v, NULL };
-	assert_int_equal(rpcrdma_svc_register(f->svc, &p), 0);
+	register_v1(f, PLACE_PROG, "place", procs, 3);
 	struct msg m;
 
 	call_none(&m, 0x20, PLACE_PROG, 1, 1);
