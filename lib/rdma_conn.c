@@ -196,11 +196,15 @@ void rpcrdma__conn_sq_release(struct rpcrdma__conn *conn, unsigned n)
 
 /* ---- per-device resources ---- */
 
-static void dev_destroy(struct rpcrdma__dev *dev)
+/* app_thread: called from an application thread (listener destroy), which
+ * may wait for the poller to hand back the SRQ's receives. */
+static void dev_destroy(struct rpcrdma__dev *dev, bool app_thread)
 {
 	rpcrdma__mrcache_fini(&dev->mrcache);
-	if (dev->srq)
+	if (dev->srq) {
+		rpcrdma__recv_srq_quiesce(dev, app_thread);
 		ibv_destroy_srq(dev->srq);
+	}
 	rpcrdma__pool_fini(&dev->srq_pool);
 	if (dev->cq)
 		rpcrdma__poller_cq_put(dev->cq, (int)dev->srq_posted);
@@ -309,7 +313,7 @@ static int dev_get(struct rpcrdma_listener *l, struct ibv_context *verbs, struct
 	*out = dev;
 	return 0;
 fail:
-	dev_destroy(dev);
+	dev_destroy(dev, false);
 	return err;
 }
 
@@ -604,7 +608,7 @@ static int timer_handle(struct rpcrdma__source *s, unsigned budget)
 			break;
 		struct rpcrdma__cq *cq = dev->cq;
 
-		dev_destroy(dev);  /* SRQ, pools, bulk cache, PD, charges */
+		dev_destroy(dev, false);  /* SRQ, pools, bulk cache, PD, charges */
 		if (cq)
 			rpcrdma__poller_cq_drop(l->poller, cq);
 	}
@@ -861,7 +865,7 @@ void rpcrdma_listener_destroy(struct rpcrdma_listener *l)
 		struct rpcrdma__dev *dev =
 			rpcrdma__container_of(rpcrdma__list_pop(&l->devs), struct rpcrdma__dev, node);
 
-		dev_destroy(dev);
+		dev_destroy(dev, true);
 	}
 	rdma_destroy_event_channel(l->ech);
 	rpcrdma_idr_destroy(l->conn_ids);

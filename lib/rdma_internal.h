@@ -254,6 +254,10 @@ struct rpcrdma__dev {
 	struct rpcrdma__pool srq_pool;  /* receive contexts posted to the SRQ */
 	unsigned srq_posted;
 	unsigned srq_unpromised;        /* posted buffers no grant covers yet */
+	/* Teardown (rpcrdma__recv_srq_quiesce): receives in the SRQ, reposts
+	 * under way, and no more reposts once dying. */
+	atomic_uint srq_in, srq_posting;
+	atomic_bool srq_dying;
 	uint32_t max_qp_wr, max_sge, max_qp_rd_atom, max_qp_init_rd_atom;
 	struct rpcrdma__mrcache mrcache; /* read sinks, write sources */
 	unsigned nconns;                /* connections not yet freed (listener lock) */
@@ -371,6 +375,12 @@ struct rpcrdma__conn *rpcrdma__dev_find_conn(struct rpcrdma_listener *l, uint32_
 /* Posts a receive back (SRQ or the connection's RQ); frees it when the
  * connection is closing and has its own RQ. */
 void rpcrdma__recv_repost(struct rpcrdma_call *call);
+/* Before a device's SRQ is destroyed (every connection on it freed): stops
+ * reposting and waits until no repost is under way, so that no poller
+ * thread posts to the destroyed SRQ.  With wait_all (an application thread)
+ * it also waits, at most 2 s, until every SRQ receive context is back in its
+ * pool or still in the SRQ: no completion of one is handled after. */
+void rpcrdma__recv_srq_quiesce(struct rpcrdma__dev *dev, bool wait_all);
 int rpcrdma__recv_post_initial(struct rpcrdma__conn *conn);
 
 /* Posts a chain of n send-queue WRs under the connection lock, or queues it

@@ -51,12 +51,24 @@ void rpcrdma__recv_repost(struct rpcrdma_call *call)
 	struct rpcrdma__conn *conn = call->conn;
 
 	if (call->dev->srq) {
+		struct rpcrdma__dev *dev = call->dev;
+
 		call->conn = NULL;
-		if (post_one(call)) {
-			/* Only fails when the SRQ is broken: keep the buffer. */
+		/* seq_cst against srq_quiesce: it sees this repost under way,
+		 * or this sees srq_dying */
+		atomic_fetch_add(&dev->srq_posting, 1);
+		if (atomic_load(&dev->srq_dying)) {
 			rpcrdma__pool_put(&call->c);
-			rpcrdma__count(&call->dev->l->stats, NULL, RPCRDMA_STAT_RQ_STARVED, 1);
+		} else {
+			atomic_fetch_add(&dev->srq_in, 1);
+			if (post_one(call)) {
+				/* Only fails when the SRQ is broken: keep the buffer. */
+				atomic_fetch_sub(&dev->srq_in, 1);
+				rpcrdma__pool_put(&call->c);
+				rpcrdma__count(&dev->l->stats, NULL, RPCRDMA_STAT_RQ_STARVED, 1);
+			}
 		}
+		atomic_fetch_sub(&dev->srq_posting, 1);
 		return;
 	}
 	pthread_mutex_lock(&conn->lock);
@@ -74,6 +86,31 @@ void rpcrdma__recv_repost(struct rpcrdma_call *call)
 		return;
 	}
 	pthread_mutex_unlock(&conn->lock);
+}
+
+void rpcrdma__recv_srq_quiesce(struct rpcrdma__dev *dev, bool wait_all)
+{
+	struct rpcrdma_poller *p = dev->l->poller;
+	uint64_t until = rpcrdma__now_ns() + 2000000000ull;
+
+	atomic_store(&dev->srq_dying, true);
+	for (;;) {
+		bool back = true;
+
+		if (wait_all) {
+			pthread_mutex_lock(&dev->srq_pool.lock);
+			back = dev->srq_pool.nfree + atomic_load(&dev->srq_in) >= dev->srq_pool.count;
+			pthread_mutex_unlock(&dev->srq_pool.lock);
+		}
+		if (atomic_load(&dev->srq_posting) == 0 && back)
+			return;
+		if (rpcrdma__now_ns() > until)
+			return;  /* a completion that never came: nothing will touch it */
+		if (wait_all && p->opts.mode == RPCRDMA_POLLER_DIRECT)
+			rpcrdma_poller_poll(p, 0);
+		else
+			nanosleep(&(struct timespec){ .tv_nsec = 1000000 }, NULL);
+	}
 }
 
 void rpcrdma__call_release(struct rpcrdma_call *call)
@@ -119,6 +156,7 @@ void rpcrdma__recv_done(struct rpcrdma__ctxt *c, const struct ibv_wc *wc)
 	int ret;
 
 	if (dev->srq) {
+		atomic_fetch_sub(&dev->srq_in, 1);
 		/* The SRQ's buffers belong to no connection until one arrives. */
 		conn = wc->status == IBV_WC_SUCCESS ? rpcrdma__dev_find_conn(l, wc->qp_num) : NULL;
 		if (!conn) {
