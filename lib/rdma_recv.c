@@ -277,22 +277,6 @@ const struct sockaddr *rpcrdma_call_peer(const struct rpcrdma_call *call, sockle
 	return sa;
 }
 
-size_t rpcrdma_call_max_reply(const struct rpcrdma_call *call)
-{
-	struct rpcrdma_chunk_iter it;
-	struct rpcrdma_chunk ch;
-	size_t max = call->conn->send_inline > RPCRDMA_HDRLEN_MIN ?
-		     call->conn->send_inline - RPCRDMA_HDRLEN_MIN : 0;
-	size_t bulk = 0;
-
-	if (rpcrdma_reply_chunk(&call->hdr, &ch) && ch.length > max)
-		max = ch.length;
-	rpcrdma_write_chunks(&call->hdr, &it);
-	if (rpcrdma_next_chunk(&it, &ch))
-		bulk = ch.length;
-	return max + bulk;
-}
-
 size_t rpcrdma_call_write_room(const struct rpcrdma_call *call)
 {
 	struct rpcrdma_chunk_iter it;
@@ -300,6 +284,17 @@ size_t rpcrdma_call_write_room(const struct rpcrdma_call *call)
 
 	rpcrdma_write_chunks(&call->hdr, &it);
 	return rpcrdma_next_chunk(&it, &ch) ? ch.length : 0;
+}
+
+size_t rpcrdma_call_max_reply(const struct rpcrdma_call *call)
+{
+	struct rpcrdma_chunk ch;
+	size_t max = call->conn->send_inline > RPCRDMA_HDRLEN_MIN ?
+		     call->conn->send_inline - RPCRDMA_HDRLEN_MIN : 0;
+
+	if (rpcrdma_reply_chunk(&call->hdr, &ch) && ch.length > max)
+		max = ch.length;
+	return max + rpcrdma_call_write_room(call);
 }
 
 int rpcrdma_call_reply_buffer(struct rpcrdma_call *call, size_t len, void **buf)
