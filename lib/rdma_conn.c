@@ -423,6 +423,7 @@ static int conn_accept(struct rpcrdma_listener *l, struct rdma_cm_event *ev)
 	}
 	conn->qp = id->qp;
 	conn->qp_num = id->qp->qp_num;
+	conn->max_send_sge = qa.cap.max_send_sge;
 
 	err = rpcrdma__pool_init(&conn->send_pool, dev->pd, RPCRDMA__WR_SEND, grant + 8,
 				 sizeof(struct rpcrdma__send), conn->send_inline, IBV_ACCESS_LOCAL_WRITE);

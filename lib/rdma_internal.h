@@ -276,6 +276,7 @@ struct rpcrdma__conn {
 	struct rdma_cm_id *id;
 	struct ibv_qp *qp;
 	uint32_t qp_num;
+	uint32_t max_send_sge;           /* the QP's, as created */
 	uint64_t conn_id;               /* for logs and counters */
 	atomic_int refs;
 	pthread_mutex_t lock;

@@ -198,6 +198,40 @@ static ptrdiff_t in_registered(const struct rpcrdma__mrbuf *b, const struct rpcr
 	return -1;
 }
 
+/*
+ * Soft-RoCE rings its Send doorbell with a uverbs write command, which the
+ * kernel refuses (ib_safe_file_access: EACCES) from a thread whose
+ * credentials are not those the device file was opened with; in rdma-core
+ * 44 its other commands go by ioctl, which is not checked (seen in the VM:
+ * after a setfsuid round trip only ibv_post_send failed).  So the probe is
+ * a post: one WR with one SGE more than the QP takes, which every provider
+ * refuses before queuing anything (the verbs rule: nothing from bad_wr on
+ * is posted), soft-RoCE only after ringing the doorbell, whose refusal it
+ * reports first.  Other providers post without a system call, and answer
+ * EINVAL or ENOMEM without one.
+ */
+#define PROBE_SGE_MAX 64
+
+int rpcrdma_call_may_post(const struct rpcrdma_call *call)
+{
+	struct ibv_sge sge[PROBE_SGE_MAX];
+	struct ibv_send_wr wr, *bad = NULL;
+
+	if (!call || !call->conn || !call->conn->qp)
+		return -EINVAL;
+	if (call->conn->max_send_sge >= PROBE_SGE_MAX)
+		return -ENOTSUP;
+	memset(sge, 0, sizeof(sge));
+	memset(&wr, 0, sizeof(wr));
+	wr.sg_list = sge;
+	wr.num_sge = (int)call->conn->max_send_sge + 1;
+	wr.opcode = IBV_WR_SEND;
+	int rc = ibv_post_send(call->conn->qp, &wr, &bad);
+	if (rc == EACCES || rc == EPERM)
+		return -EACCES;
+	return 0;
+}
+
 int rpcrdma_call_reply(struct rpcrdma_call *call, const struct rpcrdma_reply *r)
 {
 	struct rpcrdma__conn *conn;

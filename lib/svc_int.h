@@ -115,7 +115,8 @@ struct rpcrdma__rpcb_entry;
 struct rpcrdma__svc_counters {
 	atomic_uint_fast64_t calls, replies[6], rpc_mismatch, auth_errors, dropped,
 		estimate_exceeded, encode_errors, busy, record_too_big,
-		conns_accepted, conns_closed, conns_idle, send_waits, read_pauses, conns_shed;
+		conns_accepted, conns_closed, conns_idle, send_waits, read_pauses, conns_shed,
+		rdma_direct, rdma_handed;
 };
 
 struct rpcrdma_svc {

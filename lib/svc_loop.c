@@ -202,6 +202,8 @@ void rpcrdma_svc_get_stats(const struct rpcrdma_svc *svc, struct rpcrdma_svc_sta
 	s.send_waits = atomic_load(&c->send_waits);
 	s.read_pauses = atomic_load(&c->read_pauses);
 	s.conns_shed = atomic_load(&c->conns_shed);
+	s.rdma_direct = atomic_load(&c->rdma_direct);
+	s.rdma_handed = atomic_load(&c->rdma_handed);
 	memcpy(st, &s, size < sizeof(s) ? size : sizeof(s));
 }
 

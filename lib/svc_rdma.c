@@ -15,8 +15,9 @@
  * plus the procedure's estimate (malloc'd here, or for a call with a write
  * chunk registered at arrival, see on_call), may mark the bulk item
  * (rpcrdma_svc_call_set_bulk), and hands back the encoded reply, which a
- * sender thread (see sender_main for why) sends with rpcrdma_call_reply(): inline, bulk by RDMA Write into the write
- * chunk, the rest inline or by the reply chunk (the transport chooses from
+ * thread that finished it sends with rpcrdma_call_reply() when the kernel
+ * lets it post, else the sender thread does (see sender_main for why):
+ * inline, bulk by RDMA Write into the write chunk, the rest inline or by the reply chunk (the transport chooses from
  * the client's chunks; a reply that fits none becomes RDMA_ERROR/ERR_CHUNK).
  *
  * Calls in progress per connection are bounded by its credit grant (the
@@ -306,7 +307,11 @@ static void *sender_main(void *arg)
 	return NULL;
 }
 
-/* Any thread: queue the reply for the sender thread. */
+/*
+ * Any thread: send the reply from here when this thread may post (see
+ * sender_main), which saves a thread wake-up per call; else queue it for
+ * the sender thread.
+ */
 static void rdma_done(void *priv, void *ctx, void *buf, size_t len)
 {
 	struct rpcrdma__svc_rdma *r = priv;
@@ -315,6 +320,12 @@ static void rdma_done(void *priv, void *ctx, void *buf, size_t len)
 	q->buf = buf;
 	q->len = len;
 	q->next = NULL;
+	if (rpcrdma_call_may_post(q->call) == 0) {
+		RPCRDMA__STAT_INC(r->svc, rdma_direct);
+		send_one(r, q);
+		return;
+	}
+	RPCRDMA__STAT_INC(r->svc, rdma_handed);
 	pthread_mutex_lock(&r->lock);
 	bool was_empty = !r->out_head;
 	*r->out_tail = q;

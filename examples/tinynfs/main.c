@@ -378,12 +378,13 @@ static void print_stats(const struct rpcrdma_svc *svc)
 	rpcrdma_svc_get_stats(svc, &st, sizeof(st));
 	printf("tinynfs: calls %llu, success %llu, prog_mismatch %llu, garbage %llu, "
 	       "system_err %llu, auth_errors %llu, dropped %llu, estimate_exceeded %llu, "
-	       "connections %llu\n",
+	       "connections %llu, rdma_direct %llu, rdma_handed %llu\n",
 	       (unsigned long long)st.calls, (unsigned long long)st.replies[0],
 	       (unsigned long long)st.replies[2], (unsigned long long)st.replies[4],
 	       (unsigned long long)st.replies[5], (unsigned long long)st.auth_errors,
 	       (unsigned long long)st.dropped, (unsigned long long)st.estimate_exceeded,
-	       (unsigned long long)st.conns_accepted);
+	       (unsigned long long)st.conns_accepted, (unsigned long long)st.rdma_direct,
+	       (unsigned long long)st.rdma_handed);
 }
 
 int main(int argc, char **argv)

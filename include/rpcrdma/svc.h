@@ -478,6 +478,11 @@ struct rpcrdma_svc_stats {
 				     * their slots were taken */
 	uint64_t conns_shed;        /* TCP connections accepted and closed at
 				     * once: max_conns reached, or out of fds */
+	uint64_t rdma_direct;       /* RDMA replies posted by the thread that
+				     * finished them */
+	uint64_t rdma_handed;       /* ... handed to the sender thread instead:
+				     * that thread had switched credentials
+				     * (see rpcrdma_call_may_post) */
 };
 /* Copies the counters (at most size bytes of them). */
 RPCRDMA_API void rpcrdma_svc_get_stats(const struct rpcrdma_svc *svc,

@@ -247,13 +247,28 @@ RPCRDMA_API int rpcrdma_call_reply_buffer(struct rpcrdma_call *call, size_t len,
  * doorbell is one) from a thread whose credentials changed after the device
  * was opened -- setfsuid/setfsgid/setgroups give a thread new credentials
  * for good, even when set back.  Reply from threads that never switch
- * credentials (rpcrdma_svc_listen_rdma does: its sender thread posts every
- * reply).
+ * credentials, or ask rpcrdma_call_may_post() first
+ * (rpcrdma_svc_listen_rdma does: a reply is posted by the thread that
+ * finished it when it may, else by the listener's sender thread).
  */
 RPCRDMA_API int rpcrdma_call_reply(struct rpcrdma_call *call, const struct rpcrdma_reply *reply);
 
-/* Ends the call without a reply (the client will time out). */
+/* Ends the call without a reply (the client will time out).  Same thread
+ * rule as rpcrdma_call_reply(): returning the receive buffer may release
+ * registered memory. */
 RPCRDMA_API void rpcrdma_call_drop(struct rpcrdma_call *call);
+
+/*
+ * Whether the calling thread may end `call` itself (the thread rule of
+ * rpcrdma_call_reply): 0 if it may, -EACCES if the kernel refuses this
+ * thread's verbs commands because its credentials changed, -EINVAL
+ * (connection gone) or -ENOTSUP (cannot tell: treat as refused).  Asks
+ * with a post the provider must refuse (a WR with more SGEs than the queue
+ * pair takes): nothing is queued; on soft-RoCE that costs one system call,
+ * elsewhere none.  A thread that got -EACCES gets it for good; one that got
+ * 0 keeps it until it switches credentials.  Thread-safe.
+ */
+RPCRDMA_API int rpcrdma_call_may_post(const struct rpcrdma_call *call);
 
 RPCRDMA_END_DECLS
 
