@@ -14,11 +14,12 @@
  * For each call the core asks for a reply buffer of the RPC reply header
  * plus the procedure's estimate (malloc'd here, or for a call with a write
  * chunk registered at arrival, see on_call), may mark the bulk item
- * (rpcrdma_svc_call_set_bulk), and hands back the encoded reply, which a
- * thread that finished it sends with rpcrdma_call_reply() when the kernel
- * lets it post, else the sender thread does (see sender_main for why):
- * inline, bulk by RDMA Write into the write chunk, the rest inline or by the reply chunk (the transport chooses from
- * the client's chunks; a reply that fits none becomes RDMA_ERROR/ERR_CHUNK).
+ * (rpcrdma_svc_call_set_bulk), and hands back the encoded reply.  The
+ * thread that finished it sends it with rpcrdma_call_reply() when the
+ * kernel lets it post, else the sender thread does (see sender_main for
+ * why): inline, bulk by RDMA Write into the write chunk, the rest inline
+ * or by the reply chunk (the transport chooses from the client's chunks; a
+ * reply that fits none becomes RDMA_ERROR/ERR_CHUNK).
  *
  * Calls in progress per connection are bounded by its credit grant (the
  * listener disconnects a client exceeding it); the core's slots bound all
