@@ -124,15 +124,22 @@ RR_BASELINE=$RPCRDMA_STATE/perftest-baseline.tsv
 RR_BASELINE_COLS="test	size	inline_req	inline_eff	iters	t_typical_us	t_avg_us	t_p99_us	bw_avg_MiBps	bw_peak_MiBps	msgrate_Mpps"
 RR_PERFTEST_PORT=18515
 
-# rr_perftest TEST SIZE INLINE ITERS: one perftest run (server and client on
-# $RPCRDMA_RAW_DEV, side channel over $RPCRDMA_RAW_ADDR); appends a row to
-# $RR_BASELINE.  INLINE "-" passes no -I (read tests have no inline data).
+# rr_perftest TEST SIZE INLINE ITERS [FLAG]: one perftest run (server and
+# client on $RPCRDMA_RAW_DEV, side channel over $RPCRDMA_RAW_ADDR); appends a
+# row to $RR_BASELINE.  INLINE "-" passes no -I (read tests have no inline
+# data).  FLAG, one perftest option letter, runs the test in another mode and
+# names its row TEST_FLAG: e (sleep on the completion channel instead of
+# busy polling: ib_send_lat_e), b (both directions at once: ib_send_bw_b).
 # perftest's MB/sec are 2^20 bytes per second.
 rr_perftest() {
-	local _test _size _inl _iters _port _args _try _row
-	_test=$1 _size=$2 _inl=$3 _iters=$4
+	local _test _size _inl _iters _port _args _try _row _name
+	_test=$1 _size=$2 _inl=$3 _iters=$4 _name=$1
 	_args="-d $RPCRDMA_RAW_DEV -F -s $_size -n $_iters"
 	[ "$_inl" != - ] && _args="$_args -I $_inl"
+	if [ -n "${5:-}" ]; then
+		_args="$_args -$5"
+		_name="${_test}_$5"
+	fi
 	mkdir -p "$RPCRDMA_OUT/perftest-logs"
 	# perftest derives times from the TSC; under emulation a run now and
 	# then reports inf/nan: such a run is repeated (three tries).
@@ -141,17 +148,17 @@ rr_perftest() {
 		RR_PERFTEST_PORT=$((RR_PERFTEST_PORT + 1))
 		rr_run_pair 300 "$_test $_args -p $_port" "$_test $_args -p $_port $RPCRDMA_RAW_ADDR" "$_port" ||
 			{ echo "perftest $_test $_size failed"; return 1; }
-		cp "$RR_CLIENT_LOG" "$RPCRDMA_OUT/perftest-logs/$_test-$_size.txt"
-		_row=$(awk -v t="$_test" -v s="$_size" -v ir="$_inl" -v n="$_iters" '
+		cp "$RR_CLIENT_LOG" "$RPCRDMA_OUT/perftest-logs/$_name-$_size.txt"
+		_row=$(awk -v t="$_name" -v s="$_size" -v ir="$_inl" -v n="$_iters" '
 		/Max inline data/ { ie = $0; sub(/.*: */, "", ie); sub(/\[B\].*/, "", ie) }
 		$1 == s && $2 == n && NF >= 5 { row = $0 }
 		END {
 			if (row == "") exit 1
 			if (ie == "") ie = "-"
 			split(row, f, " ")
-			if (t ~ /_lat$/) { a = f[5]; b = f[6]; c = f[8] } else { a = f[4]; b = f[3]; c = f[5] }
+			if (t ~ /_lat/) { a = f[5]; b = f[6]; c = f[8] } else { a = f[4]; b = f[3]; c = f[5] }
 			if (a !~ /^[0-9.]+$/ || a + 0 <= 0) exit 2
-			if (t ~ /_lat$/)
+			if (t ~ /_lat/)
 				printf "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t-\t-\t-\n", t, s, ir, ie, n, a, b, c
 			else
 				printf "%s\t%s\t%s\t%s\t%s\t-\t-\t-\t%s\t%s\t%s\n", t, s, ir, ie, n, a, b, c
@@ -160,10 +167,10 @@ rr_perftest() {
 		0) [ -f "$RR_BASELINE" ] || echo "$RR_BASELINE_COLS" >"$RR_BASELINE"
 		   printf '%s\n' "$_row" >>"$RR_BASELINE"
 		   return 0 ;;
-		2) echo "perftest $_test $_size reported no usable figure (try $_try):"
+		2) echo "perftest $_name $_size reported no usable figure (try $_try):"
 		   grep -E "^ *$_size " "$RR_CLIENT_LOG" ;;
 		*) cat "$RR_CLIENT_LOG"
-		   echo "perftest $_test $_size: no result line in its output"
+		   echo "perftest $_name $_size: no result line in its output"
 		   return 1 ;;
 		esac
 	done
@@ -204,8 +211,8 @@ rr_baseline_print() {
 	[ -s "$RR_BASELINE" ] || { echo "no perftest baseline measured in this boot"; return 1; }
 	awk -F '\t' -v dev="$RPCRDMA_RAW_DEV" '
 	NR == 1 { next }
-	$1 ~ /_lat$/ { lat[++nl] = $0 }
-	$1 ~ /_bw$/ { bw[++nb] = $0 }
+	$1 ~ /_lat/ { lat[++nl] = $0 }
+	$1 ~ /_bw/ { bw[++nb] = $0 }
 	END {
 		printf "raw verbs baseline: perftest on %s (soft-RoCE), same boot\n", dev
 		printf "  %-13s %8s %7s %7s %6s %11s %9s %9s\n", "latency", "size", "-I", "inline", "iters", "typical_us", "avg_us", "p99_us"
