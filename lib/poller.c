@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/timerfd.h>
 #include <unistd.h>
 
 #include "rdma_internal.h"
@@ -159,6 +160,38 @@ int rpcrdma__poller_add(struct rpcrdma_poller *p, struct rpcrdma__source *s)
 	if (epoll_ctl(p->epfd, EPOLL_CTL_ADD, s->fd, &ev))
 		return -errno;
 	return 0;
+}
+
+int rpcrdma__timer_open(struct rpcrdma__source *s)
+{
+	s->fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	return s->fd < 0 ? -errno : 0;
+}
+
+void rpcrdma__timer_arm(struct rpcrdma__source *s, bool *armed, bool on, unsigned first_ms,
+			unsigned period_ms)
+{
+	struct itimerspec its = { 0 };
+
+	if (s->fd < 0 || *armed == on)
+		return;
+	if (on) {
+		its.it_value.tv_sec = first_ms / 1000;
+		its.it_value.tv_nsec = (long)(first_ms % 1000) * 1000000;
+		its.it_interval.tv_sec = period_ms / 1000;
+		its.it_interval.tv_nsec = (long)(period_ms % 1000) * 1000000;
+	}
+	if (timerfd_settime(s->fd, 0, &its, NULL) == 0)
+		*armed = on;
+}
+
+void rpcrdma__timer_ack(struct rpcrdma__source *s)
+{
+	uint64_t ticks;
+
+	if (read(s->fd, &ticks, sizeof(ticks)) < 0) {
+		/* not expired yet (woken by another event of the round) */
+	}
 }
 
 /* Waits until every thread has finished the round it is in. */

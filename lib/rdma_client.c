@@ -11,7 +11,6 @@
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -426,16 +425,7 @@ static void cconn_break(struct rpcrdma_client *c, struct cconn *cc, int status)
  * flushed. */
 static void reaper_arm(struct rpcrdma_client *c, bool on)
 {
-	struct itimerspec its = { 0 };
-
-	if (c->reap_src.fd < 0 || c->reap_armed == on)
-		return;
-	if (on) {
-		its.it_value.tv_nsec = 1000000;
-		its.it_interval.tv_nsec = 20000000;
-	}
-	if (timerfd_settime(c->reap_src.fd, 0, &its, NULL) == 0)
-		c->reap_armed = on;
+	rpcrdma__timer_arm(&c->reap_src, &c->reap_armed, on, 1, 20);
 }
 
 /* Poller thread: frees the dead connections whose work requests all
@@ -446,13 +436,10 @@ static void reaper_arm(struct rpcrdma_client *c, bool on)
 static int reaper_handle(struct rpcrdma__source *s, unsigned budget)
 {
 	struct rpcrdma_client *c = rpcrdma__container_of(s, struct rpcrdma_client, reap_src);
-	uint64_t ticks;
 	bool empty;
 
 	(void)budget;
-	if (read(s->fd, &ticks, sizeof(ticks)) < 0) {
-		/* not expired yet */
-	}
+	rpcrdma__timer_ack(s);
 	reap(c, false);
 	pthread_mutex_lock(&c->lock);
 	empty = rpcrdma__list_empty(&c->graveyard);
@@ -1272,9 +1259,7 @@ int rpcrdma_client_create(struct rpcrdma_poller *poller, const struct sockaddr *
 	c->reap_src.fd = -1;
 	err = rpcrdma_idr_create(NULL, &c->xids);
 	if (!err) {
-		c->reap_src.fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-		if (c->reap_src.fd < 0)
-			err = -errno;
+		err = rpcrdma__timer_open(&c->reap_src);
 	}
 	if (!err) {
 		c->reap_src.handle = reaper_handle;

@@ -12,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <netinet/in.h>
-#include <sys/timerfd.h>
 #include <unistd.h>
 
 #include "rdma_internal.h"
@@ -495,14 +494,7 @@ fail_nocq:
 
 static void timer_arm(struct rpcrdma_listener *l, bool on)
 {
-	struct itimerspec its = { 0 };
-
-	if (on) {
-		its.it_value.tv_nsec = 100 * 1000 * 1000;
-		its.it_interval.tv_nsec = 100 * 1000 * 1000;
-	}
-	if (l->timer_armed != on && timerfd_settime(l->timer_src.fd, 0, &its, NULL) == 0)
-		l->timer_armed = on;
+	rpcrdma__timer_arm(&l->timer_src, &l->timer_armed, on, 100, 100);
 }
 
 /* Closes every connection of l (on device verbs only, unless NULL) that is
@@ -582,13 +574,10 @@ static int listen_on(struct rpcrdma_listener *l)
 static int timer_handle(struct rpcrdma__source *s, unsigned budget)
 {
 	struct rpcrdma_listener *l = rpcrdma__container_of(s, struct rpcrdma_listener, timer_src);
-	uint64_t ticks;
 	bool more = false;
 
 	(void)budget;
-	if (read(s->fd, &ticks, sizeof(ticks)) < 0) {
-		/* not expired yet */
-	}
+	rpcrdma__timer_ack(s);
 	for (;;) {
 		struct rpcrdma__dev *dev = NULL;
 
@@ -787,11 +776,9 @@ int rpcrdma_listener_create(struct rpcrdma_poller *poller, const struct sockaddr
 		((struct sockaddr_in *)&l->addr)->sin_port = htons((uint16_t)l->port);
 	else
 		((struct sockaddr_in6 *)&l->addr)->sin6_port = htons((uint16_t)l->port);
-	l->timer_src.fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-	if (l->timer_src.fd < 0) {
-		err = -errno;
+	err = rpcrdma__timer_open(&l->timer_src);
+	if (err)
 		goto fail;
-	}
 	l->timer_src.handle = timer_handle;
 	err = rpcrdma__poller_add(poller, &l->timer_src);
 	if (err)

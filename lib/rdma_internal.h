@@ -200,6 +200,19 @@ int rpcrdma__poller_add(struct rpcrdma_poller *p, struct rpcrdma__source *s);
  * threads may call it. */
 void rpcrdma__poller_del(struct rpcrdma_poller *p, struct rpcrdma__source *s);
 
+/*
+ * Timer sources (a timerfd): the listener's sweep after a device removal,
+ * the client's reaper.  timer_open sets s->fd (0 or -errno); timer_arm
+ * starts the timer (first expiry after first_ms, then every period_ms) or
+ * stops it, keeping *armed in step, and does nothing without an fd or when
+ * *armed is already `on`; timer_ack, in the handler, consumes the
+ * expirations.
+ */
+int rpcrdma__timer_open(struct rpcrdma__source *s);
+void rpcrdma__timer_arm(struct rpcrdma__source *s, bool *armed, bool on, unsigned first_ms,
+			unsigned period_ms);
+void rpcrdma__timer_ack(struct rpcrdma__source *s);
+
 /* Completion dispatch by context type (poller.c calls these). */
 void rpcrdma__recv_done(struct rpcrdma__ctxt *c, const struct ibv_wc *wc);
 void rpcrdma__send_done(struct rpcrdma__ctxt *c, const struct ibv_wc *wc);
