@@ -122,13 +122,16 @@ static int cq_handle(struct rpcrdma__source *s, unsigned budget)
 	struct rpcrdma_poller *p = s->poller;
 	struct ibv_cq *ev_cq;
 	void *ev_ctx;
-	unsigned events = 0, n = 0;
+	unsigned n = 0;
 	bool more;
 
-	while (ibv_get_cq_event(cq->channel, &ev_cq, &ev_ctx) == 0)
-		events++;
-	if (events)
-		ibv_ack_cq_events(cq->cq, events);
+	/* One read: the CQ is armed once per run of this handler, so one
+	 * event is pending at most, save when the loop below re-armed twice;
+	 * such a second event leaves the channel readable and is read by the
+	 * next run.  (A second read returned EAGAIN on nearly every run: a
+	 * system call per wake-up for nothing.) */
+	if (ibv_get_cq_event(cq->channel, &ev_cq, &ev_ctx) == 0)
+		ibv_ack_cq_events(cq->cq, 1);
 	cq->pending = false;
 	for (;;) {
 		n += poll_batches(p, cq->cq, budget - n, &more);
