@@ -125,11 +125,11 @@ static int cq_handle(struct rpcrdma__source *s, unsigned budget)
 	unsigned n = 0;
 	bool more;
 
-	/* One read: the CQ is armed once per run of this handler, so one
-	 * event is pending at most, save when the loop below re-armed twice;
-	 * such a second event leaves the channel readable and is read by the
-	 * next run.  (A second read returned EAGAIN on nearly every run: a
-	 * system call per wake-up for nothing.) */
+	/* One read: the CQ is armed at most once per run of this handler
+	 * (the loop below re-arms only after a poll that left budget), so at
+	 * most one event waits.  One raised while this run goes on keeps the
+	 * channel readable for the next run.  (Reading until EAGAIN cost a
+	 * second read, and system call, on nearly every wake-up.) */
 	if (ibv_get_cq_event(cq->channel, &ev_cq, &ev_ctx) == 0)
 		ibv_ack_cq_events(cq->cq, 1);
 	cq->pending = false;
