@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * rpcrdma-bench ADDR PORT [--quick] [--busy] [--direct] [--spin-us N] [--samples FILE]
- *               [--only PHASE]
+ *               [--only PHASE] [--count N] [--connect-ms N]
  *   --only lat|rate|bw: run that phase alone (to profile it)
+ *   --count N: NULL calls of the rate phase (default 20000, 2000 with --quick)
+ *   --connect-ms N: connection timeout (a server under valgrind is slow)
  *   --busy: the client's poller busy-polls (default: workqueue, 1 thread)
  *   --direct: the calling thread polls a DIRECT poller while it waits
  *   --spin-us N: the workqueue poller's adaptive polling (poller.h spin_us)
@@ -236,7 +238,8 @@ int main(int argc, char **argv)
 	struct sockaddr_storage ss;
 	const char *samples = NULL;
 	bool quick = false, busy = false, use_direct = false;
-	unsigned spin_us = 0;
+	unsigned spin_us = 0, count = 0;
+	int connect_ms = 0;
 	bool phase_lat = true, phase_rate = true, phase_bw = true;
 	unsigned nlat, nrate, nbw;
 	uint64_t *lat;
@@ -258,6 +261,10 @@ int main(int argc, char **argv)
 			use_direct = true;
 		else if (!strcmp(argv[i], "--spin-us") && i + 1 < argc)
 			spin_us = (unsigned)atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--count") && i + 1 < argc)
+			count = (unsigned)atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--connect-ms") && i + 1 < argc)
+			connect_ms = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--only") && i + 1 < argc) {
 			/* one phase: lat, rate or bw (for profiling it alone) */
 			i++;
@@ -267,7 +274,7 @@ int main(int argc, char **argv)
 		}
 	}
 	nlat = quick ? 300 : 2000;
-	nrate = quick ? 2000 : 20000;
+	nrate = count ? count : quick ? 2000 : 20000;
 	nbw = quick ? 20 : 100;
 	if (echo_addr(argv[1], argv[2], &ss))
 		return 2;
@@ -280,6 +287,8 @@ int main(int argc, char **argv)
 		popts.mode = RPCRDMA_POLLER_DIRECT;
 	rpcrdma_client_opts_init(&copts);
 	copts.max_credits = 64;
+	if (connect_ms > 0)
+		copts.connect_timeout_ms = connect_ms;
 	if ((err = rpcrdma_poller_create(&popts, &p)) ||
 	    (err = rpcrdma_client_create(p, (struct sockaddr *)&ss, &copts, &c))) {
 		fprintf(stderr, "setup: %s\n", strerror(-err));

@@ -1,0 +1,21 @@
+#!/bin/sh
+# rdma-callgrind.sh RUN OUTDIR SERVER BENCH LIB: boots the soft-RoCE VM with
+# valgrind's callgrind copied in (the launcher, the tool, its preload
+# library and the default suppressions) and runs tests/vm/payloads/
+# rdma-callgrind: instructions per NULL call, client and server.
+set -eu
+run=$1 out=$2 server=$3 bench=$4 lib=$5
+vglib=${VALGRIND_LIB:-/usr/libexec/valgrind}
+for f in /usr/bin/valgrind.bin "$vglib/callgrind-amd64-linux" \
+	"$vglib/vgpreload_core-amd64-linux.so" "$vglib/default.supp"; do
+	[ -e "$f" ] || { echo "rdma-callgrind: $f missing (apt-get install valgrind)" >&2; exit 1; }
+done
+stage=$(mktemp -d)
+trap 'rm -rf "$stage"' EXIT
+cp "$vglib/callgrind-amd64-linux" "$vglib/vgpreload_core-amd64-linux.so" \
+	"$vglib/default.supp" "$stage/"
+"$run" --out "$out" --bin "$server" --bin "$bench" --bin /usr/bin/valgrind.bin \
+	--file "$stage:/usr/libexec/valgrind" --file "$lib:/opt/rpcrdma/rdma-lib.sh" \
+	rdma-callgrind
+echo
+cat "$out/rdma-callgrind.txt"
