@@ -147,7 +147,7 @@ rr_perftest() {
 		_port=$RR_PERFTEST_PORT
 		RR_PERFTEST_PORT=$((RR_PERFTEST_PORT + 1))
 		rr_run_pair 300 "$_test $_args -p $_port" "$_test $_args -p $_port $RPCRDMA_RAW_ADDR" "$_port" ||
-			{ echo "perftest $_test $_size failed"; return 1; }
+			{ echo "perftest $_name $_size failed"; return 1; }
 		cp "$RR_CLIENT_LOG" "$RPCRDMA_OUT/perftest-logs/$_name-$_size.txt"
 		_row=$(awk -v t="$_name" -v s="$_size" -v ir="$_inl" -v n="$_iters" '
 		/Max inline data/ { ie = $0; sub(/.*: */, "", ie); sub(/\[B\].*/, "", ie) }
