@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "rdma_internal.h"
+#include "svc_int.h" /* rpcrdma__poller_is_direct */
 
 #define WC_BATCH_MAX 256
 
@@ -407,6 +408,11 @@ int rpcrdma_poller_poll(struct rpcrdma_poller *p, unsigned budget)
 int rpcrdma_poller_fd(const struct rpcrdma_poller *p)
 {
 	return p ? p->epfd : -EINVAL;
+}
+
+bool rpcrdma__poller_is_direct(const struct rpcrdma_poller *p)
+{
+	return p->opts.mode == RPCRDMA_POLLER_DIRECT;
 }
 
 int rpcrdma__poller_cq_get(struct rpcrdma_poller *p, struct ibv_context *verbs, int entries,

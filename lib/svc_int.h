@@ -110,13 +110,14 @@ struct rpcrdma__svc_tcp_listener;
 struct rpcrdma__svc_tcp_conn;
 struct rpcrdma__svc_udp;
 struct rpcrdma__svc_rdma;
+struct rpcrdma__svc_rdrive;
 struct rpcrdma__rpcb_entry;
 
 struct rpcrdma__svc_counters {
 	atomic_uint_fast64_t calls, replies[6], rpc_mismatch, auth_errors, dropped,
 		estimate_exceeded, encode_errors, busy, record_too_big,
 		conns_accepted, conns_closed, conns_idle, send_waits, read_pauses, conns_shed,
-		rdma_direct, rdma_handed;
+		rdma_direct, rdma_handed, rdma_loop_calls;
 };
 
 struct rpcrdma_svc {
@@ -141,6 +142,7 @@ struct rpcrdma_svc {
 	struct rpcrdma__svc_tcp_conn *conns;
 	struct rpcrdma__svc_udp *udps;
 	struct rpcrdma__svc_rdma *rdmas;
+	struct rpcrdma__svc_rdrive *rdrive; /* the DIRECT poller it drives, or NULL */
 	struct rpcrdma__svc_endpoint *endpoints;
 	struct rpcrdma__rpcb_entry *rpcb;
 	char rpcb_path[108];  /* how rpcrdma_svc_rpcbind_set reached rpcbind */
@@ -169,6 +171,17 @@ void rpcrdma__svc_udp_shutdown(struct rpcrdma_svc *svc);
 /* RDMA: drops queued calls, destroys the listeners (waiting for their
  * calls); the loop must be stopped. */
 void rpcrdma__svc_rdma_shutdown(struct rpcrdma_svc *svc);
+
+/* --- from the RDMA transport (rdma_conn.c) */
+
+/* 0 when the calling thread may drive l's poller (its credentials are those
+ * l's rdma_cm and verbs files were opened with), -EACCES when the kernel
+ * would refuse its commands (see svc_rdma.c). */
+struct rpcrdma_listener;
+struct rpcrdma_poller;
+int rpcrdma__listener_may_drive(const struct rpcrdma_listener *l);
+/* Whether p is a DIRECT poller (poller.c). */
+bool rpcrdma__poller_is_direct(const struct rpcrdma_poller *p);
 
 /* Adds an endpoint for a bound socket address (svc.c). */
 int rpcrdma__svc_add_endpoint_sa(struct rpcrdma_svc *svc, bool udp,

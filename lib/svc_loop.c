@@ -204,6 +204,7 @@ void rpcrdma_svc_get_stats(const struct rpcrdma_svc *svc, struct rpcrdma_svc_sta
 	s.conns_shed = atomic_load(&c->conns_shed);
 	s.rdma_direct = atomic_load(&c->rdma_direct);
 	s.rdma_handed = atomic_load(&c->rdma_handed);
+	s.rdma_loop_calls = atomic_load(&c->rdma_loop_calls);
 	memcpy(st, &s, size < sizeof(s) ? size : sizeof(s));
 }
 

@@ -24,8 +24,23 @@
  * Calls in progress per connection are bounded by its credit grant (the
  * listener disconnects a client exceeding it); the core's slots bound all
  * of the listener's calls together.
+ *
+ * A DIRECT poller is driven by the service itself (struct
+ * rpcrdma__svc_rdrive): its fd joins the loop's epoll set and the loop
+ * thread polls it, so a call goes from its receive completion to its
+ * handler, and its reply to the send queue, on one thread.  The hand-off
+ * from a poller thread costs a thread wake-up per call, a large part of a
+ * small call's time on a machine with few or emulated CPUs.  The loop
+ * thread may poll only while the kernel takes its rdma_cm and uverbs
+ * commands (accepting connections, posting RDMA Reads and Sends: see
+ * sender_main): it asks before each poll, and once refused (a handler
+ * switched credentials, which lasts) it hands the poller for good to the
+ * driver thread, started with the first such listener by the thread that
+ * called rpcrdma_svc_listen_rdma, whose calls then reach the loop as from
+ * a workqueue poller.
  */
 #include <errno.h>
+#include <poll.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,6 +86,33 @@ struct rpcrdma__svc_rdma {
 	bool sender_stop;
 	bool sender_started;
 	pthread_t sender;
+
+	/* With a DIRECT poller the service drives; the fields below are only
+	 * touched by the loop thread while it polls (see on_poller). */
+	struct rpcrdma__svc_rdrive *drive;
+	struct rpcrdma__svc_rdma *pending_next;
+	bool pending;                   /* on drive->pending */
+};
+
+/* The DIRECT poller a service drives (see the top of this file). */
+struct rpcrdma__svc_rdrive {
+	struct rpcrdma__svc_source src; /* the poller's fd, while the loop polls */
+	struct rpcrdma_svc *svc;
+	struct rpcrdma_poller *poller;
+	struct rpcrdma_listener *probe; /* its rdma_cm file answers may_drive */
+	/* The loop thread while it is inside rpcrdma_poller_poll: on_call
+	 * then queues without a wake-up and notes the listener here. */
+	atomic_bool loop_polling;
+	pthread_t loop_tid;
+	struct rpcrdma__svc_rdma *pending;
+
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	bool watched;                   /* src is on the loop's epoll set */
+	bool handed;                    /* the driver thread polls */
+	bool stop;
+	int stop_fd;                    /* eventfd: the driver thread stops */
+	pthread_t thread;
 };
 
 /* Write chunks from which a reply buffer is registered at arrival (smaller
@@ -155,10 +197,24 @@ static void on_call(struct rpcrdma_call *call, void *arg)
 	*r->tail = q;
 	r->tail = &q->next;
 	r->live++;
-	wake = !r->kicked && !r->stalled;
+	struct rpcrdma__svc_rdrive *d = r->drive;
+	bool here = d && atomic_load_explicit(&d->loop_polling, memory_order_acquire) &&
+		    pthread_equal(pthread_self(), d->loop_tid);
+	wake = !here && !r->kicked && !r->stalled;
 	if (wake)
 		r->kicked = true;
 	pthread_mutex_unlock(&r->lock);
+	if (here) {
+		/* The loop thread: it hands the queue to the core right after
+		 * this poll (on_poller). */
+		RPCRDMA__STAT_INC(r->svc, rdma_loop_calls);
+		if (!r->pending) {
+			r->pending = true;
+			r->pending_next = d->pending;
+			d->pending = r;
+		}
+		return;
+	}
 	if (wake)
 		kick(r);
 }
@@ -176,18 +232,8 @@ static struct rdma_req *dequeue(struct rpcrdma__svc_rdma *r)
 }
 
 /* Loop thread: hand queued calls to the core while it has slots. */
-static void on_kick(struct rpcrdma__svc_source *src, uint32_t events)
+static void drain(struct rpcrdma__svc_rdma *r)
 {
-	struct rpcrdma__svc_rdma *r = (struct rpcrdma__svc_rdma *)src;
-	eventfd_t v;
-	(void)events;
-
-	/* Consume the wake-up first, then allow new ones: a call queued after
-	 * kicked is cleared writes the eventfd again, one queued before is
-	 * found by the loop below.  (The other order loses a wake-up: an
-	 * on_call between the two would set kicked, its write be consumed
-	 * here, and later calls would wait for an event that never comes.) */
-	(void)eventfd_read(src->fd, &v);
 	pthread_mutex_lock(&r->lock);
 	r->kicked = false;
 	pthread_mutex_unlock(&r->lock);
@@ -219,6 +265,20 @@ static void on_kick(struct rpcrdma__svc_source *src, uint32_t events)
 			return;
 		}
 	}
+}
+
+static void on_kick(struct rpcrdma__svc_source *src, uint32_t events)
+{
+	eventfd_t v;
+	(void)events;
+
+	/* Consume the wake-up first, then allow new ones (drain clears
+	 * kicked): a call queued after that writes the eventfd again, one
+	 * queued before is found by drain.  (The other order loses a wake-up:
+	 * an on_call between the two would set kicked, its write be consumed
+	 * here, and later calls would wait for an event that never comes.) */
+	(void)eventfd_read(src->fd, &v);
+	drain((struct rpcrdma__svc_rdma *)src);
 }
 
 static void *rdma_reply_buf(void *priv, void *ctx, size_t max)
@@ -336,6 +396,150 @@ static void rdma_done(void *priv, void *ctx, void *buf, size_t len)
 	pthread_mutex_unlock(&r->lock);
 }
 
+/* ---- the DIRECT poller the service drives ---- */
+
+/* Loop thread: stops polling; the driver thread takes over, for good. */
+static void rdrive_hand_over(struct rpcrdma__svc_rdrive *d)
+{
+	rpcrdma__svc_unwatch(d->svc, &d->src);
+	pthread_mutex_lock(&d->lock);
+	d->watched = false;
+	d->handed = true;
+	pthread_cond_signal(&d->cond);
+	pthread_mutex_unlock(&d->lock);
+}
+
+/* Loop thread: the poller's fd is readable. */
+static void on_poller(struct rpcrdma__svc_source *src, uint32_t events)
+{
+	struct rpcrdma__svc_rdrive *d = (struct rpcrdma__svc_rdrive *)src;
+	(void)events;
+
+	if (rpcrdma__listener_may_drive(d->probe) != 0) {
+		rdrive_hand_over(d);
+		return;
+	}
+	d->loop_tid = pthread_self();
+	atomic_store_explicit(&d->loop_polling, true, memory_order_release);
+	(void)rpcrdma_poller_poll(d->poller, 0);
+	atomic_store_explicit(&d->loop_polling, false, memory_order_release);
+	/* Then the calls that poll queued, with no wake-up in between. */
+	while (d->pending) {
+		struct rpcrdma__svc_rdma *r = d->pending;
+		d->pending = r->pending_next;
+		r->pending = false;
+		drain(r);
+	}
+}
+
+/* Idle until the loop hands the poller over, then polls it until stopped.
+ * Started by the thread that called rpcrdma_svc_listen_rdma, whose
+ * credentials it keeps. */
+static void *rdrive_main(void *arg)
+{
+	struct rpcrdma__svc_rdrive *d = arg;
+
+	pthread_mutex_lock(&d->lock);
+	while (!d->handed && !d->stop)
+		pthread_cond_wait(&d->cond, &d->lock);
+	bool stop = d->stop;
+	pthread_mutex_unlock(&d->lock);
+	if (stop)
+		return NULL;
+	struct pollfd pf[2] = {
+		{ .fd = rpcrdma_poller_fd(d->poller), .events = POLLIN },
+		{ .fd = d->stop_fd, .events = POLLIN },
+	};
+	for (;;) {
+		if (poll(pf, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		if (pf[1].revents)
+			break;
+		if (pf[0].revents)
+			(void)rpcrdma_poller_poll(d->poller, 0);
+	}
+	return NULL;
+}
+
+static void rdrive_free(struct rpcrdma__svc_rdrive *d)
+{
+	if (!d)
+		return;
+	pthread_mutex_lock(&d->lock);
+	bool watched = d->watched;
+	d->watched = false;
+	d->stop = true;
+	pthread_cond_signal(&d->cond);
+	pthread_mutex_unlock(&d->lock);
+	if (watched)
+		rpcrdma__svc_unwatch(d->svc, &d->src);
+	(void)eventfd_write(d->stop_fd, 1);
+	pthread_join(d->thread, NULL);
+	close(d->stop_fd);
+	pthread_cond_destroy(&d->cond);
+	pthread_mutex_destroy(&d->lock);
+	free(d);
+}
+
+/* The service's driver for DIRECT poller p, made on first use (svc->lock
+ * held).  -EINVAL: the service already drives another poller. */
+static int rdrive_get(struct rpcrdma_svc *svc, struct rpcrdma_poller *p,
+		      struct rpcrdma__svc_rdrive **out)
+{
+	struct rpcrdma__svc_rdrive *d = svc->rdrive;
+
+	if (d) {
+		if (d->poller != p)
+			return -EINVAL;
+		*out = d;
+		return 0;
+	}
+	d = calloc(1, sizeof(*d));
+	if (!d)
+		return -ENOMEM;
+	d->svc = svc;
+	d->poller = p;
+	d->src.fd = rpcrdma_poller_fd(p);
+	d->src.handle = on_poller;
+	atomic_init(&d->loop_polling, false);
+	pthread_mutex_init(&d->lock, NULL);
+	pthread_cond_init(&d->cond, NULL);
+	d->stop_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	int rc = d->stop_fd < 0 ? -errno : -pthread_create(&d->thread, NULL, rdrive_main, d);
+	if (rc) {
+		if (d->stop_fd >= 0)
+			close(d->stop_fd);
+		pthread_cond_destroy(&d->cond);
+		pthread_mutex_destroy(&d->lock);
+		free(d);
+		return rc;
+	}
+	svc->rdrive = d;
+	*out = d;
+	return 0;
+}
+
+/* With its first listener l as the probe, puts the poller's fd on the
+ * loop's epoll set (svc->lock held). */
+static int rdrive_watch(struct rpcrdma__svc_rdrive *d, struct rpcrdma_listener *l)
+{
+	if (d->probe)
+		return 0;
+	d->probe = l;
+	int rc = rpcrdma__svc_watch(d->svc, &d->src, EPOLLIN);
+	if (rc) {
+		d->probe = NULL;
+		return rc;
+	}
+	pthread_mutex_lock(&d->lock);
+	d->watched = true;
+	pthread_mutex_unlock(&d->lock);
+	return 0;
+}
+
 static const struct rpcrdma_svc_xprt_ops rdma_ops = {
 	.reply_buf = rdma_reply_buf,
 	.done = rdma_done,
@@ -418,11 +622,35 @@ int rpcrdma_svc_listen_rdma(struct rpcrdma_svc *svc, struct rpcrdma_poller *poll
 		svc_rdma_free(r);
 		return rc;
 	}
+	/* A DIRECT poller: the loop polls it (see the top of this file).  The
+	 * driver exists before the listener, so r->drive is set before any
+	 * on_call; the loop polls once the first listener is its probe. */
+	if (rpcrdma__poller_is_direct(poller)) {
+		pthread_mutex_lock(&svc->lock);
+		rc = rdrive_get(svc, poller, &r->drive);
+		pthread_mutex_unlock(&svc->lock);
+		if (rc) {
+			rpcrdma__svc_unwatch(svc, &r->src);
+			svc_rdma_free(r);
+			return rc;
+		}
+	}
 	rc = rpcrdma_listener_create(poller, addr, opts, on_call, r, &r->listener);
 	if (rc) {
 		rpcrdma__svc_unwatch(svc, &r->src);
 		svc_rdma_free(r);
 		return rc;
+	}
+	if (r->drive) {
+		pthread_mutex_lock(&svc->lock);
+		rc = rdrive_watch(r->drive, r->listener);
+		pthread_mutex_unlock(&svc->lock);
+		if (rc) {
+			rpcrdma_listener_destroy(r->listener);
+			rpcrdma__svc_unwatch(svc, &r->src);
+			svc_rdma_free(r);
+			return rc;
+		}
 	}
 	int port = rpcrdma_listener_port(r->listener);
 	if (ss.ss_family == AF_INET6)
@@ -484,4 +712,9 @@ void rpcrdma__svc_rdma_shutdown(struct rpcrdma_svc *svc)
 		pthread_mutex_unlock(&r->lock);
 		svc_rdma_free(r);
 	}
+	pthread_mutex_lock(&svc->lock);
+	struct rpcrdma__svc_rdrive *d = svc->rdrive;
+	svc->rdrive = NULL;
+	pthread_mutex_unlock(&svc->lock);
+	rdrive_free(d);
 }

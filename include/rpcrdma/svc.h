@@ -416,8 +416,18 @@ RPCRDMA_API int rpcrdma_svc_listen_tcp(struct rpcrdma_svc *svc, const struct soc
  * (rpcrdma_listener_create with poller and opts, which may be NULL) whose
  * calls run through this service like TCP calls: netid "rdma" or "rdma6",
  * with congestion control, the endpoint added for rpcrdma_svc_rpcbind_set.
- * Calls are received on the poller's threads and queued to the service
- * loop, so handlers run on the loop thread as for TCP and UDP.  The reply
+ * Handlers run on the loop thread as for TCP and UDP.  With a workqueue or
+ * busy poller, calls are received on the poller's threads and queued to
+ * the loop.  A DIRECT poller is driven by the service: its fd joins the
+ * loop's epoll set and the loop thread polls it itself, so a call reaches
+ * its handler with no hand-off between threads (counted in
+ * rpcrdma_svc_stats.rdma_loop_calls); no other thread need poll it.  That
+ * lasts while the kernel accepts the loop thread's RDMA commands: once a
+ * handler has switched the thread's credentials (setfsuid and the like),
+ * the poller is handed for good to a thread the service started here, and
+ * calls are queued to the loop as with a workqueue poller.  So call this
+ * from a thread whose credentials never changed.  A service drives one
+ * DIRECT poller (-EINVAL for a second one).  The reply
  * buffer the core reserves (header + estimate) is sent by
  * rpcrdma_call_reply(): inline when it fits, the item marked with
  * rpcrdma_svc_call_set_bulk by RDMA Write into the call's write chunk
@@ -483,6 +493,9 @@ struct rpcrdma_svc_stats {
 	uint64_t rdma_handed;       /* ... handed to the sender thread instead:
 				     * that thread had switched credentials
 				     * (see rpcrdma_call_may_post) */
+	uint64_t rdma_loop_calls;   /* RDMA calls the loop thread received
+				     * itself, polling a DIRECT poller (see
+				     * rpcrdma_svc_listen_rdma) */
 };
 /* Copies the counters (at most size bytes of them). */
 RPCRDMA_API void rpcrdma_svc_get_stats(const struct rpcrdma_svc *svc,

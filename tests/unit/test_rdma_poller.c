@@ -21,6 +21,9 @@
 
 #include <cmocka.h>
 
+#include <arpa/inet.h>
+
+#include <rpcrdma/svc.h>
 #include "rdma_internal.h"
 
 struct evsrc {
@@ -355,6 +358,46 @@ static void test_entry_points_checked(void **state)
 	rpcrdma_poller_destroy(p);
 }
 
+/*
+ * A service drives one DIRECT poller: a second is refused whether or not
+ * the first listener could be made (on a machine without RDMA it cannot,
+ * and the driver stays until the service goes), a workqueue poller is not
+ * driven, and destroying the service stops the idle driver thread (ASan
+ * and the thread join check that nothing is left).
+ */
+static void test_svc_one_direct_poller(void **state)
+{
+	struct rpcrdma_poller_opts o;
+	struct rpcrdma_poller *d1, *d2, *wq;
+	struct rpcrdma_svc *svc;
+	struct sockaddr_in sin = { .sin_family = AF_INET };
+	struct rpcrdma_svc_stats st;
+	int rc;
+
+	(void)state;
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	rpcrdma_poller_opts_init(&o);
+	o.mode = RPCRDMA_POLLER_DIRECT;
+	assert_int_equal(rpcrdma_poller_create(&o, &d1), 0);
+	assert_int_equal(rpcrdma_poller_create(&o, &d2), 0);
+	rpcrdma_poller_opts_init(&o);
+	assert_int_equal(rpcrdma_poller_create(&o, &wq), 0);
+	assert_int_equal(rpcrdma_svc_create(NULL, &svc), 0);
+	rc = rpcrdma_svc_listen_rdma(svc, d1, (struct sockaddr *)&sin, NULL, NULL, NULL);
+	assert_true(rc == 0 || (rc < 0 && rc != -EINVAL));
+	assert_int_equal(rpcrdma_svc_listen_rdma(svc, d2, (struct sockaddr *)&sin, NULL, NULL,
+						 NULL), -EINVAL);
+	rc = rpcrdma_svc_listen_rdma(svc, wq, (struct sockaddr *)&sin, NULL, NULL, NULL);
+	assert_true(rc != -EINVAL);
+	assert_int_equal(rpcrdma_svc_start(svc), 0);
+	rpcrdma_svc_get_stats(svc, &st, sizeof(st));
+	assert_int_equal(st.rdma_loop_calls, 0);
+	rpcrdma_svc_destroy(svc);
+	rpcrdma_poller_destroy(wq);
+	rpcrdma_poller_destroy(d2);
+	rpcrdma_poller_destroy(d1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -367,6 +410,7 @@ int main(void)
 		cmocka_unit_test(test_list),
 		cmocka_unit_test(test_stat_names),
 		cmocka_unit_test(test_entry_points_checked),
+		cmocka_unit_test(test_svc_one_direct_poller),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
