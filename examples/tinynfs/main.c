@@ -3,7 +3,8 @@
  * tinynfs: an NFSv4.1/4.2 server on librpcrdma's service core.
  *
  *   tinynfs -e /etc/tinynfs.exports [-p 2049] [-l ADDR]... [--no-udp]
- *           [--rdma ADDR]... [--rdma-port 20049] [--rdma-spin-us N]
+ *           [--rdma ADDR]... [--rdma-port 20049] [--rdma-poller loop|workqueue]
+ *           [--rdma-spin-us N]
  *           [-V "-4.2"] [--rpcbind] [--print-versions] [--stats]
  *   tinynfs --export "/srv/x rw,no_root_squash" ...
  *
@@ -55,6 +56,7 @@ struct config {
 	unsigned nrdma;
 	unsigned rdma_port;
 	unsigned rdma_spin_us;
+	const char *rdma_poller;
 	bool udp, rpcbind, print_versions, stats, inode_handles;
 	unsigned max_calls;
 };
@@ -73,8 +75,12 @@ static void usage(FILE *f)
 		"      --rdma ADDR        RPC-over-RDMA listener address, repeatable\n"
 		"                         (IPv6 link-local: fe80::1%%rxed0)\n"
 		"      --rdma-port N      port for RDMA (default 20049; 0: any)\n"
-		"      --rdma-spin-us N   RDMA pollers poll on N us after a completion\n"
-		"                         before sleeping (default 0; at most 100000)\n"
+		"      --rdma-poller MODE loop (default): the service loop polls the\n"
+		"                         completion queues itself; workqueue: a poller\n"
+		"                         thread does and hands calls to the loop\n"
+		"      --rdma-spin-us N   workqueue pollers poll on N us after a\n"
+		"                         completion before sleeping (default 0; at most\n"
+		"                         100000; implies --rdma-poller workqueue)\n"
 		"  -V, --versions STR     e.g. '-4.2' or '+4 +4.1 -4.2' (kernel format)\n"
 		"      --print-versions   print the enabled versions and exit\n"
 		"      --rpcbind          register with rpcbind (unset at exit)\n"
@@ -107,7 +113,7 @@ static int parse_port(const char *what, const char *arg, unsigned *out)
 static int parse_args(int argc, char **argv, struct config *c)
 {
 	enum { O_EXPORT = 256, O_NOUDP, O_PRINTV, O_RPCBIND, O_STATS, O_INODE, O_MAXCALLS,
-	       O_RDMA, O_RDMAPORT, O_RDMASPIN };
+	       O_RDMA, O_RDMAPORT, O_RDMASPIN, O_RDMAPOLLER };
 	static const struct option longopts[] = {
 		{ "exports", required_argument, NULL, 'e' },
 		{ "export", required_argument, NULL, O_EXPORT },
@@ -117,6 +123,7 @@ static int parse_args(int argc, char **argv, struct config *c)
 		{ "rdma", required_argument, NULL, O_RDMA },
 		{ "rdma-port", required_argument, NULL, O_RDMAPORT },
 		{ "rdma-spin-us", required_argument, NULL, O_RDMASPIN },
+		{ "rdma-poller", required_argument, NULL, O_RDMAPOLLER },
 		{ "versions", required_argument, NULL, 'V' },
 		{ "print-versions", no_argument, NULL, O_PRINTV },
 		{ "rpcbind", no_argument, NULL, O_RPCBIND },
@@ -183,6 +190,14 @@ static int parse_args(int argc, char **argv, struct config *c)
 		case O_RDMASPIN:
 			if (parse_uint("--rdma-spin-us", optarg, 0, 100000, &c->rdma_spin_us) != 0)
 				return -1;
+			break;
+		case O_RDMAPOLLER:
+			if (strcmp(optarg, "loop") != 0 && strcmp(optarg, "workqueue") != 0) {
+				fprintf(stderr, "tinynfs: bad --rdma-poller '%s' (loop or workqueue)\n",
+					optarg);
+				return -1;
+			}
+			c->rdma_poller = optarg;
 			break;
 		case O_STATS:
 			c->stats = true;
@@ -324,6 +339,16 @@ static int listen_rdma(struct rpcrdma_svc *svc, const struct config *c,
 	struct rpcrdma_poller_opts po;
 	rpcrdma_poller_opts_init(&po);
 	po.spin_us = c->rdma_spin_us;
+	/* loop: a DIRECT poller, which the service loop polls itself (a call
+	 * reaches its handler with no thread hand-off); see
+	 * rpcrdma_svc_listen_rdma. */
+	const char *mode = c->rdma_poller ? c->rdma_poller : c->rdma_spin_us ? "workqueue" : "loop";
+	if (c->rdma_spin_us && strcmp(mode, "loop") == 0) {
+		fprintf(stderr, "tinynfs: --rdma-spin-us needs --rdma-poller workqueue\n");
+		return -EINVAL;
+	}
+	if (strcmp(mode, "loop") == 0)
+		po.mode = RPCRDMA_POLLER_DIRECT;
 	int rc = rpcrdma_poller_create(&po, poller);
 	if (rc) {
 		fprintf(stderr, "tinynfs: rdma poller: %s\n", strerror(-rc));
@@ -378,12 +403,13 @@ static void print_stats(const struct rpcrdma_svc *svc)
 	rpcrdma_svc_get_stats(svc, &st, sizeof(st));
 	printf("tinynfs: calls %llu, success %llu, prog_mismatch %llu, garbage %llu, "
 	       "system_err %llu, auth_errors %llu, dropped %llu, estimate_exceeded %llu, "
-	       "connections %llu, rdma_direct %llu, rdma_handed %llu\n",
+	       "connections %llu, rdma_loop_calls %llu, rdma_direct %llu, rdma_handed %llu\n",
 	       (unsigned long long)st.calls, (unsigned long long)st.replies[0],
 	       (unsigned long long)st.replies[2], (unsigned long long)st.replies[4],
 	       (unsigned long long)st.replies[5], (unsigned long long)st.auth_errors,
 	       (unsigned long long)st.dropped, (unsigned long long)st.estimate_exceeded,
-	       (unsigned long long)st.conns_accepted, (unsigned long long)st.rdma_direct,
+	       (unsigned long long)st.conns_accepted, (unsigned long long)st.rdma_loop_calls,
+	       (unsigned long long)st.rdma_direct,
 	       (unsigned long long)st.rdma_handed);
 }
 
