@@ -36,7 +36,7 @@ struct cconn {
 	struct rpcrdma__list rbufs, wbufs;  /* peer may read / may write */
 	size_t buf_bytes;
 	atomic_int refs;                /* 0: every WR completed, can be freed */
-	bool dead;                      /* client lock */
+	atomic_bool dead;               /* set under the client lock */
 	struct rpcrdma__list gnode;     /* client's graveyard once dead */
 	uint32_t send_max;              /* call bytes we may Send */
 	uint32_t sq_depth;
@@ -75,6 +75,9 @@ struct rpcrdma_client {
 	pthread_mutex_t connect_lock;
 	pthread_cond_t reap_cv;         /* a dead connection's last WR completed */
 	struct cconn *cc;               /* current connection or NULL */
+	/* cc is live and the graveyard empty: client_connected has nothing
+	 * to do (set under the client lock by ready_update, read without) */
+	atomic_bool ready;
 	struct rpcrdma_client_credits credits;
 	unsigned inflight, max_inflight;
 	bool connected_once;
@@ -83,6 +86,10 @@ struct rpcrdma_client {
 	uint64_t retry_at_ns;           /* rpcrdma__now_ns(): no try before */
 	int backoff_err;                /* what the last failed try returned */
 	struct rpcrdma__list waiting, sent;
+	/* Finished calls' creqs kept for the next calls (client lock): a
+	 * call then costs no calloc and free. */
+	struct rpcrdma__list creq_cache;
+	unsigned ncreq_cache;
 	/* Every call from call_async until it completes, by xid: IDR id =
 	 * the low 31 bits of the xid's host-order value, pointing at a chain
 	 * of the (at most two) calls whose xids share them.  Client lock. */
@@ -254,6 +261,14 @@ static void cconn_put(struct cconn *cc)
 }
 
 /* Frees the dead connections whose work requests all completed. */
+/* Client lock held: after a change of cc, cc->dead or the graveyard. */
+static void ready_update(struct rpcrdma_client *c)
+{
+	atomic_store_explicit(&c->ready,
+			      c->cc && !c->cc->dead && rpcrdma__list_empty(&c->graveyard),
+			      memory_order_release);
+}
+
 static void reap(struct rpcrdma_client *c, bool wait)
 {
 	for (;;) {
@@ -267,6 +282,7 @@ static void reap(struct rpcrdma_client *c, bool wait)
 			if (atomic_load(&cc->refs) == 0) {
 				found = cc;
 				rpcrdma__list_del(&cc->gnode);
+				ready_update(c);
 				break;
 			}
 			busy = true;
@@ -378,6 +394,7 @@ static void cconn_break(struct rpcrdma_client *c, struct cconn *cc, int status)
 	was_current = c->cc == cc;
 	if (was_current)
 		c->cc = NULL;
+	ready_update(c);
 	for (struct rpcrdma__list *n = c->sent.next; n != &c->sent;) {
 		struct creq *r = rpcrdma__container_of(n, struct creq, node);
 
@@ -556,6 +573,7 @@ static int cconn_open(struct rpcrdma_client *c, struct cconn **out)
 	if (!cc)
 		return -ENOMEM;
 	cc->c = c;
+	atomic_init(&cc->dead, false);
 	atomic_init(&cc->refs, 1);
 	pthread_mutex_init(&cc->buf_lock, NULL);
 	rpcrdma__list_init(&cc->rbufs);
@@ -675,6 +693,7 @@ fail:
 	if (!cc->dead) {
 		cc->dead = true;
 		rpcrdma__list_add_tail(&c->graveyard, &cc->gnode);
+		ready_update(c);
 	}
 	pthread_mutex_unlock(&c->lock);
 	if (cc->qp) {
@@ -713,6 +732,10 @@ static int client_connected(struct rpcrdma_client *c)
 	struct cconn *cc;
 	int err = 0;
 
+	/* The common case, without locks: rpcrdma_client_call_async checks
+	 * the connection again under the client lock. */
+	if (atomic_load_explicit(&c->ready, memory_order_acquire))
+		return 0;
 	pthread_mutex_lock(&c->connect_lock);
 	reap(c, false);
 	pthread_mutex_lock(&c->lock);
@@ -725,6 +748,7 @@ static int client_connected(struct rpcrdma_client *c)
 		if (!err) {
 			pthread_mutex_lock(&c->lock);
 			c->cc = cc;
+			ready_update(c);
 			if (c->connected_once)
 				rpcrdma__count(&c->stats, NULL, RPCRDMA_STAT_RECONNECTS, 1);
 			c->connected_once = true;
@@ -895,6 +919,29 @@ fail:
 	return err;
 }
 
+/* Client lock held: a zeroed creq, from the cache or calloc'd. */
+static struct creq *creq_get(struct rpcrdma_client *c)
+{
+	if (rpcrdma__list_empty(&c->creq_cache))
+		return calloc(1, sizeof(struct creq));
+	struct creq *r = rpcrdma__container_of(rpcrdma__list_pop(&c->creq_cache), struct creq, node);
+
+	c->ncreq_cache--;
+	memset(r, 0, sizeof(*r));
+	return r;
+}
+
+/* Client lock held: keeps r for a later call, up to twice the credits. */
+static void creq_put(struct rpcrdma_client *c, struct creq *r)
+{
+	if (c->ncreq_cache >= 2 * c->opts.max_credits) {
+		free(r);
+		return;
+	}
+	rpcrdma__list_add_tail(&c->creq_cache, &r->node);
+	c->ncreq_cache++;
+}
+
 /* Sends waiting calls while the grant allows (client lock held).  Calls
  * that cannot be encoded are moved to *failed. */
 static void pump_locked(struct rpcrdma_client *c, struct rpcrdma__list *failed, int *status)
@@ -921,13 +968,16 @@ static void pump_locked(struct rpcrdma_client *c, struct rpcrdma__list *failed, 
 	}
 }
 
-static void pump(struct rpcrdma_client *c)
+/* done, when not NULL: a finished call's creq, for the cache. */
+static void pump(struct rpcrdma_client *c, struct creq *done)
 {
 	struct rpcrdma__list failed;
 	int status = 0;
 
 	rpcrdma__list_init(&failed);
 	pthread_mutex_lock(&c->lock);
+	if (done)
+		creq_put(c, done);
 	pump_locked(c, &failed, &status);
 	pthread_mutex_unlock(&c->lock);
 	while (!rpcrdma__list_empty(&failed)) {
@@ -952,26 +1002,30 @@ int rpcrdma_client_call_async(struct rpcrdma_client *c, struct rpcrdma_client_ca
 	err = client_connected(c);
 	if (err)
 		return err;
-	r = calloc(1, sizeof(*r));
-	if (!r)
-		return -ENOMEM;
-	r->call = call;
-	r->done = done;
-	r->arg = arg;
-	iov_copy((uint8_t *)&r->xid, call->iov, call->iovcnt, 0, 4);
+	uint32_t xid;
+
+	iov_copy((uint8_t *)&xid, call->iov, call->iovcnt, 0, 4);
 	call->reply_got = call->bulk_got = 0;
 	pthread_mutex_lock(&c->lock);
 	if (!c->cc || c->cc->dead) {
 		/* Broken since we connected: nothing would ever send or fail a
 		 * call queued now. */
 		pthread_mutex_unlock(&c->lock);
-		free(r);
 		return -ENOTCONN;
 	}
+	r = creq_get(c);
+	if (!r) {
+		pthread_mutex_unlock(&c->lock);
+		return -ENOMEM;
+	}
+	r->call = call;
+	r->done = done;
+	r->arg = arg;
+	r->xid = xid;
 	err = xid_add(c, r);
 	if (err) {
+		creq_put(c, r);
 		pthread_mutex_unlock(&c->lock);
-		free(r);
 		return err;
 	}
 	/*
@@ -993,8 +1047,8 @@ int rpcrdma_client_call_async(struct rpcrdma_client *c, struct rpcrdma_client_ca
 		}
 		if (err != -ENOBUFS) {
 			xid_del(c, r);
+			creq_put(c, r);
 			pthread_mutex_unlock(&c->lock);
-			free(r);
 			return err;
 		}
 	}
@@ -1017,7 +1071,7 @@ void rpcrdma__clt_send_done(struct rpcrdma__ctxt *x, const struct ibv_wc *wc)
 			       RPCRDMA_STAT_FLUSHED : RPCRDMA_STAT_ERR_WC, 1);
 		cconn_break(c, cc, -ECONNRESET);
 	} else {
-		pump(c);
+		pump(c, NULL);
 	}
 	cconn_put(cc);
 }
@@ -1093,18 +1147,16 @@ void rpcrdma__clt_recv_done(struct rpcrdma__ctxt *x, const struct ibv_wc *wc)
 		rpcrdma__count(&c->stats, NULL, RPCRDMA_STAT_REPLIES, 1);
 	}
 repost:
-	pthread_mutex_lock(&c->lock);
-	bool dead = cc->dead;
-	pthread_mutex_unlock(&c->lock);
-	if (dead)
+	/* Without the lock: a break right after this load is no different
+	 * from one right after the post, whose receive then flushes. */
+	if (atomic_load_explicit(&cc->dead, memory_order_acquire))
 		rpcrdma__pool_put(&rv->c);
 	else
 		post_recv(cc, rv);
 	if (r) {
 		req_release(cc, r);
 		r->done(r->call, status, r->arg);
-		free(r);
-		pump(c);
+		pump(c, r);
 	}
 	cconn_put(cc);
 }
@@ -1247,12 +1299,14 @@ int rpcrdma_client_create(struct rpcrdma_poller *poller, const struct sockaddr *
 		return -ENOMEM;
 	c->opts = opts;
 	c->poller = poller;
+	atomic_init(&c->ready, false);
 	memcpy(&c->dst, dst, dst->sa_family == AF_INET ? sizeof(struct sockaddr_in) :
 							 sizeof(struct sockaddr_in6));
 	pthread_mutex_init(&c->lock, NULL);
 	pthread_mutex_init(&c->connect_lock, NULL);
 	pthread_cond_init(&c->reap_cv, NULL);
 	rpcrdma__list_init(&c->waiting);
+	rpcrdma__list_init(&c->creq_cache);
 	rpcrdma__list_init(&c->sent);
 	rpcrdma__list_init(&c->graveyard);
 	rpcrdma_client_credits_init(&c->credits, opts.max_credits);
@@ -1312,6 +1366,8 @@ void rpcrdma_client_destroy(struct rpcrdma_client *c)
 		r->done(r->call, -ECANCELED, r->arg);
 		free(r);
 	}
+	while (!rpcrdma__list_empty(&c->creq_cache))
+		free(rpcrdma__container_of(rpcrdma__list_pop(&c->creq_cache), struct creq, node));
 	rpcrdma_idr_destroy(c->xids);  /* empty: every call completed */
 	pthread_cond_destroy(&c->reap_cv);
 	pthread_mutex_destroy(&c->lock);
