@@ -366,13 +366,13 @@ static int conn_accept(struct rpcrdma_listener *l, struct rdma_cm_event *ev)
 	grant = rpcrdma_credits_grant(&conn->credits);
 	if (dev->srq)
 		dev->srq_unpromised -= grant;
+	conn->l = l;
+	conn->dev = dev;   /* before the list: rpcrdma__dev_find_conn reads it */
 	rpcrdma__list_add_tail(&l->conns, &conn->lnode);
 	l->nconns++;
 	dev->nconns++;
 	pthread_mutex_unlock(&l->lock);
 
-	conn->l = l;
-	conn->dev = dev;
 	conn->id = id;
 	atomic_init(&conn->refs, 1);
 	pthread_mutex_init(&conn->lock, NULL);
@@ -421,8 +421,10 @@ static int conn_accept(struct rpcrdma_listener *l, struct rdma_cm_event *ev)
 		err = -errno;
 		goto fail;
 	}
+	pthread_mutex_lock(&l->lock);   /* rpcrdma__dev_find_conn reads them */
 	conn->qp = id->qp;
 	conn->qp_num = id->qp->qp_num;
+	pthread_mutex_unlock(&l->lock);
 	conn->max_send_sge = qa.cap.max_send_sge;
 
 	err = rpcrdma__pool_init(&conn->send_pool, dev->pd, RPCRDMA__WR_SEND, grant + 8,
@@ -701,15 +703,18 @@ static int cm_handle(struct rpcrdma__source *s, unsigned budget)
 	return n;
 }
 
-struct rpcrdma__conn *rpcrdma__dev_find_conn(struct rpcrdma_listener *l, uint32_t qp_num)
+struct rpcrdma__conn *rpcrdma__dev_find_conn(struct rpcrdma__dev *dev, uint32_t qp_num)
 {
+	struct rpcrdma_listener *l = dev->l;
 	struct rpcrdma__conn *found = NULL;
 
+	/* QP numbers are per device: a listener on several devices (a
+	 * wildcard address) may have two connections with the same one. */
 	pthread_mutex_lock(&l->lock);
 	for (struct rpcrdma__list *n = l->conns.next; n != &l->conns; n = n->next) {
 		struct rpcrdma__conn *c = rpcrdma__container_of(n, struct rpcrdma__conn, lnode);
 
-		if (c->qp && c->qp_num == qp_num && !c->freeing) {
+		if (c->qp && c->qp_num == qp_num && c->dev == dev && !c->freeing) {
 			found = c;
 			rpcrdma__conn_get(c);
 			break;

@@ -384,7 +384,8 @@ void rpcrdma__conn_get(struct rpcrdma__conn *conn);
 void rpcrdma__conn_put(struct rpcrdma__conn *conn);
 /* Starts closing (disconnect + flush); idempotent, any thread. */
 void rpcrdma__conn_close(struct rpcrdma__conn *conn, const char *why);
-struct rpcrdma__conn *rpcrdma__dev_find_conn(struct rpcrdma_listener *l, uint32_t qp_num);
+/* The connection of dev whose QP is qp_num, with a reference; NULL if none. */
+struct rpcrdma__conn *rpcrdma__dev_find_conn(struct rpcrdma__dev *dev, uint32_t qp_num);
 
 /* Posts a receive back (SRQ or the connection's RQ); frees it when the
  * connection is closing and has its own RQ. */

@@ -158,7 +158,7 @@ void rpcrdma__recv_done(struct rpcrdma__ctxt *c, const struct ibv_wc *wc)
 	if (dev->srq) {
 		atomic_fetch_sub(&dev->srq_in, 1);
 		/* The SRQ's buffers belong to no connection until one arrives. */
-		conn = wc->status == IBV_WC_SUCCESS ? rpcrdma__dev_find_conn(l, wc->qp_num) : NULL;
+		conn = wc->status == IBV_WC_SUCCESS ? rpcrdma__dev_find_conn(dev, wc->qp_num) : NULL;
 		if (!conn) {
 			rpcrdma__count(&l->stats, NULL, wc->status == IBV_WC_SUCCESS ?
 				       RPCRDMA_STAT_ERR_DROPPED : RPCRDMA_STAT_FLUSHED, 1);
