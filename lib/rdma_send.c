@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "rdma_internal.h"
 
@@ -203,12 +204,13 @@ static ptrdiff_t in_registered(const struct rpcrdma__mrbuf *b, const struct rpcr
  * kernel refuses (ib_safe_file_access: EACCES) from a thread whose
  * credentials are not those the device file was opened with; in rdma-core
  * 44 its other commands go by ioctl, which is not checked (seen in the VM:
- * after a setfsuid round trip only ibv_post_send failed).  So the probe is
- * a post: one WR with one SGE more than the QP takes, which every provider
+ * after a setfsuid round trip only ibv_post_send failed).  So the exact
+ * probe is a post: one WR with one SGE more than the QP takes, which every provider
  * refuses before queuing anything (the verbs rule: nothing from bad_wr on
  * is posted), soft-RoCE only after ringing the doorbell, whose refusal it
  * reports first.  Other providers post without a system call, and answer
- * EINVAL or ENOMEM without one.
+ * EINVAL or ENOMEM without one.  It is asked only after the kernel
+ * refused a write of no bytes (see rpcrdma_call_may_post).
  */
 #define PROBE_SGE_MAX 64
 
@@ -219,6 +221,18 @@ int rpcrdma_call_may_post(const struct rpcrdma_call *call)
 
 	if (!call || !call->conn || !call->conn->qp)
 		return -EINVAL;
+	/*
+	 * First the cheap question: uverbs checks the caller's credentials
+	 * before a command's length (ib_uverbs_write: EACCES, then EINVAL for
+	 * a short command), so a write of no bytes asks it without doing
+	 * anything.  Accepted: any command would be, the post too.  The probe
+	 * post below rings soft-RoCE's doorbell, which runs its requester in
+	 * the kernel for nothing.  Refused: only a post tells whether this
+	 * provider needs a command to post at all.
+	 */
+	if (write(call->conn->qp->context->cmd_fd, call, 0) >= 0 ||
+	    (errno != EACCES && errno != EPERM))
+		return 0;
 	if (call->conn->max_send_sge >= PROBE_SGE_MAX)
 		return -ENOTSUP;
 	memset(sge, 0, sizeof(sge));

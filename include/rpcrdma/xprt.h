@@ -263,10 +263,13 @@ RPCRDMA_API void rpcrdma_call_drop(struct rpcrdma_call *call);
  * rpcrdma_call_reply): 0 if it may, -EACCES if the kernel refuses this
  * thread's verbs commands because its credentials changed, -EINVAL
  * (connection gone) or -ENOTSUP (cannot tell: treat as refused).  Asks
- * with a post the provider must refuse (a WR with more SGEs than the queue
- * pair takes): nothing is queued; on soft-RoCE that costs one system call,
- * elsewhere none.  A thread that got -EACCES gets it for good; one that got
- * 0 keeps it until it switches credentials.  Thread-safe.
+ * the kernel with a write of no bytes to the device's uverbs file, which it
+ * refuses from such a thread and otherwise answers EINVAL, doing nothing:
+ * one system call.  Only when refused does it ask the provider too, with a
+ * post it must refuse (a WR with more SGEs than the queue pair takes;
+ * nothing is queued): providers that post without a command answer 0.  A
+ * thread that got -EACCES gets it for good; one that got 0 keeps it until
+ * it switches credentials.  Thread-safe.
  */
 RPCRDMA_API int rpcrdma_call_may_post(const struct rpcrdma_call *call);
 
