@@ -260,7 +260,6 @@ static void cconn_put(struct cconn *cc)
 	}
 }
 
-/* Frees the dead connections whose work requests all completed. */
 /* Client lock held: after a change of cc, cc->dead or the graveyard. */
 static void ready_update(struct rpcrdma_client *c)
 {
@@ -269,6 +268,7 @@ static void ready_update(struct rpcrdma_client *c)
 			      memory_order_release);
 }
 
+/* Frees the dead connections whose work requests all completed. */
 static void reap(struct rpcrdma_client *c, bool wait)
 {
 	for (;;) {

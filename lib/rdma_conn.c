@@ -15,7 +15,6 @@
 #include <unistd.h>
 
 #include "rdma_internal.h"
-#include "svc_int.h" /* rpcrdma__listener_may_drive */
 
 #define SEND_SGE_MAX 16
 
@@ -815,22 +814,6 @@ fail:
 int rpcrdma_listener_port(const struct rpcrdma_listener *l)
 {
 	return l ? l->port : -EINVAL;
-}
-
-/*
- * The kernel refuses rdma_cm and uverbs write commands from a thread whose
- * credentials are not the ones the file was opened with: ucma_write and
- * ib_uverbs_write check that (ib_safe_file_access, EACCES) before anything
- * else, then refuse a command shorter than its header (EINVAL).  So a
- * write of no bytes asks without doing anything.  The listener's files were
- * all opened with the same credentials (its own and its devices', by
- * threads that never switched), so one of them answers for all.
- */
-int rpcrdma__listener_may_drive(const struct rpcrdma_listener *l)
-{
-	if (write(l->ech->fd, l, 0) < 0 && (errno == EACCES || errno == EPERM))
-		return -EACCES;
-	return 0;
 }
 
 void rpcrdma_listener_shutdown(struct rpcrdma_listener *l)

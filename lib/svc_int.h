@@ -174,12 +174,7 @@ void rpcrdma__svc_rdma_shutdown(struct rpcrdma_svc *svc);
 
 /* --- from the RDMA transport (rdma_conn.c) */
 
-/* 0 when the calling thread may drive l's poller (its credentials are those
- * l's rdma_cm and verbs files were opened with), -EACCES when the kernel
- * would refuse its commands (see svc_rdma.c). */
-struct rpcrdma_listener;
 struct rpcrdma_poller;
-int rpcrdma__listener_may_drive(const struct rpcrdma_listener *l);
 /* Whether p is a DIRECT poller (poller.c). */
 bool rpcrdma__poller_is_direct(const struct rpcrdma_poller *p);
 

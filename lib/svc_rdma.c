@@ -49,6 +49,7 @@
 #include <unistd.h>
 #include <netinet/in.h>
 
+#include <rdma/rdma_cma.h>
 #include <rpcrdma/xprt.h>
 
 #include "svc_int.h"
@@ -99,7 +100,10 @@ struct rpcrdma__svc_rdrive {
 	struct rpcrdma__svc_source src; /* the poller's fd, while the loop polls */
 	struct rpcrdma_svc *svc;
 	struct rpcrdma_poller *poller;
-	struct rpcrdma_listener *probe; /* its rdma_cm file answers may_drive */
+	/* An rdma_cm file of its own, opened with the credentials the
+	 * listeners' files were: a write of no bytes to it asks the kernel
+	 * whether this thread may still give RDMA commands (see on_poller). */
+	struct rdma_event_channel *probe;
 	/* The loop thread while it is inside rpcrdma_poller_poll: on_call
 	 * then queues without a wake-up and notes the listener here. */
 	atomic_bool loop_polling;
@@ -415,7 +419,11 @@ static void on_poller(struct rpcrdma__svc_source *src, uint32_t events)
 	struct rpcrdma__svc_rdrive *d = (struct rpcrdma__svc_rdrive *)src;
 	(void)events;
 
-	if (rpcrdma__listener_may_drive(d->probe) != 0) {
+	/* ucma_write checks the caller's credentials (EACCES) before the
+	 * command's length (EINVAL): a write of no bytes asks, doing nothing.
+	 * Every rdma_cm and uverbs file was opened with the same credentials
+	 * (by threads that never switched), so this one answers for all. */
+	if (write(d->probe->fd, d, 0) < 0 && (errno == EACCES || errno == EPERM)) {
 		rdrive_hand_over(d);
 		return;
 	}
@@ -479,6 +487,7 @@ static void rdrive_free(struct rpcrdma__svc_rdrive *d)
 	(void)eventfd_write(d->stop_fd, 1);
 	pthread_join(d->thread, NULL);
 	close(d->stop_fd);
+	rdma_destroy_event_channel(d->probe);
 	pthread_cond_destroy(&d->cond);
 	pthread_mutex_destroy(&d->lock);
 	free(d);
@@ -507,36 +516,33 @@ static int rdrive_get(struct rpcrdma_svc *svc, struct rpcrdma_poller *p,
 	atomic_init(&d->loop_polling, false);
 	pthread_mutex_init(&d->lock, NULL);
 	pthread_cond_init(&d->cond, NULL);
-	d->stop_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-	int rc = d->stop_fd < 0 ? -errno : -pthread_create(&d->thread, NULL, rdrive_main, d);
-	if (rc) {
-		if (d->stop_fd >= 0)
-			close(d->stop_fd);
+	d->probe = rdma_create_event_channel();
+	if (!d->probe) {
+		int rc = errno ? -errno : -ENOMEM;
 		pthread_cond_destroy(&d->cond);
 		pthread_mutex_destroy(&d->lock);
 		free(d);
 		return rc;
 	}
-	svc->rdrive = d;
-	*out = d;
-	return 0;
-}
-
-/* With its first listener l as the probe, puts the poller's fd on the
- * loop's epoll set (svc->lock held). */
-static int rdrive_watch(struct rpcrdma__svc_rdrive *d, struct rpcrdma_listener *l)
-{
-	if (d->probe)
-		return 0;
-	d->probe = l;
-	int rc = rpcrdma__svc_watch(d->svc, &d->src, EPOLLIN);
+	d->stop_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	int rc = d->stop_fd < 0 ? -errno : -pthread_create(&d->thread, NULL, rdrive_main, d);
 	if (rc) {
-		d->probe = NULL;
+		if (d->stop_fd >= 0)
+			close(d->stop_fd);
+		rdma_destroy_event_channel(d->probe);
+		pthread_cond_destroy(&d->cond);
+		pthread_mutex_destroy(&d->lock);
+		free(d);
 		return rc;
 	}
-	pthread_mutex_lock(&d->lock);
+	rc = rpcrdma__svc_watch(svc, &d->src, EPOLLIN);
+	if (rc) {
+		rdrive_free(d);
+		return rc;
+	}
 	d->watched = true;
-	pthread_mutex_unlock(&d->lock);
+	svc->rdrive = d;
+	*out = d;
 	return 0;
 }
 
@@ -624,7 +630,7 @@ int rpcrdma_svc_listen_rdma(struct rpcrdma_svc *svc, struct rpcrdma_poller *poll
 	}
 	/* A DIRECT poller: the loop polls it (see the top of this file).  The
 	 * driver exists before the listener, so r->drive is set before any
-	 * on_call; the loop polls once the first listener is its probe. */
+	 * on_call. */
 	if (rpcrdma__poller_is_direct(poller)) {
 		pthread_mutex_lock(&svc->lock);
 		rc = rdrive_get(svc, poller, &r->drive);
@@ -640,17 +646,6 @@ int rpcrdma_svc_listen_rdma(struct rpcrdma_svc *svc, struct rpcrdma_poller *poll
 		rpcrdma__svc_unwatch(svc, &r->src);
 		svc_rdma_free(r);
 		return rc;
-	}
-	if (r->drive) {
-		pthread_mutex_lock(&svc->lock);
-		rc = rdrive_watch(r->drive, r->listener);
-		pthread_mutex_unlock(&svc->lock);
-		if (rc) {
-			rpcrdma_listener_destroy(r->listener);
-			rpcrdma__svc_unwatch(svc, &r->src);
-			svc_rdma_free(r);
-			return rc;
-		}
 	}
 	int port = rpcrdma_listener_port(r->listener);
 	if (ss.ss_family == AF_INET6)
