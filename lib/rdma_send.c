@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "rdma_internal.h"
+#include "svc_int.h" /* rpcrdma__may_command */
 
 static struct rpcrdma__send *send_get(struct rpcrdma__conn *conn)
 {
@@ -214,6 +215,18 @@ static ptrdiff_t in_registered(const struct rpcrdma__mrbuf *b, const struct rpcr
  */
 #define PROBE_SGE_MAX 64
 
+/*
+ * ib_uverbs_write and ucma_write check the caller's credentials (EACCES)
+ * before a command's length (EINVAL for one shorter than its header), so a
+ * write of no bytes asks the kernel without doing anything.
+ */
+int rpcrdma__may_command(int fd)
+{
+	if (write(fd, &fd, 0) < 0 && (errno == EACCES || errno == EPERM))
+		return -EACCES;
+	return 0;
+}
+
 int rpcrdma_call_may_post(const struct rpcrdma_call *call)
 {
 	struct ibv_sge sge[PROBE_SGE_MAX];
@@ -222,16 +235,13 @@ int rpcrdma_call_may_post(const struct rpcrdma_call *call)
 	if (!call || !call->conn || !call->conn->qp)
 		return -EINVAL;
 	/*
-	 * First the cheap question: uverbs checks the caller's credentials
-	 * before a command's length (ib_uverbs_write: EACCES, then EINVAL for
-	 * a short command), so a write of no bytes asks it without doing
-	 * anything.  Accepted: any command would be, the post too.  The probe
-	 * post below rings soft-RoCE's doorbell, which runs its requester in
-	 * the kernel for nothing.  Refused: only a post tells whether this
-	 * provider needs a command to post at all.
+	 * First the cheap question, to the uverbs file.  Accepted: any
+	 * command would be, the post too.  (The probe post below rings
+	 * soft-RoCE's doorbell, which runs its requester in the kernel for
+	 * nothing.)  Refused: only a post tells whether this provider needs
+	 * a command to post at all.
 	 */
-	if (write(call->conn->qp->context->cmd_fd, call, 0) >= 0 ||
-	    (errno != EACCES && errno != EPERM))
+	if (rpcrdma__may_command(call->conn->qp->context->cmd_fd) == 0)
 		return 0;
 	if (call->conn->max_send_sge >= PROBE_SGE_MAX)
 		return -ENOTSUP;

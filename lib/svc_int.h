@@ -172,11 +172,15 @@ void rpcrdma__svc_udp_shutdown(struct rpcrdma_svc *svc);
  * calls); the loop must be stopped. */
 void rpcrdma__svc_rdma_shutdown(struct rpcrdma_svc *svc);
 
-/* --- from the RDMA transport (rdma_conn.c) */
+/* --- from the RDMA transport */
 
 struct rpcrdma_poller;
 /* Whether p is a DIRECT poller (poller.c). */
 bool rpcrdma__poller_is_direct(const struct rpcrdma_poller *p);
+/* 0 when the kernel takes rdma_cm or uverbs commands on fd from the
+ * calling thread, -EACCES when it refuses them: the thread's credentials
+ * are not the ones fd was opened with (rdma_send.c). */
+int rpcrdma__may_command(int fd);
 
 /* Adds an endpoint for a bound socket address (svc.c). */
 int rpcrdma__svc_add_endpoint_sa(struct rpcrdma_svc *svc, bool udp,

@@ -112,10 +112,10 @@ struct rpcrdma__svc_rdrive {
 
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
-	bool watched;                   /* src is on the loop's epoll set */
 	bool handed;                    /* the driver thread polls */
 	bool stop;
 	int stop_fd;                    /* eventfd: the driver thread stops */
+	bool started;                   /* thread runs */
 	pthread_t thread;
 };
 
@@ -407,7 +407,6 @@ static void rdrive_hand_over(struct rpcrdma__svc_rdrive *d)
 {
 	rpcrdma__svc_unwatch(d->svc, &d->src);
 	pthread_mutex_lock(&d->lock);
-	d->watched = false;
 	d->handed = true;
 	pthread_cond_signal(&d->cond);
 	pthread_mutex_unlock(&d->lock);
@@ -419,11 +418,9 @@ static void on_poller(struct rpcrdma__svc_source *src, uint32_t events)
 	struct rpcrdma__svc_rdrive *d = (struct rpcrdma__svc_rdrive *)src;
 	(void)events;
 
-	/* ucma_write checks the caller's credentials (EACCES) before the
-	 * command's length (EINVAL): a write of no bytes asks, doing nothing.
-	 * Every rdma_cm and uverbs file was opened with the same credentials
+	/* Every rdma_cm and uverbs file was opened with the same credentials
 	 * (by threads that never switched), so this one answers for all. */
-	if (write(d->probe->fd, d, 0) < 0 && (errno == EACCES || errno == EPERM)) {
+	if (rpcrdma__may_command(d->probe->fd) != 0) {
 		rdrive_hand_over(d);
 		return;
 	}
@@ -472,33 +469,39 @@ static void *rdrive_main(void *arg)
 	return NULL;
 }
 
+/* Stops the driver thread and frees d, however far rdrive_get got. */
 static void rdrive_free(struct rpcrdma__svc_rdrive *d)
 {
 	if (!d)
 		return;
-	pthread_mutex_lock(&d->lock);
-	bool watched = d->watched;
-	d->watched = false;
-	d->stop = true;
-	pthread_cond_signal(&d->cond);
-	pthread_mutex_unlock(&d->lock);
-	if (watched)
-		rpcrdma__svc_unwatch(d->svc, &d->src);
-	(void)eventfd_write(d->stop_fd, 1);
-	pthread_join(d->thread, NULL);
-	close(d->stop_fd);
-	rdma_destroy_event_channel(d->probe);
+	/* Off the loop's epoll set (already, once handed over: harmless). */
+	rpcrdma__svc_unwatch(d->svc, &d->src);
+	if (d->started) {
+		pthread_mutex_lock(&d->lock);
+		d->stop = true;
+		pthread_cond_signal(&d->cond);
+		pthread_mutex_unlock(&d->lock);
+		(void)eventfd_write(d->stop_fd, 1);
+		pthread_join(d->thread, NULL);
+	}
+	if (d->stop_fd >= 0)
+		close(d->stop_fd);
+	if (d->probe)
+		rdma_destroy_event_channel(d->probe);
 	pthread_cond_destroy(&d->cond);
 	pthread_mutex_destroy(&d->lock);
 	free(d);
 }
 
 /* The service's driver for DIRECT poller p, made on first use (svc->lock
- * held).  -EINVAL: the service already drives another poller. */
+ * held): its probe file, its thread (idle until handed the poller), the
+ * poller's fd on the loop's epoll set.  -EINVAL: the service already
+ * drives another poller. */
 static int rdrive_get(struct rpcrdma_svc *svc, struct rpcrdma_poller *p,
 		      struct rpcrdma__svc_rdrive **out)
 {
 	struct rpcrdma__svc_rdrive *d = svc->rdrive;
+	int rc;
 
 	if (d) {
 		if (d->poller != p)
@@ -516,31 +519,20 @@ static int rdrive_get(struct rpcrdma_svc *svc, struct rpcrdma_poller *p,
 	atomic_init(&d->loop_polling, false);
 	pthread_mutex_init(&d->lock, NULL);
 	pthread_cond_init(&d->cond, NULL);
+	d->stop_fd = -1;
 	d->probe = rdma_create_event_channel();
 	if (!d->probe) {
-		int rc = errno ? -errno : -ENOMEM;
-		pthread_cond_destroy(&d->cond);
-		pthread_mutex_destroy(&d->lock);
-		free(d);
-		return rc;
+		rc = errno ? -errno : -ENOMEM;
+	} else if ((d->stop_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)) < 0) {
+		rc = -errno;
+	} else if ((rc = -pthread_create(&d->thread, NULL, rdrive_main, d)) == 0) {
+		d->started = true;
+		rc = rpcrdma__svc_watch(svc, &d->src, EPOLLIN);
 	}
-	d->stop_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-	int rc = d->stop_fd < 0 ? -errno : -pthread_create(&d->thread, NULL, rdrive_main, d);
-	if (rc) {
-		if (d->stop_fd >= 0)
-			close(d->stop_fd);
-		rdma_destroy_event_channel(d->probe);
-		pthread_cond_destroy(&d->cond);
-		pthread_mutex_destroy(&d->lock);
-		free(d);
-		return rc;
-	}
-	rc = rpcrdma__svc_watch(svc, &d->src, EPOLLIN);
 	if (rc) {
 		rdrive_free(d);
 		return rc;
 	}
-	d->watched = true;
 	svc->rdrive = d;
 	*out = d;
 	return 0;
