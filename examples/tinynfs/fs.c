@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* Export backend on a real directory; see fs.h. */
 #include "fs.h"
+#include "fh_cache.h"
 #include "fs_inode.h"
 #include "mountinfo.h"
 #include "pseudo.h"
@@ -121,6 +122,7 @@ int tnfs_export_open(const struct tnfs_export_entry *e, bool inode_handles,
 		fd = open_by_handle_at(x->rootfd, &fb.h, O_PATH);
 	if (fd >= 0) {
 		close(fd);
+		x->dirs = tnfs_fhc_new();
 	} else if ((rc = tnfs_ino_table_new(&x->inodes)) != 0) {
 		goto fail;
 	}
@@ -138,6 +140,7 @@ void tnfs_export_close(struct tnfs_export *x)
 	if (x->rootfd >= 0)
 		close(x->rootfd);
 	tnfs_ino_table_free(x->inodes);
+	tnfs_fhc_free(x->dirs);
 	free(x->path);
 	free(x);
 }
@@ -276,6 +279,20 @@ uint32_t tnfs_fs_from_fh(const struct tnfs_export *x, const uint8_t *fh,
 		return NFS4ERR_BADHANDLE;
 	if (tnfs_fh_export_id(fh, len) != x->id)
 		return NFS4ERR_STALE;
+	/* A directory opened lately: the same checks as below, and a
+	 * removed one (no links left) is stale. */
+	int fd = tnfs_fhc_get(x->dirs, fh, len);
+	if (fd >= 0) {
+		struct stat st;
+		if (tnfs_fstat(fd, &st) != 0 || st.st_nlink == 0 ||
+		    (!x->whole_fs && !tnfs_fs_is_root(x, &st) && !inside_export(x, fd))) {
+			close(fd);
+			tnfs_fhc_forget(x->dirs, fh, len);
+			return NFS4ERR_STALE;
+		}
+		out->fd = fd;
+		return NFS4_OK;
+	}
 	struct fh_buf fb;
 	fb.h.handle_type = (int)((uint32_t)fh[4] << 24 | (uint32_t)fh[5] << 16 |
 				 (uint32_t)fh[6] << 8 | fh[7]);
@@ -286,7 +303,7 @@ uint32_t tnfs_fs_from_fh(const struct tnfs_export *x, const uint8_t *fh,
 	uint32_t fsuid = (uint32_t)syscall(SYS_setfsuid, -1);
 	if (fsuid != 0)
 		syscall(SYS_setfsuid, 0);
-	int fd = open_by_handle_at(x->rootfd, &fb.h, O_PATH | O_CLOEXEC);
+	fd = open_by_handle_at(x->rootfd, &fb.h, O_PATH | O_CLOEXEC);
 	int err = errno;
 	if (fsuid != 0)
 		syscall(SYS_setfsuid, fsuid);
@@ -303,6 +320,8 @@ uint32_t tnfs_fs_from_fh(const struct tnfs_export *x, const uint8_t *fh,
 		close(fd);
 		return NFS4ERR_STALE;
 	}
+	if (S_ISDIR(st.st_mode))
+		tnfs_fhc_add(x->dirs, fh, len, fd);
 	out->fd = fd;
 	return NFS4_OK;
 }

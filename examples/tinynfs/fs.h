@@ -18,6 +18,8 @@
  * gone (ESTALE) is NFS4ERR_STALE; one whose file lies outside the export
  * (checked on the path the kernel reports for the opened file) is
  * NFS4ERR_STALE as well, so no file outside the export can be reached.
+ * A handle of one of the directories opened lately is served from the
+ * export's cache (fh_cache.h) under the same checks.
  *
  * Names are single components: empty -> NFS4ERR_INVAL, "." or ".." or
  * containing '/' or NUL -> NFS4ERR_BADNAME, longer than NAME_MAX ->
@@ -77,6 +79,8 @@ struct tnfs_export {
 	/* fallback handles (fs_inode.h): the path table, NULL when
 	 * name_to_handle_at handles are used */
 	struct tnfs_ino_table *inodes;
+	/* opened directories by handle (fh_cache.h); NULL: none */
+	struct tnfs_fh_cache *dirs;
 };
 
 /* Thread credentials: the server's own (tnfs_fs_self()), or those saved by

@@ -7,6 +7,7 @@
  * result against its estimate; each test's teardown asserts none exceeded).
  */
 #include "nfstest.h"
+#include "fh_cache.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -552,6 +553,99 @@ static void make_fh(const char *path, const struct fh *like, struct fh *out)
 	out->d[7] = (uint8_t)fb.h.handle_type;
 	memcpy(out->d + 8, fb.h.f_handle, fb.h.handle_bytes);
 	out->len = 8 + fb.h.handle_bytes;
+}
+
+/* PUTFH of a directory dups a cached descriptor after the first one
+ * (fh_cache.h); the cache evicts the least recently used directory;
+ * a file's handle is never cached; a removed directory, and one moved
+ * out of the export, are stale as they are without the cache. */
+static uint32_t putfh_only(struct fx *f, const struct fh *h)
+{
+	fx_seq(f);
+	req_op(&f->rq, OP_PUTFH);
+	put_fh(&f->rq.x, h);
+	return fx_call(f);
+}
+
+static void test_dir_handle_cache(void **state)
+{
+	struct fx *f = *state;
+	fx_mount(f);
+	struct tnfs_fh_cache *c = f->srv->exp->dirs;
+	assert_non_null(c);
+	struct fh root, dirs[TNFS_FHC_SLOTS + 8], file;
+	root_fh(f, &root);
+	char path[192];
+	struct tnfs_fhc_stats s0, s1;
+	for (unsigned i = 0; i < TNFS_FHC_SLOTS + 8; i++) {
+		snprintf(path, sizeof(path), "%s/d%u", f->dir, i);
+		assert_int_equal(mkdir(path, 0755), 0);
+		make_fh(path, &root, &dirs[i]);
+	}
+	snprintf(path, sizeof(path), "%s/d0/file", f->dir);
+	int fd = open(path, O_CREAT | O_WRONLY, 0644);
+	assert_true(fd >= 0);
+	close(fd);
+	make_fh(path, &root, &file);
+
+	/* first PUTFH a miss, the next ones hits */
+	tnfs_fhc_stats(c, &s0);
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(putfh_only(f, &dirs[0]), NFS4_OK);
+	tnfs_fhc_stats(c, &s1);
+	assert_int_equal(s1.misses, s0.misses + 1);
+	assert_int_equal(s1.hits, s0.hits + 2);
+	/* a regular file: a miss every time */
+	for (int i = 0; i < 2; i++)
+		assert_int_equal(putfh_only(f, &file), NFS4_OK);
+	tnfs_fhc_stats(c, &s0);
+	assert_int_equal(s0.misses, s1.misses + 2);
+	assert_int_equal(s0.hits, s1.hits);
+	/* more directories than slots: every one resolves; then the most
+	 * recent ones hit and the first of them was evicted */
+	for (unsigned i = 1; i < TNFS_FHC_SLOTS + 8; i++)
+		assert_int_equal(putfh_only(f, &dirs[i]), NFS4_OK);
+	tnfs_fhc_stats(c, &s0);
+	assert_int_equal(putfh_only(f, &dirs[TNFS_FHC_SLOTS + 7]), NFS4_OK);
+	assert_int_equal(putfh_only(f, &dirs[8]), NFS4_OK);
+	assert_int_equal(putfh_only(f, &dirs[1]), NFS4_OK);
+	tnfs_fhc_stats(c, &s1);
+	assert_int_equal(s1.hits, s0.hits + 2);
+	assert_int_equal(s1.misses, s0.misses + 1);
+
+	/* removed behind the server's back while cached: stale */
+	assert_int_equal(putfh_only(f, &dirs[2]), NFS4_OK);
+	snprintf(path, sizeof(path), "%s/d2", f->dir);
+	assert_int_equal(rmdir(path), 0);
+	assert_int_equal(putfh_only(f, &dirs[2]), NFS4ERR_STALE);
+	assert_int_equal(putfh_only(f, &dirs[2]), NFS4ERR_STALE);
+	/* removed through REMOVE: stale too */
+	assert_int_equal(putfh_only(f, &dirs[3]), NFS4_OK);
+	fx_seq(f);
+	req_op(&f->rq, OP_PUTFH);
+	put_fh(&f->rq.x, &root);
+	req_op(&f->rq, OP_REMOVE);
+	put_str(&f->rq.x, "d3");
+	assert_int_equal(fx_call(f), NFS4_OK);
+	assert_int_equal(putfh_only(f, &dirs[3]), NFS4ERR_STALE);
+	/* REMOVE of a non-empty directory: NOTEMPTY, nothing removed */
+	fx_seq(f);
+	req_op(&f->rq, OP_PUTFH);
+	put_fh(&f->rq.x, &root);
+	req_op(&f->rq, OP_REMOVE);
+	put_str(&f->rq.x, "d0");
+	assert_int_equal(fx_call(f), NFS4ERR_NOTEMPTY);
+	assert_int_equal(putfh_only(f, &file), NFS4_OK);
+	/* moved out of the export (same file system) while cached: stale */
+	assert_int_equal(putfh_only(f, &dirs[4]), NFS4_OK);
+	char out[] = "/tmp/tinynfs-moved-XXXXXX";
+	assert_non_null(mkdtemp(out));
+	assert_int_equal(rmdir(out), 0);
+	snprintf(path, sizeof(path), "%s/d4", f->dir);
+	assert_int_equal(rename(path, out), 0);
+	assert_int_equal(putfh_only(f, &dirs[4]), NFS4ERR_STALE);
+	assert_int_equal(rename(out, path), 0);
+	assert_int_equal(putfh_only(f, &dirs[4]), NFS4_OK);
 }
 
 static void test_confinement(void **state)
@@ -1800,6 +1894,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_sync_error_changes_verifier, setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_create_rename_link, setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_confinement, setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_dir_handle_cache, setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_setattr_split, setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_readdir_pages, setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_errors_and_ordering, setup, fx_teardown),

@@ -1,0 +1,139 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* Opened directories by file handle; see fh_cache.h. */
+#include "fh_cache.h"
+#include "nfs4.h"
+
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct fhc_entry {
+	int fd; /* -1: empty */
+	uint32_t hash, len;
+	uint64_t used; /* tick of the last hit or add */
+	uint8_t fh[NFS4_FHSIZE];
+};
+
+struct tnfs_fh_cache {
+	pthread_mutex_t mu;
+	uint64_t tick, hits, misses;
+	struct fhc_entry e[TNFS_FHC_SLOTS];
+};
+
+/* FNV-1a: handles are short and their bytes already well mixed. */
+static uint32_t fh_hash(const uint8_t *fh, uint32_t len)
+{
+	uint32_t h = 2166136261u;
+	for (uint32_t i = 0; i < len; i++)
+		h = (h ^ fh[i]) * 16777619u;
+	return h;
+}
+
+struct tnfs_fh_cache *tnfs_fhc_new(void)
+{
+	struct tnfs_fh_cache *c = calloc(1, sizeof(*c));
+	if (!c)
+		return NULL;
+	pthread_mutex_init(&c->mu, NULL);
+	for (unsigned i = 0; i < TNFS_FHC_SLOTS; i++)
+		c->e[i].fd = -1;
+	return c;
+}
+
+void tnfs_fhc_free(struct tnfs_fh_cache *c)
+{
+	if (!c)
+		return;
+	for (unsigned i = 0; i < TNFS_FHC_SLOTS; i++)
+		if (c->e[i].fd >= 0)
+			close(c->e[i].fd);
+	pthread_mutex_destroy(&c->mu);
+	free(c);
+}
+
+static struct fhc_entry *find(struct tnfs_fh_cache *c, uint32_t h,
+			      const uint8_t *fh, uint32_t len)
+{
+	for (unsigned i = 0; i < TNFS_FHC_SLOTS; i++) {
+		struct fhc_entry *e = &c->e[i];
+		if (e->fd >= 0 && e->hash == h && e->len == len &&
+		    memcmp(e->fh, fh, len) == 0)
+			return e;
+	}
+	return NULL;
+}
+
+int tnfs_fhc_get(struct tnfs_fh_cache *c, const uint8_t *fh, uint32_t len)
+{
+	if (!c || len > NFS4_FHSIZE)
+		return -1;
+	uint32_t h = fh_hash(fh, len);
+	int fd = -1;
+	pthread_mutex_lock(&c->mu);
+	struct fhc_entry *e = find(c, h, fh, len);
+	if (e) {
+		fd = fcntl(e->fd, F_DUPFD_CLOEXEC, 0);
+		e->used = ++c->tick;
+	}
+	if (fd >= 0)
+		c->hits++;
+	else
+		c->misses++;
+	pthread_mutex_unlock(&c->mu);
+	return fd;
+}
+
+void tnfs_fhc_add(struct tnfs_fh_cache *c, const uint8_t *fh, uint32_t len, int fd)
+{
+	if (!c || len > NFS4_FHSIZE)
+		return;
+	uint32_t h = fh_hash(fh, len);
+	pthread_mutex_lock(&c->mu);
+	struct fhc_entry *e = find(c, h, fh, len);
+	if (!e) {
+		/* an empty slot, else the least recently used one */
+		e = &c->e[0];
+		for (unsigned i = 0; i < TNFS_FHC_SLOTS && e->fd >= 0; i++)
+			if (c->e[i].fd < 0 || c->e[i].used < e->used)
+				e = &c->e[i];
+		int nfd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+		if (nfd < 0)
+			goto out;
+		if (e->fd >= 0)
+			close(e->fd);
+		e->fd = nfd;
+		e->hash = h;
+		e->len = len;
+		memcpy(e->fh, fh, len);
+	}
+	e->used = ++c->tick;
+out:
+	pthread_mutex_unlock(&c->mu);
+}
+
+void tnfs_fhc_forget(struct tnfs_fh_cache *c, const uint8_t *fh, uint32_t len)
+{
+	if (!c || len > NFS4_FHSIZE)
+		return;
+	uint32_t h = fh_hash(fh, len);
+	pthread_mutex_lock(&c->mu);
+	struct fhc_entry *e = find(c, h, fh, len);
+	if (e) {
+		close(e->fd);
+		e->fd = -1;
+	}
+	pthread_mutex_unlock(&c->mu);
+}
+
+void tnfs_fhc_stats(struct tnfs_fh_cache *c, struct tnfs_fhc_stats *out)
+{
+	*out = (struct tnfs_fhc_stats){ 0 };
+	if (!c)
+		return;
+	pthread_mutex_lock(&c->mu);
+	out->hits = c->hits;
+	out->misses = c->misses;
+	pthread_mutex_unlock(&c->mu);
+}

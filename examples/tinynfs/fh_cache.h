@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * A small cache of opened directories by file handle, one per export.
+ *
+ * Every PUTFH opens its handle again with open_by_handle_at(2), which
+ * decodes the handle, finds the dentry and makes a new file: the most
+ * expensive system call of a metadata operation (REMOVE, OPEN-create,
+ * LOOKUP), whose handle is nearly always one of a few directories.  The
+ * cache keeps an O_PATH descriptor of the last TNFS_FHC_SLOTS directories
+ * that passed every check of tnfs_fs_from_fh(), and a PUTFH of one of
+ * them dups it instead (the node owns its own descriptor, as before).
+ *
+ * Only directories are kept: a cached descriptor keeps its inode alive,
+ * which for a removed regular file would keep its data allocated until
+ * the entry is evicted.  A removed directory holds nothing, and the
+ * caller sees it as stale (st_nlink == 0), then forgets the entry.  The
+ * caller repeats the export-boundary check on every hit, so a directory
+ * renamed out of the export is refused as it was before.
+ *
+ * Thread-safe (a mutex); a miss costs a scan of TNFS_FHC_SLOTS hashes.
+ */
+#ifndef TINYNFS_FH_CACHE_H
+#define TINYNFS_FH_CACHE_H
+
+#include <stdint.h>
+
+#define TNFS_FHC_SLOTS 32
+
+struct tnfs_fh_cache;
+
+/* NULL when out of memory (the export then works without a cache). */
+struct tnfs_fh_cache *tnfs_fhc_new(void);
+/* Closes every cached descriptor. */
+void tnfs_fhc_free(struct tnfs_fh_cache *c);
+
+/* A new descriptor (close-on-exec) of the directory cached for this
+ * handle, or -1 if none (or c is NULL). */
+int tnfs_fhc_get(struct tnfs_fh_cache *c, const uint8_t *fh, uint32_t len);
+/* Caches a duplicate of fd, an O_PATH descriptor of the directory that
+ * handle names, evicting the least recently used entry when full.  fd
+ * stays the caller's.  Does nothing if it cannot (no memory, no
+ * descriptor left). */
+void tnfs_fhc_add(struct tnfs_fh_cache *c, const uint8_t *fh, uint32_t len, int fd);
+/* Drops the handle's entry, if any (its directory is gone or moved). */
+void tnfs_fhc_forget(struct tnfs_fh_cache *c, const uint8_t *fh, uint32_t len);
+
+struct tnfs_fhc_stats {
+	uint64_t hits, misses;
+};
+void tnfs_fhc_stats(struct tnfs_fh_cache *c, struct tnfs_fhc_stats *out);
+
+#endif
