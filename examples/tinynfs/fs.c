@@ -518,11 +518,19 @@ uint32_t tnfs_fs_remove(const struct tnfs_node *dir, const char *name)
 	uint32_t s = need_dir(dir);
 	if (s != NFS4_OK)
 		return s;
+	/* Most names are not directories: try unlink first and rmdir only
+	 * when the kernel says it is one (EISDIR; POSIX allows EPERM). */
+	if (unlinkat(dir->fd, name, 0) == 0)
+		return NFS4_OK;
+	int err = errno;
 	struct stat st;
+	if (err != EISDIR && err != EPERM)
+		return tnfs_errno_to_nfs(err);
 	if (fstatat(dir->fd, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
 		return tnfs_errno_to_nfs(errno);
-	int flags = S_ISDIR(st.st_mode) ? AT_REMOVEDIR : 0;
-	if (unlinkat(dir->fd, name, flags) != 0)
+	if (!S_ISDIR(st.st_mode))
+		return tnfs_errno_to_nfs(err);
+	if (unlinkat(dir->fd, name, AT_REMOVEDIR) != 0)
 		return errno == EEXIST ? NFS4ERR_NOTEMPTY : tnfs_errno_to_nfs(errno);
 	return NFS4_OK;
 }
