@@ -89,11 +89,30 @@ static void put_time(struct xdr_out *x, const struct timespec *t)
 	xdr_put_u32(x, (uint32_t)t->tv_nsec);
 }
 
+/* An owner or group as its decimal id (no snprintf: two per GETATTR). */
 static void put_id(struct xdr_out *x, uint32_t id)
 {
-	char b[16];
-	int n = snprintf(b, sizeof(b), "%" PRIu32, id);
-	xdr_put_opaque(x, b, (uint32_t)n);
+	char b[10];
+	unsigned n = sizeof(b);
+	do {
+		b[--n] = (char)('0' + id % 10);
+		id /= 10;
+	} while (id);
+	xdr_put_opaque(x, b + n, (uint32_t)(sizeof(b) - n));
+}
+
+/* The next set bit of b at or after *bit, false if none: walks the
+ * requested attributes without testing all 32 * FATTR4_WORDS bits. */
+static bool next_bit(const struct nfs4_bitmap *b, unsigned *bit)
+{
+	for (unsigned w = *bit / 32; w < FATTR4_WORDS; w++) {
+		uint32_t v = *bit / 32 == w ? b->w[w] & (UINT32_MAX << (*bit % 32)) : b->w[w];
+		if (v) {
+			*bit = 32 * w + (unsigned)__builtin_ctz(v);
+			return true;
+		}
+	}
+	return false;
 }
 
 /* Largest size of each attribute value (0: not supported / none). */
@@ -138,10 +157,13 @@ size_t tnfs_attrs_estimate(const struct tnfs_export *x, uint32_t minor,
 {
 	struct nfs4_bitmap supp;
 	tnfs_attrs_supported(x, minor, &supp);
+	struct nfs4_bitmap both;
+	memset(&both, 0, sizeof(both));
+	for (int i = 0; i < FATTR4_WORDS; i++)
+		both.w[i] = req->w[i] & supp.w[i];
 	size_t n = 4 + 4 * FATTR4_WORDS + 4; /* bitmap + attrlist length */
-	for (unsigned bit = 0; bit < 32 * FATTR4_WORDS; bit++)
-		if (nfs4_bm_isset(req, bit) && nfs4_bm_isset(&supp, bit))
-			n += bit == FATTR4_FILEHANDLE ? 4 + xdr_pad(fh_len) : attr_max(bit);
+	for (unsigned bit = 0; next_bit(&both, &bit); bit++)
+		n += bit == FATTR4_FILEHANDLE ? 4 + xdr_pad(fh_len) : attr_max(bit);
 	return n;
 }
 
@@ -191,9 +213,7 @@ uint32_t tnfs_attrs_encode(struct xdr_out *x, const struct nfs4_bitmap *req,
 	nfs4_enc_bitmap(x, &ret);
 	uint8_t *lenp = xdr_reserve(x, 4);
 	uint8_t *start = x->p;
-	for (unsigned bit = 0; bit < 32 * FATTR4_WORDS; bit++) {
-		if (!nfs4_bm_isset(&ret, bit))
-			continue;
+	for (unsigned bit = 0; next_bit(&ret, &bit); bit++) {
 		switch (bit) {
 		case FATTR4_SUPPORTED_ATTRS: nfs4_enc_bitmap(x, &supp); break;
 		case FATTR4_TYPE: xdr_put_u32(x, ftype(st->st_mode)); break;
