@@ -13,7 +13,7 @@
 struct slot {
 	uint32_t seqid;
 	bool busy, cached;
-	size_t len;
+	size_t len, cap; /* reply: len bytes cached in cap allocated */
 	uint8_t *reply;
 };
 
@@ -98,8 +98,10 @@ struct tnfs_state {
 static uint64_t mono_seconds(void *arg)
 {
 	(void)arg;
+	/* seconds are all a lease needs: the coarse clock is read in the
+	 * vDSO even where the fine one is a system call (an HPET) */
 	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
 	return (uint64_t)ts.tv_sec;
 }
 
@@ -467,10 +469,17 @@ void tnfs_state_slot_done(struct tnfs_state *st, const uint8_t sid[16],
 		struct slot *sl = &se->slots[slotid];
 		sl->busy = false;
 		if (cache && len <= se->fore.maxresp_cached) {
-			uint8_t *b = realloc(sl->reply, len ? len : 1);
+			/* the slot keeps its buffer: no allocation per reply */
+			uint8_t *b = sl->reply;
+			if (len > sl->cap || !b) {
+				b = realloc(sl->reply, len ? len : 1);
+				if (b) {
+					sl->reply = b;
+					sl->cap = len ? len : 1;
+				}
+			}
 			if (b) {
 				memcpy(b, reply, len);
-				sl->reply = b;
 				sl->len = len;
 				sl->cached = true;
 			}
