@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <stdatomic.h>
 #include <unistd.h>
 
 struct slot {
@@ -90,7 +91,9 @@ struct tnfs_state {
 	struct file *files;
 	struct stid **stids; /* TNFS_MAX_STATEIDS, NULL = free */
 	uint32_t stid_hint;
-	uint32_t max_owner_len;
+	/* longest lock owner seen: read without the lock by every
+	 * operation's estimate (tnfs_state_max_owner_len) */
+	_Atomic uint32_t max_owner_len;
 	tnfs_clock_fn *clock;
 	void *clock_arg;
 };
@@ -195,10 +198,7 @@ void tnfs_state_free(struct tnfs_state *st)
 
 uint32_t tnfs_state_max_owner_len(struct tnfs_state *st)
 {
-	pthread_mutex_lock(&st->mu);
-	uint32_t n = st->max_owner_len;
-	pthread_mutex_unlock(&st->mu);
-	return n;
+	return atomic_load_explicit(&st->max_owner_len, memory_order_relaxed);
 }
 
 static bool expired(const struct tnfs_state *st, const struct client *c)
@@ -569,8 +569,8 @@ static struct owner *get_owner(struct tnfs_state *st, uint64_t clientid, bool lo
 	memcpy(o->bytes, bytes, len);
 	o->next = st->owners;
 	st->owners = o;
-	if (lock && len > st->max_owner_len)
-		st->max_owner_len = len;
+	if (lock && len > atomic_load_explicit(&st->max_owner_len, memory_order_relaxed))
+		atomic_store_explicit(&st->max_owner_len, len, memory_order_relaxed);
 	return o;
 }
 
