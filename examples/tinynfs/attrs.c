@@ -186,7 +186,7 @@ uint32_t tnfs_attrs_encode(struct xdr_out *x, const struct nfs4_bitmap *req,
 	if (src->fh) {
 		fh = *src->fh;
 	} else if (nfs4_bm_isset(&ret, FATTR4_FILEHANDLE)) {
-		uint32_t s = src->fd >= 0 ? tnfs_fs_to_fh(ex, &(struct tnfs_node){ src->fd }, &fh)
+		uint32_t s = src->fd >= 0 ? tnfs_fs_to_fh(ex, &(struct tnfs_node){ .fd = src->fd }, &fh)
 					  : tnfs_fs_name_to_fh(ex, src->dirfd, src->name, &fh);
 		if (s != NFS4_OK)
 			ret.w[0] &= ~B(FATTR4_FILEHANDLE);
@@ -205,7 +205,7 @@ uint32_t tnfs_attrs_encode(struct xdr_out *x, const struct nfs4_bitmap *req,
 	char label[TNFS_LABEL_MAX];
 	size_t label_len = 0;
 	if (nfs4_bm_isset(&ret, FATTR4_SEC_LABEL)) {
-		struct tnfs_node n = { src->fd };
+		struct tnfs_node n = { .fd = src->fd };
 		if (src->fd < 0 || tnfs_fs_get_label(&n, label, sizeof(label), &label_len) != NFS4_OK)
 			ret.w[2] &= ~B(FATTR4_SEC_LABEL);
 	}

@@ -20,7 +20,7 @@ void tnfs_ctx_set_cfh(struct tnfs_ctx *c, struct tnfs_node *n, const struct tnfs
 {
 	tnfs_node_put(&c->cfh);
 	c->cfh = *n;
-	n->fd = -1;
+	*n = TNFS_NODE_NONE;
 	c->cpseudo = TNFS_NOT_PSEUDO;
 	if (fh)
 		c->cfh_fh = *fh;
@@ -152,8 +152,8 @@ int tnfs_compound(struct tnfs_server *srv, const struct tnfs_cred *cred,
 	c.exp = c.sexp = srv->exp;
 	c.cpseudo = c.spseudo = TNFS_NOT_PSEUDO;
 	c.minor = minor;
-	c.cfh.fd = -1;
-	c.sfh.fd = -1;
+	c.cfh = TNFS_NODE_NONE;
+	c.sfh = TNFS_NODE_NONE;
 	c.numops = numops;
 	c.maxops = TNFS_MAX_OPS;
 	c.reqlen = reqlen;

@@ -231,21 +231,24 @@ void tnfs_node_put(struct tnfs_node *n)
 {
 	if (n->fd >= 0)
 		close(n->fd);
-	n->fd = -1;
+	*n = TNFS_NODE_NONE;
 }
 
 uint32_t tnfs_node_dup(const struct tnfs_node *n, struct tnfs_node *out)
 {
-	out->fd = -1;
+	*out = TNFS_NODE_NONE;
 	if (n->fd < 0)
 		return NFS4ERR_NOFILEHANDLE;
 	out->fd = fcntl(n->fd, F_DUPFD_CLOEXEC, 0);
-	return out->fd < 0 ? tnfs_errno_to_nfs(errno) : NFS4_OK;
+	if (out->fd < 0)
+		return tnfs_errno_to_nfs(errno);
+	out->type = n->type;
+	return NFS4_OK;
 }
 
 uint32_t tnfs_fs_root(const struct tnfs_export *x, struct tnfs_node *out)
 {
-	return tnfs_node_dup(&(struct tnfs_node){ x->rootfd }, out);
+	return tnfs_node_dup(&(struct tnfs_node){ .fd = x->rootfd, .type = S_IFDIR }, out);
 }
 
 bool tnfs_fs_is_root(const struct tnfs_export *x, const struct stat *st)
@@ -272,7 +275,7 @@ static bool inside_export(const struct tnfs_export *x, int fd)
 uint32_t tnfs_fs_from_fh(const struct tnfs_export *x, const uint8_t *fh,
 			 uint32_t len, struct tnfs_node *out)
 {
-	out->fd = -1;
+	*out = TNFS_NODE_NONE;
 	if (x->inodes)
 		return tnfs_ino_from_fh(x, fh, len, out);
 	if (len <= FH_HDR || len > NFS4_FHSIZE || fh[0] != 1)
@@ -291,6 +294,7 @@ uint32_t tnfs_fs_from_fh(const struct tnfs_export *x, const uint8_t *fh,
 			return NFS4ERR_STALE;
 		}
 		out->fd = fd;
+		out->type = st.st_mode & S_IFMT;
 		return NFS4_OK;
 	}
 	struct fh_buf fb;
@@ -323,6 +327,7 @@ uint32_t tnfs_fs_from_fh(const struct tnfs_export *x, const uint8_t *fh,
 	if (S_ISDIR(st.st_mode))
 		tnfs_fhc_add(x->dirs, fh, len, fd);
 	out->fd = fd;
+	out->type = st.st_mode & S_IFMT;
 	return NFS4_OK;
 }
 
@@ -391,6 +396,9 @@ uint32_t tnfs_fs_stat(const struct tnfs_node *n, struct stat *st)
 
 static uint32_t need_dir(const struct tnfs_node *dir)
 {
+	if (dir->fd >= 0 && dir->type)
+		return dir->type == S_IFDIR ? NFS4_OK
+		       : dir->type == S_IFLNK ? NFS4ERR_SYMLINK : NFS4ERR_NOTDIR;
 	struct stat st;
 	uint32_t s = tnfs_fs_stat(dir, &st);
 	if (s != NFS4_OK)
@@ -404,7 +412,7 @@ uint32_t tnfs_fs_lookup(const struct tnfs_export *x, const struct tnfs_node *dir
 			const char *name, struct tnfs_node *out)
 {
 	(void)x;
-	out->fd = -1;
+	*out = TNFS_NODE_NONE;
 	uint32_t s = need_dir(dir);
 	if (s != NFS4_OK)
 		return s;
@@ -419,13 +427,14 @@ uint32_t tnfs_fs_lookup(const struct tnfs_export *x, const struct tnfs_node *dir
 		return NFS4ERR_XDEV;
 	}
 	out->fd = fd;
+	out->type = st.st_mode & S_IFMT;
 	return NFS4_OK;
 }
 
 uint32_t tnfs_fs_lookupp(const struct tnfs_export *x, const struct tnfs_node *n,
 			 struct tnfs_node *out)
 {
-	out->fd = -1;
+	*out = TNFS_NODE_NONE;
 	struct stat st;
 	uint32_t s = tnfs_fs_stat(n, &st);
 	if (s != NFS4_OK)
@@ -442,6 +451,7 @@ uint32_t tnfs_fs_lookupp(const struct tnfs_export *x, const struct tnfs_node *n,
 		return NFS4ERR_NOENT;
 	}
 	out->fd = fd;
+	out->type = S_IFDIR;
 	return NFS4_OK;
 }
 
@@ -457,7 +467,7 @@ uint32_t tnfs_fs_create_file(const struct tnfs_node *dir, const char *name,
 			     int accflags, mode_t mode, bool exclusive,
 			     struct tnfs_node *out, int *fd, bool *created)
 {
-	out->fd = -1;
+	*out = TNFS_NODE_NONE;
 	*fd = -1;
 	*created = false;
 	uint32_t s = need_dir(dir);
@@ -493,7 +503,7 @@ uint32_t tnfs_fs_mkobj(const struct tnfs_node *dir, const char *name,
 		       uint32_t type, mode_t mode, const char *target,
 		       dev_t rdev, struct tnfs_node *out)
 {
-	out->fd = -1;
+	*out = TNFS_NODE_NONE;
 	uint32_t s = need_dir(dir);
 	if (s != NFS4_OK)
 		return s;

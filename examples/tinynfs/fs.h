@@ -59,7 +59,12 @@ struct tnfs_fh {
 
 struct tnfs_node {
 	int fd; /* O_PATH, or -1 when empty */
+	/* S_IFMT bits of the file when known (an inode's type never
+	 * changes), 0 when not: spares an fstat where only the type is
+	 * wanted (tnfs_fs_lookup and the directory operations) */
+	mode_t type;
 };
+#define TNFS_NODE_NONE ((struct tnfs_node){ .fd = -1, .type = 0 })
 
 struct tnfs_export {
 	int rootfd; /* O_RDONLY | O_DIRECTORY (open_by_handle_at refuses O_PATH) */

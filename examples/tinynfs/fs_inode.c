@@ -146,7 +146,7 @@ uint32_t tnfs_ino_to_fh(const struct tnfs_export *x, int dirfd, const char *name
 uint32_t tnfs_ino_from_fh(const struct tnfs_export *x, const uint8_t *fh,
 			  uint32_t len, struct tnfs_node *out)
 {
-	out->fd = -1;
+	*out = TNFS_NODE_NONE;
 	if (len != FH_LEN || fh[0] != 2)
 		return NFS4ERR_BADHANDLE;
 	if (tnfs_fh_export_id(fh, len) != x->id)
@@ -186,6 +186,7 @@ uint32_t tnfs_ino_from_fh(const struct tnfs_export *x, const uint8_t *fh,
 		return NFS4ERR_STALE;
 	}
 	out->fd = fd;
+	out->type = st.st_mode & S_IFMT;
 	return NFS4_OK;
 }
 

@@ -78,7 +78,7 @@ uint32_t tnfs_op_savefh(struct tnfs_ctx *c, const union nfs4_args *a,
 			union nfs4_res *r, struct xdr_out *x)
 {
 	(void)a, (void)r, (void)x;
-	struct tnfs_node n = { -1 };
+	struct tnfs_node n = TNFS_NODE_NONE;
 	if (c->cpseudo == TNFS_NOT_PSEUDO) {
 		uint32_t s = tnfs_node_dup(&c->cfh, &n);
 		if (s != NFS4_OK)

@@ -78,7 +78,7 @@ uint32_t tnfs_op_open(struct tnfs_ctx *c, const union nfs4_args *a,
 	if ((create || (access & OPEN4_SHARE_ACCESS_WRITE)) && tnfs_ctx_readonly(c))
 		return NFS4ERR_ROFS;
 
-	struct tnfs_node n = { -1 };
+	struct tnfs_node n = TNFS_NODE_NONE;
 	int fd = -1;
 	uint32_t s;
 	memset(&r->open, 0, sizeof(r->open));
