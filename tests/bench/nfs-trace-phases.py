@@ -1,0 +1,107 @@
+#!/usr/bin/env python3
+"""Splits every traced NFS call of tests/vm/payloads/nfs-trace into phases.
+
+usage: nfs-trace-phases.py OUTDIR   (reads trace-kernel.txt, trace-tinynfs.txt)
+
+For each call (sunrpc:rpc_task_begin .. rpc_task_end of the client):
+  client   begin -> the client posts its Send (xprtrdma_post_send)
+  to srv   Send posted -> the server starts on it (kernel: svc_process;
+           tinynfs: its loop's epoll_wait returns)
+  server   -> the server posts its reply (kernel: svcrdma_post_send;
+           tinynfs: the Send doorbell, a 32-byte write to the uverbs file)
+  to cli   -> the client's receive completion (xprtrdma_wc_receive)
+  finish   -> rpc_task_end
+  next     -> the next call's begin (the client program's own work)
+and, for tinynfs, the system calls it made in the server phase (their
+count and summed time, each by number).  Medians over the calls.
+"""
+import re
+import statistics
+import sys
+
+LINE = re.compile(r'\s*(.+?)-(\d+)\s+\[\d+\]\s+\S+\s+([\d.]+):\s+(\w+):\s*(.*)')
+PHASES = [('client', 'begin', 'psend'), ('to srv', 'psend', 'srv'),
+          ('server', 'srv', 'ssend'), ('to cli', 'ssend', 'wcrecv'),
+          ('finish', 'wcrecv', 'end'), ('next', 'end', 'next'),
+          ('call', 'begin', 'end')]
+# x86_64 system call numbers worth a name here
+NAMES = {0: 'read', 1: 'write', 3: 'close', 5: 'fstat', 16: 'ioctl', 72: 'fcntl',
+         122: 'setfsuid', 228: 'clock_gettime', 232: 'epoll_wait', 233: 'epoll_ctl',
+         257: 'openat', 262: 'newfstatat', 263: 'unlinkat', 303: 'name_to_handle_at',
+         304: 'open_by_handle_at', 439: 'faccessat2'}
+
+
+def calls(path, kernel):
+    out, cur, enter = [], None, {}
+    for line in open(path, errors='replace'):
+        m = LINE.match(line)
+        if not m:
+            continue
+        comm, pid, t, ev, rest = m.group(1), int(m.group(2)), float(m.group(3)) * 1e6, m.group(4), m.group(5)
+        if ev == 'rpc_task_begin':
+            cur = {'begin': t, 'sys': {}}
+            out.append(cur)
+            continue
+        if cur is None:
+            continue
+        if ev == 'xprtrdma_post_send':
+            cur.setdefault('psend', t)
+        elif ev == 'xprtrdma_wc_receive':
+            cur.setdefault('wcrecv', t)
+        elif ev == 'rpc_task_end':
+            cur['end'] = t
+        elif kernel:
+            if ev == 'svc_process':
+                cur.setdefault('srv', t)
+            elif ev == 'svcrdma_post_send':
+                cur.setdefault('ssend', t)
+        elif ev in ('sys_enter', 'sys_exit'):
+            nr = int(rest.split()[1])
+            if ev == 'sys_exit':
+                if nr == 232 and 'psend' in cur and 'srv' not in cur:
+                    cur['srv'] = t
+                if pid in enter and 'srv' in cur and 'ssend' not in cur:
+                    s = cur['sys'].setdefault(nr, [0, 0.0])
+                    s[0] += 1
+                    s[1] += t - enter.pop(pid)
+                continue
+            args = rest.split('(', 1)[1].rstrip(')').split(', ')
+            if 'srv' in cur and 'ssend' not in cur:
+                if nr == 1 and args[2] == '20':  # the Send doorbell
+                    cur['ssend'] = t
+                else:
+                    enter[pid] = t
+    for a, b in zip(out, out[1:]):
+        a['next'] = b['begin']
+    return out
+
+
+def main():
+    d = sys.argv[1]
+    rows = {}
+    for s in ('kernel', 'tinynfs'):
+        rows[s] = calls(f'{d}/trace-{s}.txt', s == 'kernel')
+    print('phase medians, us (calls: %s)' % ', '.join(f'{s} {len(c)}' for s, c in rows.items()))
+    print('  %-8s %10s %10s %7s' % ('', 'kernel', 'tinynfs', 'ratio'))
+    for name, a, b in PHASES:
+        med = []
+        for s in ('kernel', 'tinynfs'):
+            v = [c[b] - c[a] for c in rows[s] if a in c and b in c]
+            med.append(statistics.median(v) if v else float('nan'))
+        print('  %-8s %10.0f %10.0f %6.2fx' % (name, med[0], med[1], med[1] / med[0] if med[0] else 0))
+    tn = [c for c in rows['tinynfs'] if 'ssend' in c]
+    if tn:
+        print("tinynfs's system calls in the server phase, per call (count, us):")
+        tot = {}
+        for c in tn:
+            for nr, (n, us) in c['sys'].items():
+                t = tot.setdefault(nr, [0, 0.0])
+                t[0] += n
+                t[1] += us
+        for nr, (n, us) in sorted(tot.items(), key=lambda kv: -kv[1][1]):
+            print('  %-18s %5.2f %7.1f' % (NAMES.get(nr, f'nr {nr}'), n / len(tn), us / len(tn)))
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
