@@ -160,10 +160,10 @@ static struct ibv_send_wr *chain_head(struct rpcrdma__ctxt *c, unsigned *n)
 	if (c->type == RPCRDMA__WR_SEND) {
 		struct rpcrdma__send *s = (struct rpcrdma__send *)c;
 
-		*n = s->pending;
+		*n = s->nwr;
 		return s->wrs;
 	}
-	*n = ((struct rpcrdma__read *)c)->pending;
+	*n = ((struct rpcrdma__read *)c)->nwr;
 	return ((struct rpcrdma__read *)c)->wrs;
 }
 

@@ -63,6 +63,7 @@ enum rpcrdma__wr_type {
 	RPCRDMA__WR_READ,       /* server RDMA Reads of read chunks */
 	RPCRDMA__WR_CLT_RECV,   /* client receive of a reply */
 	RPCRDMA__WR_CLT_SEND,   /* client call Send */
+	RPCRDMA__WR_QUIET,      /* an unsignaled WR of a chain (struct rpcrdma__quiet) */
 };
 
 struct rpcrdma__ctxt {
@@ -334,6 +335,20 @@ struct rpcrdma_call {
 };
 
 /* A server Send, with the RDMA Writes chained before it. */
+/*
+ * The wr_id of the WRs of a chain that are posted unsignaled: the RDMA
+ * Writes before a reply's Send, every RDMA Read of a call but its last.
+ * Only the chain's last WR is signaled, and its completion releases the
+ * chain: one send queue completes in order, so it stands for all before
+ * it.  An unsignaled WR still completes when it fails (a flush once the
+ * QP is in error, or the error that put it there); that completion comes
+ * here, before the last WR's own (a flush then), and only counts.
+ */
+struct rpcrdma__quiet {
+	struct rpcrdma__ctxt c;         /* type RPCRDMA__WR_QUIET */
+	struct rpcrdma__ctxt *owner;    /* the rpcrdma__send or rpcrdma__read */
+};
+
 struct rpcrdma__send {
 	struct rpcrdma__ctxt c;
 	struct rpcrdma__conn *conn;
@@ -344,6 +359,7 @@ struct rpcrdma__send {
 	struct ibv_send_wr send_wr;     /* used when there are no writes */
 	struct ibv_sge send_sge;
 	struct rpcrdma__mrbuf bulk;     /* source of the RDMA Writes */
+	struct rpcrdma__quiet quiet;    /* the RDMA Writes' wr_id */
 };
 
 /* RDMA Reads pulling one call's read chunks. */
@@ -355,6 +371,7 @@ struct rpcrdma__read {
 	struct ibv_sge *sges;
 	unsigned nwr, pending;
 	bool failed;
+	struct rpcrdma__quiet quiet;    /* wr_id of every Read but the last */
 };
 
 struct rpcrdma_listener {
@@ -417,9 +434,14 @@ void rpcrdma__send_error(struct rpcrdma_call *call, bool vers);
 void rpcrdma__call_release(struct rpcrdma_call *call);
 /* Starts RDMA Reads for the call's read chunks (rdma_rw.c). */
 int rpcrdma__read_chunks(struct rpcrdma_call *call);
-/* Builds RDMA Writes of src[0, len) into chunk ch; appends WRs. */
+/* Builds RDMA Writes of src[0, len) into chunk ch; appends WRs,
+ * unsignaled, with wr_id (a struct rpcrdma__quiet: the Send after them
+ * is signaled). */
 unsigned rpcrdma__build_writes(struct ibv_send_wr *wrs, struct ibv_sge *sges,
 			       const struct rpcrdma_chunk *chunk, const struct rpcrdma__mrbuf *src,
 			       size_t src_off, size_t len, uint64_t wr_id, uint32_t max_sge_len);
+/* Completion of an unsignaled WR of a chain: an error (struct
+ * rpcrdma__quiet). */
+void rpcrdma__quiet_done(struct rpcrdma__ctxt *c, const struct ibv_wc *wc);
 
 #endif /* RPCRDMA_RDMA_INTERNAL_H */

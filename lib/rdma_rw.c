@@ -33,7 +33,7 @@ unsigned rpcrdma__build_writes(struct ibv_send_wr *wrs, struct ibv_sge *sges,
 		wrs[n].sg_list = &sges[n];
 		wrs[n].num_sge = 1;
 		wrs[n].opcode = IBV_WR_RDMA_WRITE;
-		wrs[n].send_flags = IBV_SEND_SIGNALED;
+		wrs[n].send_flags = 0; /* the Send after them is signaled */
 		wrs[n].wr.rdma.remote_addr = seg.offset;
 		wrs[n].wr.rdma.rkey = seg.handle;
 		src_off += k;
@@ -89,6 +89,31 @@ void rpcrdma__read_done(struct rpcrdma__ctxt *c, const struct ibv_wc *wc)
 	read_free(r);
 	rpcrdma__conn_sq_release(conn, nwr);
 	rpcrdma__conn_put(conn);
+}
+
+void rpcrdma__quiet_done(struct rpcrdma__ctxt *c, const struct ibv_wc *wc)
+{
+	struct rpcrdma__quiet *q = (struct rpcrdma__quiet *)c;
+	struct rpcrdma__conn *conn;
+
+	if (q->owner->type == RPCRDMA__WR_READ) {
+		struct rpcrdma__read *r = (struct rpcrdma__read *)q->owner;
+
+		conn = r->conn;
+		if (wc->status != IBV_WC_SUCCESS)
+			r->failed = true;
+	} else {
+		conn = ((struct rpcrdma__send *)q->owner)->conn;
+	}
+	if (wc->status == IBV_WC_SUCCESS)
+		return;
+	if (wc->status == IBV_WC_WR_FLUSH_ERR) {
+		rpcrdma__count(&conn->stats, &conn->l->stats, RPCRDMA_STAT_FLUSHED, 1);
+	} else {
+		rpcrdma__count(&conn->stats, &conn->l->stats, RPCRDMA_STAT_ERR_WC, 1);
+		rpcrdma__conn_close(conn, q->owner->type == RPCRDMA__WR_READ ? "RDMA Read error"
+									       : "RDMA Write error");
+	}
 }
 
 /* RDMA Read WR n of r: len bytes at (rkey, raddr) into dst. */
@@ -189,6 +214,8 @@ int rpcrdma__read_chunks(struct rpcrdma_call *call)
 	if (!r)
 		return -ENOMEM;
 	r->c.type = RPCRDMA__WR_READ;
+	r->quiet.c.type = RPCRDMA__WR_QUIET;
+	r->quiet.owner = &r->c;
 	r->conn = conn;
 	r->call = call;
 	/* data segments, plus the position-zero chunk's segments each cut
@@ -241,7 +268,13 @@ int rpcrdma__read_chunks(struct rpcrdma_call *call)
 		rpcrdma__call_deliver(call);
 		return 0;
 	}
-	r->nwr = r->pending = n;
+	/* Only the last Read is signaled (struct rpcrdma__quiet). */
+	for (unsigned i = 0; i + 1 < n; i++) {
+		r->wrs[i].wr_id = (uintptr_t)&r->quiet.c;
+		r->wrs[i].send_flags = 0;
+	}
+	r->nwr = n;
+	r->pending = 1;
 	err = rpcrdma__conn_post(conn, r->wrs, n, &r->c.node);
 	if (err) {
 		read_free(r);

@@ -22,6 +22,8 @@ static struct rpcrdma__send *send_get(struct rpcrdma__conn *conn)
 		s->sges = NULL;
 		s->nwr = s->pending = 0;
 		s->failed = false;
+		s->quiet.c.type = RPCRDMA__WR_QUIET;
+		s->quiet.owner = &s->c;
 		memset(&s->bulk, 0, sizeof(s->bulk));
 	}
 	return s;
@@ -365,7 +367,7 @@ int rpcrdma_call_reply(struct rpcrdma_call *call, const struct rpcrdma_reply *r)
 				rpcrdma__count(&conn->stats, &conn->l->stats,
 					       RPCRDMA_STAT_WRITES_UNCOPIED, 1);
 			nwr += rpcrdma__build_writes(s->wrs, s->sges, &wch, &s->bulk, (size_t)src,
-						     r->bulk_length, (uintptr_t)&s->c, 0);
+						     r->bulk_length, (uintptr_t)&s->quiet.c, 0);
 			rpcrdma__count(&conn->stats, &conn->l->stats, RPCRDMA_STAT_BYTES_WRITTEN,
 				       r->bulk_length);
 			rpcrdma__count(&conn->stats, &conn->l->stats, RPCRDMA_STAT_REPLIES_WRITE, 1);
@@ -375,7 +377,7 @@ int rpcrdma_call_reply(struct rpcrdma_call *call, const struct rpcrdma_reply *r)
 
 			copy_without(s->bulk.addr + off, r, total, cut, cutlen);
 			nwr += rpcrdma__build_writes(s->wrs + nwr, s->sges + nwr, &rch, &s->bulk, off,
-						     inl, (uintptr_t)&s->c, 0);
+						     inl, (uintptr_t)&s->quiet.c, 0);
 			rpcrdma__count(&conn->stats, &conn->l->stats, RPCRDMA_STAT_BYTES_WRITTEN, inl);
 			rpcrdma__count(&conn->stats, &conn->l->stats, RPCRDMA_STAT_REPLIES_RCHUNK, 1);
 		}
@@ -392,7 +394,8 @@ int rpcrdma_call_reply(struct rpcrdma_call *call, const struct rpcrdma_reply *r)
 	}
 	if (!nomsg)
 		copy_without(s->c.buf + hlen, r, total, cut, cutlen);
-	s->nwr = s->pending = nwr;
+	s->nwr = nwr;
+	s->pending = 1; /* the Send: the Writes before it are unsignaled */
 	rpcrdma__count(&conn->stats, &conn->l->stats, RPCRDMA_STAT_REPLIES, 1);
 
 	/* Repost the receive first: the reply lets the client send again. */
