@@ -334,7 +334,6 @@ struct rpcrdma_call {
 	struct iovec iov;               /* the RPC call handed up */
 };
 
-/* A server Send, with the RDMA Writes chained before it. */
 /*
  * The wr_id of the WRs of a chain that are posted unsignaled: the RDMA
  * Writes before a reply's Send, every RDMA Read of a call but its last.
@@ -349,6 +348,7 @@ struct rpcrdma__quiet {
 	struct rpcrdma__ctxt *owner;    /* the rpcrdma__send or rpcrdma__read */
 };
 
+/* A server Send, with the RDMA Writes chained before it. */
 struct rpcrdma__send {
 	struct rpcrdma__ctxt c;
 	struct rpcrdma__conn *conn;
