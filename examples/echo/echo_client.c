@@ -358,6 +358,9 @@ static void *client_main(void *arg)
 			t->rc = -1;
 	}
 	rpcrdma_client_stats(c, &st);
+	/* One line from several printf calls: hold stdout so no other
+	 * client thread's line lands in the middle (the payloads parse it). */
+	flockfile(stdout);
 	printf("client %u credits %u max_inflight %u", t->idx, rpcrdma_client_credits(c),
 	       rpcrdma_client_max_inflight(c));
 	for (int i = 0; i < RPCRDMA_STAT_COUNT; i++)
@@ -368,6 +371,7 @@ static void *client_main(void *arg)
 	if (backoff)
 		printf(" backoff_ms=%d", backoff);
 	printf("\n");
+	funlockfile(stdout);
 	rpcrdma_client_destroy(c);
 	return NULL;
 }
