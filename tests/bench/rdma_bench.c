@@ -238,7 +238,7 @@ int main(int argc, char **argv)
 	struct sockaddr_storage ss;
 	const char *samples = NULL;
 	bool quick = false, busy = false, use_direct = false;
-	unsigned spin_us = 0, count = 0;
+	unsigned spin_us = 0, count = 0, bw_depth = 16;
 	int connect_ms = 0;
 	bool phase_lat = true, phase_rate = true, phase_bw = true;
 	unsigned nlat, nrate, nbw;
@@ -263,6 +263,11 @@ int main(int argc, char **argv)
 			spin_us = (unsigned)atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--count") && i + 1 < argc)
 			count = (unsigned)atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--bw-depth") && i + 1 < argc) {
+			int d = atoi(argv[++i]);
+
+			bw_depth = d < 1 ? 1 : d > DEPTH_MAX ? DEPTH_MAX : (unsigned)d;
+		}
 		else if (!strcmp(argv[i], "--connect-ms") && i + 1 < argc)
 			connect_ms = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--only") && i + 1 < argc) {
@@ -373,7 +378,8 @@ int main(int argc, char **argv)
 	}
 
 	if (phase_bw) {
-		/* Bandwidth: bytes of data per second, 16 calls in flight. */
+		/* Bandwidth: bytes of data per second, 16 calls in flight
+		 * (--bw-depth; the client follows the grant). */
 		static const size_t sizes[] = { 65536, 1u << 20 };
 		static const struct { unsigned proc; const char *name; } kinds[] = {
 			{ ECHO_PROC_SOURCE, "write" }, { ECHO_PROC_SINK, "read" }, { ECHO_PROC_ECHO, "echo" },
@@ -381,7 +387,7 @@ int main(int argc, char **argv)
 		for (unsigned k = 0; k < 3; k++)
 			for (unsigned z = 0; z < 2; z++) {
 				unsigned n = sizes[z] > 65536 ? nbw : nbw * 8;
-				double t = run(c, kinds[k].proc, sizes[z], n, 16, NULL);
+				double t = run(c, kinds[k].proc, sizes[z], n, bw_depth, NULL);
 
 				if (t <= 0)
 					return 1;
