@@ -238,7 +238,7 @@ int main(int argc, char **argv)
 	struct sockaddr_storage ss;
 	const char *samples = NULL;
 	bool quick = false, busy = false, use_direct = false;
-	unsigned spin_us = 0, count = 0, bw_depth = 16;
+	unsigned spin_us = 0, count = 0, bw_depth = 32;
 	int connect_ms = 0;
 	bool phase_lat = true, phase_rate = true, phase_bw = true;
 	unsigned nlat, nrate, nbw;
@@ -378,8 +378,9 @@ int main(int argc, char **argv)
 	}
 
 	if (phase_bw) {
-		/* Bandwidth: bytes of data per second, 16 calls in flight
-		 * (--bw-depth; the client follows the grant). */
+		/* Bandwidth: bytes of data per second, 32 calls in flight
+		 * (--bw-depth; the client follows the grant; ib_write_bw keeps 128
+		 * writes in flight). */
 		static const size_t sizes[] = { 65536, 1u << 20 };
 		static const struct { unsigned proc; const char *name; } kinds[] = {
 			{ ECHO_PROC_SOURCE, "write" }, { ECHO_PROC_SINK, "read" }, { ECHO_PROC_ECHO, "echo" },
