@@ -567,6 +567,16 @@ static uint32_t putfh_only(struct fx *f, const struct fh *h)
 	return fx_call(f);
 }
 
+static uint32_t remove_in(struct fx *f, const struct fh *dir, const char *name)
+{
+	fx_seq(f);
+	req_op(&f->rq, OP_PUTFH);
+	put_fh(&f->rq.x, dir);
+	req_op(&f->rq, OP_REMOVE);
+	put_str(&f->rq.x, name);
+	return fx_call(f);
+}
+
 static void test_dir_handle_cache(void **state)
 {
 	struct fx *f = *state;
@@ -621,20 +631,10 @@ static void test_dir_handle_cache(void **state)
 	assert_int_equal(putfh_only(f, &dirs[2]), NFS4ERR_STALE);
 	/* removed through REMOVE: stale too */
 	assert_int_equal(putfh_only(f, &dirs[3]), NFS4_OK);
-	fx_seq(f);
-	req_op(&f->rq, OP_PUTFH);
-	put_fh(&f->rq.x, &root);
-	req_op(&f->rq, OP_REMOVE);
-	put_str(&f->rq.x, "d3");
-	assert_int_equal(fx_call(f), NFS4_OK);
+	assert_int_equal(remove_in(f, &root, "d3"), NFS4_OK);
 	assert_int_equal(putfh_only(f, &dirs[3]), NFS4ERR_STALE);
 	/* REMOVE of a non-empty directory: NOTEMPTY, nothing removed */
-	fx_seq(f);
-	req_op(&f->rq, OP_PUTFH);
-	put_fh(&f->rq.x, &root);
-	req_op(&f->rq, OP_REMOVE);
-	put_str(&f->rq.x, "d0");
-	assert_int_equal(fx_call(f), NFS4ERR_NOTEMPTY);
+	assert_int_equal(remove_in(f, &root, "d0"), NFS4ERR_NOTEMPTY);
 	assert_int_equal(putfh_only(f, &file), NFS4_OK);
 	/* moved out of the export (same file system) while cached: stale */
 	assert_int_equal(putfh_only(f, &dirs[4]), NFS4_OK);
