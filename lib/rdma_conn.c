@@ -126,6 +126,19 @@ void rpcrdma__conn_close(struct rpcrdma__conn *conn, const char *why)
 	rpcrdma__conn_put(conn);      /* the "connected" reference */
 }
 
+void rpcrdma__conn_wc_failed(struct rpcrdma__conn *conn, const struct ibv_wc *wc,
+			     const char *what)
+{
+	if (wc->status == IBV_WC_SUCCESS)
+		return;
+	if (wc->status == IBV_WC_WR_FLUSH_ERR) {
+		rpcrdma__count(&conn->stats, &conn->l->stats, RPCRDMA_STAT_FLUSHED, 1);
+	} else {
+		rpcrdma__count(&conn->stats, &conn->l->stats, RPCRDMA_STAT_ERR_WC, 1);
+		rpcrdma__conn_close(conn, what);
+	}
+}
+
 /* ---- send-queue accounting ---- */
 
 int rpcrdma__conn_post(struct rpcrdma__conn *conn, struct ibv_send_wr *first, unsigned n,

@@ -354,7 +354,7 @@ struct rpcrdma__send {
 	struct rpcrdma__conn *conn;
 	struct ibv_send_wr *wrs;        /* nwr WRs; last is the Send */
 	struct ibv_sge *sges;
-	unsigned nwr, pending;
+	unsigned nwr;                   /* WRs in the chain, last one signaled */
 	bool failed;
 	struct ibv_send_wr send_wr;     /* used when there are no writes */
 	struct ibv_sge send_sge;
@@ -369,7 +369,7 @@ struct rpcrdma__read {
 	struct rpcrdma_call *call;
 	struct ibv_send_wr *wrs;
 	struct ibv_sge *sges;
-	unsigned nwr, pending;
+	unsigned nwr;                   /* WRs in the chain, last one signaled */
 	bool failed;
 	struct rpcrdma__quiet quiet;    /* wr_id of every Read but the last */
 };
@@ -440,6 +440,11 @@ int rpcrdma__read_chunks(struct rpcrdma_call *call);
 unsigned rpcrdma__build_writes(struct ibv_send_wr *wrs, struct ibv_sge *sges,
 			       const struct rpcrdma_chunk *chunk, const struct rpcrdma__mrbuf *src,
 			       size_t src_off, size_t len, uint64_t wr_id, uint32_t max_sge_len);
+/* A work request of conn completed with wc's error: a flush (the QP is
+ * in error) is counted, any other error is counted and closes conn (what:
+ * for the log).  Nothing for a success (rdma_conn.c). */
+void rpcrdma__conn_wc_failed(struct rpcrdma__conn *conn, const struct ibv_wc *wc,
+			     const char *what);
 /* Completion of an unsignaled WR of a chain: an error (struct
  * rpcrdma__quiet). */
 void rpcrdma__quiet_done(struct rpcrdma__ctxt *c, const struct ibv_wc *wc);

@@ -171,12 +171,7 @@ void rpcrdma__recv_done(struct rpcrdma__ctxt *c, const struct ibv_wc *wc)
 	}
 
 	if (rpcrdma__unlikely(wc->status != IBV_WC_SUCCESS)) {
-		if (wc->status == IBV_WC_WR_FLUSH_ERR) {
-			rpcrdma__count(&conn->stats, &l->stats, RPCRDMA_STAT_FLUSHED, 1);
-		} else {
-			rpcrdma__count(&conn->stats, &l->stats, RPCRDMA_STAT_ERR_WC, 1);
-			rpcrdma__conn_close(conn, "receive completion error");
-		}
+		rpcrdma__conn_wc_failed(conn, wc, "receive completion error");
 		if (dev->srq)
 			rpcrdma__recv_repost(call);
 		else

@@ -64,20 +64,13 @@ void rpcrdma__read_done(struct rpcrdma__ctxt *c, const struct ibv_wc *wc)
 	struct rpcrdma__read *r = (struct rpcrdma__read *)c;
 	struct rpcrdma__conn *conn = r->conn;
 	struct rpcrdma_call *call = r->call;
-	unsigned nwr;
+	unsigned nwr = r->nwr;
 
+	/* The last Read, the chain's one signaled WR: done with the chain. */
 	if (rpcrdma__unlikely(wc->status != IBV_WC_SUCCESS)) {
 		r->failed = true;
-		if (wc->status == IBV_WC_WR_FLUSH_ERR) {
-			rpcrdma__count(&conn->stats, &conn->l->stats, RPCRDMA_STAT_FLUSHED, 1);
-		} else {
-			rpcrdma__count(&conn->stats, &conn->l->stats, RPCRDMA_STAT_ERR_WC, 1);
-			rpcrdma__conn_close(conn, "RDMA Read error");
-		}
+		rpcrdma__conn_wc_failed(conn, wc, "RDMA Read error");
 	}
-	if (--r->pending)
-		return;
-	nwr = r->nwr;
 	if (r->failed) {
 		rpcrdma__call_release(call);
 	} else {
@@ -94,25 +87,17 @@ void rpcrdma__read_done(struct rpcrdma__ctxt *c, const struct ibv_wc *wc)
 void rpcrdma__quiet_done(struct rpcrdma__ctxt *c, const struct ibv_wc *wc)
 {
 	struct rpcrdma__quiet *q = (struct rpcrdma__quiet *)c;
-	struct rpcrdma__conn *conn;
 
+	if (wc->status == IBV_WC_SUCCESS)
+		return;
 	if (q->owner->type == RPCRDMA__WR_READ) {
 		struct rpcrdma__read *r = (struct rpcrdma__read *)q->owner;
 
-		conn = r->conn;
-		if (wc->status != IBV_WC_SUCCESS)
-			r->failed = true;
+		r->failed = true;
+		rpcrdma__conn_wc_failed(r->conn, wc, "RDMA Read error");
 	} else {
-		conn = ((struct rpcrdma__send *)q->owner)->conn;
-	}
-	if (wc->status == IBV_WC_SUCCESS)
-		return;
-	if (wc->status == IBV_WC_WR_FLUSH_ERR) {
-		rpcrdma__count(&conn->stats, &conn->l->stats, RPCRDMA_STAT_FLUSHED, 1);
-	} else {
-		rpcrdma__count(&conn->stats, &conn->l->stats, RPCRDMA_STAT_ERR_WC, 1);
-		rpcrdma__conn_close(conn, q->owner->type == RPCRDMA__WR_READ ? "RDMA Read error"
-									       : "RDMA Write error");
+		rpcrdma__conn_wc_failed(((struct rpcrdma__send *)q->owner)->conn, wc,
+					"RDMA Write error");
 	}
 }
 
@@ -274,7 +259,6 @@ int rpcrdma__read_chunks(struct rpcrdma_call *call)
 		r->wrs[i].send_flags = 0;
 	}
 	r->nwr = n;
-	r->pending = 1;
 	err = rpcrdma__conn_post(conn, r->wrs, n, &r->c.node);
 	if (err) {
 		read_free(r);

@@ -20,7 +20,7 @@ static struct rpcrdma__send *send_get(struct rpcrdma__conn *conn)
 		s->conn = conn;
 		s->wrs = NULL;
 		s->sges = NULL;
-		s->nwr = s->pending = 0;
+		s->nwr = 0;
 		s->failed = false;
 		s->quiet.c.type = RPCRDMA__WR_QUIET;
 		s->quiet.owner = &s->c;
@@ -51,19 +51,11 @@ void rpcrdma__send_done(struct rpcrdma__ctxt *c, const struct ibv_wc *wc)
 {
 	struct rpcrdma__send *s = (struct rpcrdma__send *)c;
 	struct rpcrdma__conn *conn = s->conn;
-	unsigned nwr;
+	unsigned nwr = s->nwr;
 
-	if (rpcrdma__unlikely(wc->status != IBV_WC_SUCCESS)) {
-		if (wc->status == IBV_WC_WR_FLUSH_ERR) {
-			rpcrdma__count(&conn->stats, &conn->l->stats, RPCRDMA_STAT_FLUSHED, 1);
-		} else {
-			rpcrdma__count(&conn->stats, &conn->l->stats, RPCRDMA_STAT_ERR_WC, 1);
-			rpcrdma__conn_close(conn, "send completion error");
-		}
-	}
-	if (--s->pending)
-		return;
-	nwr = s->nwr;
+	/* The Send, the chain's one signaled WR: done with the chain. */
+	if (rpcrdma__unlikely(wc->status != IBV_WC_SUCCESS))
+		rpcrdma__conn_wc_failed(conn, wc, "send completion error");
 	send_free(s);
 	rpcrdma__conn_sq_release(conn, nwr);
 	rpcrdma__conn_put(conn);
@@ -141,7 +133,7 @@ void rpcrdma__send_error(struct rpcrdma_call *call, bool vers)
 	s->wrs = &s->send_wr;
 	s->sges = &s->send_sge;
 	prep_send(s, s->wrs, s->sges, (uint32_t)len, NULL);
-	s->nwr = s->pending = 1;
+	s->nwr = 1;
 	/* Repost the receive before the client can learn it may send again. */
 	rpcrdma__conn_get(conn);
 	rpcrdma__call_release(call);
@@ -394,8 +386,7 @@ int rpcrdma_call_reply(struct rpcrdma_call *call, const struct rpcrdma_reply *r)
 	}
 	if (!nomsg)
 		copy_without(s->c.buf + hlen, r, total, cut, cutlen);
-	s->nwr = nwr;
-	s->pending = 1; /* the Send: the Writes before it are unsignaled */
+	s->nwr = nwr; /* the Writes before the Send go unsignaled */
 	rpcrdma__count(&conn->stats, &conn->l->stats, RPCRDMA_STAT_REPLIES, 1);
 
 	/* Repost the receive first: the reply lets the client send again. */
