@@ -272,6 +272,13 @@ static bool inside_export(const struct tnfs_export *x, int fd)
 	return x->pathlen == 1 || path[x->pathlen] == 0 || path[x->pathlen] == '/';
 }
 
+/* Is fd, opened from a handle, a file of the export?  Fills st. */
+static bool in_export(const struct tnfs_export *x, int fd, struct stat *st)
+{
+	return tnfs_fstat(fd, st) == 0 && st->st_dev == x->dev &&
+	       (x->whole_fs || tnfs_fs_is_root(x, st) || inside_export(x, fd));
+}
+
 uint32_t tnfs_fs_from_fh(const struct tnfs_export *x, const uint8_t *fh,
 			 uint32_t len, struct tnfs_node *out)
 {
@@ -287,8 +294,7 @@ uint32_t tnfs_fs_from_fh(const struct tnfs_export *x, const uint8_t *fh,
 	int fd = tnfs_fhc_get(x->dirs, fh, len);
 	if (fd >= 0) {
 		struct stat st;
-		if (tnfs_fstat(fd, &st) != 0 || st.st_nlink == 0 ||
-		    (!x->whole_fs && !tnfs_fs_is_root(x, &st) && !inside_export(x, fd))) {
+		if (!in_export(x, fd, &st) || st.st_nlink == 0) {
 			close(fd);
 			tnfs_fhc_forget(x->dirs, fh, len);
 			return NFS4ERR_STALE;
@@ -319,8 +325,7 @@ uint32_t tnfs_fs_from_fh(const struct tnfs_export *x, const uint8_t *fh,
 		return tnfs_errno_to_nfs(err);
 	}
 	struct stat st;
-	if (tnfs_fstat(fd, &st) != 0 || st.st_dev != x->dev ||
-	    (!x->whole_fs && !tnfs_fs_is_root(x, &st) && !inside_export(x, fd))) {
+	if (!in_export(x, fd, &st)) {
 		close(fd);
 		return NFS4ERR_STALE;
 	}
