@@ -38,6 +38,30 @@ rr_fail() { echo "[$RPCRDMA_PAYLOAD] FAIL: $*"; exit 1; }
 rr_skip() { echo "[$RPCRDMA_PAYLOAD] SKIP: $*"; exit 77; }
 rr_need_vm() { [ "$RPCRDMA_VM" = 1 ] || rr_skip "${1:-this payload} runs only in the VM"; }
 
+# rr_nfsd_start EXPORT [OPTION...]: the kernel's NFS server (NFSv4, grace
+# and lease 10 s, grace ended at once) exporting the directory EXPORT to
+# everyone (rw, fsid=1, no_root_squash, sync); OPTIONs go to rpc.nfsd
+# (--rdma=20049 adds the RDMA listener).  Starts rpcbind if none runs.
+rr_nfsd_start() {
+	_exp=$1
+	shift
+	mkdir -p /run/rpcbind /var/lib/nfs/v4recovery /var/lib/nfs/rpc_pipefs
+	mount -t nfsd nfsd /proc/fs/nfsd || rr_fail "mount nfsd"
+	mount -t rpc_pipefs rpc_pipefs /var/lib/nfs/rpc_pipefs 2>/dev/null
+	[ -S /run/rpcbind.sock ] || /sbin/rpcbind || rr_fail "rpcbind did not start"
+	_i=0
+	until [ -S /run/rpcbind.sock ]; do
+		_i=$((_i + 1)); [ $_i -gt 100 ] && rr_fail "rpcbind made no /run/rpcbind.sock"
+		sleep 0.1
+	done
+	echo "$_exp *(rw,fsid=1,no_root_squash,insecure,no_subtree_check,sync)" >/etc/exports
+	/usr/sbin/exportfs -ra || rr_fail "exportfs -ra"
+	/usr/sbin/rpc.mountd || rr_fail "rpc.mountd did not start"
+	/usr/sbin/rpc.nfsd --grace-time 10 --lease-time 10 "$@" 4 || rr_fail "rpc.nfsd $*"
+	echo Y >/proc/fs/nfsd/v4_end_grace 2>/dev/null
+	rr_say "nfsd listening on: $(tr '\n' ' ' </proc/fs/nfsd/portlist)"
+}
+
 # Milliseconds since boot (monotonic; /proc/uptime has 10 ms resolution).
 rr_now_ms() { awk '{ printf "%d\n", $1 * 1000 }' /proc/uptime; }
 # Nanoseconds, wall clock (coreutils date; busybox date has no %N).
