@@ -405,6 +405,12 @@ int rpcrdma_poller_poll(struct rpcrdma_poller *p, unsigned budget)
 	}
 	if (done)
 		return (int)done;
+	/* A spinning caller would pay an epoll_wait per empty poll; its
+	 * queues raise no events, so the channels only carry connection
+	 * events and timers, which can wait 64 polls (while there is no
+	 * queue yet, connecting, every poll looks). */
+	if (p->opts.direct_spin && ncq && atomic_fetch_add(&p->idle, 1) % 64 != 63)
+		return 0;
 	return (int)round_once(p, 0, budget);
 }
 
@@ -416,6 +422,11 @@ int rpcrdma_poller_fd(const struct rpcrdma_poller *p)
 bool rpcrdma__poller_is_direct(const struct rpcrdma_poller *p)
 {
 	return p->opts.mode == RPCRDMA_POLLER_DIRECT;
+}
+
+bool rpcrdma__poller_direct_spin(const struct rpcrdma_poller *p)
+{
+	return p->opts.direct_spin != 0;
 }
 
 int rpcrdma__poller_cq_get(struct rpcrdma_poller *p, struct ibv_context *verbs, int entries,
@@ -464,7 +475,7 @@ int rpcrdma__poller_cq_get(struct rpcrdma_poller *p, struct ibv_context *verbs, 
 		}
 		cq->max_cqe = attr.max_cqe;
 	}
-	if (p->opts.mode != RPCRDMA_POLLER_BUSY) {
+	if (p->notify) {
 		cq->channel = ibv_create_comp_channel(verbs);
 		if (!cq->channel) {
 			err = errno ? -errno : -ENOMEM;
@@ -544,10 +555,13 @@ int rpcrdma_poller_create(const struct rpcrdma_poller_opts *uopts, struct rpcrdm
 		return -EINVAL;
 	if (opts.mode != RPCRDMA_POLLER_WORKQUEUE)
 		opts.spin_us = 0;       /* workqueue mode only (poller.h) */
+	if (opts.mode != RPCRDMA_POLLER_DIRECT)
+		opts.direct_spin = 0;   /* direct mode only */
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		return -ENOMEM;
 	p->opts = opts;
+	p->notify = opts.mode != RPCRDMA_POLLER_BUSY && !opts.direct_spin;
 	rpcrdma__list_init(&p->pending);
 	pthread_mutex_init(&p->lock, NULL);
 	pthread_cond_init(&p->cond, NULL);

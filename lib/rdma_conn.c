@@ -242,7 +242,7 @@ static int dev_get(struct rpcrdma_listener *l, struct ibv_context *verbs, struct
 	struct ibv_device_attr attr;
 	struct rpcrdma__dev *dev;
 	const char *name = ibv_get_device_name(verbs->device);
-	bool channel = l->poller->opts.mode != RPCRDMA_POLLER_BUSY;
+	bool channel = rpcrdma__poller_notifies(l->poller);
 	bool use_srq;
 	int err;
 

@@ -177,6 +177,9 @@ void rpcrdma__svc_rdma_shutdown(struct rpcrdma_svc *svc);
 struct rpcrdma_poller;
 /* Whether p is a DIRECT poller (poller.c). */
 bool rpcrdma__poller_is_direct(const struct rpcrdma_poller *p);
+/* A DIRECT poller whose caller spins (opts.direct_spin): its fd does not
+ * signal completions, so no loop can wait on it. */
+bool rpcrdma__poller_direct_spin(const struct rpcrdma_poller *p);
 /* 0 when the kernel takes rdma_cm or uverbs commands on fd from the
  * calling thread, -EACCES when it refuses them: the thread's credentials
  * are not the ones fd was opened with (rdma_send.c). */

@@ -569,7 +569,7 @@ int rpcrdma_svc_listen_rdma(struct rpcrdma_svc *svc, struct rpcrdma_poller *poll
 			    struct sockaddr_storage *bound,
 			    struct rpcrdma_listener **listener)
 {
-	if (!svc || !poller || !addr ||
+	if (!svc || !poller || !addr || rpcrdma__poller_direct_spin(poller) ||
 	    (addr->sa_family != AF_INET && addr->sa_family != AF_INET6))
 		return -EINVAL;
 	struct rpcrdma__svc_rdma *r = calloc(1, sizeof(*r));

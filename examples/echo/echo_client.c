@@ -24,6 +24,9 @@
  *                 exists (lets a test act on the server at a known point)
  *   --spin-us N   the poller's workers poll on N us after a completion
  *                 (struct rpcrdma_poller_opts.spin_us; 0: off, the default)
+ *   --spin        no poller threads: a thread of this program spins on a
+ *                 DIRECT poller with direct_spin (its completion queues
+ *                 never armed) while the client threads wait for replies
  * Prints "PASS" at the end when every reply matched, else "FAIL".
  */
 #include <pthread.h>
@@ -46,6 +49,21 @@ struct cfg {
 };
 
 static atomic_int failures;
+
+/* --spin: polls the DIRECT poller until told to stop. */
+struct spinner {
+	struct rpcrdma_poller *p;
+	atomic_bool stop;
+};
+
+static void *spin_main(void *arg)
+{
+	struct spinner *sp = arg;
+
+	while (!atomic_load(&sp->stop))
+		rpcrdma_poller_poll(sp->p, 0);
+	return NULL;
+}
 
 static void fill(uint8_t *p, size_t n, uint32_t seed)
 {
@@ -404,6 +422,9 @@ int main(int argc, char **argv)
 	const char *mode = "auto";
 	unsigned nclients = 1;
 	unsigned spin_us = 0;
+	bool spin = false;
+	struct spinner sp = { .p = NULL };
+	pthread_t spin_th;
 	struct rpcrdma_poller_opts popts;
 	struct rpcrdma_poller *p;
 	pthread_t th[64];
@@ -413,10 +434,14 @@ int main(int argc, char **argv)
 	if (argc < 3) {
 		fprintf(stderr, "usage: %s ADDR PORT [--mode M] [--sizes LIST] [--count N] "
 			"[--null N] [--clients N] [--depth N] [--credits N] [--timeout MS] [--retry N] "
-			"[--pause-file F] [--spin-us N]\n", argv[0]);
+			"[--pause-file F] [--spin-us N] [--spin]\n", argv[0]);
 		return 2;
 	}
 	for (int i = 3; i < argc; i++) {
+		if (!strcmp(argv[i], "--spin")) {
+			spin = true;
+			continue;
+		}
 		if (i + 1 >= argc) {
 			fprintf(stderr, "option %s needs a value\n", argv[i]);
 			return 2;
@@ -479,9 +504,20 @@ int main(int argc, char **argv)
 		return 2;
 	rpcrdma_poller_opts_init(&popts);
 	popts.spin_us = spin_us;
+	if (spin) {
+		popts.mode = RPCRDMA_POLLER_DIRECT;
+		popts.direct_spin = 1;
+	}
 	err = rpcrdma_poller_create(&popts, &p);
 	if (err) {
 		fprintf(stderr, "poller: %s\n", strerror(-err));
+		return 1;
+	}
+	sp.p = p;
+	atomic_init(&sp.stop, false);
+	if (spin && (err = pthread_create(&spin_th, NULL, spin_main, &sp))) {
+		fprintf(stderr, "spinner: %s\n", strerror(err));
+		rpcrdma_poller_destroy(p);
 		return 1;
 	}
 	for (unsigned i = 0; i < nclients; i++) {
@@ -492,6 +528,10 @@ int main(int argc, char **argv)
 		pthread_join(th[i], NULL);
 		if (t[i].rc)
 			rc = 1;
+	}
+	if (spin) {
+		atomic_store(&sp.stop, true);
+		pthread_join(spin_th, NULL);
 	}
 	rpcrdma_poller_destroy(p);
 	if (atomic_load(&failures))

@@ -18,7 +18,9 @@
  *    without notification, and the event channels without sleeping.
  *  - RPCRDMA_POLLER_DIRECT: no thread; the embedding program watches
  *    rpcrdma_poller_fd() (readable when there is work) in its own epoll or
- *    libuv loop and calls rpcrdma_poller_poll().
+ *    libuv loop and calls rpcrdma_poller_poll().  With `direct_spin` the
+ *    program instead calls rpcrdma_poller_poll() continually (spins, as
+ *    perftest does), and the completion queues are never armed.
  *
  * Completion handlers (and so the upper layer's call handlers) run on the
  * thread that polls: a worker, the busy thread, or the caller of
@@ -58,6 +60,16 @@ struct rpcrdma_poller_opts {
 	 * costs no completion event, wake-up or re-arm.  0 (the default)
 	 * turns this off; at most 100000.  Ignored in the other modes. */
 	unsigned spin_us;
+	/* DIRECT mode: nonzero when the program calls rpcrdma_poller_poll()
+	 * continually rather than when rpcrdma_poller_fd() is readable.  The
+	 * completion queues are then never armed, as in BUSY mode: a
+	 * completion raises no event and costs no system call, read or
+	 * re-arm; rpcrdma_poller_poll() finds it by polling the queue, with
+	 * no system call either, and looks at the event channels (connection
+	 * events, timers) on every 64th call that found no completion.  The
+	 * fd then becomes readable for those events only, never for
+	 * completions.  0 (the default) in the other modes. */
+	unsigned direct_spin;
 };
 
 /* Fills *opts with the defaults and sets opts_size. */
@@ -85,7 +97,9 @@ RPCRDMA_API int rpcrdma_poller_fd(const struct rpcrdma_poller *p);
  * DIRECT mode: handles ready work without sleeping, at most `budget`
  * completions (0 = the poller's budget).  Returns the number of completions
  * and events handled (0 when nothing was ready) or -EINVAL when the poller
- * is not in DIRECT mode.
+ * is not in DIRECT mode.  Completions are polled first, straight from the
+ * queues; only a call that found none looks at the event channels (with
+ * `direct_spin`, every 64th such call).
  */
 RPCRDMA_API int rpcrdma_poller_poll(struct rpcrdma_poller *p, unsigned budget);
 

@@ -427,7 +427,8 @@ RPCRDMA_API int rpcrdma_svc_listen_tcp(struct rpcrdma_svc *svc, const struct soc
  * the poller is handed for good to a thread the service started here, and
  * calls are queued to the loop as with a workqueue poller.  So call this
  * from a thread whose credentials never changed.  A service drives one
- * DIRECT poller (-EINVAL for a second one).  The reply
+ * DIRECT poller (-EINVAL for a second one, and for one with
+ * direct_spin, whose fd does not signal completions).  The reply
  * buffer the core reserves (header + estimate) is sent by
  * rpcrdma_call_reply(): inline when it fits, the item marked with
  * rpcrdma_svc_call_set_bulk by RDMA Write into the call's write chunk

@@ -6,7 +6,7 @@
  *   --count N: NULL calls of the rate phase (default 20000, 2000 with --quick)
  *   --connect-ms N: connection timeout (a server under valgrind is slow)
  *   --busy: the client's poller busy-polls (default: workqueue, 1 thread)
- *   --direct: the calling thread polls a DIRECT poller while it waits
+ *   --direct: the calling thread spins on a DIRECT poller (direct_spin) while it waits
  *   --spin-us N: the workqueue poller's adaptive polling (poller.h spin_us)
  *
  * Client-side figures of the RDMA transport against the echo server
@@ -20,6 +20,9 @@
  */
 #include <pthread.h>
 #include <stdbool.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <x86intrin.h>
+#endif
 #include <sys/resource.h>
 #include <time.h>
 
@@ -41,6 +44,42 @@ static uint64_t now_ns(void)
 	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
 }
 
+/*
+ * Per-call timestamps.  In the TCG guest the clocksource is the HPET, so a
+ * clock_gettime is a system call and an emulated device read, two of them a
+ * call; perftest reads the TSC.  On x86 the samples are TSC ticks, turned
+ * into nanoseconds with the rate measured against CLOCK_MONOTONIC over the
+ * same phase (stamp_begin/stamp_scale); elsewhere they are nanoseconds.
+ */
+static uint64_t stamp(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	return __rdtsc();
+#else
+	return now_ns();
+#endif
+}
+
+struct stamp_cal {
+	uint64_t ns0, t0;
+};
+
+static void stamp_begin(struct stamp_cal *cal)
+{
+	cal->ns0 = now_ns();
+	cal->t0 = stamp();
+}
+
+/* Converts n samples taken since stamp_begin(cal) to nanoseconds. */
+static void stamp_scale(const struct stamp_cal *cal, uint64_t *v, unsigned n)
+{
+	uint64_t dt = stamp() - cal->t0, dns = now_ns() - cal->ns0;
+	double k = dt ? (double)dns / (double)dt : 1.0;
+
+	for (unsigned i = 0; i < n; i++)
+		v[i] = (uint64_t)((double)v[i] * k);
+}
+
 /* CPU time of the whole process: user in *user, system returned. */
 static uint64_t cpu_ns(uint64_t *user)
 {
@@ -57,7 +96,7 @@ struct slot {
 	struct iovec iov;
 	struct rpcrdma_client_call call;
 	struct async *a;
-	uint64_t t0;                  /* when its call was queued */
+	uint64_t t0;                  /* when its call was queued (stamp()) */
 };
 
 struct async {
@@ -68,7 +107,7 @@ struct async {
 	uint32_t xid;
 	size_t size;
 	bool write_chunk, stopping;
-	uint64_t *lat;                /* when set: each call's round trip, to its callback */
+	uint64_t *lat;                /* when set: each call's round trip, to its callback (stamp()) */
 };
 
 static void slot_setup(struct slot *s, unsigned proc, size_t size, uint32_t xid)
@@ -131,7 +170,7 @@ static void done_cb(struct rpcrdma_client_call *call, int status, void *arg)
 	(void)call;
 	pthread_mutex_lock(&a->m);
 	if (a->lat)
-		a->lat[a->done] = now_ns() - s->t0;
+		a->lat[a->done] = stamp() - s->t0;
 	if (status || (a->proc != ECHO_PROC_NULL && a->proc != ECHO_PROC_SINK &&
 		       s->call.bulk_got != a->size))
 		a->bad++;
@@ -159,7 +198,7 @@ static void issue(struct slot *s)
 	pthread_mutex_unlock(&a->m);
 	slot_setup(s, a->proc, a->size, xid);
 	if (a->lat)
-		s->t0 = now_ns();   /* a system call in the TCG guest: only when asked */
+		s->t0 = stamp();
 	if (rpcrdma_client_call_async(a->c, &s->call, done_cb, s)) {
 		pthread_mutex_lock(&a->m);
 		a->bad++;
@@ -288,8 +327,10 @@ int main(int argc, char **argv)
 	popts.spin_us = spin_us;
 	if (busy)
 		popts.mode = RPCRDMA_POLLER_BUSY;
-	if (use_direct)
+	if (use_direct) {
 		popts.mode = RPCRDMA_POLLER_DIRECT;
+		popts.direct_spin = 1;     /* the waiting thread spins on it */
+	}
 	rpcrdma_client_opts_init(&copts);
 	copts.max_credits = 64;
 	if (connect_ms > 0)
@@ -304,14 +345,17 @@ int main(int argc, char **argv)
 
 	if (phase_lat) {
 		/* NULL round trip, one call at a time. */
+		struct stamp_cal cal;
+
 		lat = calloc(nlat, sizeof(*lat));
 		if (!lat || slot_alloc(&s, 0))
 			return 1;
+		stamp_begin(&cal);
 		for (unsigned i = 0; i < nlat + 50; i++) {
 			uint64_t t0;
 
 			slot_setup(&s, ECHO_PROC_NULL, 0, 0x70000000u + i);
-			t0 = now_ns();
+			t0 = stamp();
 			if (direct) {
 				struct async one = { .c = c, .proc = ECHO_PROC_NULL };
 
@@ -331,8 +375,9 @@ int main(int argc, char **argv)
 				return 1;
 			}
 			if (i >= 50)
-				lat[i - 50] = now_ns() - t0;   /* the first 50 warm up */
+				lat[i - 50] = stamp() - t0;   /* the first 50 warm up */
 		}
+		stamp_scale(&cal, lat, nlat);
 		slot_free(&s);
 		if (samples) {
 			FILE *f = fopen(samples, "w");
@@ -349,8 +394,10 @@ int main(int argc, char **argv)
 		 * last one's done callback on the poller thread (an event-driven
 		 * client): no hand-off to a waiting thread per call. */
 		lat = calloc(nlat + 50, sizeof(*lat));
+		stamp_begin(&cal);
 		if (!lat || run(c, ECHO_PROC_NULL, 0, nlat + 50, 1, lat) < 0)
 			return 1;
+		stamp_scale(&cal, lat, nlat + 50);
 		print_rtt("null_rtt_cb", lat + 50, nlat);
 		free(lat);
 	}

@@ -108,6 +108,32 @@ static void test_opts_rejected(void **state)
 	assert_int_equal(p->opts.spin_us, 0);
 	rpcrdma_poller_destroy(p);
 	p = NULL;
+	/* direct_spin: DIRECT mode only; no completion channels then (as in
+	 * BUSY mode), while a plain DIRECT or workqueue poller arms its CQs. */
+	rpcrdma_poller_opts_init(&o);
+	assert_int_equal(o.direct_spin, 0);
+	o.direct_spin = 1;
+	assert_int_equal(rpcrdma_poller_create(&o, &p), 0);
+	assert_int_equal(p->opts.direct_spin, 0);
+	assert_true(p->notify);
+	rpcrdma_poller_destroy(p);
+	p = NULL;
+	o.mode = RPCRDMA_POLLER_DIRECT;
+	assert_int_equal(rpcrdma_poller_create(&o, &p), 0);
+	assert_int_equal(p->opts.direct_spin, 1);
+	assert_false(p->notify);
+	rpcrdma_poller_destroy(p);
+	p = NULL;
+	o.direct_spin = 0;
+	assert_int_equal(rpcrdma_poller_create(&o, &p), 0);
+	assert_true(p->notify);
+	rpcrdma_poller_destroy(p);
+	p = NULL;
+	o.mode = RPCRDMA_POLLER_BUSY;
+	assert_int_equal(rpcrdma_poller_create(&o, &p), 0);
+	assert_false(p->notify);
+	rpcrdma_poller_destroy(p);
+	p = NULL;
 	rpcrdma_poller_opts_init(&o);
 	o.spin_us = 5;                  /* past an older struct's end: ignored */
 	o.opts_size = offsetof(struct rpcrdma_poller_opts, spin_us);
@@ -126,6 +152,32 @@ static void test_opts_rejected(void **state)
 	assert_int_equal(p->opts.batch, 32);
 	rpcrdma_poller_destroy(p);
 	rpcrdma_poller_destroy(NULL);
+}
+
+/* direct_spin before any completion queue exists (connecting): every
+ * poll still looks at the event channels, as a plain DIRECT poll does. */
+static void test_direct_spin_events(void **state)
+{
+	struct rpcrdma_poller_opts o;
+	struct rpcrdma_poller *p;
+	struct evsrc e;
+
+	(void)state;
+	rpcrdma_poller_opts_init(&o);
+	o.mode = RPCRDMA_POLLER_DIRECT;
+	o.direct_spin = 1;
+	assert_int_equal(rpcrdma_poller_create(&o, &p), 0);
+	ev_init(&e);
+	assert_int_equal(rpcrdma__poller_add(p, &e.src), 0);
+	assert_int_equal(rpcrdma_poller_poll(p, 0), 0);
+	for (int i = 1; i <= 3; i++) {
+		ev_kick(&e);
+		assert_int_equal(rpcrdma_poller_poll(p, 0), 1);
+		assert_int_equal(atomic_load(&e.calls), i);
+	}
+	rpcrdma__poller_del(p, &e.src);
+	close(e.efd);
+	rpcrdma_poller_destroy(p);
 }
 
 static void test_direct_oneshot(void **state)
@@ -394,6 +446,19 @@ static void test_svc_one_direct_poller(void **state)
 		assert_int_equal(rc2, rc);
 	rc2 = rpcrdma_svc_listen_rdma(svc, wq, (struct sockaddr *)&sin, NULL, NULL, NULL);
 	assert_true(rc2 != -EINVAL);
+	{
+		/* A spinning DIRECT poller's fd does not signal completions:
+		 * no loop can wait on it, so the service refuses it. */
+		struct rpcrdma_poller *ds;
+
+		rpcrdma_poller_opts_init(&o);
+		o.mode = RPCRDMA_POLLER_DIRECT;
+		o.direct_spin = 1;
+		assert_int_equal(rpcrdma_poller_create(&o, &ds), 0);
+		assert_int_equal(rpcrdma_svc_listen_rdma(svc, ds, (struct sockaddr *)&sin, NULL,
+							 NULL, NULL), -EINVAL);
+		rpcrdma_poller_destroy(ds);
+	}
 	assert_int_equal(rpcrdma_svc_start(svc), 0);
 	rpcrdma_svc_get_stats(svc, &st, sizeof(st));
 	assert_int_equal(st.rdma_loop_calls, 0);
@@ -408,6 +473,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_opts_rejected),
 		cmocka_unit_test(test_direct_oneshot),
+		cmocka_unit_test(test_direct_spin_events),
 		cmocka_unit_test(test_poll_needs_direct),
 		cmocka_unit_test(test_workqueue_exclusive),
 		cmocka_unit_test(test_busy_sources),
