@@ -14,7 +14,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <rpcrdma/idr.h>
 
 #include "rdma_internal.h"
 
@@ -62,7 +61,7 @@ struct creq {
 	rpcrdma_client_done done;
 	void *arg;
 	uint32_t xid;
-	struct creq *xnext;             /* next call whose xid has the same key */
+	struct creq *xnext;             /* next call in its xid bucket */
 	struct rpcrdma__mrbuf rd, pz, wr, rp;  /* data item, position zero, write, reply */
 	struct cconn *cc;               /* set once sent */
 };
@@ -90,10 +89,13 @@ struct rpcrdma_client {
 	 * call then costs no calloc and free. */
 	struct rpcrdma__list creq_cache;
 	unsigned ncreq_cache;
-	/* Every call from call_async until it completes, by xid: IDR id =
-	 * the low 31 bits of the xid's host-order value, pointing at a chain
-	 * of the (at most two) calls whose xids share them.  Client lock. */
-	struct rpcrdma_idr *xids;
+	/* Every call from call_async until it completes, by xid: a chain
+	 * (creq.xnext) per bucket, the bucket the xid's host-order value's
+	 * low bits.  A client numbers its calls consecutively, so the calls
+	 * in flight (at most the grant) fall one a bucket while there are
+	 * more buckets than credits.  Client lock. */
+	struct creq **xbuckets;
+	uint32_t xmask;                 /* buckets - 1 */
 	struct rpcrdma__list graveyard; /* dead connections still flushing */
 	/* timerfd: after a device removal, reaps the graveyard on a poller
 	 * thread, so that an idle client does not hold the device (the
@@ -317,49 +319,30 @@ static void req_release(struct cconn *cc, struct creq *r)
 
 /* ---- the table of calls by xid (client lock held) ---- */
 
-/* The xid is kept in wire order: key by its host-order value, so that a
- * client's consecutive xids are neighbours in the tree (dense ids). */
-static int xid_key(uint32_t xid)
+static struct creq **xid_bucket(struct rpcrdma_client *c, uint32_t xid)
 {
-	return (int)(ntohl(xid) & INT_MAX);
+	return &c->xbuckets[ntohl(xid) & c->xmask];
 }
 
-/* Enters r: 0, -EEXIST (a call with its xid is there) or -ENOMEM. */
+/* Enters r: 0, or -EEXIST (a call with its xid is there). */
 static int xid_add(struct rpcrdma_client *c, struct creq *r)
 {
-	int key = xid_key(r->xid), id;
-	struct creq *head = rpcrdma_idr_find(c->xids, key);
+	struct creq **b = xid_bucket(c, r->xid);
 
-	r->xnext = NULL;
-	if (head) {
-		for (struct creq *q = head; q; q = q->xnext)
-			if (q->xid == r->xid)
-				return -EEXIST;
-		r->xnext = head->xnext;
-		head->xnext = r;
-		return 0;
-	}
-	/* exactly [key, key + 1); end 0 means "no limit" for key INT_MAX */
-	id = rpcrdma_idr_alloc(c->xids, r, key, key == INT_MAX ? 0 : key + 1);
-	return id < 0 ? id : 0;
+	for (struct creq *q = *b; q; q = q->xnext)
+		if (q->xid == r->xid)
+			return -EEXIST;
+	r->xnext = *b;
+	*b = r;
+	return 0;
 }
 
 static void xid_del(struct rpcrdma_client *c, struct creq *r)
 {
-	int key = xid_key(r->xid);
-	struct creq *head = rpcrdma_idr_find(c->xids, key);
-
-	if (head == r) {
-		if (r->xnext)
-			rpcrdma_idr_replace(c->xids, key, r->xnext, NULL);
-		else
-			rpcrdma_idr_remove(c->xids, key);
-	} else {
-		for (struct creq *q = head; q; q = q->xnext) {
-			if (q->xnext == r) {
-				q->xnext = r->xnext;
-				break;
-			}
+	for (struct creq **pp = xid_bucket(c, r->xid); *pp; pp = &(*pp)->xnext) {
+		if (*pp == r) {
+			*pp = r->xnext;
+			break;
 		}
 	}
 	r->xnext = NULL;
@@ -368,7 +351,7 @@ static void xid_del(struct rpcrdma_client *c, struct creq *r)
 /* The call sent on cc that a reply with this xid answers, or NULL. */
 static struct creq *xid_find(struct rpcrdma_client *c, uint32_t xid, const struct cconn *cc)
 {
-	for (struct creq *q = rpcrdma_idr_find(c->xids, xid_key(xid)); q; q = q->xnext)
+	for (struct creq *q = *xid_bucket(c, xid); q; q = q->xnext)
 		if (q->xid == xid && q->cc == cc)
 			return q;
 	return NULL;
@@ -847,8 +830,9 @@ static int req_send(struct rpcrdma_client *c, struct cconn *cc, struct creq *r)
 	 * (RFC 8166 section 3.5.3); without a data item, the whole call by
 	 * position-zero read chunk.
 	 */
-	hmax = rpcrdma_call_hdr_size(&d) + RPCRDMA_READ_ENTRY_SIZE;  /* RDMA_MSG + 1 entry */
-	if (rpcrdma_call_hdr_size(&d) + total > cc->send_max) {
+	hmax = rpcrdma_call_hdr_size(&d);                 /* RDMA_MSG, no read chunk */
+	if (hmax + total > cc->send_max) {
+		hmax += RPCRDMA_READ_ENTRY_SIZE;          /* RDMA_MSG + 1 entry */
 		if (call->bulk_length) {
 			size_t pad = (4 - (call->bulk_length & 3)) & 3;
 
@@ -1311,7 +1295,12 @@ int rpcrdma_client_create(struct rpcrdma_poller *poller, const struct sockaddr *
 	rpcrdma__list_init(&c->graveyard);
 	rpcrdma_client_credits_init(&c->credits, opts.max_credits);
 	c->reap_src.fd = -1;
-	err = rpcrdma_idr_create(NULL, &c->xids);
+	/* Four buckets a credit (at least 64): in-flight xids are spread. */
+	c->xmask = 63;
+	while (c->xmask < 4u * opts.max_credits - 1)
+		c->xmask = c->xmask * 2 + 1;
+	c->xbuckets = calloc(c->xmask + 1u, sizeof(*c->xbuckets));
+	err = c->xbuckets ? 0 : -ENOMEM;
 	if (!err) {
 		err = rpcrdma__timer_open(&c->reap_src);
 	}
@@ -1327,7 +1316,7 @@ int rpcrdma_client_create(struct rpcrdma_poller *poller, const struct sockaddr *
 		reap(c, true);
 		if (c->reap_src.fd >= 0)
 			close(c->reap_src.fd);
-		rpcrdma_idr_destroy(c->xids);
+		free(c->xbuckets);
 		pthread_cond_destroy(&c->reap_cv);
 		pthread_mutex_destroy(&c->lock);
 		pthread_mutex_destroy(&c->connect_lock);
@@ -1368,7 +1357,7 @@ void rpcrdma_client_destroy(struct rpcrdma_client *c)
 	}
 	while (!rpcrdma__list_empty(&c->creq_cache))
 		free(rpcrdma__container_of(rpcrdma__list_pop(&c->creq_cache), struct creq, node));
-	rpcrdma_idr_destroy(c->xids);  /* empty: every call completed */
+	free(c->xbuckets);  /* empty: every call completed */
 	pthread_cond_destroy(&c->reap_cv);
 	pthread_mutex_destroy(&c->lock);
 	pthread_mutex_destroy(&c->connect_lock);
