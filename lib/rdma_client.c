@@ -39,6 +39,7 @@ struct cconn {
 	struct rpcrdma__list gnode;     /* client's graveyard once dead */
 	uint32_t send_max;              /* call bytes we may Send */
 	uint32_t sq_depth;
+	uint32_t max_inline;            /* Sends this short go IBV_SEND_INLINE */
 };
 
 struct crecv {
@@ -612,11 +613,11 @@ static int cconn_open(struct rpcrdma_client *c, struct cconn **out)
 		.cap = { .max_send_wr = cc->sq_depth, .max_recv_wr = credits,
 			 .max_send_sge = 1, .max_recv_sge = 1 },
 	};
-	if (rdma_create_qp(cc->id, cc->pd, &qa)) {
-		err = -errno;
+	err = rpcrdma__create_qp(cc->id, cc->pd, &qa);
+	if (err)
 		goto fail;
-	}
 	cc->qp = cc->id->qp;
+	cc->max_inline = qa.cap.max_inline_data;
 	err = rpcrdma__pool_init(&cc->recv_pool, cc->pd, RPCRDMA__WR_CLT_RECV, credits,
 				 sizeof(struct crecv), c->opts.recv_inline, IBV_ACCESS_LOCAL_WRITE);
 	if (err)
@@ -886,6 +887,10 @@ static int req_send(struct rpcrdma_client *c, struct cconn *cc, struct creq *r)
 	s->wr.num_sge = 1;
 	s->wr.opcode = IBV_WR_SEND;
 	s->wr.send_flags = IBV_SEND_SIGNALED;
+	if (s->sge.length <= cc->max_inline) {
+		s->wr.send_flags |= IBV_SEND_INLINE;
+		rpcrdma__count(&c->stats, NULL, RPCRDMA_STAT_SENDS_INLINE, 1);
+	}
 	r->cc = cc;
 	atomic_fetch_add(&cc->refs, 1);
 	err = ibv_post_send(cc->qp, &s->wr, &bad);

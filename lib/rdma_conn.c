@@ -237,6 +237,15 @@ static int charge(struct rpcrdma_listener *l, struct rpcrdma__rescg_ledger *led,
 	return err;
 }
 
+int rpcrdma__create_qp(struct rdma_cm_id *id, struct ibv_pd *pd, struct ibv_qp_init_attr *qa)
+{
+	qa->cap.max_inline_data = RPCRDMA__INLINE_SEND;
+	if (rdma_create_qp(id, pd, qa) == 0)
+		return 0;
+	qa->cap.max_inline_data = 0;
+	return rdma_create_qp(id, pd, qa) ? -errno : 0;
+}
+
 static int dev_get(struct rpcrdma_listener *l, struct ibv_context *verbs, struct rpcrdma__dev **out)
 {
 	struct ibv_device_attr attr;
@@ -429,15 +438,15 @@ static int conn_accept(struct rpcrdma_listener *l, struct rdma_cm_event *ev)
 			.max_recv_sge = 1,
 		},
 	};
-	if (rdma_create_qp(id, dev->pd, &qa)) {
-		err = -errno;
+	err = rpcrdma__create_qp(id, dev->pd, &qa);
+	if (err)
 		goto fail;
-	}
 	pthread_mutex_lock(&l->lock);   /* rpcrdma__dev_find_conn reads them */
 	conn->qp = id->qp;
 	conn->qp_num = id->qp->qp_num;
 	pthread_mutex_unlock(&l->lock);
 	conn->max_send_sge = qa.cap.max_send_sge;
+	conn->max_inline = qa.cap.max_inline_data;
 
 	err = rpcrdma__pool_init(&conn->send_pool, dev->pd, RPCRDMA__WR_SEND, grant + 8,
 				 sizeof(struct rpcrdma__send), conn->send_inline, IBV_ACCESS_LOCAL_WRITE);

@@ -198,6 +198,13 @@ void rpcrdma__poller_cq_put(struct rpcrdma__cq *cq, int entries);
  * device.  Caller: no queue pair uses cq; not from cq's own handler. */
 void rpcrdma__poller_cq_drop(struct rpcrdma_poller *p, struct rpcrdma__cq *cq);
 int rpcrdma__poller_add(struct rpcrdma_poller *p, struct rpcrdma__source *s);
+/* Bytes of a Send asked to go inline (IBV_SEND_INLINE: the provider
+ * copies them into the work request, so the device reads no registered
+ * memory for them); a QP that cannot is created without. */
+#define RPCRDMA__INLINE_SEND 256
+/* rdma_create_qp, asking for RPCRDMA__INLINE_SEND bytes of inline data
+ * first and none when the device refuses; returns 0 or -errno. */
+int rpcrdma__create_qp(struct rdma_cm_id *id, struct ibv_pd *pd, struct ibv_qp_init_attr *qa);
 /* Whether p's completion queues have completion channels and are armed. */
 static inline bool rpcrdma__poller_notifies(const struct rpcrdma_poller *p)
 {
@@ -298,6 +305,7 @@ struct rpcrdma__conn {
 	struct ibv_qp *qp;
 	uint32_t qp_num;
 	uint32_t max_send_sge;           /* the QP's, as created */
+	uint32_t max_inline;             /* Sends this short go IBV_SEND_INLINE */
 	uint64_t conn_id;               /* for logs and counters */
 	atomic_int refs;
 	pthread_mutex_t lock;

@@ -98,6 +98,10 @@ static void prep_send(struct rpcrdma__send *s, struct ibv_send_wr *wr, struct ib
 	wr->num_sge = 1;
 	wr->opcode = IBV_WR_SEND;
 	wr->send_flags = IBV_SEND_SIGNALED;
+	if (len <= conn->max_inline) {
+		wr->send_flags |= IBV_SEND_INLINE;
+		rpcrdma__count(&conn->stats, &conn->l->stats, RPCRDMA_STAT_SENDS_INLINE, 1);
+	}
 	if (conn->peer_rinv && call_hdr && inv_rkey(call_hdr, &rkey)) {
 		wr->opcode = IBV_WR_SEND_WITH_INV;
 		wr->invalidate_rkey = rkey;

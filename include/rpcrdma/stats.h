@@ -48,6 +48,8 @@ enum rpcrdma_stat {
 					* the reconnect backoff let through) */
 	RPCRDMA_STAT_WRITES_UNCOPIED,  /* replies whose bulk was written from the call's own
 					* registered memory, uncopied (rpcrdma_call_reply_buffer) */
+	RPCRDMA_STAT_SENDS_INLINE,     /* Sends posted IBV_SEND_INLINE: short enough (256 bytes)
+					* for the provider to copy them into the work request */
 	RPCRDMA_STAT_COUNT
 };
 
