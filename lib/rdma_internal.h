@@ -198,13 +198,6 @@ void rpcrdma__poller_cq_put(struct rpcrdma__cq *cq, int entries);
  * device.  Caller: no queue pair uses cq; not from cq's own handler. */
 void rpcrdma__poller_cq_drop(struct rpcrdma_poller *p, struct rpcrdma__cq *cq);
 int rpcrdma__poller_add(struct rpcrdma_poller *p, struct rpcrdma__source *s);
-/* Bytes of a Send asked to go inline (IBV_SEND_INLINE: the provider
- * copies them into the work request, so the device reads no registered
- * memory for them); a QP that cannot is created without. */
-#define RPCRDMA__INLINE_SEND 256
-/* rdma_create_qp, asking for RPCRDMA__INLINE_SEND bytes of inline data
- * first and none when the device refuses; returns 0 or -errno. */
-int rpcrdma__create_qp(struct rdma_cm_id *id, struct ibv_pd *pd, struct ibv_qp_init_attr *qa);
 /* Whether p's completion queues have completion channels and are armed. */
 static inline bool rpcrdma__poller_notifies(const struct rpcrdma_poller *p)
 {
@@ -429,6 +422,14 @@ void rpcrdma__recv_repost(struct rpcrdma_call *call);
  * pool or still in the SRQ: no completion of one is handled after. */
 void rpcrdma__recv_srq_quiesce(struct rpcrdma__dev *dev, bool wait_all);
 int rpcrdma__recv_post_initial(struct rpcrdma__conn *conn);
+
+/* Bytes of a Send asked to go inline (IBV_SEND_INLINE: the provider
+ * copies them into the work request, so the device reads no registered
+ * memory for them); a QP that cannot is created without. */
+#define RPCRDMA__INLINE_SEND 256
+/* rdma_create_qp, asking for RPCRDMA__INLINE_SEND bytes of inline data
+ * first and none when the device refuses; returns 0 or -errno. */
+int rpcrdma__create_qp(struct rdma_cm_id *id, struct ibv_pd *pd, struct ibv_qp_init_attr *qa);
 
 /* Posts a chain of n send-queue WRs under the connection lock, or queues it
  * on node until the send queue has room.  Takes a connection reference. */
