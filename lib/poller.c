@@ -57,6 +57,9 @@ static void dispatch(const struct ibv_wc *wc)
 	case RPCRDMA__WR_QUIET:
 		rpcrdma__quiet_done(c, wc);
 		break;
+	case RPCRDMA__WR_DRAIN:
+		rpcrdma__conn_drain_done(c, wc);
+		break;
 	default:
 		/* A wr_id we never posted: a bug, not input. */
 		abort();

@@ -88,6 +88,12 @@ void rpcrdma__conn_put(struct rpcrdma__conn *conn)
 		conn_free(conn);
 }
 
+void rpcrdma__conn_drain_done(struct rpcrdma__ctxt *c, const struct ibv_wc *wc)
+{
+	(void)wc;   /* flushed, normally; success is as good */
+	rpcrdma__conn_put(rpcrdma__container_of(c, struct rpcrdma__conn, drain));
+}
+
 void rpcrdma__conn_close(struct rpcrdma__conn *conn, const char *why)
 {
 	bool drop;
@@ -104,8 +110,18 @@ void rpcrdma__conn_close(struct rpcrdma__conn *conn, const char *why)
 	rdma_disconnect(conn->id);
 	if (conn->qp) {
 		struct ibv_qp_attr attr = { .qp_state = IBV_QPS_ERR };
+		struct ibv_send_wr wr = { .wr_id = (uintptr_t)&conn->drain, .opcode = IBV_WR_SEND,
+					  .send_flags = IBV_SEND_SIGNALED }, *bad;
 
 		ibv_modify_qp(conn->qp, &attr, IBV_QP_STATE);
+		/* Receives taken from a shared queue are not flushed: only
+		 * this Send's completion, queued after theirs, tells that the
+		 * poller has handled them.  A full send queue refuses it; its
+		 * WRs' flushes, also after, hold the connection then. */
+		conn->drain.type = RPCRDMA__WR_DRAIN;
+		rpcrdma__conn_get(conn);
+		if (ibv_post_send(conn->qp, &wr, &bad))
+			rpcrdma__conn_put(conn);
 	}
 	/* Chains still waiting for send-queue room are never posted. */
 	for (;;) {

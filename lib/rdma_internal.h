@@ -64,6 +64,7 @@ enum rpcrdma__wr_type {
 	RPCRDMA__WR_CLT_RECV,   /* client receive of a reply */
 	RPCRDMA__WR_CLT_SEND,   /* client call Send */
 	RPCRDMA__WR_QUIET,      /* an unsignaled WR of a chain (struct rpcrdma__quiet) */
+	RPCRDMA__WR_DRAIN,      /* the Send posted at close (struct rpcrdma__conn.drain) */
 };
 
 struct rpcrdma__ctxt {
@@ -301,6 +302,12 @@ struct rpcrdma__conn {
 	uint32_t max_inline;             /* Sends this short go IBV_SEND_INLINE */
 	uint64_t conn_id;               /* for logs and counters */
 	atomic_int refs;
+	/* wr_id of the Send posted after the QP went to the error state: it
+	 * completes (flushed) after every completion the QP raised before,
+	 * so once it is handled none of them (a receive of the shared
+	 * queue's, above all) is still waiting in the CQ for freed memory.
+	 * It holds a reference. */
+	struct rpcrdma__ctxt drain;
 	pthread_mutex_t lock;
 	enum rpcrdma__conn_state state;
 	bool closing_started;
@@ -409,6 +416,8 @@ void rpcrdma__conn_get(struct rpcrdma__conn *conn);
 void rpcrdma__conn_put(struct rpcrdma__conn *conn);
 /* Starts closing (disconnect + flush); idempotent, any thread. */
 void rpcrdma__conn_close(struct rpcrdma__conn *conn, const char *why);
+/* The drain Send's completion (RPCRDMA__WR_DRAIN): drops its reference. */
+void rpcrdma__conn_drain_done(struct rpcrdma__ctxt *c, const struct ibv_wc *wc);
 /* The connection of dev whose QP is qp_num, with a reference; NULL if none. */
 struct rpcrdma__conn *rpcrdma__dev_find_conn(struct rpcrdma__dev *dev, uint32_t qp_num);
 
