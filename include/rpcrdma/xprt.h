@@ -153,7 +153,9 @@ RPCRDMA_API int rpcrdma_listener_port(const struct rpcrdma_listener *l);
 
 /*
  * Stops accepting, disconnects every connection and waits until their work
- * requests are flushed and the upper layer has ended every call handle it
+ * requests are flushed (with a shared receive queue, until a Send posted
+ * after the disconnect has completed: every receive that completed before
+ * it has been handled by then) and the upper layer has ended every call handle it
  * still owns (replies on a closed connection return -ENOTCONN): end them
  * from other threads, or before.  The counters stay readable afterwards.
  * Idempotent.  Must not be called from a handler or a poller thread.
