@@ -499,7 +499,7 @@ int rpcrdma__poller_cq_get(struct rpcrdma_poller *p, struct ibv_context *verbs, 
 		}
 		cq->max_cqe = attr.max_cqe;
 	}
-	if (p->notify) {
+	if (rpcrdma__poller_notifies(p)) {
 		cq->channel = ibv_create_comp_channel(verbs);
 		if (!cq->channel) {
 			err = errno ? -errno : -ENOMEM;
@@ -585,7 +585,6 @@ int rpcrdma_poller_create(const struct rpcrdma_poller_opts *uopts, struct rpcrdm
 	if (!p)
 		return -ENOMEM;
 	p->opts = opts;
-	p->notify = opts.mode != RPCRDMA_POLLER_BUSY && !opts.direct_spin;
 	rpcrdma__list_init(&p->pending);
 	pthread_mutex_init(&p->lock, NULL);
 	pthread_cond_init(&p->cond, NULL);

@@ -182,7 +182,6 @@ struct rpcrdma_poller {
 	struct rpcrdma__cq *cqs[RPCRDMA__MAX_CQS];
 	atomic_uint ncqs;
 	atomic_bool stop;
-	bool notify;                /* CQs armed (completion channels): not BUSY or direct_spin */
 	atomic_uint idle;           /* direct_spin: polls that found nothing */
 	unsigned nthreads;
 	pthread_t *threads;
@@ -199,10 +198,11 @@ void rpcrdma__poller_cq_put(struct rpcrdma__cq *cq, int entries);
  * device.  Caller: no queue pair uses cq; not from cq's own handler. */
 void rpcrdma__poller_cq_drop(struct rpcrdma_poller *p, struct rpcrdma__cq *cq);
 int rpcrdma__poller_add(struct rpcrdma_poller *p, struct rpcrdma__source *s);
-/* Whether p's completion queues have completion channels and are armed. */
+/* Whether p's completion queues have completion channels and are armed:
+ * not in BUSY mode, nor with a spinning DIRECT caller (direct_spin). */
 static inline bool rpcrdma__poller_notifies(const struct rpcrdma_poller *p)
 {
-	return p->notify;
+	return p->opts.mode != RPCRDMA_POLLER_BUSY && !p->opts.direct_spin;
 }
 /* Removes a source, waiting until no thread handles it or still holds its
  * event.  Must not be called from that source's own handler; other poller
