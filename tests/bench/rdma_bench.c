@@ -19,6 +19,7 @@
  * rdma-bench to put beside perftest's.
  */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #if defined(__x86_64__) || defined(__i386__)
 #include <x86intrin.h>
@@ -99,12 +100,20 @@ struct slot {
 	uint64_t t0;                  /* when its call was queued (stamp()) */
 };
 
+/*
+ * The calls of one run.  Its counters are atomics, so that a call costs
+ * the benchmark no lock of its own (perftest's loop takes none): m and cv
+ * only wake the waiting thread after the last call.
+ */
 struct async {
 	pthread_mutex_t m;
 	pthread_cond_t cv;
 	struct rpcrdma_client *c;
-	unsigned proc, left, done, bad, total;
-	uint32_t xid;
+	unsigned proc, total;
+	atomic_int left;              /* calls still to issue (may go below 0) */
+	atomic_uint done, bad;
+	atomic_uint nlat;             /* samples taken (lat's next index) */
+	atomic_uint xid;
 	size_t size;
 	bool write_chunk, stopping;
 	uint64_t *lat;                /* when set: each call's round trip, to its callback (stamp()) */
@@ -161,52 +170,45 @@ static void slot_free(struct slot *s)
 
 static void issue(struct slot *s);
 
+/* One call of the run has finished; the last one wakes the waiter. */
+static void finish(struct async *a, bool bad)
+{
+	if (bad)
+		atomic_fetch_add_explicit(&a->bad, 1, memory_order_relaxed);
+	if (atomic_fetch_add_explicit(&a->done, 1, memory_order_acq_rel) + 1 == a->total) {
+		pthread_mutex_lock(&a->m);
+		pthread_cond_signal(&a->cv);
+		pthread_mutex_unlock(&a->m);
+	}
+}
+
 static void done_cb(struct rpcrdma_client_call *call, int status, void *arg)
 {
 	struct slot *s = arg;
 	struct async *a = s->a;
-	bool again;
 
 	(void)call;
-	pthread_mutex_lock(&a->m);
+	/* The sample lands before done counts it: the waiter reads lat
+	 * once done reaches the total. */
 	if (a->lat)
-		a->lat[a->done] = stamp() - s->t0;
-	if (status || (a->proc != ECHO_PROC_NULL && a->proc != ECHO_PROC_SINK &&
-		       s->call.bulk_got != a->size))
-		a->bad++;
-	a->done++;
-	again = a->left > 0;
-	if (again)
-		a->left--;
-	/* Wake the waiting thread only for the last call: a wakeup per call
-	 * costs a context switch per call, which is the benchmark's own
-	 * overhead, not the transport's. */
-	if (!again && a->done == a->total)
-		pthread_cond_signal(&a->cv);
-	pthread_mutex_unlock(&a->m);
-	if (again)
+		a->lat[atomic_fetch_add_explicit(&a->nlat, 1, memory_order_relaxed)] = stamp() - s->t0;
+	finish(a, status || (a->proc != ECHO_PROC_NULL && a->proc != ECHO_PROC_SINK &&
+			     s->call.bulk_got != a->size));
+	if (atomic_fetch_sub_explicit(&a->left, 1, memory_order_relaxed) > 0)
 		issue(s);
 }
 
 static void issue(struct slot *s)
 {
 	struct async *a = s->a;
-	uint32_t xid;
 
-	pthread_mutex_lock(&a->m);
-	xid = ++a->xid;
-	pthread_mutex_unlock(&a->m);
-	slot_setup(s, a->proc, a->size, xid);
+	/* run() built the call; only its xid changes (perftest, too, sends
+	 * one prepared message over and over). */
+	echo_put32(s->msg, atomic_fetch_add_explicit(&a->xid, 1, memory_order_relaxed) + 1);
 	if (a->lat)
 		s->t0 = stamp();
-	if (rpcrdma_client_call_async(a->c, &s->call, done_cb, s)) {
-		pthread_mutex_lock(&a->m);
-		a->bad++;
-		a->done++;
-		if (a->done == a->total)
-			pthread_cond_signal(&a->cv);
-		pthread_mutex_unlock(&a->m);
-	}
+	if (rpcrdma_client_call_async(a->c, &s->call, done_cb, s))
+		finish(a, true);
 }
 
 /* count calls of proc/size, depth in flight; returns seconds or -1.  lat:
@@ -225,29 +227,29 @@ static double run(struct rpcrdma_client *c, unsigned proc, size_t size, unsigned
 	for (unsigned i = 0; i < depth; i++) {
 		if (slot_alloc(&slots[i], size))
 			return -1;
+		slot_setup(&slots[i], proc, size, 0);
 		slots[i].a = &a;
 	}
-	a.left = count - depth;
+	atomic_init(&a.left, (int)(count - depth));
 	a.total = count;
 	t0 = now_ns();
 	for (unsigned i = 0; i < depth; i++)
 		issue(&slots[i]);
-	pthread_mutex_lock(&a.m);
-	while (a.done < count) {
-		if (direct) {
-			pthread_mutex_unlock(&a.m);
+	if (direct) {
+		while (atomic_load_explicit(&a.done, memory_order_acquire) < count)
 			rpcrdma_poller_poll(direct, 0);
-			pthread_mutex_lock(&a.m);
-		} else {
+	} else {
+		pthread_mutex_lock(&a.m);
+		while (atomic_load_explicit(&a.done, memory_order_acquire) < count)
 			pthread_cond_wait(&a.cv, &a.m);
-		}
+		pthread_mutex_unlock(&a.m);
 	}
-	pthread_mutex_unlock(&a.m);
 	t1 = now_ns();
 	for (unsigned i = 0; i < depth; i++)
 		slot_free(&slots[i]);
-	if (a.bad) {
-		fprintf(stderr, "proc %u size %zu: %u of %u calls failed\n", proc, size, a.bad, count);
+	if (atomic_load(&a.bad)) {
+		fprintf(stderr, "proc %u size %zu: %u of %u calls failed\n", proc, size,
+			atomic_load(&a.bad), count);
 		return -1;
 	}
 	return (double)(t1 - t0) / 1e9;
@@ -351,21 +353,23 @@ int main(int argc, char **argv)
 		if (!lat || slot_alloc(&s, 0))
 			return 1;
 		stamp_begin(&cal);
+		slot_setup(&s, ECHO_PROC_NULL, 0, 0);
 		for (unsigned i = 0; i < nlat + 50; i++) {
 			uint64_t t0;
 
-			slot_setup(&s, ECHO_PROC_NULL, 0, 0x70000000u + i);
+			echo_put32(s.msg, 0x70000000u + i);
 			t0 = stamp();
 			if (direct) {
+				/* total 0: nothing waits on cv (this thread polls) */
 				struct async one = { .c = c, .proc = ECHO_PROC_NULL };
 
 				pthread_mutex_init(&one.m, NULL);
 				pthread_cond_init(&one.cv, NULL);
 				s.a = &one;
 				err = rpcrdma_client_call_async(c, &s.call, done_cb, &s);
-				while (!err && !one.done)
+				while (!err && !atomic_load_explicit(&one.done, memory_order_acquire))
 					rpcrdma_poller_poll(direct, 0);
-				if (!err && one.bad)
+				if (!err && atomic_load(&one.bad))
 					err = -EIO;
 			} else {
 				err = rpcrdma_client_call(c, &s.call, 10000);
