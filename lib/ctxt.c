@@ -92,6 +92,30 @@ void rpcrdma__pool_put(struct rpcrdma__ctxt *c)
 	pthread_mutex_unlock(&pool->lock);
 }
 
+void rpcrdma__pool_put_list(struct rpcrdma__pool *pool, struct rpcrdma__list *list, unsigned n)
+{
+	pthread_mutex_lock(&pool->lock);
+	rpcrdma__list_splice_tail(&pool->free, list);
+	pool->nfree += n;
+	pthread_mutex_unlock(&pool->lock);
+}
+
+struct rpcrdma__ctxt *rpcrdma__pool_get_owned(struct rpcrdma__pool *pool)
+{
+	struct rpcrdma__list *n = rpcrdma__list_pop(&pool->free);
+
+	if (!n)
+		return NULL;
+	pool->nfree--;
+	return rpcrdma__container_of(n, struct rpcrdma__ctxt, node);
+}
+
+void rpcrdma__pool_put_owned(struct rpcrdma__ctxt *c)
+{
+	rpcrdma__list_add_tail(&c->pool->free, &c->node);
+	c->pool->nfree++;
+}
+
 int rpcrdma__mrbuf_reg(struct rpcrdma__mrbuf *b, struct ibv_pd *pd, void *addr, size_t len,
 		       int access)
 {

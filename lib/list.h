@@ -54,4 +54,16 @@ static inline struct rpcrdma__list *rpcrdma__list_pop(struct rpcrdma__list *h)
 	return n;
 }
 
+/* Moves every node of src to the end of h, in order; src ends empty. */
+static inline void rpcrdma__list_splice_tail(struct rpcrdma__list *h, struct rpcrdma__list *src)
+{
+	if (rpcrdma__list_empty(src))
+		return;
+	src->next->prev = h->prev;
+	h->prev->next = src->next;
+	src->prev->next = h;
+	h->prev = src->prev;
+	rpcrdma__list_init(src);
+}
+
 #endif /* RPCRDMA_LIST_H */

@@ -38,6 +38,17 @@ struct cconn {
 	uint32_t send_max;              /* call bytes we may Send */
 	uint32_t sq_depth;
 	uint32_t max_inline;            /* Sends this short go IBV_SEND_INLINE */
+	/*
+	 * Sends posted and not yet given back to send_pool, oldest first
+	 * (client lock; through the context's pool node).  Only one Send in
+	 * sig_every asks for a completion: a send queue completes in order,
+	 * so a completion, or the flush of any Send, gives back every Send up
+	 * to it (clt_send_release).  sig_every is at most a quarter of the
+	 * pool, so an empty pool always holds a signaled Send.
+	 */
+	struct rpcrdma__list posted;
+	uint32_t unsignaled, sig_every; /* Sends since the last signaled one */
+	struct csend *drain;            /* posted at break: flushes the rest */
 };
 
 struct crecv {
@@ -170,8 +181,8 @@ static int bufs_get(struct cconn *cc, struct rpcrdma__mrbuf *b, size_t len, int 
 		free(hit);
 	} else {
 		err = rpcrdma__mrbuf_alloc(b, cc->pd, cls, access);
-		if (err)
-			return err;
+		if (err)   /* -ENOBUFS means "wait for a send buffer" to req_send's callers */
+			return err == -ENOBUFS ? -ENOMEM : err;
 		b->cap = cls;
 	}
 	b->len = len;
@@ -229,6 +240,7 @@ static void cconn_free(struct cconn *cc)
 		rdma_destroy_qp(cc->id);
 	rpcrdma__pool_fini(&cc->recv_pool);
 	rpcrdma__pool_fini(&cc->send_pool);
+	free(cc->drain);
 	bufs_fini(cc);
 	if (cc->cq)
 		rpcrdma__poller_cq_put(cc->cq, cc->cq_entries);
@@ -360,6 +372,40 @@ static struct creq *xid_find(struct rpcrdma_client *c, uint32_t xid, const struc
  * Breaks the current connection: fails the calls sent on it.  Takes the
  * client lock itself.  The connection is freed when its last WR flushed.
  */
+static bool clt_send_release(struct rpcrdma_client *c, struct cconn *cc, struct csend *s);
+
+/*
+ * After the QP went to the error state: Sends that completed without
+ * asking for a completion are given back only by a later completion, so
+ * one more, signaled, Send is posted; its flush comes after every other
+ * Send's.  If even that cannot be posted, the QP takes no more work and
+ * completes none: everything posted is given back at once.
+ */
+static void cconn_drain(struct rpcrdma_client *c, struct cconn *cc)
+{
+	struct csend *d = cc->drain;
+	struct ibv_send_wr *bad;
+	bool empty;
+
+	pthread_mutex_lock(&c->lock);
+	empty = rpcrdma__list_empty(&cc->posted);
+	if (!empty) {
+		memset(&d->wr, 0, sizeof(d->wr));
+		d->wr.wr_id = (uintptr_t)&d->c;
+		d->wr.opcode = IBV_WR_SEND;
+		d->wr.send_flags = IBV_SEND_SIGNALED;
+		rpcrdma__list_add_tail(&cc->posted, &d->c.node);
+		atomic_fetch_add(&cc->refs, 1);
+		if (ibv_post_send(cc->qp, &d->wr, &bad) == 0)
+			d = NULL;
+	}
+	pthread_mutex_unlock(&c->lock);
+	if (!empty && d) {
+		clt_send_release(c, cc, d);
+		cconn_put(cc);
+	}
+}
+
 static void cconn_break(struct rpcrdma_client *c, struct cconn *cc, int status)
 {
 	struct rpcrdma__list failed;
@@ -407,6 +453,7 @@ static void cconn_break(struct rpcrdma_client *c, struct cconn *cc, int status)
 		struct ibv_qp_attr attr = { .qp_state = IBV_QPS_ERR };
 
 		ibv_modify_qp(cc->qp, &attr, IBV_QP_STATE);
+		cconn_drain(c, cc);
 	}
 	rpcrdma__count(&c->stats, NULL, RPCRDMA_STAT_DISCONNECTS, 1);
 	while (!rpcrdma__list_empty(&failed)) {
@@ -560,6 +607,7 @@ static int cconn_open(struct rpcrdma_client *c, struct cconn **out)
 	pthread_mutex_init(&cc->buf_lock, NULL);
 	rpcrdma__list_init(&cc->rbufs);
 	rpcrdma__list_init(&cc->wbufs);
+	rpcrdma__list_init(&cc->posted);
 	cc->ech = rdma_create_event_channel();
 	if (!cc->ech) {
 		err = -errno;
@@ -598,7 +646,8 @@ static int cconn_open(struct rpcrdma_client *c, struct cconn **out)
 		cc->sq_depth = (uint32_t)attr.max_qp_wr;
 	if (credits > (uint32_t)attr.max_qp_wr)
 		credits = (uint32_t)attr.max_qp_wr;
-	cc->cq_entries = (int)(cc->sq_depth + credits);
+	/* One more Send than the pool holds: the drain (cconn_break). */
+	cc->cq_entries = (int)(cc->sq_depth + 1 + credits);
 	err = rpcrdma__poller_cq_get(c->poller, cc->id->verbs, cc->cq_entries, &cc->cq);
 	if (err) {
 		cc->cq = NULL;
@@ -608,7 +657,7 @@ static int cconn_open(struct rpcrdma_client *c, struct cconn **out)
 		.send_cq = cc->cq->cq,
 		.recv_cq = cc->cq->cq,
 		.qp_type = IBV_QPT_RC,
-		.cap = { .max_send_wr = cc->sq_depth, .max_recv_wr = credits,
+		.cap = { .max_send_wr = cc->sq_depth + 1, .max_recv_wr = credits,
 			 .max_send_sge = 1, .max_recv_sge = 1 },
 	};
 	err = rpcrdma__create_qp(cc->id, cc->pd, &qa);
@@ -624,6 +673,16 @@ static int cconn_open(struct rpcrdma_client *c, struct cconn **out)
 				 sizeof(struct csend), c->opts.send_inline, IBV_ACCESS_LOCAL_WRITE);
 	if (err)
 		goto fail;
+	cc->sig_every = cc->sq_depth / 4 < 16 ? cc->sq_depth / 4 : 16;
+	if (cc->sig_every == 0)
+		cc->sig_every = 1;
+	cc->drain = calloc(1, sizeof(*cc->drain));
+	if (!cc->drain) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	cc->drain->c.type = RPCRDMA__WR_CLT_SEND;   /* no pool: see clt_send_release */
+	cc->drain->cc = cc;
 	ours.remote_invalidate = false;  /* plain MRs: no remote invalidation */
 	ours.inline_send = c->opts.send_inline;
 	ours.inline_recv = c->opts.recv_inline;
@@ -799,7 +858,7 @@ static int req_send(struct rpcrdma_client *c, struct cconn *cc, struct creq *r)
 	struct ibv_send_wr *bad;
 	int hlen, err;
 
-	s = (struct csend *)rpcrdma__pool_get(&cc->send_pool);
+	s = (struct csend *)rpcrdma__pool_get_owned(&cc->send_pool);
 	if (!s)
 		return -ENOBUFS;
 	if (call->reply_bulk && call->reply_bulk_len) {
@@ -829,7 +888,8 @@ static int req_send(struct rpcrdma_client *c, struct cconn *cc, struct creq *r)
 	 * (RFC 8166 section 3.5.3); without a data item, the whole call by
 	 * position-zero read chunk.
 	 */
-	hmax = rpcrdma_call_hdr_size(&d);                 /* RDMA_MSG, no read chunk */
+	/* RDMA_MSG, no read chunk (all empty lists: the shortest header) */
+	hmax = d.nwrites || d.has_reply ? rpcrdma_call_hdr_size(&d) : RPCRDMA_HDRLEN_MIN;
 	if (hmax + total > cc->send_max) {
 		hmax += RPCRDMA_READ_ENTRY_SIZE;          /* RDMA_MSG + 1 entry */
 		if (call->bulk_length) {
@@ -870,7 +930,9 @@ static int req_send(struct rpcrdma_client *c, struct cconn *cc, struct creq *r)
 		err = hlen < 0 ? hlen : -EMSGSIZE;
 		goto fail;
 	}
-	if (body) {
+	if (body && !cutlen) {
+		iov_copy(s->c.buf + hlen, call->iov, call->iovcnt, 0, total);
+	} else if (body) {
 		iov_copy(s->c.buf + hlen, call->iov, call->iovcnt, 0, cut);
 		iov_copy(s->c.buf + hlen + cut, call->iov, call->iovcnt, cut + cutlen,
 			 total - cut - cutlen);
@@ -884,11 +946,11 @@ static int req_send(struct rpcrdma_client *c, struct cconn *cc, struct creq *r)
 	s->wr.sg_list = &s->sge;
 	s->wr.num_sge = 1;
 	s->wr.opcode = IBV_WR_SEND;
-	s->wr.send_flags = IBV_SEND_SIGNALED;
-	if (s->sge.length <= cc->max_inline) {
+	bool sig = cc->unsignaled + 1 >= cc->sig_every;
+
+	s->wr.send_flags = sig ? IBV_SEND_SIGNALED : 0;
+	if (s->sge.length <= cc->max_inline)
 		s->wr.send_flags |= IBV_SEND_INLINE;
-		rpcrdma__count(&c->stats, NULL, RPCRDMA_STAT_SENDS_INLINE, 1);
-	}
 	r->cc = cc;
 	atomic_fetch_add(&cc->refs, 1);
 	err = ibv_post_send(cc->qp, &s->wr, &bad);
@@ -897,12 +959,18 @@ static int req_send(struct rpcrdma_client *c, struct cconn *cc, struct creq *r)
 		err = -err;
 		goto fail;
 	}
+	cc->unsignaled = sig ? 0 : cc->unsignaled + 1;
+	rpcrdma__list_add_tail(&cc->posted, &s->c.node);
+	if (s->wr.send_flags & IBV_SEND_INLINE)
+		rpcrdma__count(&c->stats, NULL, RPCRDMA_STAT_SENDS_INLINE, 1);
+	if (!sig)
+		rpcrdma__count(&c->stats, NULL, RPCRDMA_STAT_SENDS_UNSIGNALED, 1);
 	rpcrdma__count(&c->stats, NULL, RPCRDMA_STAT_CALLS, 1);
 	rpcrdma__count(&c->stats, NULL, RPCRDMA_STAT_BYTES_SENT, s->sge.length);
 	return 0;
 fail:
 	req_release(cc, r);
-	rpcrdma__pool_put(&s->c);
+	rpcrdma__pool_put_owned(&s->c);
 	return err;
 }
 
@@ -955,16 +1023,15 @@ static void pump_locked(struct rpcrdma_client *c, struct rpcrdma__list *failed, 
 	}
 }
 
-/* done, when not NULL: a finished call's creq, for the cache. */
-static void pump(struct rpcrdma_client *c, struct creq *done)
+/* Sends what the grant and the send buffers allow; fails what cannot be
+ * sent. */
+static void pump(struct rpcrdma_client *c)
 {
 	struct rpcrdma__list failed;
 	int status = 0;
 
 	rpcrdma__list_init(&failed);
 	pthread_mutex_lock(&c->lock);
-	if (done)
-		creq_put(c, done);
 	pump_locked(c, &failed, &status);
 	pthread_mutex_unlock(&c->lock);
 	while (!rpcrdma__list_empty(&failed)) {
@@ -1046,19 +1113,53 @@ int rpcrdma_client_call_async(struct rpcrdma_client *c, struct rpcrdma_client_ca
 
 /* ---- completions ---- */
 
+/*
+ * Gives back s and every Send posted before it (their completions, if
+ * any, came first) to the send pool, and all but one of their references
+ * (the caller's cconn_put drops the last, and wakes a reaper); true when
+ * calls wait, perhaps for a send buffer.
+ */
+static bool clt_send_release(struct rpcrdma_client *c, struct cconn *cc, struct csend *s)
+{
+	bool waiters;
+	int n = 0;
+
+	pthread_mutex_lock(&c->lock);
+	for (;;) {
+		struct rpcrdma__list *x = rpcrdma__list_pop(&cc->posted);
+
+		if (!x)
+			break;  /* not reached: s is on the list */
+		n++;
+		if (x == &cc->drain->c.node)
+			break;  /* the drain is the last, and no pool's */
+		rpcrdma__pool_put_owned(rpcrdma__container_of(x, struct rpcrdma__ctxt, node));
+		if (x == &s->c.node)
+			break;
+	}
+	waiters = !rpcrdma__list_empty(&c->waiting);
+	pthread_mutex_unlock(&c->lock);
+	if (n > 1)
+		atomic_fetch_sub_explicit(&cc->refs, n - 1, memory_order_acq_rel);
+	return waiters;
+}
+
 void rpcrdma__clt_send_done(struct rpcrdma__ctxt *x, const struct ibv_wc *wc)
 {
 	struct csend *s = (struct csend *)x;
 	struct cconn *cc = s->cc;
 	struct rpcrdma_client *c = cc->c;
+	/* A call that found no send buffer waits in c->waiting (under the
+	 * client lock, as the buffers come back): the pump sends it. */
+	bool waiters = clt_send_release(c, cc, s);
 
-	rpcrdma__pool_put(&s->c);
 	if (wc->status != IBV_WC_SUCCESS) {
-		rpcrdma__count(&c->stats, NULL, wc->status == IBV_WC_WR_FLUSH_ERR ?
-			       RPCRDMA_STAT_FLUSHED : RPCRDMA_STAT_ERR_WC, 1);
+		if (s != cc->drain)
+			rpcrdma__count(&c->stats, NULL, wc->status == IBV_WC_WR_FLUSH_ERR ?
+				       RPCRDMA_STAT_FLUSHED : RPCRDMA_STAT_ERR_WC, 1);
 		cconn_break(c, cc, -ECONNRESET);
-	} else {
-		pump(c, NULL);
+	} else if (waiters) {
+		pump(c);
 	}
 	cconn_put(cc);
 }
@@ -1069,7 +1170,8 @@ void rpcrdma__clt_recv_done(struct rpcrdma__ctxt *x, const struct ibv_wc *wc)
 	struct cconn *cc = rv->cc;
 	struct rpcrdma_client *c = cc->c;
 	struct rpcrdma_hdr h;
-	struct creq *r = NULL;
+	struct creq *r, got;
+	bool found = false, waiters = false;
 	int ret, status = 0;
 
 	if (wc->status != IBV_WC_SUCCESS) {
@@ -1086,6 +1188,13 @@ void rpcrdma__clt_recv_done(struct rpcrdma__ctxt *x, const struct ibv_wc *wc)
 		rpcrdma__count(&c->stats, NULL, RPCRDMA_STAT_ERR_DROPPED, 1);
 		goto repost;
 	}
+	/*
+	 * Once out of the table and the in-flight list nothing else can reach
+	 * the call's creq: its fields are copied and it goes back to the
+	 * cache under this same lock.  Calls queued now wait for the grant
+	 * this reply brings (or for a send buffer, which send completions
+	 * hand out): they are sent after the receive is posted again.
+	 */
 	pthread_mutex_lock(&c->lock);
 	r = xid_find(c, h.xid, cc);
 	if (r) {
@@ -1093,13 +1202,17 @@ void rpcrdma__clt_recv_done(struct rpcrdma__ctxt *x, const struct ibv_wc *wc)
 		rpcrdma__list_del(&r->node);
 		c->inflight--;
 		rpcrdma_client_credits_update(&c->credits, h.credits);
+		got = *r;
+		creq_put(c, r);
+		found = true;
+		waiters = !rpcrdma__list_empty(&c->waiting);
 	}
 	pthread_mutex_unlock(&c->lock);
-	if (!r) {
+	if (!found) {
 		rpcrdma__count(&c->stats, NULL, RPCRDMA_STAT_ERR_DROPPED, 1);
 		goto repost;
 	}
-	struct rpcrdma_client_call *call = r->call;
+	struct rpcrdma_client_call *call = got.call;
 
 	if (h.type == RPCRDMA_ERROR) {
 		status = h.err == RPCRDMA_ERR_VERS ? -EPROTONOSUPPORT : -EREMOTEIO;
@@ -1110,14 +1223,14 @@ void rpcrdma__clt_recv_done(struct rpcrdma__ctxt *x, const struct ibv_wc *wc)
 		rpcrdma_write_chunks(&h, &it);
 		if (rpcrdma_next_chunk(&it, &ch))
 			call->bulk_got = ch.length;
-		if (call->bulk_got && r->wr.mr)
-			memcpy(call->reply_bulk, r->wr.addr, call->bulk_got < call->reply_bulk_len ?
+		if (call->bulk_got && got.wr.mr)
+			memcpy(call->reply_bulk, got.wr.addr, call->bulk_got < call->reply_bulk_len ?
 								call->bulk_got : call->reply_bulk_len);
 		if (h.type == RPCRDMA_NOMSG) {
 			if (rpcrdma_reply_chunk(&h, &ch))
 				call->reply_got = ch.length;
-			if (r->rp.mr)
-				memcpy(call->reply_buf, r->rp.addr,
+			if (got.rp.mr)
+				memcpy(call->reply_buf, got.rp.addr,
 				       call->reply_got < call->reply_len ? call->reply_got :
 									   call->reply_len);
 		} else {
@@ -1140,10 +1253,11 @@ repost:
 		rpcrdma__pool_put(&rv->c);
 	else
 		post_recv(cc, rv);
-	if (r) {
-		req_release(cc, r);
-		r->done(r->call, status, r->arg);
-		pump(c, r);
+	if (found) {
+		req_release(cc, &got);
+		got.done(call, status, got.arg);
+		if (waiters)
+			pump(c);
 	}
 	cconn_put(cc);
 }

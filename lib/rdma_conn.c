@@ -90,8 +90,16 @@ void rpcrdma__conn_put(struct rpcrdma__conn *conn)
 
 void rpcrdma__conn_drain_done(struct rpcrdma__ctxt *c, const struct ibv_wc *wc)
 {
+	struct rpcrdma__conn *conn = rpcrdma__container_of(c, struct rpcrdma__conn, drain);
+	struct rpcrdma__list done;
+
 	(void)wc;   /* flushed, normally; success is as good */
-	rpcrdma__conn_put(rpcrdma__container_of(c, struct rpcrdma__conn, drain));
+	/* Sends that completed without asking for a completion, after the
+	 * last one that did: the drain completes after them all. */
+	rpcrdma__list_init(&done);
+	rpcrdma__conn_sends_done(conn, NULL, &done);
+	rpcrdma__sends_release(&done);
+	rpcrdma__conn_put(conn);
 }
 
 void rpcrdma__conn_close(struct rpcrdma__conn *conn, const char *why)
@@ -116,12 +124,20 @@ void rpcrdma__conn_close(struct rpcrdma__conn *conn, const char *why)
 		ibv_modify_qp(conn->qp, &attr, IBV_QP_STATE);
 		/* Receives taken from a shared queue are not flushed: only
 		 * this Send's completion, queued after theirs, tells that the
-		 * poller has handled them.  A full send queue refuses it; its
-		 * WRs' flushes, also after, hold the connection then. */
+		 * poller has handled them; and Sends that completed silently
+		 * are given back by it.  The send queue keeps a WR for it.  If
+		 * the QP refuses it all the same, it takes no more work and
+		 * completes none: the Sends are given back at once. */
 		conn->drain.type = RPCRDMA__WR_DRAIN;
 		rpcrdma__conn_get(conn);
-		if (ibv_post_send(conn->qp, &wr, &bad))
+		if (ibv_post_send(conn->qp, &wr, &bad)) {
+			struct rpcrdma__list done;
+
+			rpcrdma__list_init(&done);
+			rpcrdma__conn_sends_done(conn, NULL, &done);
+			rpcrdma__sends_release(&done);
 			rpcrdma__conn_put(conn);
+		}
 	}
 	/* Chains still waiting for send-queue room are never posted. */
 	for (;;) {
@@ -160,9 +176,14 @@ void rpcrdma__conn_wc_failed(struct rpcrdma__conn *conn, const struct ibv_wc *wc
 int rpcrdma__conn_post(struct rpcrdma__conn *conn, struct ibv_send_wr *first, unsigned n,
 		       struct rpcrdma__list *node)
 {
+	bool send = rpcrdma__container_of(node, struct rpcrdma__ctxt, node)->type ==
+		    RPCRDMA__WR_SEND;
 	struct ibv_send_wr *bad;
 	int err = 0;
 
+	/* Longer chains could wait for room forever (see conn->sends). */
+	if (n > conn->sq_depth - conn->sig_every)
+		return -EMSGSIZE;
 	rpcrdma__conn_get(conn);
 	pthread_mutex_lock(&conn->lock);
 	if (conn->state == RPCRDMA__CONN_CLOSING) {
@@ -171,11 +192,25 @@ int rpcrdma__conn_post(struct rpcrdma__conn *conn, struct ibv_send_wr *first, un
 		rpcrdma__list_add_tail(&conn->sq_wait, node);
 		rpcrdma__count(&conn->stats, &conn->l->stats, RPCRDMA_STAT_SQ_STARVED, 1);
 	} else {
+		/* A lone Send (an inline reply) goes silent but once in
+		 * sig_every; a chain's Send asks, so that its bulk buffer
+		 * comes back at once. */
+		bool quiet = send && n == 1 && conn->unsignaled + 1 < conn->sig_every;
+
+		if (quiet)
+			first->send_flags &= ~(unsigned)IBV_SEND_SIGNALED;
 		conn->sq_avail -= n;
 		err = ibv_post_send(conn->qp, first, &bad);
 		if (err) {
+			first->send_flags |= IBV_SEND_SIGNALED;
 			conn->sq_avail += n;
 			err = -err;
+		} else if (send) {
+			conn->unsignaled = quiet ? conn->unsignaled + 1 : 0;
+			rpcrdma__list_add_tail(&conn->sends, node);
+			if (quiet)
+				rpcrdma__count(&conn->stats, &conn->l->stats,
+					       RPCRDMA_STAT_SENDS_UNSIGNALED, 1);
 		}
 	}
 	pthread_mutex_unlock(&conn->lock);
@@ -196,12 +231,11 @@ static struct ibv_send_wr *chain_head(struct rpcrdma__ctxt *c, unsigned *n)
 	return ((struct rpcrdma__read *)c)->wrs;
 }
 
-void rpcrdma__conn_sq_release(struct rpcrdma__conn *conn, unsigned n)
+/* conn->lock held: posts the waiting chains that fit now, in order. */
+static void sq_post_waiting(struct rpcrdma__conn *conn)
 {
 	struct ibv_send_wr *bad;
 
-	pthread_mutex_lock(&conn->lock);
-	conn->sq_avail += n;
 	while (conn->state != RPCRDMA__CONN_CLOSING && !rpcrdma__list_empty(&conn->sq_wait)) {
 		struct rpcrdma__ctxt *c =
 			rpcrdma__container_of(conn->sq_wait.next, struct rpcrdma__ctxt, node);
@@ -218,7 +252,40 @@ void rpcrdma__conn_sq_release(struct rpcrdma__conn *conn, unsigned n)
 			rpcrdma__list_add_tail(&conn->sq_wait, &c->node);
 			break;
 		}
+		if (c->type == RPCRDMA__WR_SEND) {
+			/* Signaled, as prep_send left it. */
+			conn->unsignaled = 0;
+			rpcrdma__list_add_tail(&conn->sends, &c->node);
+		}
 	}
+}
+
+void rpcrdma__conn_sq_release(struct rpcrdma__conn *conn, unsigned n)
+{
+	pthread_mutex_lock(&conn->lock);
+	conn->sq_avail += n;
+	sq_post_waiting(conn);
+	pthread_mutex_unlock(&conn->lock);
+}
+
+void rpcrdma__conn_sends_done(struct rpcrdma__conn *conn, struct rpcrdma__list *node,
+			      struct rpcrdma__list *done)
+{
+	unsigned n = 0;
+
+	pthread_mutex_lock(&conn->lock);
+	for (;;) {
+		struct rpcrdma__list *x = rpcrdma__list_pop(&conn->sends);
+
+		if (!x)
+			break;
+		rpcrdma__list_add_tail(done, x);
+		n += rpcrdma__container_of(x, struct rpcrdma__send, c.node)->nwr;
+		if (x == node)
+			break;
+	}
+	conn->sq_avail += n;
+	sq_post_waiting(conn);
 	pthread_mutex_unlock(&conn->lock);
 }
 
@@ -414,6 +481,7 @@ static int conn_accept(struct rpcrdma_listener *l, struct rdma_cm_event *ev)
 	atomic_init(&conn->refs, 1);
 	pthread_mutex_init(&conn->lock, NULL);
 	rpcrdma__list_init(&conn->sq_wait);
+	rpcrdma__list_init(&conn->sends);
 	conn->state = RPCRDMA__CONN_ACCEPTING;
 	id->context = conn;
 
@@ -425,10 +493,15 @@ static int conn_accept(struct rpcrdma_listener *l, struct rdma_cm_event *ev)
 	conn->send_inline = l->opts.send_inline < peer.inline_recv ? l->opts.send_inline :
 								     peer.inline_recv;
 
-	conn->sq_depth = grant * 4 + 16;
+	/* Room for grant replies and RDMA Reads, the silent Sends
+	 * (conn->sends) and the drain. */
+	conn->sig_every = RPCRDMA__SIG_EVERY;
+	conn->sq_depth = grant * 4 + 16 + conn->sig_every;
 	if (conn->sq_depth > dev->max_qp_wr)
 		conn->sq_depth = dev->max_qp_wr;
-	conn->sq_avail = conn->sq_depth;
+	if (conn->sq_depth < 4 * conn->sig_every)
+		conn->sig_every = 1;    /* a small queue: every Send signaled */
+	conn->sq_avail = conn->sq_depth - 1;
 	/* Everything the connection costs, before anything is created; a
 	 * refusal (-EAGAIN) rejects the request. */
 	err = rpcrdma__rescg_ledger_init(&conn->led, l->opts.resource_group,
@@ -464,7 +537,8 @@ static int conn_accept(struct rpcrdma_listener *l, struct rdma_cm_event *ev)
 	conn->max_send_sge = qa.cap.max_send_sge;
 	conn->max_inline = qa.cap.max_inline_data;
 
-	err = rpcrdma__pool_init(&conn->send_pool, dev->pd, RPCRDMA__WR_SEND, grant + 8,
+	err = rpcrdma__pool_init(&conn->send_pool, dev->pd, RPCRDMA__WR_SEND,
+				 grant + 8 + conn->sig_every,
 				 sizeof(struct rpcrdma__send), conn->send_inline, IBV_ACCESS_LOCAL_WRITE);
 	if (err)
 		goto fail;

@@ -95,6 +95,12 @@ int rpcrdma__pool_init(struct rpcrdma__pool *pool, struct ibv_pd *pd, uint8_t ty
 void rpcrdma__pool_fini(struct rpcrdma__pool *pool);
 struct rpcrdma__ctxt *rpcrdma__pool_get(struct rpcrdma__pool *pool);
 void rpcrdma__pool_put(struct rpcrdma__ctxt *c);
+/* Returns the n contexts of list (all pool's) to pool; list ends empty. */
+void rpcrdma__pool_put_list(struct rpcrdma__pool *pool, struct rpcrdma__list *list, unsigned n);
+/* The same without the pool's lock, for a pool whose every get and put
+ * its owner serializes (the client's send pool: the client lock). */
+struct rpcrdma__ctxt *rpcrdma__pool_get_owned(struct rpcrdma__pool *pool);
+void rpcrdma__pool_put_owned(struct rpcrdma__ctxt *c);
 
 /* A buffer registered for one operation (read sinks, write sources, client
  * chunks).  Registered with `access`; freed with rpcrdma__mrbuf_free. */
@@ -315,7 +321,7 @@ struct rpcrdma__conn {
 
 	/* The grant, fixed at accept: host order and cached wire order. */
 	struct rpcrdma_credits credits;
-	unsigned outstanding;           /* calls received, not yet replied to */
+	atomic_uint outstanding;        /* calls received, not yet released (no lock) */
 	unsigned garbage;               /* malformed messages received */
 	unsigned max_reads;             /* RDMA Reads we may have outstanding (0: none) */
 
@@ -324,8 +330,24 @@ struct rpcrdma__conn {
 	bool peer_rinv;
 	uint32_t send_inline;           /* bytes we may Send: min(ours, peer's) */
 
+	/*
+	 * Send-queue room (conn->lock).  sq_depth is the QP's; one WR of it is
+	 * the drain's, so sq_avail starts at sq_depth - 1.  Every posted WR
+	 * counts until its completion, or a later Send's, gives it back.
+	 */
 	unsigned sq_depth, sq_avail;
 	struct rpcrdma__list sq_wait;   /* chains waiting for send-queue room */
+	/*
+	 * Sends posted, oldest first, through the context's node as sq_wait
+	 * (conn->lock).  An inline reply's Send asks for a completion only
+	 * once in sig_every; a send queue completes in order, so a Send's
+	 * completion (or its flush, or the drain's) gives back every Send
+	 * posted before it.  A chain may take at most sq_depth - sig_every
+	 * WRs: then a chain that waits for room while nothing signaled is
+	 * outstanding (at most sig_every - 1 silent Sends) always fits.
+	 */
+	struct rpcrdma__list sends;
+	unsigned unsignaled, sig_every; /* Sends since the last signaled one */
 	struct rpcrdma__pool send_pool;
 	bool have_recv_pool;
 	struct rpcrdma__pool recv_pool; /* without SRQ */
@@ -436,6 +458,9 @@ int rpcrdma__recv_post_initial(struct rpcrdma__conn *conn);
  * copies them into the work request, so the device reads no registered
  * memory for them); a QP that cannot is created without. */
 #define RPCRDMA__INLINE_SEND 256
+/* A server connection's inline replies ask for one Send completion in this
+ * many (struct rpcrdma__conn.sig_every). */
+#define RPCRDMA__SIG_EVERY 16u
 /* rdma_create_qp, asking for RPCRDMA__INLINE_SEND bytes of inline data
  * first and none when the device refuses; returns 0 or -errno. */
 int rpcrdma__create_qp(struct rdma_cm_id *id, struct ibv_pd *pd, struct ibv_qp_init_attr *qa);
@@ -446,9 +471,17 @@ int rpcrdma__conn_post(struct rpcrdma__conn *conn, struct ibv_send_wr *first, un
 		       struct rpcrdma__list *node);
 /* Returns n send-queue slots and posts waiting chains. */
 void rpcrdma__conn_sq_release(struct rpcrdma__conn *conn, unsigned n);
+/* A Send's completion: moves the Send at node and every Send posted before
+ * it (node NULL: every Send) from conn->sends to *done, gives back their
+ * send-queue room and posts the chains it lets go. */
+void rpcrdma__conn_sends_done(struct rpcrdma__conn *conn, struct rpcrdma__list *node,
+			      struct rpcrdma__list *done);
 
 /* Release a chain that was never posted (connection closed meanwhile). */
 void rpcrdma__send_abort(struct rpcrdma__send *s);
+/* Releases the Sends of a list from rpcrdma__conn_sends_done (one
+ * connection's), each with the reference its post took. */
+void rpcrdma__sends_release(struct rpcrdma__list *done);
 void rpcrdma__read_abort(struct rpcrdma__read *r);
 /* Hands a checked call (payload ready) to the upper layer. */
 void rpcrdma__call_deliver(struct rpcrdma_call *call);

@@ -117,10 +117,8 @@ void rpcrdma__call_release(struct rpcrdma_call *call)
 {
 	struct rpcrdma__conn *conn = call->conn;
 
-	pthread_mutex_lock(&conn->lock);
-	if (conn->outstanding)
-		conn->outstanding--;
-	pthread_mutex_unlock(&conn->lock);
+	/* Every call handle was counted in rpcrdma__recv_done. */
+	atomic_fetch_sub_explicit(&conn->outstanding, 1, memory_order_relaxed);
 	rpcrdma__mrcache_put(&call->dev->mrcache, &call->pulled);
 	rpcrdma__mrcache_put(&call->dev->mrcache, &call->rbuf);
 	rpcrdma__recv_repost(call);
@@ -184,10 +182,8 @@ void rpcrdma__recv_done(struct rpcrdma__ctxt *c, const struct ibv_wc *wc)
 	memset(&call->rbuf, 0, sizeof(call->rbuf));
 	rpcrdma__count(&conn->stats, &l->stats, RPCRDMA_STAT_BYTES_RECV, wc->byte_len);
 
-	pthread_mutex_lock(&conn->lock);
-	conn->outstanding++;
-	over = conn->outstanding > rpcrdma_credits_grant(&conn->credits);
-	pthread_mutex_unlock(&conn->lock);
+	over = atomic_fetch_add_explicit(&conn->outstanding, 1, memory_order_relaxed) + 1 >
+	       rpcrdma_credits_grant(&conn->credits);
 	if (rpcrdma__unlikely(over))
 		goto out_credit;
 

@@ -29,13 +29,19 @@ static struct rpcrdma__send *send_get(struct rpcrdma__conn *conn)
 	return s;
 }
 
-static void send_free(struct rpcrdma__send *s)
+/* What s holds besides its context. */
+static void send_clear(struct rpcrdma__send *s)
 {
 	rpcrdma__mrcache_put(&s->conn->dev->mrcache, &s->bulk);
 	if (s->wrs != &s->send_wr)
 		free(s->wrs);
 	if (s->sges != &s->send_sge)
 		free(s->sges);
+}
+
+static void send_free(struct rpcrdma__send *s)
+{
+	send_clear(s);
 	rpcrdma__pool_put(&s->c);
 }
 
@@ -47,18 +53,37 @@ void rpcrdma__send_abort(struct rpcrdma__send *s)
 	rpcrdma__conn_put(conn);
 }
 
+void rpcrdma__sends_release(struct rpcrdma__list *done)
+{
+	struct rpcrdma__conn *conn;
+	unsigned n = 0;
+
+	if (rpcrdma__list_empty(done))
+		return;
+	conn = rpcrdma__container_of(done->next, struct rpcrdma__send, c.node)->conn;
+	for (struct rpcrdma__list *x = done->next; x != done; x = x->next, n++)
+		send_clear(rpcrdma__container_of(x, struct rpcrdma__send, c.node));
+	/* One connection's Sends: back to its pool at once, then their
+	 * references (the last may free conn). */
+	rpcrdma__pool_put_list(&conn->send_pool, done, n);
+	while (n--)
+		rpcrdma__conn_put(conn);
+}
+
 void rpcrdma__send_done(struct rpcrdma__ctxt *c, const struct ibv_wc *wc)
 {
 	struct rpcrdma__send *s = (struct rpcrdma__send *)c;
 	struct rpcrdma__conn *conn = s->conn;
-	unsigned nwr = s->nwr;
+	struct rpcrdma__list done;
 
-	/* The Send, the chain's one signaled WR: done with the chain. */
+	/* The Send, the chain's one signaled WR (or a silent one's flush):
+	 * done with the chain, and with the silent Sends posted before it.
+	 * Each holds a reference, so conn lives until the last is released. */
 	if (rpcrdma__unlikely(wc->status != IBV_WC_SUCCESS))
 		rpcrdma__conn_wc_failed(conn, wc, "send completion error");
-	send_free(s);
-	rpcrdma__conn_sq_release(conn, nwr);
-	rpcrdma__conn_put(conn);
+	rpcrdma__list_init(&done);
+	rpcrdma__conn_sends_done(conn, &s->c.node, &done);
+	rpcrdma__sends_release(&done);
 }
 
 /* The handle a Send With Invalidate may invalidate: the first one the call

@@ -35,6 +35,7 @@ static const char *const stat_names[RPCRDMA_STAT_COUNT] = {
 	[RPCRDMA_STAT_CONNECT_FAILS] = "connect_fails",
 	[RPCRDMA_STAT_WRITES_UNCOPIED] = "writes_uncopied",
 	[RPCRDMA_STAT_SENDS_INLINE] = "sends_inline",
+	[RPCRDMA_STAT_SENDS_UNSIGNALED] = "sends_unsignaled",
 };
 
 const char *rpcrdma_stat_name(enum rpcrdma_stat s)

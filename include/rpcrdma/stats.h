@@ -50,6 +50,8 @@ enum rpcrdma_stat {
 					* registered memory, uncopied (rpcrdma_call_reply_buffer) */
 	RPCRDMA_STAT_SENDS_INLINE,     /* Sends posted IBV_SEND_INLINE: short enough (256 bytes)
 					* for the provider to copy them into the work request */
+	RPCRDMA_STAT_SENDS_UNSIGNALED, /* Sends posted without asking for a completion: a later
+					* Send's completion gives them back (one in 16 asks) */
 	RPCRDMA_STAT_COUNT
 };
 

@@ -323,6 +323,46 @@ static void test_pool_without_buffers(void **state)
 	rpcrdma__pool_fini(&pool);
 }
 
+/* A batch back at once (a signaled Send gives back the silent ones before
+ * it), and the lock-free variants a pool's owner serializes. */
+static void test_pool_put_list_and_owned(void **state)
+{
+	struct rpcrdma__pool pool;
+	struct rpcrdma__ctxt *got[8];
+	struct rpcrdma__list batch;
+
+	(void)state;
+	assert_int_equal(rpcrdma__pool_init(&pool, NULL, RPCRDMA__WR_SEND, 8, sizeof(struct node), 0, 0),
+			 0);
+	for (int i = 0; i < 8; i++)
+		assert_non_null(got[i] = rpcrdma__pool_get_owned(&pool));
+	assert_null(rpcrdma__pool_get_owned(&pool));
+	assert_int_equal(pool.nfree, 0);
+	rpcrdma__list_init(&batch);
+	for (int i = 0; i < 5; i++)
+		rpcrdma__list_add_tail(&batch, &got[i]->node);
+	rpcrdma__pool_put_list(&pool, &batch, 5);
+	assert_true(rpcrdma__list_empty(&batch));
+	assert_int_equal(pool.nfree, 5);
+	rpcrdma__pool_put_owned(got[7]);
+	assert_int_equal(pool.nfree, 6);
+	/* In order: the batch first, then the one put after it. */
+	for (int i = 0; i < 5; i++)
+		assert_ptr_equal(rpcrdma__pool_get(&pool), got[i]);
+	assert_ptr_equal(rpcrdma__pool_get_owned(&pool), got[7]);
+	assert_null(rpcrdma__pool_get(&pool));
+	rpcrdma__list_init(&batch);
+	rpcrdma__pool_put_list(&pool, &batch, 0);  /* an empty batch changes nothing */
+	assert_int_equal(pool.nfree, 0);
+	for (int i = 0; i < 8; i++)
+		if (i != 5 && i != 6)
+			rpcrdma__pool_put(got[i]);
+	rpcrdma__pool_put(got[5]);
+	rpcrdma__pool_put(got[6]);
+	assert_int_equal(pool.nfree, 8);
+	rpcrdma__pool_fini(&pool);
+}
+
 static void test_list(void **state)
 {
 	struct rpcrdma__list h, a, b;
@@ -338,6 +378,25 @@ static void test_list(void **state)
 	rpcrdma__list_del(&a);
 	assert_ptr_equal(rpcrdma__list_pop(&h), &b);
 	assert_true(rpcrdma__list_empty(&h));
+
+	/* splice_tail keeps both lists' order and empties the source. */
+	struct rpcrdma__list src, c, d;
+
+	rpcrdma__list_init(&src);
+	rpcrdma__list_splice_tail(&h, &src);      /* empty source: nothing */
+	assert_true(rpcrdma__list_empty(&h));
+	rpcrdma__list_add_tail(&h, &a);
+	rpcrdma__list_add_tail(&src, &b);
+	rpcrdma__list_add_tail(&src, &c);
+	rpcrdma__list_splice_tail(&h, &src);
+	assert_true(rpcrdma__list_empty(&src));
+	rpcrdma__list_add_tail(&h, &d);
+	assert_ptr_equal(rpcrdma__list_pop(&h), &a);
+	assert_ptr_equal(rpcrdma__list_pop(&h), &b);
+	assert_ptr_equal(rpcrdma__list_pop(&h), &c);
+	assert_ptr_equal(rpcrdma__list_pop(&h), &d);
+	assert_true(rpcrdma__list_empty(&h));
+	assert_ptr_equal(h.prev, &h);
 }
 
 static void test_stat_names(void **state)
@@ -479,6 +538,7 @@ int main(void)
 		cmocka_unit_test(test_busy_sources),
 		cmocka_unit_test(test_pool_without_buffers),
 		cmocka_unit_test(test_list),
+		cmocka_unit_test(test_pool_put_list_and_owned),
 		cmocka_unit_test(test_stat_names),
 		cmocka_unit_test(test_entry_points_checked),
 		cmocka_unit_test(test_svc_one_direct_poller),
