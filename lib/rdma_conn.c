@@ -295,6 +295,11 @@ void rpcrdma__conn_sends_done(struct rpcrdma__conn *conn, struct rpcrdma__list *
  * may wait for the poller to hand back the SRQ's receives. */
 static void dev_destroy(struct rpcrdma__dev *dev, bool app_thread)
 {
+	/* Every connection is freed: no reply reads a region any more.
+	 * (Their charges go with the ledger.) */
+	for (unsigned i = 0; i < RPCRDMA_LISTENER_REGIONS_MAX; i++)
+		if (dev->region_mr[i])
+			ibv_dereg_mr(dev->region_mr[i]);
 	rpcrdma__mrcache_fini(&dev->mrcache);
 	if (dev->srq) {
 		rpcrdma__recv_srq_quiesce(dev, app_thread);
@@ -317,6 +322,68 @@ static int charge(struct rpcrdma_listener *l, struct rpcrdma__rescg_ledger *led,
 
 	if (err == -EAGAIN)
 		rpcrdma__count(&l->stats, NULL, RPCRDMA_STAT_RESCG_DENIED, 1);
+	return err;
+}
+
+/* Listener lock held: registers the listener's region i on dev, charged
+ * to dev's ledger (one hca_object).  0 or a negative errno. */
+static int dev_region_reg(struct rpcrdma_listener *l, struct rpcrdma__dev *dev, unsigned i)
+{
+	int err = charge(l, &dev->led, RPCRDMA_RES_HCA_OBJECT, 1);
+
+	if (err)
+		return err;
+	/* The device only reads it (the source of RDMA Writes). */
+	dev->region_mr[i] = ibv_reg_mr(dev->pd, (void *)(uintptr_t)l->regions[i].addr,
+				       l->regions[i].len, 0);
+	if (!dev->region_mr[i]) {
+		err = errno ? -errno : -ENOMEM;
+		(void)rpcrdma__rescg_ledger_uncharge(&dev->led, RPCRDMA_RES_HCA_OBJECT, 1);
+	}
+	return err;
+}
+
+/* Listener lock held: undoes dev_region_reg. */
+static void dev_region_unreg(struct rpcrdma__dev *dev, unsigned i)
+{
+	ibv_dereg_mr(dev->region_mr[i]);
+	dev->region_mr[i] = NULL;
+	(void)rpcrdma__rescg_ledger_uncharge(&dev->led, RPCRDMA_RES_HCA_OBJECT, 1);
+}
+
+int rpcrdma_listener_register(struct rpcrdma_listener *l, const void *addr, size_t len)
+{
+	unsigned i;
+	int err = 0;
+
+	if (!l || !addr || len == 0)
+		return -EINVAL;
+	pthread_mutex_lock(&l->lock);
+	i = atomic_load_explicit(&l->nregions, memory_order_relaxed);
+	if (i == RPCRDMA_LISTENER_REGIONS_MAX) {
+		pthread_mutex_unlock(&l->lock);
+		return -ENOSPC;
+	}
+	l->regions[i].addr = addr;
+	l->regions[i].len = len;
+	for (struct rpcrdma__list *n = l->devs.next; n != &l->devs && !err; n = n->next) {
+		struct rpcrdma__dev *dev = rpcrdma__container_of(n, struct rpcrdma__dev, node);
+
+		if (!dev->removed)
+			err = dev_region_reg(l, dev, i);
+	}
+	if (err) {
+		for (struct rpcrdma__list *n = l->devs.next; n != &l->devs; n = n->next) {
+			struct rpcrdma__dev *dev = rpcrdma__container_of(n, struct rpcrdma__dev, node);
+
+			if (dev->region_mr[i])
+				dev_region_unreg(dev, i);
+		}
+	} else {
+		/* Readers (rpcrdma_call_reply) see the entry and its MRs. */
+		atomic_store_explicit(&l->nregions, i + 1, memory_order_release);
+	}
+	pthread_mutex_unlock(&l->lock);
 	return err;
 }
 
@@ -375,6 +442,10 @@ static int dev_get(struct rpcrdma_listener *l, struct ibv_context *verbs, struct
 				    l->opts.resource_group, name ? name : "", &l->stats);
 	if (err)
 		goto fail;
+	/* The regions registered so far; one that fails here is copied from
+	 * on this device instead. */
+	for (unsigned i = 0; i < atomic_load(&l->nregions); i++)
+		(void)dev_region_reg(l, dev, i);
 	err = rpcrdma__poller_cq_get(l->poller, verbs, 0, &dev->cq);
 	if (err)
 		goto fail;

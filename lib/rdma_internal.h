@@ -288,6 +288,9 @@ struct rpcrdma__dev {
 	atomic_bool srq_dying;
 	uint32_t max_qp_wr, max_sge, max_qp_rd_atom, max_qp_init_rd_atom;
 	struct rpcrdma__mrcache mrcache; /* read sinks, write sources */
+	/* The listener's regions registered here (NULL: not registered on
+	 * this device); entry i is set before l->nregions covers it. */
+	struct ibv_mr *region_mr[RPCRDMA_LISTENER_REGIONS_MAX];
 	unsigned nconns;                /* connections not yet freed (listener lock) */
 	bool removed;                   /* DEVICE_REMOVAL seen: reap when nconns is 0 */
 };
@@ -396,6 +399,7 @@ struct rpcrdma__send {
 	struct ibv_send_wr send_wr;     /* used when there are no writes */
 	struct ibv_sge send_sge;
 	struct rpcrdma__mrbuf bulk;     /* source of the RDMA Writes */
+	bool bulk_region;               /* bulk is a listener region's: not ours to free */
 	struct rpcrdma__quiet quiet;    /* the RDMA Writes' wr_id */
 };
 
@@ -432,6 +436,10 @@ struct rpcrdma_listener {
 	unsigned nconns;                /* accepted and not yet entirely freed */
 	struct rpcrdma_idr *conn_ids;   /* conn_id -> conn, cyclic (lock) */
 	struct rpcrdma__counters stats;
+	/* rpcrdma_listener_register(): written under lock, entry i before
+	 * nregions covers it (release); read without the lock. */
+	struct { const void *addr; size_t len; } regions[RPCRDMA_LISTENER_REGIONS_MAX];
+	atomic_uint nregions;
 };
 
 void rpcrdma__conn_get(struct rpcrdma__conn *conn);

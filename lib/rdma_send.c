@@ -22,6 +22,7 @@ static struct rpcrdma__send *send_get(struct rpcrdma__conn *conn)
 		s->sges = NULL;
 		s->nwr = 0;
 		s->failed = false;
+		s->bulk_region = false;
 		s->quiet.c.type = RPCRDMA__WR_QUIET;
 		s->quiet.owner = &s->c;
 		memset(&s->bulk, 0, sizeof(s->bulk));
@@ -32,7 +33,8 @@ static struct rpcrdma__send *send_get(struct rpcrdma__conn *conn)
 /* What s holds besides its context. */
 static void send_clear(struct rpcrdma__send *s)
 {
-	rpcrdma__mrcache_put(&s->conn->dev->mrcache, &s->bulk);
+	if (!s->bulk_region)
+		rpcrdma__mrcache_put(&s->conn->dev->mrcache, &s->bulk);
 	if (s->wrs != &s->send_wr)
 		free(s->wrs);
 	if (s->sges != &s->send_sge)
@@ -224,6 +226,34 @@ static ptrdiff_t in_registered(const struct rpcrdma__mrbuf *b, const struct rpcr
 }
 
 /*
+ * The same for the listener's registered regions (rpcrdma_listener_register)
+ * on conn's device; *b then describes the region (the listener's: never
+ * freed or cached here).
+ */
+static ptrdiff_t in_region(const struct rpcrdma__conn *conn, const struct rpcrdma_reply *r,
+			   size_t off, size_t len, struct rpcrdma__mrbuf *b)
+{
+	const struct rpcrdma_listener *l = conn->l;
+	unsigned n = atomic_load_explicit(&l->nregions, memory_order_acquire);
+
+	for (unsigned i = 0; i < n; i++) {
+		struct rpcrdma__mrbuf t = {
+			.addr = (uint8_t *)(uintptr_t)l->regions[i].addr,
+			.len = l->regions[i].len,
+			.cap = l->regions[i].len,
+			.mr = conn->dev->region_mr[i],
+		};
+		ptrdiff_t at = in_registered(&t, r, off, len);
+
+		if (at >= 0) {
+			*b = t;
+			return at;
+		}
+	}
+	return -1;
+}
+
+/*
  * Soft-RoCE rings its Send doorbell with a uverbs write command, which the
  * kernel refuses (ib_safe_file_access: EACCES) from a thread whose
  * credentials are not those the device file was opened with; in rdma-core
@@ -350,7 +380,8 @@ int rpcrdma_call_reply(struct rpcrdma_call *call, const struct rpcrdma_reply *r)
 
 		/* Bulk data already in registered memory the call owns (the
 		 * reply buffer, or the call pulled by RDMA Read) is written
-		 * from there: the buffer moves to the Send, uncopied. */
+		 * from there: the buffer moves to the Send, uncopied.  So is
+		 * data in a region of the listener's, which stays its. */
 		struct rpcrdma__mrbuf *own = NULL;
 		ptrdiff_t src = -1;
 
@@ -363,10 +394,16 @@ int rpcrdma_call_reply(struct rpcrdma_call *call, const struct rpcrdma_reply *r)
 				if (src >= 0)
 					own = &call->pulled;
 			}
+			if (src < 0) {
+				src = in_region(conn, r, r->bulk_offset, r->bulk_length, &s->bulk);
+				s->bulk_region = src >= 0;
+			}
 		}
 		if (own) {
 			s->bulk = *own;
 			memset(own, 0, sizeof(*own));
+		} else if (s->bulk_region) {
+			rpcrdma__count(&conn->stats, &conn->l->stats, RPCRDMA_STAT_WRITES_REGION, 1);
 		} else {
 			src = 0;
 			err = rpcrdma__mrcache_get(&conn->dev->mrcache, &s->bulk, blen);
@@ -381,7 +418,7 @@ int rpcrdma_call_reply(struct rpcrdma_call *call, const struct rpcrdma_reply *r)
 		}
 		nwr = 0;
 		if (use_write) {
-			if (!own)
+			if (!own && !s->bulk_region)
 				iov_copy(s->bulk.addr, r->iov, r->iovcnt, r->bulk_offset,
 					 r->bulk_length);
 			else

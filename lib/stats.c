@@ -36,6 +36,7 @@ static const char *const stat_names[RPCRDMA_STAT_COUNT] = {
 	[RPCRDMA_STAT_WRITES_UNCOPIED] = "writes_uncopied",
 	[RPCRDMA_STAT_SENDS_INLINE] = "sends_inline",
 	[RPCRDMA_STAT_SENDS_UNSIGNALED] = "sends_unsignaled",
+	[RPCRDMA_STAT_WRITES_REGION] = "writes_region",
 };
 
 const char *rpcrdma_stat_name(enum rpcrdma_stat s)

@@ -2,7 +2,8 @@
 /*
  * rpcrdma-echo-client ADDR PORT [options]
  *
- * Sends NULL and ECHO calls and checks every echoed byte.
+ * Sends NULL and ECHO calls and checks every echoed byte (with --source,
+ * SOURCE calls, checking the server's fixed pattern).
  *   --mode M      inline | auto (call data may go by read chunk, reply by
  *                 write chunk) | reply (reply by reply chunk) | pos0 (whole
  *                 call by position-zero read chunk, reply by write chunk) |
@@ -24,6 +25,8 @@
  *                 exists (lets a test act on the server at a known point)
  *   --spin-us N   the poller's workers poll on N us after a completion
  *                 (struct rpcrdma_poller_opts.spin_us; 0: off, the default)
+ *   --source      the data calls are SOURCE calls (no data out; the reply
+ *                 carries the size asked for, by the chunk the mode offers)
  *   --spin        no poller threads: a thread of this program spins on a
  *                 DIRECT poller with direct_spin (its completion queues
  *                 never armed) while the client threads wait for replies
@@ -42,6 +45,7 @@
 struct cfg {
 	struct sockaddr_storage ss;
 	bool mark_bulk, offer_write, reply_chunk, bulk_half;
+	bool source;                    /* data calls are SOURCE, not ECHO */
 	size_t sizes[64];
 	unsigned nsizes, count, nulls, depth, credits, retries;
 	int timeout_ms;                 /* 0: 10 s for NULL, 30 s for ECHO */
@@ -82,20 +86,29 @@ struct xfer {
 	uint32_t xid;
 };
 
+/* The procedure of the data calls. */
+static uint32_t data_proc(const struct cfg *cf)
+{
+	return cf->source ? ECHO_PROC_SOURCE : ECHO_PROC_ECHO;
+}
+
 static int xfer_init(struct xfer *x, const struct cfg *cf, uint32_t xid, uint32_t proc, size_t dlen)
 {
+	bool data_back = proc == ECHO_PROC_ECHO || proc == ECHO_PROC_SOURCE;
+
 	memset(x, 0, sizeof(*x));
 	x->dlen = dlen;
 	x->xid = xid;
-	x->msglen = ECHO_CALL_HDR + (proc == ECHO_PROC_ECHO ? 4 + dlen + echo_pad(dlen) : 0);
+	x->msglen = ECHO_CALL_HDR + (proc == ECHO_PROC_ECHO ? 4 + dlen + echo_pad(dlen) :
+				     proc == ECHO_PROC_SOURCE ? 4 : 0);
 	x->msg = calloc(1, x->msglen);
 	x->rlen = cf->reply_chunk || !cf->offer_write ? ECHO_REPLY_HDR + 4 + dlen + 4 : 64;
 	x->rbuf = calloc(1, x->rlen);
-	if (cf->offer_write && proc == ECHO_PROC_ECHO) {
+	if (cf->offer_write && data_back) {
 		x->blen = dlen ? dlen : 1;
 		x->bulk = calloc(1, x->blen);
 	}
-	if (!x->msg || !x->rbuf || (cf->offer_write && proc == ECHO_PROC_ECHO && !x->bulk))
+	if (!x->msg || !x->rbuf || (cf->offer_write && data_back && !x->bulk))
 		return -ENOMEM;
 	echo_put32(x->msg, xid);
 	echo_put32(x->msg + 4, 0);
@@ -106,6 +119,8 @@ static int xfer_init(struct xfer *x, const struct cfg *cf, uint32_t xid, uint32_
 	if (proc == ECHO_PROC_ECHO) {
 		echo_put32(x->msg + ECHO_CALL_HDR, (uint32_t)dlen);
 		fill(x->msg + ECHO_CALL_HDR + 4, dlen, xid);
+	} else if (proc == ECHO_PROC_SOURCE) {
+		echo_put32(x->msg + ECHO_CALL_HDR, (uint32_t)dlen);
 	}
 	x->iov.iov_base = x->msg;
 	x->iov.iov_len = x->msglen;
@@ -164,7 +179,14 @@ static int xfer_check(const struct xfer *x, uint32_t proc, int status)
 			x->call.reply_got, x->call.bulk_got);
 		return -1;
 	}
-	if (memcmp(data, x->msg + ECHO_CALL_HDR + 4, dlen)) {
+	if (proc == ECHO_PROC_SOURCE) {
+		/* The server's SOURCE bytes: byte i is i * 7. */
+		for (uint32_t i = 0; i < dlen; i++)
+			if (data[i] != (uint8_t)(i * 7u)) {
+				fprintf(stderr, "xid %u: SOURCE byte %u differs\n", x->xid, i);
+				return -1;
+			}
+	} else if (memcmp(data, x->msg + ECHO_CALL_HDR + 4, dlen)) {
 		fprintf(stderr, "xid %u: data differ\n", x->xid);
 		return -1;
 	}
@@ -217,7 +239,7 @@ static int run_async(struct rpcrdma_client *c, const struct cfg *cf, uint32_t *x
 			struct async_x *a = &ax[sent];
 
 			a->st = &st;
-			a->proc = ECHO_PROC_ECHO;
+			a->proc = data_proc(cf);
 			if (xfer_init(&a->x, cf, ++*xid, a->proc, size) ||
 			    rpcrdma_client_call_async(c, &a->x.call, async_done, a)) {
 				xfer_fini(&a->x);
@@ -361,12 +383,12 @@ static void *client_main(void *arg)
 			for (unsigned i = 0; i < cf->count; i++) {
 				struct xfer x;
 
-				if (xfer_init(&x, cf, ++xid, ECHO_PROC_ECHO, cf->sizes[s])) {
+				if (xfer_init(&x, cf, ++xid, data_proc(cf), cf->sizes[s])) {
 					bad = -1;
 					break;
 				}
 				err = sync_call(c, cf, &x, 30000);
-				if (xfer_check(&x, ECHO_PROC_ECHO, err))
+				if (xfer_check(&x, data_proc(cf), err))
 					bad = -1;
 				xfer_fini(&x);
 			}
@@ -434,12 +456,16 @@ int main(int argc, char **argv)
 	if (argc < 3) {
 		fprintf(stderr, "usage: %s ADDR PORT [--mode M] [--sizes LIST] [--count N] "
 			"[--null N] [--clients N] [--depth N] [--credits N] [--timeout MS] [--retry N] "
-			"[--pause-file F] [--spin-us N] [--spin]\n", argv[0]);
+			"[--pause-file F] [--spin-us N] [--spin] [--source]\n", argv[0]);
 		return 2;
 	}
 	for (int i = 3; i < argc; i++) {
 		if (!strcmp(argv[i], "--spin")) {
 			spin = true;
+			continue;
+		}
+		if (!strcmp(argv[i], "--source")) {
+			cf.source = true;
 			continue;
 		}
 		if (i + 1 >= argc) {

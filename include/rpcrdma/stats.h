@@ -52,6 +52,8 @@ enum rpcrdma_stat {
 					* for the provider to copy them into the work request */
 	RPCRDMA_STAT_SENDS_UNSIGNALED, /* Sends posted without asking for a completion: a later
 					* Send's completion gives them back (one in 16 asks) */
+	RPCRDMA_STAT_WRITES_REGION,    /* replies whose bulk was written, uncopied, from a region
+					* of rpcrdma_listener_register() (also in writes_uncopied) */
 	RPCRDMA_STAT_COUNT
 };
 

@@ -46,7 +46,10 @@
  *    SRQ, 3 without;
  *  - per registered buffer of the bulk cache (bulk_cache_bytes; RDMA Read
  *    sinks and Write sources, cached ones included): 1 hca_object, from its
- *    registration until it is deregistered.
+ *    registration until it is deregistered;
+ *  - per region of rpcrdma_listener_register() and device: 1 hca_object (its
+ *    MR), until rpcrdma_listener_destroy() (a refusal on a device that
+ *    comes later only makes replies there copy).
  * A connection request whose device or connection charges are refused
  * (-EAGAIN: over the group's limit) is rejected with rdma_reject (the client
  * sees RDMA_CM_EVENT_REJECTED) and counted in both RPCRDMA_STAT_REJECTS and
@@ -150,6 +153,29 @@ RPCRDMA_API int rpcrdma_listener_create(struct rpcrdma_poller *poller,
 
 /* The bound port (host order). */
 RPCRDMA_API int rpcrdma_listener_port(const struct rpcrdma_listener *l);
+
+/* How many regions rpcrdma_listener_register() keeps. */
+#define RPCRDMA_LISTENER_REGIONS_MAX 8
+
+/*
+ * Registers [addr, addr + len) for replies' bulk data, on every device of
+ * the listener, now and as connections arrive on others: a reply whose
+ * bulk item (struct rpcrdma_reply bulk_offset/bulk_length) lies in one
+ * iovec inside it goes by RDMA Write straight from there, uncopied
+ * (RPCRDMA_STAT_WRITES_UNCOPIED and RPCRDMA_STAT_WRITES_REGION count it),
+ * as from rpcrdma_call_reply_buffer()'s buffers: for data an application
+ * keeps in memory anyway (a file server's cache, a fixed pattern).  The
+ * device reads the memory until the reply's Send completes, at some time
+ * after rpcrdma_call_reply() returns, so it must not change while replies
+ * may use it, and must stay valid until rpcrdma_listener_destroy().  Each
+ * region costs one memory region per device (one hca_object of the
+ * resource group); a device that cannot register it copies instead.
+ * Returns 0, -EINVAL, -ENOSPC (RPCRDMA_LISTENER_REGIONS_MAX regions
+ * already), -EAGAIN (the resource group refused), or what the registration
+ * on a device already in use returned (nothing is kept then).  Thread-safe.
+ */
+RPCRDMA_API int rpcrdma_listener_register(struct rpcrdma_listener *l, const void *addr,
+					  size_t len);
 
 /*
  * Stops accepting, disconnects every connection and waits until their work

@@ -439,6 +439,9 @@ static void test_entry_points_checked(void **state)
 	assert_int_equal(rpcrdma_listener_create(p, &bad, NULL, handler, NULL, &l), -EINVAL);
 	assert_int_equal(rpcrdma_listener_create(p, (struct sockaddr *)&sin, NULL, NULL, NULL, &l),
 			 -EINVAL);
+	static const char region[64];
+
+	assert_int_equal(rpcrdma_listener_register(NULL, region, sizeof(region)), -EINVAL);
 	rpcrdma_listener_opts_init(&lo);
 	lo.max_credits = 0;     /* a grant of 0 is never possible */
 	assert_int_equal(rpcrdma_listener_create(p, (struct sockaddr *)&sin, &lo, handler, NULL, &l),
