@@ -368,10 +368,6 @@ static struct creq *xid_find(struct rpcrdma_client *c, uint32_t xid, const struc
 	return NULL;
 }
 
-/*
- * Breaks the current connection: fails the calls sent on it.  Takes the
- * client lock itself.  The connection is freed when its last WR flushed.
- */
 static bool clt_send_release(struct rpcrdma_client *c, struct cconn *cc, struct csend *s);
 
 /*
@@ -406,6 +402,10 @@ static void cconn_drain(struct rpcrdma_client *c, struct cconn *cc)
 	}
 }
 
+/*
+ * Breaks the current connection: fails the calls sent on it.  Takes the
+ * client lock itself.  The connection is freed when its last WR flushed.
+ */
 static void cconn_break(struct rpcrdma_client *c, struct cconn *cc, int status)
 {
 	struct rpcrdma__list failed;

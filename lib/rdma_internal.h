@@ -487,10 +487,10 @@ void rpcrdma__conn_sends_done(struct rpcrdma__conn *conn, struct rpcrdma__list *
 
 /* Release a chain that was never posted (connection closed meanwhile). */
 void rpcrdma__send_abort(struct rpcrdma__send *s);
+void rpcrdma__read_abort(struct rpcrdma__read *r);
 /* Releases the Sends of a list from rpcrdma__conn_sends_done (one
  * connection's), each with the reference its post took. */
 void rpcrdma__sends_release(struct rpcrdma__list *done);
-void rpcrdma__read_abort(struct rpcrdma__read *r);
 /* Hands a checked call (payload ready) to the upper layer. */
 void rpcrdma__call_deliver(struct rpcrdma_call *call);
 /* Sends RDMA_ERROR (ERR_VERS when vers, else ERR_CHUNK) for call and
