@@ -5,12 +5,14 @@
 
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 struct fhc_entry {
-	int fd; /* -1: empty */
+	int fd; /* -1: empty, or dead */
+	bool dead; /* the directory was removed: the handle answers TNFS_FHC_DEAD */
 	uint32_t hash, len;
 	uint64_t used; /* tick of the last hit or add */
 	uint8_t fh[NFS4_FHSIZE];
@@ -58,7 +60,7 @@ static struct fhc_entry *find(struct tnfs_fh_cache *c, uint32_t h,
 {
 	for (unsigned i = 0; i < TNFS_FHC_SLOTS; i++) {
 		struct fhc_entry *e = &c->e[i];
-		if (e->fd >= 0 && e->hash == h && e->len == len &&
+		if ((e->fd >= 0 || e->dead) && e->hash == h && e->len == len &&
 		    memcmp(e->fh, fh, len) == 0)
 			return e;
 	}
@@ -74,10 +76,10 @@ int tnfs_fhc_get(struct tnfs_fh_cache *c, const uint8_t *fh, uint32_t len)
 	pthread_mutex_lock(&c->mu);
 	struct fhc_entry *e = find(c, h, fh, len);
 	if (e) {
-		fd = fcntl(e->fd, F_DUPFD_CLOEXEC, 0);
+		fd = e->dead ? TNFS_FHC_DEAD : fcntl(e->fd, F_DUPFD_CLOEXEC, 0);
 		e->used = ++c->tick;
 	}
-	if (fd >= 0)
+	if (fd >= 0 || fd == TNFS_FHC_DEAD)
 		c->hits++;
 	else
 		c->misses++;
@@ -92,18 +94,22 @@ void tnfs_fhc_add(struct tnfs_fh_cache *c, const uint8_t *fh, uint32_t len, int 
 	uint32_t h = fh_hash(fh, len);
 	pthread_mutex_lock(&c->mu);
 	struct fhc_entry *e = find(c, h, fh, len);
-	if (!e) {
-		/* an empty slot, else the least recently used one */
-		e = &c->e[0];
-		for (unsigned i = 0; i < TNFS_FHC_SLOTS && e->fd >= 0; i++)
-			if (c->e[i].fd < 0 || c->e[i].used < e->used)
-				e = &c->e[i];
+	if (!e || e->dead) { /* a dead handle living again is not expected */
+		if (!e) {
+			/* an empty slot, else the least recently used one
+			 * (dead entries included) */
+			e = &c->e[0];
+			for (unsigned i = 0; i < TNFS_FHC_SLOTS && (e->fd >= 0 || e->dead); i++)
+				if ((c->e[i].fd < 0 && !c->e[i].dead) || c->e[i].used < e->used)
+					e = &c->e[i];
+		}
 		int nfd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
 		if (nfd < 0)
 			goto out;
 		if (e->fd >= 0)
 			close(e->fd);
 		e->fd = nfd;
+		e->dead = false;
 		e->hash = h;
 		e->len = len;
 		memcpy(e->fh, fh, len);
@@ -121,8 +127,26 @@ void tnfs_fhc_forget(struct tnfs_fh_cache *c, const uint8_t *fh, uint32_t len)
 	pthread_mutex_lock(&c->mu);
 	struct fhc_entry *e = find(c, h, fh, len);
 	if (e) {
-		close(e->fd);
+		if (e->fd >= 0)
+			close(e->fd);
 		e->fd = -1;
+		e->dead = false;
+	}
+	pthread_mutex_unlock(&c->mu);
+}
+
+void tnfs_fhc_mark_dead(struct tnfs_fh_cache *c, const uint8_t *fh, uint32_t len)
+{
+	if (!c || len > NFS4_FHSIZE)
+		return;
+	uint32_t h = fh_hash(fh, len);
+	pthread_mutex_lock(&c->mu);
+	struct fhc_entry *e = find(c, h, fh, len);
+	if (e) {
+		if (e->fd >= 0)
+			close(e->fd);
+		e->fd = -1;
+		e->dead = true;
 	}
 	pthread_mutex_unlock(&c->mu);
 }

@@ -13,7 +13,11 @@
  * Only directories are kept: a cached descriptor keeps its inode alive,
  * which for a removed regular file would keep its data allocated until
  * the entry is evicted.  A removed directory holds nothing, and the
- * caller sees it as stale (st_nlink == 0), then forgets the entry.  The
+ * caller sees it as stale (st_nlink == 0), then marks the entry dead: it
+ * keeps the handle, without a descriptor, and answers TNFS_FHC_DEAD until
+ * evicted, so that the removed directory's handle is not decoded again
+ * (open_by_handle_at can fail on it with ENOMEM rather than ESTALE, seen
+ * on the CI host under load, which would tell a client to retry).  The
  * caller repeats the export-boundary check on every hit, so a directory
  * renamed out of the export is refused as it was before.
  *
@@ -33,16 +37,24 @@ struct tnfs_fh_cache *tnfs_fhc_new(void);
 /* Closes every cached descriptor. */
 void tnfs_fhc_free(struct tnfs_fh_cache *c);
 
+/* What tnfs_fhc_get returns for a handle marked dead. */
+#define TNFS_FHC_DEAD (-2)
+
 /* A new descriptor (close-on-exec) of the directory cached for this
- * handle, or -1 if none (or c is NULL). */
+ * handle, TNFS_FHC_DEAD if it was marked dead (both count as hits), or
+ * -1 if none (or c is NULL). */
 int tnfs_fhc_get(struct tnfs_fh_cache *c, const uint8_t *fh, uint32_t len);
 /* Caches a duplicate of fd, an O_PATH descriptor of the directory that
  * handle names, evicting the least recently used entry when full.  fd
  * stays the caller's.  Does nothing if it cannot (no memory, no
  * descriptor left). */
 void tnfs_fhc_add(struct tnfs_fh_cache *c, const uint8_t *fh, uint32_t len, int fd);
-/* Drops the handle's entry, if any (its directory is gone or moved). */
+/* Drops the handle's entry, if any (its directory moved out of the export,
+ * and may come back). */
 void tnfs_fhc_forget(struct tnfs_fh_cache *c, const uint8_t *fh, uint32_t len);
+/* The handle's directory was removed: its entry, if any, keeps only the
+ * handle, and tnfs_fhc_get answers TNFS_FHC_DEAD for it. */
+void tnfs_fhc_mark_dead(struct tnfs_fh_cache *c, const uint8_t *fh, uint32_t len);
 
 struct tnfs_fhc_stats {
 	uint64_t hits, misses;
