@@ -11,6 +11,7 @@
  * Runs until SIGINT/SIGTERM, then prints its counters.
  */
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <unistd.h>
 
@@ -18,8 +19,15 @@
 
 #include "echo_proto.h"
 
+struct echo_srv {
+	uint8_t *source;                /* the SOURCE procedure's bytes */
+	struct rpcrdma_listener *_Atomic l;  /* set once created */
+	atomic_bool late;               /* --register-late: not registered yet */
+};
+
 static void handle(struct rpcrdma_call *call, void *arg)
 {
+	struct echo_srv *sv = arg;
 	unsigned n;
 	const struct iovec *in = rpcrdma_call_payload(call, &n);
 	uint8_t hdr[28], pad[4];
@@ -27,8 +35,21 @@ static void handle(struct rpcrdma_call *call, void *arg)
 	struct rpcrdma_reply r = { .size = sizeof(r), .iov = iov };
 	int cnt;
 
+	/* --register-late: the first call registers the SOURCE bytes, on the
+	 * device its connection is on (a device the listener uses already). */
+	if (atomic_load(&sv->late) && atomic_exchange(&sv->late, false)) {
+		struct rpcrdma_listener *l = atomic_load(&sv->l);
+		int err = l ? rpcrdma_listener_register(l, sv->source, ECHO_SOURCE_MAX) : -EAGAIN;
+
+		if (err == -EAGAIN && !l)
+			atomic_store(&sv->late, true);  /* before create returned: next call */
+		else if (err)
+			fprintf(stderr, "late registration: %s\n", strerror(-err));
+		else
+			printf("SOURCE data registered\n");
+	}
 	cnt = echo_answer(in[0].iov_base, in[0].iov_len, hdr, pad, iov, &r.bulk_offset,
-			  &r.bulk_length, arg);
+			  &r.bulk_length, sv->source);
 	if (cnt < 0) {
 		rpcrdma_call_drop(call);
 		return;
@@ -53,13 +74,15 @@ int main(int argc, char **argv)
 	struct rpcrdma_stats st;
 	struct sockaddr_storage ss;
 	uint8_t *source;
-	bool copy_source = false;
+	struct echo_srv sv = { 0 };
+	bool copy_source = false, late = false;
 	sigset_t set;
 	int sig, err;
 
 	if (argc < 3) {
 		fprintf(stderr, "usage: %s ADDR PORT [--credits N] [--no-srq] [--srq-depth N] "
-			"[--poller workqueue|busy] [--threads N] [--spin-us N] [--copy-source]\n", argv[0]);
+			"[--poller workqueue|busy] [--threads N] [--spin-us N] [--copy-source] "
+			"[--register-late]\n", argv[0]);
 		return 2;
 	}
 	rpcrdma_poller_opts_init(&popts);
@@ -71,6 +94,8 @@ int main(int argc, char **argv)
 			lopts.use_srq = 0;
 		else if (!strcmp(argv[i], "--copy-source"))
 			copy_source = true;   /* SOURCE's bytes unregistered: copied per reply */
+		else if (!strcmp(argv[i], "--register-late"))
+			late = true;          /* registered by the first call, not at start */
 		else if (!strcmp(argv[i], "--srq-depth") && i + 1 < argc)
 			lopts.srq_depth = (uint32_t)atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--threads") && i + 1 < argc)
@@ -102,7 +127,9 @@ int main(int argc, char **argv)
 		return 1;
 	for (size_t i = 0; i < ECHO_SOURCE_MAX; i++)
 		source[i] = (uint8_t)(i * 7u);
-	err = rpcrdma_listener_create(p, (struct sockaddr *)&ss, &lopts, handle, source, &l);
+	sv.source = source;
+	atomic_init(&sv.late, late && !copy_source);
+	err = rpcrdma_listener_create(p, (struct sockaddr *)&ss, &lopts, handle, &sv, &l);
 	if (err) {
 		fprintf(stderr, "listen: %s\n", strerror(-err));
 		rpcrdma_poller_destroy(p);
@@ -111,7 +138,8 @@ int main(int argc, char **argv)
 	}
 	/* SOURCE replies are written straight from these bytes, which never
 	 * change (see rpcrdma_listener_register). */
-	if (!copy_source && (err = rpcrdma_listener_register(l, source, ECHO_SOURCE_MAX)))
+	atomic_store(&sv.l, l);
+	if (!copy_source && !late && (err = rpcrdma_listener_register(l, source, ECHO_SOURCE_MAX)))
 		fprintf(stderr, "SOURCE data not registered (%s): copied per reply\n", strerror(-err));
 	printf("listening on port %d\n", rpcrdma_listener_port(l));
 	fflush(stdout);
