@@ -119,7 +119,8 @@ out:
 	pthread_mutex_unlock(&c->mu);
 }
 
-void tnfs_fhc_forget(struct tnfs_fh_cache *c, const uint8_t *fh, uint32_t len)
+/* Closes the handle's descriptor, if any; the entry stays, dead, or goes. */
+static void drop(struct tnfs_fh_cache *c, const uint8_t *fh, uint32_t len, bool dead)
 {
 	if (!c || len > NFS4_FHSIZE)
 		return;
@@ -130,25 +131,19 @@ void tnfs_fhc_forget(struct tnfs_fh_cache *c, const uint8_t *fh, uint32_t len)
 		if (e->fd >= 0)
 			close(e->fd);
 		e->fd = -1;
-		e->dead = false;
+		e->dead = dead;
 	}
 	pthread_mutex_unlock(&c->mu);
 }
 
+void tnfs_fhc_forget(struct tnfs_fh_cache *c, const uint8_t *fh, uint32_t len)
+{
+	drop(c, fh, len, false);
+}
+
 void tnfs_fhc_mark_dead(struct tnfs_fh_cache *c, const uint8_t *fh, uint32_t len)
 {
-	if (!c || len > NFS4_FHSIZE)
-		return;
-	uint32_t h = fh_hash(fh, len);
-	pthread_mutex_lock(&c->mu);
-	struct fhc_entry *e = find(c, h, fh, len);
-	if (e) {
-		if (e->fd >= 0)
-			close(e->fd);
-		e->fd = -1;
-		e->dead = true;
-	}
-	pthread_mutex_unlock(&c->mu);
+	drop(c, fh, len, true);
 }
 
 void tnfs_fhc_stats(struct tnfs_fh_cache *c, struct tnfs_fhc_stats *out)
