@@ -673,7 +673,8 @@ static int cconn_open(struct rpcrdma_client *c, struct cconn **out)
 				 sizeof(struct csend), c->opts.send_inline, IBV_ACCESS_LOCAL_WRITE);
 	if (err)
 		goto fail;
-	cc->sig_every = cc->sq_depth / 4 < 16 ? cc->sq_depth / 4 : 16;
+	cc->sig_every = cc->sq_depth / 4 < RPCRDMA__SIG_EVERY ? cc->sq_depth / 4 :
+								RPCRDMA__SIG_EVERY;
 	if (cc->sig_every == 0)
 		cc->sig_every = 1;
 	cc->drain = calloc(1, sizeof(*cc->drain));

@@ -88,17 +88,25 @@ void rpcrdma__conn_put(struct rpcrdma__conn *conn)
 		conn_free(conn);
 }
 
+/* Gives back every Send still posted (the drain's completion, or a QP
+ * that refused the drain). */
+static void sends_release_all(struct rpcrdma__conn *conn)
+{
+	struct rpcrdma__list done;
+
+	rpcrdma__list_init(&done);
+	rpcrdma__conn_sends_done(conn, NULL, &done);
+	rpcrdma__sends_release(&done);
+}
+
 void rpcrdma__conn_drain_done(struct rpcrdma__ctxt *c, const struct ibv_wc *wc)
 {
 	struct rpcrdma__conn *conn = rpcrdma__container_of(c, struct rpcrdma__conn, drain);
-	struct rpcrdma__list done;
 
 	(void)wc;   /* flushed, normally; success is as good */
 	/* Sends that completed without asking for a completion, after the
 	 * last one that did: the drain completes after them all. */
-	rpcrdma__list_init(&done);
-	rpcrdma__conn_sends_done(conn, NULL, &done);
-	rpcrdma__sends_release(&done);
+	sends_release_all(conn);
 	rpcrdma__conn_put(conn);
 }
 
@@ -131,11 +139,7 @@ void rpcrdma__conn_close(struct rpcrdma__conn *conn, const char *why)
 		conn->drain.type = RPCRDMA__WR_DRAIN;
 		rpcrdma__conn_get(conn);
 		if (ibv_post_send(conn->qp, &wr, &bad)) {
-			struct rpcrdma__list done;
-
-			rpcrdma__list_init(&done);
-			rpcrdma__conn_sends_done(conn, NULL, &done);
-			rpcrdma__sends_release(&done);
+			sends_release_all(conn);
 			rpcrdma__conn_put(conn);
 		}
 	}

@@ -466,8 +466,9 @@ int rpcrdma__recv_post_initial(struct rpcrdma__conn *conn);
  * copies them into the work request, so the device reads no registered
  * memory for them); a QP that cannot is created without. */
 #define RPCRDMA__INLINE_SEND 256
-/* A server connection's inline replies ask for one Send completion in this
- * many (struct rpcrdma__conn.sig_every). */
+/* Lone Sends (a server's inline replies, a client's calls) ask for one
+ * completion in this many at most (struct rpcrdma__conn.sig_every, struct
+ * cconn.sig_every). */
 #define RPCRDMA__SIG_EVERY 16u
 /* rdma_create_qp, asking for RPCRDMA__INLINE_SEND bytes of inline data
  * first and none when the device refuses; returns 0 or -errno. */
