@@ -166,7 +166,9 @@ int rpcrdma__poller_add(struct rpcrdma_poller *p, struct rpcrdma__source *s)
 	struct epoll_event ev = { .events = EPOLLIN | EPOLLONESHOT, .data.ptr = s };
 
 	s->poller = p;
-	s->busy = s->dead = s->on_pending = false;
+	atomic_store(&s->busy, false);
+	atomic_store(&s->dead, false);
+	s->on_pending = false;
 	rpcrdma__list_init(&s->pnode);
 	if (epoll_ctl(p->epfd, EPOLL_CTL_ADD, s->fd, &ev))
 		return -errno;
@@ -241,17 +243,40 @@ static void barrier_locked(struct rpcrdma_poller *p)
 	}
 }
 
+/* Waits (holding the lock) until no thread handles s.  The store of dead or
+ * the removal that preceded it keeps new claims away: a claim is an exchange
+ * of busy followed by a load of dead, the reverse order of ours, so one of
+ * the two sees the other (sequentially consistent atomics). */
+static void busy_wait_locked(struct rpcrdma_poller *p, struct rpcrdma__source *s)
+{
+	atomic_fetch_add(&p->busy_waiters, 1);
+	while (atomic_load(&s->busy))
+		pthread_cond_wait(&p->cond, &p->lock);
+	atomic_fetch_sub(&p->busy_waiters, 1);
+}
+
+/* Gives back a source claimed without the lock; wakes a thread waiting for
+ * it (busy_wait_locked counts itself in busy_waiters before it looks). */
+static void busy_release(struct rpcrdma_poller *p, struct rpcrdma__source *s)
+{
+	atomic_store(&s->busy, false);
+	if (rpcrdma__unlikely(atomic_load(&p->busy_waiters))) {
+		pthread_mutex_lock(&p->lock);
+		pthread_cond_broadcast(&p->cond);
+		pthread_mutex_unlock(&p->lock);
+	}
+}
+
 void rpcrdma__poller_del(struct rpcrdma_poller *p, struct rpcrdma__source *s)
 {
 	pthread_mutex_lock(&p->lock);
-	s->dead = true;
+	atomic_store(&s->dead, true);
 	epoll_ctl(p->epfd, EPOLL_CTL_DEL, s->fd, NULL);
 	if (s->on_pending) {
 		rpcrdma__list_del(&s->pnode);
 		s->on_pending = false;
 	}
-	while (s->busy)
-		pthread_cond_wait(&p->cond, &p->lock);
+	busy_wait_locked(p, s);
 	/* A worker may hold the event of s from epoll_wait already. */
 	barrier_locked(p);
 	pthread_mutex_unlock(&p->lock);
@@ -264,11 +289,18 @@ static void source_run(struct rpcrdma_poller *p, struct rpcrdma__source *s, unsi
 	int n;
 
 	pthread_mutex_lock(&p->lock);
-	if (s->dead || s->busy) {
+	if (atomic_load(&s->dead)) {
 		pthread_mutex_unlock(&p->lock);
 		return;
 	}
-	s->busy = true;
+	if (atomic_exchange(&s->busy, true)) {
+		/* A DIRECT caller is polling this CQ.  Its event stays unread
+		 * in the channel: re-arm, so it comes round again rather than
+		 * being lost with the one-shot registration. */
+		epoll_ctl(p->epfd, EPOLL_CTL_MOD, s->fd, &ev);
+		pthread_mutex_unlock(&p->lock);
+		return;
+	}
 	pthread_mutex_unlock(&p->lock);
 
 	n = s->handle(s, budget);
@@ -276,8 +308,8 @@ static void source_run(struct rpcrdma_poller *p, struct rpcrdma__source *s, unsi
 		*done += (unsigned)n;
 
 	pthread_mutex_lock(&p->lock);
-	s->busy = false;
-	if (!s->dead) {
+	atomic_store(&s->busy, false);
+	if (!atomic_load(&s->dead)) {
 		if (s->is_cq && rpcrdma__container_of(s, struct rpcrdma__cq, src)->pending) {
 			if (!s->on_pending) {
 				rpcrdma__list_add_tail(&p->pending, &s->pnode);
@@ -328,12 +360,19 @@ static unsigned round_once(struct rpcrdma_poller *p, int timeout, unsigned budge
 	return done;
 }
 
+/* A spinning thread ends a round on every pass: without a barrier waiting
+ * (kick_hold 0), that is one atomic increment.  The increment comes before
+ * the load of kick_hold, a barrier's increment of kick_hold before its
+ * snapshot of seq: either the barrier's snapshot holds this round's end,
+ * or this thread sees kick_hold and wakes it. */
 static void round_end(struct rpcrdma_poller *p, unsigned idx)
 {
-	pthread_mutex_lock(&p->lock);
-	p->seq[idx]++;
-	pthread_cond_broadcast(&p->cond);
-	pthread_mutex_unlock(&p->lock);
+	atomic_fetch_add(&p->seq[idx], 1);
+	if (rpcrdma__unlikely(atomic_load(&p->kick_hold))) {
+		pthread_mutex_lock(&p->lock);
+		pthread_cond_broadcast(&p->cond);
+		pthread_mutex_unlock(&p->lock);
+	}
 }
 
 struct worker_arg {
@@ -407,25 +446,21 @@ int rpcrdma_poller_poll(struct rpcrdma_poller *p, unsigned budget)
 	 * a loop (spinning, as perftest does) then pays no system call per
 	 * completion.  The channel event such completions raised is consumed
 	 * by the round below, which also re-arms.  A CQ another caller is
-	 * handling is skipped (one thread per queue).
+	 * handling is skipped (one thread per queue).  The claim takes no
+	 * lock: an exchange of busy, then a look at dead (busy_wait_locked
+	 * has the other half); a CQ dropped meanwhile is still readable
+	 * memory (the poller's spare list).
 	 */
 	ncq = atomic_load(&p->ncqs);
 	for (unsigned i = 0; i < ncq && done < budget; i++) {
 		struct rpcrdma__cq *cq = p->cqs[i];
-		bool more, mine;
+		bool more;
 
-		pthread_mutex_lock(&p->lock);
-		mine = !cq->src.busy && !cq->src.dead;
-		if (mine)
-			cq->src.busy = true;
-		pthread_mutex_unlock(&p->lock);
-		if (!mine)
+		if (atomic_exchange_explicit(&cq->src.busy, true, memory_order_seq_cst))
 			continue;
-		done += poll_batches(p, cq->cq, budget - done, &more);
-		pthread_mutex_lock(&p->lock);
-		cq->src.busy = false;
-		pthread_cond_broadcast(&p->cond);
-		pthread_mutex_unlock(&p->lock);
+		if (!atomic_load(&cq->src.dead))
+			done += poll_batches(p, cq->cq, budget - done, &more);
+		busy_release(p, &cq->src);
 	}
 	if (done)
 		return (int)done;
@@ -663,6 +698,12 @@ void rpcrdma_poller_destroy(struct rpcrdma_poller *p)
 			ibv_destroy_comp_channel(cq->channel);
 		free(cq);
 	}
+	while (p->spare) {
+		struct rpcrdma__cq *cq = p->spare;
+
+		p->spare = cq->spare_next;
+		free(cq);
+	}
 	close(p->kickfd);
 	close(p->epfd);
 	pthread_cond_destroy(&p->cond);
@@ -697,12 +738,18 @@ void rpcrdma__poller_cq_drop(struct rpcrdma_poller *p, struct rpcrdma__cq *cq)
 		rpcrdma__poller_del(p, &cq->src);
 	pthread_mutex_lock(&p->lock);
 	barrier_locked(p);
-	/* DIRECT callers mark the CQ busy while they poll it. */
-	while (cq->src.busy)
-		pthread_cond_wait(&p->cond, &p->lock);
+	/* DIRECT callers claim the CQ (busy) while they poll it; dead turns
+	 * away those that found it in cqs[] before the removal. */
+	atomic_store(&cq->src.dead, true);
+	busy_wait_locked(p, &cq->src);
 	pthread_mutex_unlock(&p->lock);
 	ibv_destroy_cq(cq->cq);
 	if (cq->channel)
 		ibv_destroy_comp_channel(cq->channel);
-	free(cq);
+	cq->cq = NULL;
+	cq->channel = NULL;
+	pthread_mutex_lock(&p->lock);
+	cq->spare_next = p->spare;
+	p->spare = cq;
+	pthread_mutex_unlock(&p->lock);
 }

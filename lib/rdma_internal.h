@@ -157,8 +157,11 @@ struct rpcrdma__source {
 	int (*handle)(struct rpcrdma__source *s, unsigned budget);
 	struct rpcrdma_poller *poller;
 	bool is_cq;
-	bool busy;                 /* being handled (poller lock) */
-	bool dead;                 /* removed; do not re-arm */
+	/* Being handled: taken with an atomic exchange (a DIRECT caller
+	 * without the lock, source_run under it), given back with a store;
+	 * whoever waits for it counts itself in the poller's busy_waiters. */
+	atomic_bool busy;
+	atomic_bool dead;          /* removed; do not re-arm (set under the lock) */
 	bool on_pending;           /* on the poller's pending list */
 	struct rpcrdma__list pnode; /* poller's pending list */
 };
@@ -173,6 +176,7 @@ struct rpcrdma__cq {
 	int max_cqe;                /* device limit */
 	int reserved;               /* entries promised to queue pairs */
 	bool pending;               /* budget ran out with the queue non-empty */
+	struct rpcrdma__cq *spare_next; /* dropped: on the poller's spare list */
 };
 
 #define RPCRDMA__MAX_CQS 16
@@ -184,14 +188,23 @@ struct rpcrdma_poller {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;        /* a source went idle, a worker finished a round */
 	struct rpcrdma__list pending; /* CQs whose budget ran out */
-	unsigned kick_hold;         /* barriers in progress */
-	struct rpcrdma__cq *cqs[RPCRDMA__MAX_CQS];
+	atomic_uint kick_hold;      /* barriers in progress (changed under the lock) */
+	atomic_uint busy_waiters;   /* threads waiting for a source's busy to clear */
+	/* Read without the lock (atomic slots); changed under it. */
+	struct rpcrdma__cq *_Atomic cqs[RPCRDMA__MAX_CQS];
 	atomic_uint ncqs;
+	/* Dropped CQs (their verbs objects destroyed): a DIRECT caller may
+	 * still hold one's address from cqs[], so the structs are freed with
+	 * the poller, not at the drop (the lock). */
+	struct rpcrdma__cq *spare;
 	atomic_bool stop;
 	atomic_uint idle;           /* direct_spin: polls that found nothing */
 	unsigned nthreads;
 	pthread_t *threads;
-	uint64_t *seq;              /* per thread: rounds completed (lock) */
+	/* Per thread: rounds completed.  Bumped without the lock; a thread
+	 * ending a round takes the lock to wake the waiters only while a
+	 * barrier is in progress (kick_hold). */
+	_Atomic uint64_t *seq;
 };
 
 /* Finds or creates the CQ for verbs and reserves entries on it (resizing
@@ -199,9 +212,12 @@ struct rpcrdma_poller {
 int rpcrdma__poller_cq_get(struct rpcrdma_poller *p, struct ibv_context *verbs, int entries,
 			   struct rpcrdma__cq **out);
 void rpcrdma__poller_cq_put(struct rpcrdma__cq *cq, int entries);
-/* Destroys cq (and its completion channel) when nothing reserves entries on
- * it any more: after its device was removed, so the kernel can release the
- * device.  Caller: no queue pair uses cq; not from cq's own handler. */
+/* Destroys cq's verbs objects (the CQ and its completion channel) when
+ * nothing reserves entries on it any more: after its device was removed, so
+ * the kernel can release the device.  The struct itself (about 100 bytes)
+ * stays on the poller's spare list until rpcrdma_poller_destroy, for DIRECT
+ * callers that read its address before it left cqs[].  Caller: no queue
+ * pair uses cq; not from cq's own handler. */
 void rpcrdma__poller_cq_drop(struct rpcrdma_poller *p, struct rpcrdma__cq *cq);
 int rpcrdma__poller_add(struct rpcrdma_poller *p, struct rpcrdma__source *s);
 /* Whether p's completion queues have completion channels and are armed:
