@@ -309,6 +309,13 @@ struct rpcrdma__dev {
 	struct ibv_mr *region_mr[RPCRDMA_LISTENER_REGIONS_MAX];
 	unsigned nconns;                /* connections not yet freed (listener lock) */
 	bool removed;                   /* DEVICE_REMOVAL seen: reap when nconns is 0 */
+	/* Connections with a QP by QP number, for the SRQ's completions
+	 * (rpcrdma__dev_find_conn): chains through conn->qp_hnext, a bucket
+	 * the number's low bits; starts on qp_hash0 and doubles while there
+	 * are more than two connections a bucket (listener lock). */
+	struct rpcrdma__conn **qp_hash;
+	unsigned qp_hmask, qp_hcount;
+	struct rpcrdma__conn *qp_hash0[64];
 };
 
 enum rpcrdma__conn_state {
@@ -373,6 +380,7 @@ struct rpcrdma__conn {
 
 	struct rpcrdma__counters stats;
 	struct rpcrdma__list lnode;     /* listener's connections */
+	struct rpcrdma__conn *qp_hnext; /* dev->qp_hash chain (listener lock) */
 	struct rpcrdma__rescg_ledger led; /* QP and its pools' MRs */
 };
 
