@@ -975,7 +975,8 @@ fail:
 	return err;
 }
 
-/* Client lock held: a zeroed creq, from the cache or calloc'd. */
+/* Client lock held: a creq from the cache or calloc'd, its buffers empty
+ * and cc NULL; the caller sets call, done, arg and xid. */
 static struct creq *creq_get(struct rpcrdma_client *c)
 {
 	if (rpcrdma__list_empty(&c->creq_cache))
@@ -983,11 +984,13 @@ static struct creq *creq_get(struct rpcrdma_client *c)
 	struct creq *r = rpcrdma__container_of(rpcrdma__list_pop(&c->creq_cache), struct creq, node);
 
 	c->ncreq_cache--;
-	memset(r, 0, sizeof(*r));
+	r->cc = NULL;
 	return r;
 }
 
-/* Client lock held: keeps r for a later call, up to twice the credits. */
+/* Client lock held: keeps r for a later call, up to twice the credits.
+ * r's four buffers must be empty (given back by req_release, or moved out
+ * as the reply path does), which spares creq_get a memset. */
 static void creq_put(struct rpcrdma_client *c, struct creq *r)
 {
 	if (c->ncreq_cache >= 2 * c->opts.max_credits) {
@@ -1049,9 +1052,13 @@ int rpcrdma_client_call_async(struct rpcrdma_client *c, struct rpcrdma_client_ca
 	struct creq *r;
 	int err;
 
-	if (!c || !call || !done || call->size < sizeof(*call) || !call->iov ||
-	    iov_total(call->iov, call->iovcnt) < 4 || (call->reply_len && !call->reply_buf) ||
-	    call->bulk_offset + call->bulk_length > iov_total(call->iov, call->iovcnt) ||
+	size_t total;
+
+	if (!c || !call || !done || call->size < sizeof(*call) || !call->iov)
+		return -EINVAL;
+	total = iov_total(call->iov, call->iovcnt);
+	if (total < 4 || (call->reply_len && !call->reply_buf) ||
+	    call->bulk_offset + call->bulk_length > total ||
 	    (call->bulk_length && (call->bulk_offset < 4 || (call->bulk_offset & 3))))
 		return -EINVAL;
 	err = client_connected(c);
@@ -1059,7 +1066,10 @@ int rpcrdma_client_call_async(struct rpcrdma_client *c, struct rpcrdma_client_ca
 		return err;
 	uint32_t xid;
 
-	iov_copy((uint8_t *)&xid, call->iov, call->iovcnt, 0, 4);
+	if (rpcrdma__likely(call->iov[0].iov_len >= 4))
+		memcpy(&xid, call->iov[0].iov_base, 4);
+	else
+		iov_copy((uint8_t *)&xid, call->iov, call->iovcnt, 0, 4);
 	call->reply_got = call->bulk_got = 0;
 	pthread_mutex_lock(&c->lock);
 	if (!c->cc || c->cc->dead) {
@@ -1172,7 +1182,7 @@ void rpcrdma__clt_recv_done(struct rpcrdma__ctxt *x, const struct ibv_wc *wc)
 	struct rpcrdma_client *c = cc->c;
 	struct rpcrdma_hdr h;
 	struct creq *r, got;
-	bool found = false, waiters = false;
+	bool found = false, waiters = false, bufs = false;
 	int ret, status = 0;
 
 	if (wc->status != IBV_WC_SUCCESS) {
@@ -1203,7 +1213,22 @@ void rpcrdma__clt_recv_done(struct rpcrdma__ctxt *x, const struct ibv_wc *wc)
 		rpcrdma__list_del(&r->node);
 		c->inflight--;
 		rpcrdma_client_credits_update(&c->credits, h.credits);
-		got = *r;
+		/* What the rest needs, not the whole creq: the buffers only
+		 * when the call had any (moved out, so r goes back empty). */
+		got.call = r->call;
+		got.done = r->done;
+		got.arg = r->arg;
+		bufs = r->rd.mr || r->pz.mr || r->wr.mr || r->rp.mr;
+		if (bufs) {
+			got.rd = r->rd;
+			got.pz = r->pz;
+			got.wr = r->wr;
+			got.rp = r->rp;
+			memset(&r->rd, 0, sizeof(r->rd));
+			memset(&r->pz, 0, sizeof(r->pz));
+			memset(&r->wr, 0, sizeof(r->wr));
+			memset(&r->rp, 0, sizeof(r->rp));
+		}
 		creq_put(c, r);
 		found = true;
 		waiters = !rpcrdma__list_empty(&c->waiting);
@@ -1224,13 +1249,13 @@ void rpcrdma__clt_recv_done(struct rpcrdma__ctxt *x, const struct ibv_wc *wc)
 		rpcrdma_write_chunks(&h, &it);
 		if (rpcrdma_next_chunk(&it, &ch))
 			call->bulk_got = ch.length;
-		if (call->bulk_got && got.wr.mr)
+		if (call->bulk_got && bufs && got.wr.mr)
 			memcpy(call->reply_bulk, got.wr.addr, call->bulk_got < call->reply_bulk_len ?
 								call->bulk_got : call->reply_bulk_len);
 		if (h.type == RPCRDMA_NOMSG) {
 			if (rpcrdma_reply_chunk(&h, &ch))
 				call->reply_got = ch.length;
-			if (got.rp.mr)
+			if (bufs && got.rp.mr)
 				memcpy(call->reply_buf, got.rp.addr,
 				       call->reply_got < call->reply_len ? call->reply_got :
 									   call->reply_len);
@@ -1255,7 +1280,8 @@ repost:
 	else
 		post_recv(cc, rv);
 	if (found) {
-		req_release(cc, &got);
+		if (bufs)
+			req_release(cc, &got);
 		got.done(call, status, got.arg);
 		if (waiters)
 			pump(c);
