@@ -512,11 +512,16 @@ static int dev_get(struct rpcrdma_listener *l, struct ibv_context *verbs, struct
 	if (err)
 		goto fail;
 	if (use_srq) {
-		uint32_t depth = l->opts.srq_depth;
+		uint32_t depth = l->opts.srq_depth, slack = RPCRDMA__EARLY_SLACK;
 		struct ibv_srq_init_attr sa = { 0 };
 
 		if (depth > (uint32_t)attr.max_srq_wr)
 			depth = (uint32_t)attr.max_srq_wr;
+		/* Posted beyond what grants may promise: the receives of
+		 * replies sent before their buffer was reposted (early_open). */
+		if (slack > (uint32_t)attr.max_srq_wr - depth)
+			slack = (uint32_t)attr.max_srq_wr - depth;
+		depth += slack;
 		sa.attr.max_wr = depth;
 		sa.attr.max_sge = 1;
 		dev->srq = ibv_create_srq(dev->pd, &sa);
@@ -538,7 +543,8 @@ static int dev_get(struct rpcrdma_listener *l, struct ibv_context *verbs, struct
 				call->dev = dev;
 				rpcrdma__recv_repost(call);
 			}
-			dev->srq_unpromised = depth;
+			dev->srq_unpromised = depth - slack;
+			dev->early_slack = slack;
 		} else {
 			/* Per-connection receive queues: no SRQ, no SRQ MR. */
 			(void)rpcrdma__rescg_ledger_uncharge(&dev->led, RPCRDMA_RES_HCA_OBJECT,

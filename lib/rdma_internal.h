@@ -298,6 +298,12 @@ struct rpcrdma__dev {
 	struct rpcrdma__pool srq_pool;  /* receive contexts posted to the SRQ */
 	unsigned srq_posted;
 	unsigned srq_unpromised;        /* posted buffers no grant covers yet */
+	/* Replies sent before their call's receive went back to the SRQ
+	 * (rpcrdma_call_reply), at most early_slack at once: that many
+	 * buffers are posted beyond every grant, so a client answered early
+	 * that sends again at once still finds a receive. */
+	unsigned early_slack;
+	atomic_uint early_open;
 	/* Teardown (rpcrdma__recv_srq_quiesce): receives in the SRQ, reposts
 	 * under way, and no more reposts once dying. */
 	atomic_uint srq_in, srq_posting;
@@ -494,6 +500,10 @@ int rpcrdma__recv_post_initial(struct rpcrdma__conn *conn);
  * completion in this many at most (struct rpcrdma__conn.sig_every, struct
  * cconn.sig_every). */
 #define RPCRDMA__SIG_EVERY 16u
+/* Receives an SRQ holds beyond the grants' sum (struct rpcrdma__dev
+ * early_slack): an inline reply goes out before its receive is reposted
+ * while fewer than this many others do. */
+#define RPCRDMA__EARLY_SLACK 8u
 /* rdma_create_qp, asking for RPCRDMA__INLINE_SEND bytes of inline data
  * first and none when the device refuses; returns 0 or -errno. */
 int rpcrdma__create_qp(struct rdma_cm_id *id, struct ibv_pd *pd, struct ibv_qp_init_attr *qa);

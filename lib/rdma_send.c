@@ -455,12 +455,30 @@ int rpcrdma_call_reply(struct rpcrdma_call *call, const struct rpcrdma_reply *r)
 	s->nwr = nwr; /* the Writes before the Send go unsignaled */
 	rpcrdma__count(&conn->stats, &conn->l->stats, RPCRDMA_STAT_REPLIES, 1);
 
-	/* Repost the receive first: the reply lets the client send again. */
+	/*
+	 * The reply lets the client send again, so its call's receive goes
+	 * back first, but for an inline reply on an SRQ with slack: that
+	 * one goes out first (the repost is off the round trip's path), while
+	 * no more than early_slack replies are between their post and their
+	 * repost; the SRQ holds that many receives beyond every grant.
+	 */
+	struct rpcrdma__dev *dev = conn->dev;
+	bool early = nwr == 1 && dev->early_slack &&
+		     atomic_fetch_add_explicit(&dev->early_open, 1, memory_order_relaxed) <
+			     dev->early_slack;
+
+	if (!early && nwr == 1 && dev->early_slack)
+		atomic_fetch_sub_explicit(&dev->early_open, 1, memory_order_relaxed);
 	rpcrdma__conn_get(conn);
-	rpcrdma__call_release(call);
+	if (!early)
+		rpcrdma__call_release(call);
 	err = rpcrdma__conn_post(conn, s->wrs, nwr, &s->c.node);
 	if (err)
 		send_free(s);
+	if (early) {
+		rpcrdma__call_release(call);
+		atomic_fetch_sub_explicit(&dev->early_open, 1, memory_order_release);
+	}
 	rpcrdma__conn_put(conn);
 	return err;
 
