@@ -93,7 +93,9 @@ struct rpcrdma_listener_opts {
 	uint32_t send_inline;    /* largest Send we make, 1024..65536 (4096) */
 	/* Receive buffers per device with an SRQ (2048).  Grants never sum to
 	 * more than this: with the defaults 32 connections get 64 credits each,
-	 * later ones what is left, and a request finding none is rejected. */
+	 * later ones what is left, and a request finding none is rejected.
+	 * Eight more are posted, promised to no grant: they let an inline
+	 * reply go out before its call's buffer is posted again. */
 	uint32_t srq_depth;
 	int use_srq;             /* 1: SRQ when the device has one (default); 0: never */
 	uint32_t max_call_bytes; /* largest call pulled by RDMA Read (16 MiB) */
