@@ -49,6 +49,11 @@ struct cconn {
 	struct rpcrdma__list posted;
 	uint32_t unsignaled, sig_every; /* Sends since the last signaled one */
 	struct csend *drain;            /* posted at break: flushes the rest */
+	/* Replies whose done callback ran before their receive was posted
+	 * again, at most RPCRDMA__EARLY_SLACK at once: the receive queue
+	 * holds that many (early_slack) beyond the credits we ask for. */
+	atomic_uint early_open;
+	uint32_t early_slack;
 };
 
 struct crecv {
@@ -596,7 +601,7 @@ static int cconn_open(struct rpcrdma_client *c, struct cconn **out)
 	struct cconn *cc;
 	struct rpcrdma__ctxt *x;
 	int err, tmo = c->opts.connect_timeout_ms;
-	uint32_t credits = c->opts.max_credits;
+	uint32_t credits = c->opts.max_credits, nrecv;
 
 	cc = calloc(1, sizeof(*cc));
 	if (!cc)
@@ -646,8 +651,13 @@ static int cconn_open(struct rpcrdma_client *c, struct cconn **out)
 		cc->sq_depth = (uint32_t)attr.max_qp_wr;
 	if (credits > (uint32_t)attr.max_qp_wr)
 		credits = (uint32_t)attr.max_qp_wr;
-	/* One more Send than the pool holds: the drain (cconn_break). */
-	cc->cq_entries = (int)(cc->sq_depth + 1 + credits);
+	/* One more Send than the pool holds: the drain (cconn_break).  The
+	 * receives: the credits and the early slack (rpcrdma__clt_recv_done). */
+	nrecv = credits + RPCRDMA__EARLY_SLACK;
+	if (nrecv > (uint32_t)attr.max_qp_wr)
+		nrecv = (uint32_t)attr.max_qp_wr;
+	cc->early_slack = nrecv - credits;
+	cc->cq_entries = (int)(cc->sq_depth + 1 + nrecv);
 	err = rpcrdma__poller_cq_get(c->poller, cc->id->verbs, cc->cq_entries, &cc->cq);
 	if (err) {
 		cc->cq = NULL;
@@ -657,7 +667,7 @@ static int cconn_open(struct rpcrdma_client *c, struct cconn **out)
 		.send_cq = cc->cq->cq,
 		.recv_cq = cc->cq->cq,
 		.qp_type = IBV_QPT_RC,
-		.cap = { .max_send_wr = cc->sq_depth + 1, .max_recv_wr = credits,
+		.cap = { .max_send_wr = cc->sq_depth + 1, .max_recv_wr = nrecv,
 			 .max_send_sge = 1, .max_recv_sge = 1 },
 	};
 	err = rpcrdma__create_qp(cc->id, cc->pd, &qa);
@@ -665,7 +675,7 @@ static int cconn_open(struct rpcrdma_client *c, struct cconn **out)
 		goto fail;
 	cc->qp = cc->id->qp;
 	cc->max_inline = qa.cap.max_inline_data;
-	err = rpcrdma__pool_init(&cc->recv_pool, cc->pd, RPCRDMA__WR_CLT_RECV, credits,
+	err = rpcrdma__pool_init(&cc->recv_pool, cc->pd, RPCRDMA__WR_CLT_RECV, nrecv,
 				 sizeof(struct crecv), c->opts.recv_inline, IBV_ACCESS_LOCAL_WRITE);
 	if (err)
 		goto fail;
@@ -1175,6 +1185,17 @@ void rpcrdma__clt_send_done(struct rpcrdma__ctxt *x, const struct ibv_wc *wc)
 	cconn_put(cc);
 }
 
+/* Posts rv again, or gives it back to the pool on a dead connection.
+ * Without the lock: a break right after the load is no different from one
+ * right after the post, whose receive then flushes. */
+static void clt_repost(struct cconn *cc, struct crecv *rv)
+{
+	if (atomic_load_explicit(&cc->dead, memory_order_acquire))
+		rpcrdma__pool_put(&rv->c);
+	else
+		post_recv(cc, rv);
+}
+
 void rpcrdma__clt_recv_done(struct rpcrdma__ctxt *x, const struct ibv_wc *wc)
 {
 	struct crecv *rv = (struct crecv *)x;
@@ -1182,7 +1203,8 @@ void rpcrdma__clt_recv_done(struct rpcrdma__ctxt *x, const struct ibv_wc *wc)
 	struct rpcrdma_client *c = cc->c;
 	struct rpcrdma_hdr h;
 	struct creq *r, got;
-	bool found = false, waiters = false, bufs = false;
+	bool found = false, waiters = false, bufs = false, early;
+	unsigned nslack = cc->early_slack;
 	int ret, status = 0;
 
 	if (wc->status != IBV_WC_SUCCESS) {
@@ -1273,18 +1295,29 @@ void rpcrdma__clt_recv_done(struct rpcrdma__ctxt *x, const struct ibv_wc *wc)
 		rpcrdma__count(&c->stats, NULL, RPCRDMA_STAT_REPLIES, 1);
 	}
 repost:
-	/* Without the lock: a break right after this load is no different
-	 * from one right after the post, whose receive then flushes. */
-	if (atomic_load_explicit(&cc->dead, memory_order_acquire))
-		rpcrdma__pool_put(&rv->c);
-	else
-		post_recv(cc, rv);
+	/*
+	 * The caller hears of its reply before the receive is posted again
+	 * (the repost is off the round trip), while no more than the slack
+	 * of replies are between their callback and their repost: the queue
+	 * holds that many receives beyond our credits, so replies to calls
+	 * sent meanwhile (the callback's, the pump's) find one.
+	 */
+	early = found && nslack &&
+		atomic_fetch_add_explicit(&cc->early_open, 1, memory_order_relaxed) < nslack;
+	if (found && nslack && !early)
+		atomic_fetch_sub_explicit(&cc->early_open, 1, memory_order_relaxed);
+	if (!early)
+		clt_repost(cc, rv);
 	if (found) {
 		if (bufs)
 			req_release(cc, &got);
 		got.done(call, status, got.arg);
 		if (waiters)
 			pump(c);
+	}
+	if (early) {
+		clt_repost(cc, rv);
+		atomic_fetch_sub_explicit(&cc->early_open, 1, memory_order_relaxed);
 	}
 	cconn_put(cc);
 }
