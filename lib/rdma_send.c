@@ -119,20 +119,30 @@ static void prep_send(struct rpcrdma__send *s, struct ibv_send_wr *wr, struct ib
 	sge->addr = (uintptr_t)s->c.buf;
 	sge->length = len;
 	sge->lkey = s->c.lkey;
-	memset(wr, 0, sizeof(*wr));
+	/* Every field a Send's provider reads; the rest (wr.rdma, imm_data)
+	 * is not looked at for IBV_WR_SEND. */
 	wr->wr_id = (uintptr_t)&s->c;
+	wr->next = NULL;
 	wr->sg_list = sge;
 	wr->num_sge = 1;
 	wr->opcode = IBV_WR_SEND;
 	wr->send_flags = IBV_SEND_SIGNALED;
-	if (len <= conn->max_inline) {
+	wr->invalidate_rkey = 0;
+	if (len <= conn->max_inline)
 		wr->send_flags |= IBV_SEND_INLINE;
-		rpcrdma__count(&conn->stats, &conn->l->stats, RPCRDMA_STAT_SENDS_INLINE, 1);
-	}
 	if (conn->peer_rinv && call_hdr && inv_rkey(call_hdr, &rkey)) {
 		wr->opcode = IBV_WR_SEND_WITH_INV;
 		wr->invalidate_rkey = rkey;
 	}
+}
+
+/* Counts a Send of len bytes: after its post, off the reply's path (the
+ * caller read len and inline from the WR before posting it, as a Send's
+ * context may go back to the pool as soon as it is posted). */
+static void count_send(struct rpcrdma__conn *conn, uint32_t len, bool inline_)
+{
+	if (inline_)
+		rpcrdma__count(&conn->stats, &conn->l->stats, RPCRDMA_STAT_SENDS_INLINE, 1);
 	rpcrdma__count(&conn->stats, &conn->l->stats, RPCRDMA_STAT_BYTES_SENT, len);
 }
 
@@ -164,6 +174,7 @@ void rpcrdma__send_error(struct rpcrdma_call *call, bool vers)
 	s->wrs = &s->send_wr;
 	s->sges = &s->send_sge;
 	prep_send(s, s->wrs, s->sges, (uint32_t)len, NULL);
+	count_send(conn, (uint32_t)len, s->wrs->send_flags & IBV_SEND_INLINE);
 	s->nwr = 1;
 	/* Repost the receive before the client can learn it may send again. */
 	rpcrdma__conn_get(conn);
@@ -196,6 +207,10 @@ static void iov_copy(uint8_t *dst, const struct iovec *iov, unsigned iovcnt, siz
 static void copy_without(uint8_t *dst, const struct rpcrdma_reply *r, size_t total, size_t cut,
 			 size_t cutlen)
 {
+	if (!cutlen) {
+		iov_copy(dst, r->iov, r->iovcnt, 0, total);
+		return;
+	}
 	iov_copy(dst, r->iov, r->iovcnt, 0, cut);
 	iov_copy(dst + cut, r->iov, r->iovcnt, cut + cutlen, total - cut - cutlen);
 }
@@ -319,9 +334,13 @@ int rpcrdma_call_reply(struct rpcrdma_call *call, const struct rpcrdma_reply *r)
 	size_t total = 0, cut = 0, cutlen = 0, inl;
 	uint32_t written[RPCRDMA_DEFAULT_MAX_WRITE_CHUNKS] = { 0 };
 	uint32_t nw = 0, credit_word;
-	bool use_write = false, nomsg = false;
+	bool use_write = false, nomsg = false, sent_inline;
 	unsigned nwr = 1;
 	int hlen, err;
+	/* Counted once posted: the reply's kind when it is inline (the other
+	 * kinds count with their RDMA Writes), its Send. */
+	enum rpcrdma_stat kind = RPCRDMA_STAT_COUNT;
+	uint32_t sent_len;
 
 	if (!call)
 		return -EINVAL;
@@ -361,8 +380,10 @@ int rpcrdma_call_reply(struct rpcrdma_call *call, const struct rpcrdma_reply *r)
 		rpcrdma__call_release(call);
 		return -ENOBUFS;
 	}
-	hlen = rpcrdma_encode_reply(s->c.buf, s->c.pool->buf_size, h, credit_word, written, nw,
-				    false, 0);
+	/* No write list: the seven words of rpcrdma_encode_reply_hdr. */
+	hlen = nw ? rpcrdma_encode_reply(s->c.buf, s->c.pool->buf_size, h, credit_word, written, nw,
+					 false, 0) :
+		    rpcrdma_encode_reply_hdr(s->c.buf, s->c.pool->buf_size, h, credit_word, false);
 	if (hlen < 0 || (size_t)hlen + inl > s->c.pool->buf_size ||
 	    (size_t)hlen + inl > conn->send_inline) {
 		/* Too large inline: the reply chunk, if there is one. */
@@ -448,12 +469,13 @@ int rpcrdma_call_reply(struct rpcrdma_call *call, const struct rpcrdma_reply *r)
 		s->wrs = &s->send_wr;
 		s->sges = &s->send_sge;
 		prep_send(s, s->wrs, s->sges, (uint32_t)(hlen + inl), h);
-		rpcrdma__count(&conn->stats, &conn->l->stats, RPCRDMA_STAT_REPLIES_INLINE, 1);
+		kind = RPCRDMA_STAT_REPLIES_INLINE;
 	}
 	if (!nomsg)
 		copy_without(s->c.buf + hlen, r, total, cut, cutlen);
 	s->nwr = nwr; /* the Writes before the Send go unsignaled */
-	rpcrdma__count(&conn->stats, &conn->l->stats, RPCRDMA_STAT_REPLIES, 1);
+	sent_len = s->sges[nwr - 1].length;
+	sent_inline = s->wrs[nwr - 1].send_flags & IBV_SEND_INLINE;
 
 	/*
 	 * The reply lets the client send again, so its call's receive goes
@@ -478,6 +500,12 @@ int rpcrdma_call_reply(struct rpcrdma_call *call, const struct rpcrdma_reply *r)
 	if (early) {
 		rpcrdma__call_release(call);
 		atomic_fetch_sub_explicit(&dev->early_open, 1, memory_order_release);
+	}
+	if (!err) {
+		count_send(conn, sent_len, sent_inline);
+		rpcrdma__count(&conn->stats, &conn->l->stats, RPCRDMA_STAT_REPLIES, 1);
+		if (kind != RPCRDMA_STAT_COUNT)
+			rpcrdma__count(&conn->stats, &conn->l->stats, kind, 1);
 	}
 	rpcrdma__conn_put(conn);
 	return err;
