@@ -33,10 +33,26 @@ size_t rpcrdma_call_hdr_size(const struct rpcrdma_call_desc *d)
 
 int rpcrdma_encode_call(void *out, size_t len, const struct rpcrdma_call_desc *d)
 {
-	size_t need = rpcrdma_call_hdr_size(d);
+	size_t need;
 	uint32_t *p = out;
 	const struct rpcrdma_segment *w;
 
+	/* The common call, inline with no chunk: seven words (what the
+	 * general path below writes for it, without the walk). */
+	if (d && d->type == RPCRDMA_MSG && !d->nreads && !d->write_chunks && !d->nwrites &&
+	    !d->has_reply && !(d->nreply && !d->reply) && out && !((uintptr_t)out & 3)) {
+		if (len < RPCRDMA_HDRLEN_MIN)
+			return -EMSGSIZE;
+		p[0] = d->xid;
+		p[1] = RPCRDMA_XDR_VERSION;
+		xdr_encode_u32(p + 2, d->credits);
+		xdr_encode_u32(p + 3, d->type);
+		p[4] = RPCRDMA_XDR_ZERO;
+		p[5] = RPCRDMA_XDR_ZERO;
+		p[6] = RPCRDMA_XDR_ZERO;
+		return RPCRDMA_HDRLEN_MIN;
+	}
+	need = rpcrdma_call_hdr_size(d);
 	if (need == 0 || !out || ((uintptr_t)out & 3))
 		return -EINVAL;
 	if (need > len || need > RPCRDMA__MAX_SCAN)

@@ -952,8 +952,10 @@ static int req_send(struct rpcrdma_client *c, struct cconn *cc, struct creq *r)
 	s->sge.addr = (uintptr_t)s->c.buf;
 	s->sge.length = (uint32_t)(hlen + body);
 	s->sge.lkey = s->c.lkey;
-	memset(&s->wr, 0, sizeof(s->wr));
+	/* Every field a Send's provider reads (no memset of the rest). */
 	s->wr.wr_id = (uintptr_t)&s->c;
+	s->wr.next = NULL;
+	s->wr.imm_data = 0;
 	s->wr.sg_list = &s->sge;
 	s->wr.num_sge = 1;
 	s->wr.opcode = IBV_WR_SEND;
@@ -1205,6 +1207,7 @@ void rpcrdma__clt_recv_done(struct rpcrdma__ctxt *x, const struct ibv_wc *wc)
 	struct creq *r, got;
 	bool found = false, waiters = false, bufs = false, early;
 	unsigned nslack = cc->early_slack;
+	uint32_t byte_len = wc->byte_len;
 	int ret, status = 0;
 
 	if (wc->status != IBV_WC_SUCCESS) {
@@ -1215,7 +1218,6 @@ void rpcrdma__clt_recv_done(struct rpcrdma__ctxt *x, const struct ibv_wc *wc)
 		cconn_put(cc);
 		return;
 	}
-	rpcrdma__count(&c->stats, NULL, RPCRDMA_STAT_BYTES_RECV, wc->byte_len);
 	ret = rpcrdma_check_reply(rv->c.buf, wc->byte_len, &h);
 	if (ret <= 0) {
 		rpcrdma__count(&c->stats, NULL, RPCRDMA_STAT_ERR_DROPPED, 1);
@@ -1292,7 +1294,6 @@ void rpcrdma__clt_recv_done(struct rpcrdma__ctxt *x, const struct ibv_wc *wc)
 		}
 		if (call->bulk_got > call->reply_bulk_len || call->reply_got > call->reply_len)
 			status = -EMSGSIZE;
-		rpcrdma__count(&c->stats, NULL, RPCRDMA_STAT_REPLIES, 1);
 	}
 repost:
 	/*
@@ -1319,6 +1320,10 @@ repost:
 		clt_repost(cc, rv);
 		atomic_fetch_sub_explicit(&cc->early_open, 1, memory_order_relaxed);
 	}
+	/* Counted after the callback, off the round trip. */
+	rpcrdma__count(&c->stats, NULL, RPCRDMA_STAT_BYTES_RECV, byte_len);
+	if (found && h.type != RPCRDMA_ERROR)
+		rpcrdma__count(&c->stats, NULL, RPCRDMA_STAT_REPLIES, 1);
 	cconn_put(cc);
 }
 
