@@ -40,59 +40,6 @@ void rpcrdma__conn_get(struct rpcrdma__conn *conn)
 	atomic_fetch_add_explicit(&conn->refs, 1, memory_order_relaxed);
 }
 
-/* ---- connections by QP number (the listener lock) ---- */
-
-/* Doubles dev's table; on a failed allocation the chains grow instead. */
-static void qp_hash_grow(struct rpcrdma__dev *dev)
-{
-	unsigned n = (dev->qp_hmask + 1) * 2;
-	struct rpcrdma__conn **t = calloc(n, sizeof(*t));
-
-	if (!t)
-		return;
-	for (unsigned i = 0; i <= dev->qp_hmask; i++) {
-		struct rpcrdma__conn *c = dev->qp_hash[i], *next;
-
-		for (; c; c = next) {
-			next = c->qp_hnext;
-			c->qp_hnext = t[c->qp_num & (n - 1)];
-			t[c->qp_num & (n - 1)] = c;
-		}
-	}
-	if (dev->qp_hash != dev->qp_hash0)
-		free(dev->qp_hash);
-	dev->qp_hash = t;
-	dev->qp_hmask = n - 1;
-}
-
-static void qp_hash_add(struct rpcrdma__dev *dev, struct rpcrdma__conn *conn)
-{
-	struct rpcrdma__conn **b;
-
-	if (dev->qp_hcount >= 2 * (dev->qp_hmask + 1))
-		qp_hash_grow(dev);
-	b = &dev->qp_hash[conn->qp_num & dev->qp_hmask];
-	conn->qp_hnext = *b;
-	*b = conn;
-	dev->qp_hcount++;
-}
-
-/* Removes conn if it is there (a connection that failed before its QP
- * existed never was). */
-static void qp_hash_del(struct rpcrdma__dev *dev, struct rpcrdma__conn *conn)
-{
-	if (!conn->qp)
-		return;
-	for (struct rpcrdma__conn **pp = &dev->qp_hash[conn->qp_num & dev->qp_hmask]; *pp;
-	     pp = &(*pp)->qp_hnext) {
-		if (*pp == conn) {
-			*pp = conn->qp_hnext;
-			dev->qp_hcount--;
-			return;
-		}
-	}
-}
-
 static void conn_free(struct rpcrdma__conn *conn)
 {
 	struct rpcrdma_listener *l = conn->l;
@@ -108,7 +55,7 @@ static void conn_free(struct rpcrdma__conn *conn)
 
 	pthread_mutex_lock(&l->lock);
 	conn->freeing = true;
-	qp_hash_del(dev, conn);
+	rpcrdma__qpmap_del(dev, conn);
 	rpcrdma__list_del(&conn->lnode);
 	rpcrdma_idr_remove(l->conn_ids, (int)conn->conn_id);
 	if (dev->srq)
@@ -369,8 +316,7 @@ static void dev_destroy(struct rpcrdma__dev *dev, bool app_thread)
 	if (dev->pd)
 		ibv_dealloc_pd(dev->pd);
 	rpcrdma__rescg_ledger_release(&dev->led);
-	if (dev->qp_hash != dev->qp_hash0)
-		free(dev->qp_hash);
+	rpcrdma__qpmap_fini(dev);
 	free(dev);
 }
 
@@ -479,8 +425,7 @@ static int dev_get(struct rpcrdma_listener *l, struct ibv_context *verbs, struct
 		return -ENOMEM;
 	dev->verbs = verbs;
 	dev->l = l;
-	dev->qp_hash = dev->qp_hash0;
-	dev->qp_hmask = sizeof(dev->qp_hash0) / sizeof(dev->qp_hash0[0]) - 1;
+	rpcrdma__qpmap_init(dev);
 	dev->max_qp_wr = (uint32_t)attr.max_qp_wr;
 	dev->max_sge = (uint32_t)attr.max_sge;
 	dev->max_qp_rd_atom = (uint32_t)attr.max_qp_rd_atom;
@@ -672,7 +617,7 @@ static int conn_accept(struct rpcrdma_listener *l, struct rdma_cm_event *ev)
 	pthread_mutex_lock(&l->lock);   /* rpcrdma__dev_find_conn reads them */
 	conn->qp = id->qp;
 	conn->qp_num = id->qp->qp_num;
-	qp_hash_add(dev, conn);
+	rpcrdma__qpmap_add(dev, conn);
 	pthread_mutex_unlock(&l->lock);
 	conn->max_send_sge = qa.cap.max_send_sge;
 	conn->max_inline = qa.cap.max_inline_data;
@@ -725,7 +670,7 @@ fail:
 fail_nocq:
 	/* Undo by hand: the id is destroyed by the caller after the reject. */
 	pthread_mutex_lock(&l->lock);
-	qp_hash_del(dev, conn);
+	rpcrdma__qpmap_del(dev, conn);
 	rpcrdma__list_del(&conn->lnode);
 	rpcrdma_idr_remove(l->conn_ids, (int)conn->conn_id);
 	l->nconns--;
@@ -962,13 +907,11 @@ struct rpcrdma__conn *rpcrdma__dev_find_conn(struct rpcrdma__dev *dev, uint32_t 
 
 	/* QP numbers are per device, and so is the table. */
 	pthread_mutex_lock(&l->lock);
-	for (struct rpcrdma__conn *c = dev->qp_hash[qp_num & dev->qp_hmask]; c; c = c->qp_hnext) {
-		if (c->qp_num == qp_num && !c->freeing) {
-			found = c;
-			rpcrdma__conn_get(c);
-			break;
-		}
-	}
+	found = rpcrdma__qpmap_find(dev, qp_num);
+	if (found && !found->freeing)
+		rpcrdma__conn_get(found);
+	else
+		found = NULL;
 	pthread_mutex_unlock(&l->lock);
 	return found;
 }

@@ -316,9 +316,7 @@ struct rpcrdma__dev {
 	unsigned nconns;                /* connections not yet freed (listener lock) */
 	bool removed;                   /* DEVICE_REMOVAL seen: reap when nconns is 0 */
 	/* Connections with a QP by QP number, for the SRQ's completions
-	 * (rpcrdma__dev_find_conn): chains through conn->qp_hnext, a bucket
-	 * the number's low bits; starts on qp_hash0 and doubles while there
-	 * are more than two connections a bucket (listener lock). */
+	 * (rdma_qpmap.c; listener lock). */
 	struct rpcrdma__conn **qp_hash;
 	unsigned qp_hmask, qp_hcount;
 	struct rpcrdma__conn *qp_hash0[64];
@@ -478,6 +476,14 @@ void rpcrdma__conn_put(struct rpcrdma__conn *conn);
 void rpcrdma__conn_close(struct rpcrdma__conn *conn, const char *why);
 /* The drain Send's completion (RPCRDMA__WR_DRAIN): drops its reference. */
 void rpcrdma__conn_drain_done(struct rpcrdma__ctxt *c, const struct ibv_wc *wc);
+/* The device's connections by QP number (rdma_qpmap.c), listener lock
+ * held.  add: conn->qp and qp_num set; del: a no-op for a connection
+ * without a QP (never added); find: the connection, no reference taken. */
+void rpcrdma__qpmap_init(struct rpcrdma__dev *dev);
+void rpcrdma__qpmap_fini(struct rpcrdma__dev *dev);
+void rpcrdma__qpmap_add(struct rpcrdma__dev *dev, struct rpcrdma__conn *conn);
+void rpcrdma__qpmap_del(struct rpcrdma__dev *dev, struct rpcrdma__conn *conn);
+struct rpcrdma__conn *rpcrdma__qpmap_find(const struct rpcrdma__dev *dev, uint32_t qp_num);
 /* The connection of dev whose QP is qp_num, with a reference; NULL if none. */
 struct rpcrdma__conn *rpcrdma__dev_find_conn(struct rpcrdma__dev *dev, uint32_t qp_num);
 

@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
@@ -530,6 +531,54 @@ static void test_svc_one_direct_poller(void **state)
 	rpcrdma_poller_destroy(d1);
 }
 
+/* The device's connections by QP number (rdma_qpmap.c): every connection
+ * added is found, removed ones are not, and the table grows past two
+ * connections a bucket without losing any. */
+static void test_qpmap(void **state)
+{
+	enum { N = 1000 };
+	struct rpcrdma__dev *dev = calloc(1, sizeof(*dev));
+	struct rpcrdma__conn *conns = calloc(N, sizeof(*conns));
+	struct rpcrdma__conn never = { 0 };
+
+	(void)state;
+	assert_non_null(dev);
+	assert_non_null(conns);
+	rpcrdma__qpmap_init(dev);
+	assert_int_equal(dev->qp_hmask, 63);
+	for (unsigned i = 0; i < N; i++) {
+		/* distinct 24-bit QP numbers: the even ones spread, the odd
+		 * ones multiples of 1024, all in bucket 0 (long chains) */
+		conns[i].qp = (struct ibv_qp *)&conns[i];  /* any non-NULL: has a QP */
+		conns[i].qp_num = i % 2 ? i << 10 : i;
+		rpcrdma__qpmap_add(dev, &conns[i]);
+	}
+	assert_int_equal(dev->qp_hcount, N);
+	assert_true(dev->qp_hmask + 1 >= N / 2);        /* grew from 64 */
+	assert_ptr_not_equal(dev->qp_hash, dev->qp_hash0);
+	for (unsigned i = 0; i < N; i++)
+		assert_ptr_equal(rpcrdma__qpmap_find(dev, conns[i].qp_num), &conns[i]);
+	assert_null(rpcrdma__qpmap_find(dev, 0x1000000u));  /* not a QP number */
+	for (unsigned i = 0; i < N; i += 2)
+		rpcrdma__qpmap_del(dev, &conns[i]);
+	assert_int_equal(dev->qp_hcount, N / 2);
+	for (unsigned i = 0; i < N; i++)
+		assert_ptr_equal(rpcrdma__qpmap_find(dev, conns[i].qp_num),
+				 i % 2 ? &conns[i] : NULL);
+	/* a connection that failed before its QP existed was never added */
+	never.qp_num = conns[1].qp_num;
+	rpcrdma__qpmap_del(dev, &never);
+	assert_ptr_equal(rpcrdma__qpmap_find(dev, conns[1].qp_num), &conns[1]);
+	for (unsigned i = 1; i < N; i += 2)
+		rpcrdma__qpmap_del(dev, &conns[i]);
+	assert_int_equal(dev->qp_hcount, 0);
+	for (unsigned i = 0; i <= dev->qp_hmask; i++)
+		assert_null(dev->qp_hash[i]);
+	rpcrdma__qpmap_fini(dev);
+	free(conns);
+	free(dev);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -543,6 +592,7 @@ int main(void)
 		cmocka_unit_test(test_list),
 		cmocka_unit_test(test_pool_put_list_and_owned),
 		cmocka_unit_test(test_stat_names),
+		cmocka_unit_test(test_qpmap),
 		cmocka_unit_test(test_entry_points_checked),
 		cmocka_unit_test(test_svc_one_direct_poller),
 	};
