@@ -53,6 +53,16 @@ static void test_encode_call_vector(void **state)
 	struct rpcrdma_call_desc e = { .xid = __builtin_bswap32(7), .credits = 1, .type = RPCRDMA_MSG };
 	assert_int_equal(rpcrdma_encode_call(out, sizeof(out), &e), 28);
 	assert_bytes(out, 28, "00000007 00000001 00000001 00000000 00000000 00000000 00000000");
+	/* its short path refuses what the general one refuses */
+	for (size_t len = 0; len < 28; len++)
+		assert_int_equal(rpcrdma_encode_call(out, len, &e), -EMSGSIZE);
+	assert_int_equal(rpcrdma_encode_call((char *)out + 2, sizeof(out) - 4, &e), -EINVAL);
+	e.nreply = 1;   /* reply NULL: inconsistent, has_reply or not */
+	assert_int_equal(rpcrdma_encode_call(out, sizeof(out), &e), -EINVAL);
+	e.nreply = 0;
+	e.nwrites = 1;  /* segments no chunk holds */
+	assert_int_equal(rpcrdma_encode_call(out, sizeof(out), &e), -EINVAL);
+	e.nwrites = 0;
 
 	/* inconsistent descriptions */
 	e.type = RPCRDMA_DONE;
