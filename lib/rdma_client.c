@@ -818,33 +818,6 @@ static int client_connected(struct rpcrdma_client *c)
 
 /* ---- sending ---- */
 
-static size_t iov_total(const struct iovec *iov, unsigned n)
-{
-	size_t t = 0;
-
-	for (unsigned i = 0; i < n; i++)
-		t += iov[i].iov_len;
-	return t;
-}
-
-static void iov_copy(uint8_t *dst, const struct iovec *iov, unsigned iovcnt, size_t off, size_t len)
-{
-	for (unsigned i = 0; i < iovcnt && len; i++) {
-		if (off >= iov[i].iov_len) {
-			off -= iov[i].iov_len;
-			continue;
-		}
-		size_t n = iov[i].iov_len - off;
-
-		if (n > len)
-			n = len;
-		memcpy(dst, (const uint8_t *)iov[i].iov_base + off, n);
-		dst += n;
-		len -= n;
-		off = 0;
-	}
-}
-
 static struct rpcrdma_segment mr_seg(const struct rpcrdma__mrbuf *b)
 {
 	struct rpcrdma_segment s = {
@@ -864,7 +837,7 @@ static int req_send(struct rpcrdma_client *c, struct cconn *cc, struct creq *r)
 	struct rpcrdma_read_segment rs[2];
 	struct rpcrdma_segment ws, rps;
 	uint32_t wsegs = 1, nrs = 0;
-	size_t total = iov_total(call->iov, call->iovcnt), cut = 0, cutlen = 0, hmax, body;
+	size_t total = rpcrdma__iov_total(call->iov, call->iovcnt), cut = 0, cutlen = 0, hmax, body;
 	struct csend *s;
 	struct ibv_send_wr *bad;
 	int hlen, err;
@@ -913,16 +886,15 @@ static int req_send(struct rpcrdma_client *c, struct cconn *cc, struct creq *r)
 			err = bufs_get(cc, &r->rd, call->bulk_length, BUF_READ);
 			if (err)
 				goto fail;
-			iov_copy(r->rd.addr, call->iov, call->iovcnt, cut, call->bulk_length);
+			rpcrdma__iov_copy(r->rd.addr, call->iov, call->iovcnt, cut, call->bulk_length);
 		}
 		if (!call->bulk_length || hmax + total - cutlen > cc->send_max) {
 			/* The call (without the data item) by position zero. */
 			err = bufs_get(cc, &r->pz, total - cutlen, BUF_READ);
 			if (err)
 				goto fail;
-			iov_copy(r->pz.addr, call->iov, call->iovcnt, 0, cut);
-			iov_copy(r->pz.addr + cut, call->iov, call->iovcnt, cut + cutlen,
-				 total - cut - cutlen);
+			rpcrdma__iov_copy_without(r->pz.addr, call->iov, call->iovcnt, total, cut,
+						  cutlen);
 			rs[nrs].position = 0;
 			rs[nrs++].seg = mr_seg(&r->pz);
 			d.type = RPCRDMA_NOMSG;
@@ -941,13 +913,9 @@ static int req_send(struct rpcrdma_client *c, struct cconn *cc, struct creq *r)
 		err = hlen < 0 ? hlen : -EMSGSIZE;
 		goto fail;
 	}
-	if (body && !cutlen) {
-		iov_copy(s->c.buf + hlen, call->iov, call->iovcnt, 0, total);
-	} else if (body) {
-		iov_copy(s->c.buf + hlen, call->iov, call->iovcnt, 0, cut);
-		iov_copy(s->c.buf + hlen + cut, call->iov, call->iovcnt, cut + cutlen,
-			 total - cut - cutlen);
-	}
+	if (body)
+		rpcrdma__iov_copy_without(s->c.buf + hlen, call->iov, call->iovcnt, total, cut,
+					  cutlen);
 	s->cc = cc;
 	s->sge.addr = (uintptr_t)s->c.buf;
 	s->sge.length = (uint32_t)(hlen + body);
@@ -1068,7 +1036,7 @@ int rpcrdma_client_call_async(struct rpcrdma_client *c, struct rpcrdma_client_ca
 
 	if (!c || !call || !done || call->size < sizeof(*call) || !call->iov)
 		return -EINVAL;
-	total = iov_total(call->iov, call->iovcnt);
+	total = rpcrdma__iov_total(call->iov, call->iovcnt);
 	if (total < 4 || (call->reply_len && !call->reply_buf) ||
 	    call->bulk_offset + call->bulk_length > total ||
 	    (call->bulk_length && (call->bulk_offset < 4 || (call->bulk_offset & 3))))
@@ -1081,7 +1049,7 @@ int rpcrdma_client_call_async(struct rpcrdma_client *c, struct rpcrdma_client_ca
 	if (rpcrdma__likely(call->iov[0].iov_len >= 4))
 		memcpy(&xid, call->iov[0].iov_base, 4);
 	else
-		iov_copy((uint8_t *)&xid, call->iov, call->iovcnt, 0, 4);
+		rpcrdma__iov_copy((uint8_t *)&xid, call->iov, call->iovcnt, 0, 4);
 	call->reply_got = call->bulk_got = 0;
 	pthread_mutex_lock(&c->lock);
 	if (!c->cc || c->cc->dead) {
@@ -1206,7 +1174,6 @@ void rpcrdma__clt_recv_done(struct rpcrdma__ctxt *x, const struct ibv_wc *wc)
 	struct rpcrdma_hdr h;
 	struct creq *r, got;
 	bool found = false, waiters = false, bufs = false, early;
-	unsigned nslack = cc->early_slack;
 	uint32_t byte_len = wc->byte_len;
 	int ret, status = 0;
 
@@ -1303,10 +1270,7 @@ repost:
 	 * holds that many receives beyond our credits, so replies to calls
 	 * sent meanwhile (the callback's, the pump's) find one.
 	 */
-	early = found && nslack &&
-		atomic_fetch_add_explicit(&cc->early_open, 1, memory_order_relaxed) < nslack;
-	if (found && nslack && !early)
-		atomic_fetch_sub_explicit(&cc->early_open, 1, memory_order_relaxed);
+	early = found && rpcrdma__early_enter(&cc->early_open, cc->early_slack);
 	if (!early)
 		clt_repost(cc, rv);
 	if (found) {
@@ -1318,7 +1282,7 @@ repost:
 	}
 	if (early) {
 		clt_repost(cc, rv);
-		atomic_fetch_sub_explicit(&cc->early_open, 1, memory_order_relaxed);
+		rpcrdma__early_leave(&cc->early_open);
 	}
 	/* Counted after the callback, off the round trip. */
 	rpcrdma__count(&c->stats, NULL, RPCRDMA_STAT_BYTES_RECV, byte_len);

@@ -18,6 +18,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include <time.h>
@@ -148,6 +149,51 @@ int rpcrdma__mrbuf_alloc(struct rpcrdma__mrbuf *b, struct ibv_pd *pd, size_t len
 int rpcrdma__mrbuf_reg(struct rpcrdma__mrbuf *b, struct ibv_pd *pd, void *addr, size_t len,
 		       int access);
 void rpcrdma__mrbuf_free(struct rpcrdma__mrbuf *b);
+
+/* ---- a message as iovecs (the client's calls, the server's replies) ---- */
+
+static inline size_t rpcrdma__iov_total(const struct iovec *iov, unsigned n)
+{
+	size_t t = 0;
+
+	for (unsigned i = 0; i < n; i++)
+		t += iov[i].iov_len;
+	return t;
+}
+
+/* Copies len bytes from offset off of the iovecs to dst. */
+static inline void rpcrdma__iov_copy(uint8_t *dst, const struct iovec *iov, unsigned iovcnt,
+				     size_t off, size_t len)
+{
+	for (unsigned i = 0; i < iovcnt && len; i++) {
+		if (off >= iov[i].iov_len) {
+			off -= iov[i].iov_len;
+			continue;
+		}
+		size_t n = iov[i].iov_len - off;
+
+		if (n > len)
+			n = len;
+		memcpy(dst, (const uint8_t *)iov[i].iov_base + off, n);
+		dst += n;
+		len -= n;
+		off = 0;
+	}
+}
+
+/* Copies the total bytes of the iovecs to dst, without [cut, cut + cutlen)
+ * (the data item that goes by chunk). */
+static inline void rpcrdma__iov_copy_without(uint8_t *dst, const struct iovec *iov,
+					     unsigned iovcnt, size_t total, size_t cut,
+					     size_t cutlen)
+{
+	if (!cutlen) {
+		rpcrdma__iov_copy(dst, iov, iovcnt, 0, total);
+		return;
+	}
+	rpcrdma__iov_copy(dst, iov, iovcnt, 0, cut);
+	rpcrdma__iov_copy(dst + cut, iov, iovcnt, cut + cutlen, total - cut - cutlen);
+}
 
 /* ---- poller (poller.c) ---- */
 
@@ -510,6 +556,23 @@ int rpcrdma__recv_post_initial(struct rpcrdma__conn *conn);
  * early_slack): an inline reply goes out before its receive is reposted
  * while fewer than this many others do. */
 #define RPCRDMA__EARLY_SLACK 8u
+/* Opens an early window (a reply sent, or its callback run, before its
+ * receive is posted again) when fewer than slack are open in *open; the
+ * caller closes it with rpcrdma__early_leave after the repost. */
+static inline bool rpcrdma__early_enter(atomic_uint *open, unsigned slack)
+{
+	if (!slack)
+		return false;
+	if (atomic_fetch_add_explicit(open, 1, memory_order_relaxed) < slack)
+		return true;
+	atomic_fetch_sub_explicit(open, 1, memory_order_relaxed);
+	return false;
+}
+
+static inline void rpcrdma__early_leave(atomic_uint *open)
+{
+	atomic_fetch_sub_explicit(open, 1, memory_order_relaxed);
+}
 /* rdma_create_qp, asking for RPCRDMA__INLINE_SEND bytes of inline data
  * first and none when the device refuses; returns 0 or -errno. */
 int rpcrdma__create_qp(struct rdma_cm_id *id, struct ibv_pd *pd, struct ibv_qp_init_attr *qa);

@@ -184,37 +184,6 @@ void rpcrdma__send_error(struct rpcrdma_call *call, bool vers)
 	rpcrdma__conn_put(conn);
 }
 
-/* Copies bytes [off, off + len) of the iovecs to dst. */
-static void iov_copy(uint8_t *dst, const struct iovec *iov, unsigned iovcnt, size_t off, size_t len)
-{
-	for (unsigned i = 0; i < iovcnt && len; i++) {
-		if (off >= iov[i].iov_len) {
-			off -= iov[i].iov_len;
-			continue;
-		}
-		size_t n = iov[i].iov_len - off;
-
-		if (n > len)
-			n = len;
-		memcpy(dst, (const uint8_t *)iov[i].iov_base + off, n);
-		dst += n;
-		len -= n;
-		off = 0;
-	}
-}
-
-/* Copies the message without [cut, cut + cutlen) to dst. */
-static void copy_without(uint8_t *dst, const struct rpcrdma_reply *r, size_t total, size_t cut,
-			 size_t cutlen)
-{
-	if (!cutlen) {
-		iov_copy(dst, r->iov, r->iovcnt, 0, total);
-		return;
-	}
-	iov_copy(dst, r->iov, r->iovcnt, 0, cut);
-	iov_copy(dst + cut, r->iov, r->iovcnt, cut + cutlen, total - cut - cutlen);
-}
-
 /*
  * Where [off, off + len) of the reply lies in b, when that range is the
  * bytes of one iovec inside b's registered memory; -1 otherwise.
@@ -331,7 +300,7 @@ int rpcrdma_call_reply(struct rpcrdma_call *call, const struct rpcrdma_reply *r)
 	struct rpcrdma_chunk wch, rch;
 	struct rpcrdma__send *s;
 	const struct rpcrdma_hdr *h;
-	size_t total = 0, cut = 0, cutlen = 0, inl;
+	size_t total, cut = 0, cutlen = 0, inl;
 	uint32_t written[RPCRDMA_DEFAULT_MAX_WRITE_CHUNKS] = { 0 };
 	uint32_t nw = 0, credit_word;
 	bool use_write = false, nomsg = false, sent_inline;
@@ -350,8 +319,7 @@ int rpcrdma_call_reply(struct rpcrdma_call *call, const struct rpcrdma_reply *r)
 		rpcrdma__call_release(call);
 		return -EINVAL;
 	}
-	for (unsigned i = 0; i < r->iovcnt; i++)
-		total += r->iov[i].iov_len;
+	total = rpcrdma__iov_total(r->iov, r->iovcnt);
 	if (r->bulk_length && (r->bulk_offset > total || r->bulk_length > total - r->bulk_offset)) {
 		rpcrdma__call_release(call);
 		return -EINVAL;
@@ -440,7 +408,7 @@ int rpcrdma_call_reply(struct rpcrdma_call *call, const struct rpcrdma_reply *r)
 		nwr = 0;
 		if (use_write) {
 			if (!own && !s->bulk_region)
-				iov_copy(s->bulk.addr, r->iov, r->iovcnt, r->bulk_offset,
+				rpcrdma__iov_copy(s->bulk.addr, r->iov, r->iovcnt, r->bulk_offset,
 					 r->bulk_length);
 			else
 				rpcrdma__count(&conn->stats, &conn->l->stats,
@@ -454,7 +422,7 @@ int rpcrdma_call_reply(struct rpcrdma_call *call, const struct rpcrdma_reply *r)
 		if (nomsg) {
 			size_t off = use_write ? r->bulk_length : 0;
 
-			copy_without(s->bulk.addr + off, r, total, cut, cutlen);
+			rpcrdma__iov_copy_without(s->bulk.addr + off, r->iov, r->iovcnt, total, cut, cutlen);
 			nwr += rpcrdma__build_writes(s->wrs + nwr, s->sges + nwr, &rch, &s->bulk, off,
 						     inl, (uintptr_t)&s->quiet.c, 0);
 			rpcrdma__count(&conn->stats, &conn->l->stats, RPCRDMA_STAT_BYTES_WRITTEN, inl);
@@ -472,7 +440,7 @@ int rpcrdma_call_reply(struct rpcrdma_call *call, const struct rpcrdma_reply *r)
 		kind = RPCRDMA_STAT_REPLIES_INLINE;
 	}
 	if (!nomsg)
-		copy_without(s->c.buf + hlen, r, total, cut, cutlen);
+		rpcrdma__iov_copy_without(s->c.buf + hlen, r->iov, r->iovcnt, total, cut, cutlen);
 	s->nwr = nwr; /* the Writes before the Send go unsignaled */
 	sent_len = s->sges[nwr - 1].length;
 	sent_inline = s->wrs[nwr - 1].send_flags & IBV_SEND_INLINE;
@@ -485,12 +453,8 @@ int rpcrdma_call_reply(struct rpcrdma_call *call, const struct rpcrdma_reply *r)
 	 * repost; the SRQ holds that many receives beyond every grant.
 	 */
 	struct rpcrdma__dev *dev = conn->dev;
-	bool early = nwr == 1 && dev->early_slack &&
-		     atomic_fetch_add_explicit(&dev->early_open, 1, memory_order_relaxed) <
-			     dev->early_slack;
+	bool early = nwr == 1 && rpcrdma__early_enter(&dev->early_open, dev->early_slack);
 
-	if (!early && nwr == 1 && dev->early_slack)
-		atomic_fetch_sub_explicit(&dev->early_open, 1, memory_order_relaxed);
 	rpcrdma__conn_get(conn);
 	if (!early)
 		rpcrdma__call_release(call);
@@ -499,7 +463,7 @@ int rpcrdma_call_reply(struct rpcrdma_call *call, const struct rpcrdma_reply *r)
 		send_free(s);
 	if (early) {
 		rpcrdma__call_release(call);
-		atomic_fetch_sub_explicit(&dev->early_open, 1, memory_order_release);
+		rpcrdma__early_leave(&dev->early_open);
 	}
 	if (!err) {
 		count_send(conn, sent_len, sent_inline);
