@@ -24,6 +24,12 @@ struct tnfs_fh_cache {
 	struct fhc_entry e[TNFS_FHC_SLOTS];
 };
 
+/* Whether e holds a handle: an open descriptor, or a dead directory's. */
+static bool taken(const struct fhc_entry *e)
+{
+	return e->fd >= 0 || e->dead;
+}
+
 /* FNV-1a: handles are short and their bytes already well mixed. */
 static uint32_t fh_hash(const uint8_t *fh, uint32_t len)
 {
@@ -60,7 +66,7 @@ static struct fhc_entry *find(struct tnfs_fh_cache *c, uint32_t h,
 {
 	for (unsigned i = 0; i < TNFS_FHC_SLOTS; i++) {
 		struct fhc_entry *e = &c->e[i];
-		if ((e->fd >= 0 || e->dead) && e->hash == h && e->len == len &&
+		if (taken(e) && e->hash == h && e->len == len &&
 		    memcmp(e->fh, fh, len) == 0)
 			return e;
 	}
@@ -99,8 +105,8 @@ void tnfs_fhc_add(struct tnfs_fh_cache *c, const uint8_t *fh, uint32_t len, int 
 			/* an empty slot, else the least recently used one
 			 * (dead entries included) */
 			e = &c->e[0];
-			for (unsigned i = 0; i < TNFS_FHC_SLOTS && (e->fd >= 0 || e->dead); i++)
-				if ((c->e[i].fd < 0 && !c->e[i].dead) || c->e[i].used < e->used)
+			for (unsigned i = 0; i < TNFS_FHC_SLOTS && taken(e); i++)
+				if (!taken(&c->e[i]) || c->e[i].used < e->used)
 					e = &c->e[i];
 		}
 		int nfd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
