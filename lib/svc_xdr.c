@@ -39,6 +39,17 @@ void rpcrdma_xdr_dec_init(struct rpcrdma_xdr_dec *x, const struct iovec *iov,
 	dec_settle(x);
 }
 
+void rpcrdma_xdr_dec_init_buf(struct rpcrdma_xdr_dec *x, const void *buf, size_t len)
+{
+	x->iov = NULL;
+	x->niov = 1; /* one segment: dec_settle never looks at iov */
+	x->idx = 0;
+	x->pos = 0;
+	x->p = buf;
+	x->end = buf ? x->p + len : x->p; /* no arithmetic on NULL */
+	x->left = (size_t)(x->end - x->p);
+}
+
 size_t rpcrdma_xdr_dec_pos(const struct rpcrdma_xdr_dec *x)
 {
 	return x->pos;
@@ -150,11 +161,26 @@ static int dec_len(struct rpcrdma_xdr_dec *x, size_t max, uint32_t *len)
 	uint32_t n;
 	if (rpcrdma_xdr_get_u32(x, &n))
 		return -EBADMSG;
-	if (n > max || pad4(n) > x->left) {
+	if (n > max || pad4(n) < n || pad4(n) > x->left) { /* (wraps if size_t is 32 bits) */
 		*x = save;
 		return -EBADMSG;
 	}
 	*len = n;
+	return 0;
+}
+
+int rpcrdma_xdr_get_count(struct rpcrdma_xdr_dec *x, uint32_t max, size_t min_item,
+			  uint32_t *n)
+{
+	struct rpcrdma_xdr_dec save = *x;
+	uint32_t v;
+	if (rpcrdma_xdr_get_u32(x, &v))
+		return -EBADMSG;
+	if (v > max || (min_item && v > x->left / min_item)) {
+		*x = save;
+		return -EBADMSG;
+	}
+	*n = v;
 	return 0;
 }
 

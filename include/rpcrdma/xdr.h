@@ -51,6 +51,13 @@ struct rpcrdma_xdr_enc {
  * iov_base may be NULL). */
 RPCRDMA_API void rpcrdma_xdr_dec_init(struct rpcrdma_xdr_dec *x,
 				      const struct iovec *iov, unsigned niov);
+/*
+ * Starts decoding the one buffer buf[0..len-1] (buf may be NULL when len is
+ * 0).  Unlike rpcrdma_xdr_dec_init, the stream keeps no pointer to an
+ * iovec: it may be copied freely (a copy is a saved position).
+ */
+RPCRDMA_API void rpcrdma_xdr_dec_init_buf(struct rpcrdma_xdr_dec *x,
+					  const void *buf, size_t len);
 /* Bytes consumed so far / bytes left. */
 RPCRDMA_API size_t rpcrdma_xdr_dec_pos(const struct rpcrdma_xdr_dec *x);
 RPCRDMA_API size_t rpcrdma_xdr_dec_left(const struct rpcrdma_xdr_dec *x);
@@ -90,6 +97,14 @@ RPCRDMA_API int rpcrdma_xdr_get_fixed_ref(struct rpcrdma_xdr_dec *x, const void 
  */
 RPCRDMA_API int rpcrdma_xdr_get_string(struct rpcrdma_xdr_dec *x, char *dst,
 				       size_t size, size_t max);
+/*
+ * Array count: a word n with n <= max and n * min_item <= bytes left, so a
+ * count cannot promise more items than the stream can hold (min_item is
+ * the smallest encoded item, 0 for no such check).  -EBADMSG otherwise,
+ * and the stream does not advance.
+ */
+RPCRDMA_API int rpcrdma_xdr_get_count(struct rpcrdma_xdr_dec *x, uint32_t max,
+				      size_t min_item, uint32_t *n);
 /* Skips n bytes plus padding to a multiple of 4. */
 RPCRDMA_API int rpcrdma_xdr_skip(struct rpcrdma_xdr_dec *x, size_t n);
 

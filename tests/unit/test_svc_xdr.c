@@ -221,6 +221,129 @@ static void test_null_buffers(void **state)
 	assert_int_equal(rpcrdma_xdr_dec_pos(&d), 0);
 }
 
+/* One buffer, no iovec kept: a copy of the stream is a saved position. */
+static void test_dec_init_buf(void **state)
+{
+	(void)state;
+	static const uint8_t data[] = { 0, 0, 0, 3, 'a', 'b', 'c', 0, 0, 0, 0, 1 };
+	struct rpcrdma_xdr_dec d, save;
+	const void *ref;
+	uint32_t len, v;
+	rpcrdma_xdr_dec_init_buf(&d, data, sizeof(data));
+	assert_int_equal(rpcrdma_xdr_dec_left(&d), sizeof(data));
+	save = d;
+	assert_int_equal(rpcrdma_xdr_get_opaque_ref(&d, &ref, 8, &len), 0);
+	assert_ptr_equal(ref, data + 4);
+	assert_int_equal(len, 3);
+	assert_int_equal(rpcrdma_xdr_get_u32(&d, &v), 0);
+	assert_int_equal(v, 1);
+	assert_int_equal(rpcrdma_xdr_dec_left(&d), 0);
+	assert_int_equal(rpcrdma_xdr_get_u32(&d, &v), -EBADMSG);
+	d = save; /* back to the start */
+	assert_int_equal(rpcrdma_xdr_dec_pos(&d), 0);
+	assert_int_equal(rpcrdma_xdr_get_u32(&d, &v), 0);
+	assert_int_equal(v, 3);
+	/* empty, NULL: no arithmetic on NULL (UBSan) */
+	rpcrdma_xdr_dec_init_buf(&d, NULL, 0);
+	assert_int_equal(rpcrdma_xdr_dec_left(&d), 0);
+	assert_int_equal(rpcrdma_xdr_get_u32(&d, &v), -EBADMSG);
+	assert_int_equal(rpcrdma_xdr_skip(&d, 0), 0);
+}
+
+/* Array counts: bounded by max and by the bytes left for min_item each. */
+static void test_get_count(void **state)
+{
+	(void)state;
+	uint8_t data[12] = { 0, 0, 0, 2, 0, 0, 0, 7, 0, 0, 0, 8 };
+	struct rpcrdma_xdr_dec d;
+	uint32_t n = 99;
+	rpcrdma_xdr_dec_init_buf(&d, data, sizeof(data));
+	assert_int_equal(rpcrdma_xdr_get_count(&d, 1, 4, &n), -EBADMSG); /* > max */
+	assert_int_equal(n, 99);
+	assert_int_equal(rpcrdma_xdr_dec_pos(&d), 0);
+	assert_int_equal(rpcrdma_xdr_get_count(&d, 2, 5, &n), -EBADMSG); /* 10 > 8 left */
+	assert_int_equal(rpcrdma_xdr_get_count(&d, 2, 4, &n), 0);	  /* 8 <= 8 */
+	assert_int_equal(n, 2);
+	assert_int_equal(rpcrdma_xdr_dec_pos(&d), 4);
+	rpcrdma_xdr_dec_init_buf(&d, data, sizeof(data));
+	assert_int_equal(rpcrdma_xdr_get_count(&d, 2, SIZE_MAX, &n), -EBADMSG);
+	data[3] = 0;
+	assert_int_equal(rpcrdma_xdr_get_count(&d, 0, SIZE_MAX, &n), 0); /* 0 items fit */
+	assert_int_equal(n, 0);
+	/* min_item 0: only max bounds it */
+	assert_int_equal(rpcrdma_xdr_get_count(&d, UINT32_MAX, 0, &n), 0);
+	assert_int_equal(n, 7);
+	rpcrdma_xdr_dec_init_buf(&d, data, 3); /* no whole word */
+	assert_int_equal(rpcrdma_xdr_get_count(&d, UINT32_MAX, 0, &n), -EBADMSG);
+}
+
+/*
+ * Issue 23 item 1: every getter that takes a length (from the data or from
+ * the caller) with each length from 0xfffffff0 to 0xffffffff (and, for the
+ * caller's size_t, SIZE_MAX - 15 to SIZE_MAX), over 0 to 8 bytes of data in
+ * one heap buffer of exactly that size or split in two: -EBADMSG, and the
+ * stream has not moved.  Nothing is read outside (ASan in the asan build).
+ */
+static void expect_refused(struct rpcrdma_xdr_dec *d, int rc)
+{
+	assert_int_equal(rc, -EBADMSG);
+	assert_int_equal(rpcrdma_xdr_dec_pos(d), 0);
+}
+
+static void sweep_one(const uint8_t *buf, size_t len, size_t cut, uint32_t word,
+		      size_t n)
+{
+	struct iovec iov[2] = { { (void *)buf, cut }, { (void *)(buf + cut), len - cut } };
+	struct rpcrdma_xdr_dec d;
+	uint8_t dst[16];
+	char str[16];
+	const void *ref;
+	uint32_t l, cnt;
+	(void)word;
+#define AGAIN() rpcrdma_xdr_dec_init(&d, iov, 2)
+	AGAIN(); expect_refused(&d, rpcrdma_xdr_get_opaque(&d, dst, SIZE_MAX, &l));
+	AGAIN(); expect_refused(&d, rpcrdma_xdr_get_opaque(&d, dst, UINT32_MAX, &l));
+	AGAIN(); expect_refused(&d, rpcrdma_xdr_get_opaque_ref(&d, &ref, SIZE_MAX, &l));
+	AGAIN(); expect_refused(&d, rpcrdma_xdr_get_string(&d, str, sizeof(str), SIZE_MAX));
+	AGAIN(); expect_refused(&d, rpcrdma_xdr_get_count(&d, UINT32_MAX, 1, &cnt));
+	AGAIN(); expect_refused(&d, rpcrdma_xdr_get_fixed(&d, NULL, n));
+	AGAIN(); expect_refused(&d, rpcrdma_xdr_get_fixed_ref(&d, &ref, n));
+	AGAIN(); expect_refused(&d, rpcrdma_xdr_skip(&d, n));
+	rpcrdma_xdr_dec_init_buf(&d, buf, len);
+	expect_refused(&d, rpcrdma_xdr_get_opaque_ref(&d, &ref, SIZE_MAX, &l));
+	rpcrdma_xdr_dec_init_buf(&d, buf, len);
+	expect_refused(&d, rpcrdma_xdr_get_count(&d, UINT32_MAX, 1, &cnt));
+	rpcrdma_xdr_dec_init_buf(&d, buf, len);
+	expect_refused(&d, rpcrdma_xdr_skip(&d, n));
+#undef AGAIN
+}
+
+static void test_lengths_near_2_32(void **state)
+{
+	(void)state;
+	unsigned runs = 0;
+	for (uint64_t w = 0xfffffff0u; w <= 0xffffffffu; w++) {
+		for (size_t tail = 0; tail <= 8; tail++) {
+			size_t len = 4 + tail;
+			uint8_t *buf = malloc(len);
+			assert_non_null(buf);
+			buf[0] = (uint8_t)(w >> 24);
+			buf[1] = (uint8_t)(w >> 16);
+			buf[2] = (uint8_t)(w >> 8);
+			buf[3] = (uint8_t)w;
+			memset(buf + 4, 'a', tail);
+			size_t big = SIZE_MAX - (0xffffffffu - (size_t)w);
+			for (size_t cut = 0; cut <= len; cut++) {
+				sweep_one(buf, len, cut, (uint32_t)w, (size_t)w);
+				sweep_one(buf, len, cut, (uint32_t)w, big);
+				runs++;
+			}
+			free(buf);
+		}
+	}
+	assert_int_equal(runs, 16 * (5 + 6 + 7 + 8 + 9 + 10 + 11 + 12 + 13));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -229,6 +352,9 @@ int main(void)
 		cmocka_unit_test(test_decode_bounds),
 		cmocka_unit_test(test_roundtrip_property),
 		cmocka_unit_test(test_null_buffers),
+		cmocka_unit_test(test_dec_init_buf),
+		cmocka_unit_test(test_get_count),
+		cmocka_unit_test(test_lengths_near_2_32),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
