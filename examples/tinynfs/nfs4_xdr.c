@@ -414,9 +414,7 @@ static void dec_sequence(struct xdr_in *x, union nfs4_args *a)
 static void dec_test_stateid(struct xdr_in *x, union nfs4_args *a)
 {
 	a->test_stateid.n = xdr_get_count(x, 1024, 16);
-	a->test_stateid.ids = x->p;
-	if (!x->bad)
-		x->p += (size_t)a->test_stateid.n * 16;
+	a->test_stateid.ids = xdr_get_fixed_ref(x, (size_t)a->test_stateid.n * 16);
 }
 
 static void dec_destroy_clientid(struct xdr_in *x, union nfs4_args *a)

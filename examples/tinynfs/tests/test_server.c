@@ -265,7 +265,7 @@ static void compound_over_tcp(struct fx *f)
 	struct xdr_in in;
 	uint32_t lo, hi;
 	assert_int_equal(reply_hdr(p, &in, &lo, &hi), 0);
-	size_t off = (size_t)(in.p - p->rec);
+	size_t off = xdr_in_pos(&in);
 	f->rp.len = p->rec_len - off;
 	memcpy(f->rp.buf, p->rec + off, f->rp.len);
 }
