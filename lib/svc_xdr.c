@@ -261,24 +261,34 @@ void *rpcrdma_xdr_reserve(struct rpcrdma_xdr_enc *x, size_t n)
 	return r;
 }
 
+/* (through a local pointer: byte stores through x->p would make the
+ * compiler reload x->p after each, as they may alias it) */
+static void wr32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)(v >> 24);
+	p[1] = (uint8_t)(v >> 16);
+	p[2] = (uint8_t)(v >> 8);
+	p[3] = (uint8_t)v;
+}
+
 int rpcrdma_xdr_put_u32(struct rpcrdma_xdr_enc *x, uint32_t v)
 {
-	if (x->end - x->p < 4)
+	uint8_t *p = x->p;
+	if (x->end - p < 4)
 		return -EMSGSIZE;
-	x->p[0] = (uint8_t)(v >> 24);
-	x->p[1] = (uint8_t)(v >> 16);
-	x->p[2] = (uint8_t)(v >> 8);
-	x->p[3] = (uint8_t)v;
-	x->p += 4;
+	wr32(p, v);
+	x->p = p + 4;
 	return 0;
 }
 
 int rpcrdma_xdr_put_u64(struct rpcrdma_xdr_enc *x, uint64_t v)
 {
-	if (x->end - x->p < 8)
+	uint8_t *p = x->p;
+	if (x->end - p < 8)
 		return -EMSGSIZE;
-	rpcrdma_xdr_put_u32(x, (uint32_t)(v >> 32));
-	rpcrdma_xdr_put_u32(x, (uint32_t)v);
+	wr32(p, (uint32_t)(v >> 32));
+	wr32(p + 4, (uint32_t)v);
+	x->p = p + 8;
 	return 0;
 }
 
