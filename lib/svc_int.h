@@ -61,6 +61,7 @@ enum rpcrdma__call_verdict {
 	RPCRDMA__CALL_DROP,         /* no reply possible or wanted */
 	RPCRDMA__CALL_RPC_MISMATCH, /* rpcvers != 2 */
 	RPCRDMA__CALL_AUTH_ERROR,   /* hdr->auth_stat says why */
+	RPCRDMA__CALL_GARBAGE,      /* header cut short after rpcvers */
 };
 
 /*

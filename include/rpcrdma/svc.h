@@ -29,7 +29,12 @@
  *   1. fewer than 3 words, or a message type other than CALL: dropped, no
  *      reply (there is nobody to answer).
  *   2. rpcvers != 2: MSG_DENIED RPC_MISMATCH, low = high = 2.
- *   3. header (prog, vers, proc, credential, verifier) truncated: dropped.
+ *   3. header (prog, vers, proc, credential, verifier) cut short by the end
+ *      of the message -- a word missing, or a credential or verifier body
+ *      (length <= 400) running past the end: GARBAGE_ARGS, as Linux's
+ *      svc_authenticate answers SVC_GARBAGE (it closes a TCP connection
+ *      whose prog/vers/proc are missing; this core answers that too, so a
+ *      caller never waits for a reply that will not come).
  *   4. credential and verifier checked (see "Authentication"): MSG_DENIED
  *      AUTH_ERROR with the auth_stat given there.  This comes before the
  *      program and version checks, as in Linux's svc_process_common (RFC
@@ -56,8 +61,9 @@
  *
  * Authentication.  The credential and verifier bodies are at most 400 bytes
  * (RFC 5531 MAX_AUTH_BYTES); a longer one is AUTH_BADCRED (credential) or
- * AUTH_BADVERF (verifier); one running past the end of the message is a
- * truncated header (step 3: dropped).
+ * AUTH_BADVERF (verifier), whatever the message holds (so a length near
+ * 2^32 is AUTH_BADCRED / AUTH_BADVERF); one of at most 400 bytes running
+ * past the end of the message is a truncated header (step 3: GARBAGE_ARGS).
  *   AUTH_NONE: body length 0, else AUTH_BADCRED.
  *   AUTH_SYS: stamp, machinename<255>, uid, gid, gids<16>, exactly filling
  *     the body; anything else (longer name, more gids, bytes left over) is
