@@ -535,7 +535,8 @@ struct rpcrdma_svc_stats {
 	uint64_t read_pauses;       /* TCP connections that stopped reading: all
 				     * their slots were taken */
 	uint64_t conns_shed;        /* TCP connections accepted and closed at
-				     * once: max_conns reached, or out of fds */
+				     * once: max_conns reached with none idle,
+				     * or out of fds */
 	uint64_t rdma_direct;       /* RDMA replies posted by the thread that
 				     * finished them */
 	uint64_t rdma_handed;       /* ... handed to the sender thread instead:

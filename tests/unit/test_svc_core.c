@@ -806,6 +806,18 @@ static void test_create_opts(void **state)
 	assert_int_equal(rpcrdma_svc_create(&o, &svc), 0);
 	rpcrdma_svc_destroy(svc);
 	assert_int_equal(rpcrdma_svc_create(NULL, NULL), -EINVAL);
+	/* the service-wide memory cap must hold one record */
+	o = (struct rpcrdma_svc_opts){ .size = sizeof(o), .max_record = 4096,
+				       .max_svc_bytes = 4095 };
+	assert_int_equal(rpcrdma_svc_create(&o, &svc), -EINVAL);
+	o.max_svc_bytes = 4096;
+	assert_int_equal(rpcrdma_svc_create(&o, &svc), 0);
+	rpcrdma_svc_destroy(svc);
+	/* limits "none" */
+	o = (struct rpcrdma_svc_opts){ .size = sizeof(o), .idle_timeout_ms = RPCRDMA_SVC_UNLIMITED,
+				       .max_conns = RPCRDMA_SVC_UNLIMITED };
+	assert_int_equal(rpcrdma_svc_create(&o, &svc), 0);
+	rpcrdma_svc_destroy(svc);
 }
 
 /* ------------------------------------------------ bulk data marking */
