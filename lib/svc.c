@@ -278,6 +278,8 @@ static void dispatch(struct rpcrdma_svc_xprt *x, const struct iovec *iov, unsign
 			reply_small(x, ctx, h.xid, SMALL_RPC_MISMATCH, 0, 0, 0);
 		else if (v == RPCRDMA__CALL_AUTH_ERROR)
 			reply_small(x, ctx, h.xid, SMALL_AUTH, h.auth_stat, 0, 0);
+		else if (v == RPCRDMA__CALL_GARBAGE)
+			reply_small(x, ctx, h.xid, SMALL_ACCEPTED, RPCRDMA_SVC_GARBAGE_ARGS, 0, 0);
 		else
 			goto out_drop;
 		return;

@@ -16,7 +16,11 @@
 #define W_AUTH_NONE RPCRDMA__BE32(RPCRDMA_AUTH_NONE)
 #define W_ZERO RPCRDMA__BE32(0)
 
-/* Reads an opaque_auth: flavour, length (<= 400), body inside [p, end). */
+/*
+ * Reads an opaque_auth: flavour, length (<= 400), body inside [p, end).
+ * NULL: it runs past the end.  *bad: its length is over 400 (checked
+ * first, so a length near 2^32 is "bad", never "past the end").
+ */
 static const uint8_t *decode_opaque_auth(const uint8_t *p, const uint8_t *end,
 					 uint32_t *flavor, uint32_t *len,
 					 const uint8_t **body, bool *bad)
@@ -26,11 +30,11 @@ static const uint8_t *decode_opaque_auth(const uint8_t *p, const uint8_t *end,
 	*flavor = rpcrdma__get_be32(p);
 	*len = rpcrdma__get_be32(p + 4);
 	p += 8;
-	size_t padded = ((size_t)*len + 3) & ~(size_t)3;
 	if (__builtin_expect(*len > RPCRDMA__MAX_AUTH_BYTES, 0)) {
 		*bad = true;
 		return p;
 	}
+	size_t padded = ((size_t)*len + 3) & ~(size_t)3;
 	if (__builtin_expect((size_t)(end - p) < padded, 0))
 		return NULL;
 	*body = p;
@@ -47,6 +51,7 @@ enum rpcrdma__call_verdict rpcrdma__svc_call_decode(const uint8_t *buf, size_t l
 
 	memset(&h->cred, 0, sizeof(h->cred));
 	h->auth_stat = RPCRDMA_AUTH_OK;
+	h->len = 0;
 	if (__builtin_expect(len < 12, 0))
 		goto out_drop;
 	end = buf + len;
@@ -57,7 +62,7 @@ enum rpcrdma__call_verdict rpcrdma__svc_call_decode(const uint8_t *buf, size_t l
 		goto out_rpcvers;
 	p += 12;
 	if (__builtin_expect(end - p < 12, 0))
-		goto out_drop;
+		goto out_garbage;
 	h->prog = rpcrdma__get_be32(p);
 	h->vers = rpcrdma__get_be32(p + 4);
 	h->proc = rpcrdma__get_be32(p + 8);
@@ -65,14 +70,14 @@ enum rpcrdma__call_verdict rpcrdma__svc_call_decode(const uint8_t *buf, size_t l
 
 	p = decode_opaque_auth(p, end, &cflavor, &clen, &cbody, &bad);
 	if (!p)
-		goto out_drop;
+		goto out_garbage;
 	if (bad) {
 		h->auth_stat = RPCRDMA_AUTH_BADCRED;
 		goto out_auth;
 	}
 	p = decode_opaque_auth(p, end, &vflavor, &vlen, &vbody, &bad);
 	if (!p)
-		goto out_drop;
+		goto out_garbage;
 	if (bad) {
 		h->auth_stat = RPCRDMA_AUTH_BADVERF;
 		goto out_auth;
@@ -88,6 +93,8 @@ out_drop:
 	return RPCRDMA__CALL_DROP;
 out_rpcvers:
 	return RPCRDMA__CALL_RPC_MISMATCH;
+out_garbage:
+	return RPCRDMA__CALL_GARBAGE;
 out_auth:
 	return RPCRDMA__CALL_AUTH_ERROR;
 }

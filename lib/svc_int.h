@@ -61,6 +61,7 @@ enum rpcrdma__call_verdict {
 	RPCRDMA__CALL_DROP,         /* no reply possible or wanted */
 	RPCRDMA__CALL_RPC_MISMATCH, /* rpcvers != 2 */
 	RPCRDMA__CALL_AUTH_ERROR,   /* hdr->auth_stat says why */
+	RPCRDMA__CALL_GARBAGE,      /* header cut short after rpcvers */
 };
 
 /*
@@ -117,7 +118,8 @@ struct rpcrdma__svc_counters {
 	atomic_uint_fast64_t calls, replies[6], rpc_mismatch, auth_errors, dropped,
 		estimate_exceeded, encode_errors, busy, record_too_big,
 		conns_accepted, conns_closed, conns_idle, send_waits, read_pauses, conns_shed,
-		rdma_direct, rdma_handed, rdma_loop_calls;
+		rdma_direct, rdma_handed, rdma_loop_calls, conns_evicted, protocol_errors,
+		mem_pauses;
 };
 
 struct rpcrdma_svc {
@@ -138,6 +140,9 @@ struct rpcrdma_svc {
 	pthread_cond_t xprts_gone;
 	unsigned nxprts;
 	unsigned nconns; /* TCP connections, live or waiting for their calls */
+	atomic_size_t tcp_bytes;         /* TCP buffers charged (svc_tcp.c) */
+	atomic_uint tcp_mem_waiters;     /* TCP connections parked for memory */
+	struct rpcrdma__svc_tcp_conn *tcp_reap; /* loop thread: evicted, to put */
 	struct rpcrdma__svc_tcp_listener *listeners;
 	struct rpcrdma__svc_tcp_conn *conns;
 	struct rpcrdma__svc_udp *udps;
@@ -164,6 +169,12 @@ void rpcrdma__svc_unwatch(struct rpcrdma_svc *svc, struct rpcrdma__svc_source *s
 
 /* TCP: closes idle connections (the idle timer's handler). */
 void rpcrdma__svc_tcp_sweep(struct rpcrdma__svc_source *src, uint32_t events);
+/* TCP: re-arms the connections parked for memory that fit now (loop
+ * thread, on a wake-up). */
+void rpcrdma__svc_tcp_unpark(struct rpcrdma_svc *svc);
+/* TCP: drops the loop references of connections closed during the epoll
+ * batch (loop thread, after the batch). */
+void rpcrdma__svc_tcp_reap(struct rpcrdma_svc *svc);
 
 /* Transports: shut down everything (destroy); svc->lock not held. */
 void rpcrdma__svc_tcp_shutdown(struct rpcrdma_svc *svc);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* The service object: creation, the epoll event loop, counters, shutdown. */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
@@ -11,13 +12,18 @@
 
 void rpcrdma__svc_free_programs(struct rpcrdma_svc *svc);
 
+/* The eventfd: a stop request, or TCP memory released for parked
+ * connections. */
 static void wake_handle(struct rpcrdma__svc_source *src, uint32_t events)
 {
+	struct rpcrdma_svc *svc = (struct rpcrdma_svc *)((char *)src -
+		offsetof(struct rpcrdma_svc, wake));
 	uint64_t v;
 	(void)events;
 	if (read(src->fd, &v, sizeof(v)) < 0) {
 		/* EAGAIN: someone else drained it; nothing to do. */
 	}
+	rpcrdma__svc_tcp_unpark(svc);
 }
 
 int rpcrdma_svc_create(const struct rpcrdma_svc_opts *opts, struct rpcrdma_svc **out)
@@ -37,8 +43,19 @@ int rpcrdma_svc_create(const struct rpcrdma_svc_opts *opts, struct rpcrdma_svc *
 		o.max_record = (1u << 20) + 4096;
 	if (o.max_datagram == 0)
 		o.max_datagram = 65536;
+	if (o.idle_timeout_ms == 0)
+		o.idle_timeout_ms = RPCRDMA_SVC_DEFAULT_IDLE_MS;
+	if (o.max_conns == 0)
+		o.max_conns = RPCRDMA_SVC_DEFAULT_MAX_CONNS;
 	if (o.max_record < 32 || o.max_record > 0x7fffffffu || o.max_datagram < 32 ||
 	    o.max_datagram > 65536 || o.max_calls > 1u << 20)
+		return -EINVAL;
+	if (o.max_conn_bytes == 0)
+		o.max_conn_bytes = o.max_record > SIZE_MAX / 4 ? SIZE_MAX : 4 * o.max_record;
+	if (o.max_svc_bytes == 0)
+		o.max_svc_bytes = o.max_conn_bytes > RPCRDMA_SVC_DEFAULT_SVC_BYTES ?
+				  o.max_conn_bytes : RPCRDMA_SVC_DEFAULT_SVC_BYTES;
+	if (o.max_svc_bytes < o.max_record)
 		return -EINVAL;
 
 	struct rpcrdma_svc *svc = calloc(1, sizeof(*svc));
@@ -67,7 +84,7 @@ int rpcrdma_svc_create(const struct rpcrdma_svc_opts *opts, struct rpcrdma_svc *
 		return rc;
 	}
 	svc->idle.fd = -1;
-	if (o.idle_timeout_ms) {
+	if (o.idle_timeout_ms != RPCRDMA_SVC_UNLIMITED) {
 		unsigned tick = o.idle_timeout_ms / 4 < 50 ? 50 : o.idle_timeout_ms / 4;
 		struct itimerspec its = {
 			.it_interval = { tick / 1000, (long)(tick % 1000) * 1000000 },
@@ -91,6 +108,8 @@ int rpcrdma_svc_create(const struct rpcrdma_svc_opts *opts, struct rpcrdma_svc *
 	pthread_mutex_init(&svc->lock, NULL);
 	pthread_cond_init(&svc->xprts_gone, NULL);
 	atomic_init(&svc->stop, false);
+	atomic_init(&svc->tcp_bytes, 0);
+	atomic_init(&svc->tcp_mem_waiters, 0);
 	*out = svc;
 	return 0;
 }
@@ -141,6 +160,7 @@ int rpcrdma_svc_poll(struct rpcrdma_svc *svc, int timeout_ms)
 		}
 		if (idle_events)
 			svc->idle.handle(&svc->idle, idle_events);
+		rpcrdma__svc_tcp_reap(svc);
 	}
 	pthread_mutex_unlock(&svc->loop_lock);
 	return n;
@@ -205,6 +225,10 @@ void rpcrdma_svc_get_stats(const struct rpcrdma_svc *svc, struct rpcrdma_svc_sta
 	s.rdma_direct = atomic_load(&c->rdma_direct);
 	s.rdma_handed = atomic_load(&c->rdma_handed);
 	s.rdma_loop_calls = atomic_load(&c->rdma_loop_calls);
+	s.conns_evicted = atomic_load(&c->conns_evicted);
+	s.protocol_errors = atomic_load(&c->protocol_errors);
+	s.mem_pauses = atomic_load(&c->mem_pauses);
+	s.tcp_buffered = atomic_load(&svc->tcp_bytes);
 	memcpy(st, &s, size < sizeof(s) ? size : sizeof(s));
 }
 

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * TCP transport: listeners, connections, record marking (RFC 5531 section
- * 11).  Non-blocking sockets on the service's epoll set.
+ * TCP transport: connections, record marking (RFC 5531 section 11), their
+ * memory.  Non-blocking sockets on the service's epoll set.  Listeners and
+ * the connection limits: svc_tcp_listen.c.
  *
  * A connection reads one fragment header, then exactly that fragment, so it
  * never holds bytes of a following record: when all its slots are taken it
@@ -10,6 +11,27 @@
  * connection (counted in record_too_big).  A reply is queued whole and
  * written as far as the socket takes it; the call's slot is released once
  * its last byte is written, so unread replies also stop the reading.
+ *
+ * Memory (svc.h, max_conn_bytes / max_svc_bytes).  The record buffer grows
+ * with the bytes that arrive -- never to a fragment header's word alone:
+ * doubled when full, up to what the fragment still needs -- so it holds at
+ * most twice the bytes received plus RECV_MIN.  Every buffer a connection
+ * holds is charged to it and to the service: the record being read
+ * (rec_cap), the records of calls in progress (until done()), the replies
+ * queued (until written).  The loop thread grows a record buffer only when
+ * the charge fits both caps (a connection holding nothing but its record
+ * is never stopped by its own cap); otherwise the connection parks: it
+ * stops watching EPOLLIN (counted in mem_pauses) until memory is released.
+ * Its own calls finishing re-arm it (rpcrdma__tcp_update_watch); another
+ * connection's release wakes the loop (svc->wake), which re-arms every
+ * parked connection (rpcrdma__svc_tcp_unpark).  Replies are charged but
+ * never refused.  A parked connection with no call in progress is idle:
+ * the idle timeout frees what it holds.
+ *
+ * Fairness.  One pass of the loop reads at most READ_BUDGET times and
+ * delivers at most 16 records per connection; a record of more than
+ * MAX_FRAGS fragments, or with a run of more than MAX_EMPTY_RUN empty
+ * fragments, closes the connection (protocol_errors).
  *
  * Threads: the read state is touched only by the loop thread.  The send
  * queue, the watch state and `dead` are guarded by conn->lock, since replies
@@ -27,47 +49,14 @@
 #include <sys/epoll.h>
 #include <unistd.h>
 
-#include "svc_int.h"
+#include "svc_tcp_int.h"
 
-struct rpcrdma__svc_tcp_listener {
-	struct rpcrdma__svc_source src;
-	struct rpcrdma_svc *svc;
-	struct rpcrdma__svc_tcp_listener *next;
-	struct sockaddr_storage local;
-	socklen_t local_len;
-	char netid[8];
-	int spare_fd; /* given up to accept-and-close when out of fds */
-};
+#define RECV_MIN 4096u      /* first record buffer, unless less is needed */
+#define READ_BUDGET 32      /* read() calls per connection per loop pass */
+#define RECORD_BUDGET 16    /* records delivered per connection per pass */
+#define MAX_FRAGS 1024u     /* fragments in one record */
+#define MAX_EMPTY_RUN 16u   /* empty non-last fragments in a row */
 
-struct tcp_call;
-
-struct rpcrdma__svc_tcp_conn {
-	struct rpcrdma__svc_source src;
-	struct rpcrdma_svc *svc;
-	struct rpcrdma_svc_xprt *xprt;
-	struct rpcrdma__svc_tcp_conn *next, **pprev; /* svc->conns, svc->lock */
-	struct rpcrdma__svc_tcp_conn *kill_next;     /* destroy's / sweep's list */
-	atomic_int refs;
-	struct sockaddr_storage peer;
-	socklen_t peer_len;
-
-	/* loop thread only */
-	uint64_t last_active; /* ms, CLOCK_MONOTONIC: last event */
-	uint8_t hdr[4];
-	size_t hdr_got;
-	uint32_t frag_len, frag_got;
-	bool last;
-	uint8_t *rec;
-	size_t rec_len, rec_cap;
-
-	/* conn->lock */
-	pthread_mutex_t lock;
-	bool dead;
-	bool reading;
-	uint32_t armed;
-	struct tcp_call *sq_head, **sq_tail;
-	size_t sq_off;
-};
 
 /* The transport's per-call context. */
 struct tcp_call {
@@ -76,15 +65,57 @@ struct tcp_call {
 	struct iovec iov; /* the record */
 	uint8_t *base;    /* record mark + reply */
 	size_t len;
+	size_t req_charge, rep_charge; /* in conn->held and svc->tcp_bytes */
 };
 
 static const struct rpcrdma_svc_xprt_ops tcp_ops;
 
-static uint64_t now_ms(void)
+uint64_t rpcrdma__tcp_now_ms(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* Memory accounting (see the top of the file). */
+static void svc_charge(struct rpcrdma_svc *svc, size_t n)
+{
+	atomic_fetch_add(&svc->tcp_bytes, n);
+}
+
+static void svc_uncharge(struct rpcrdma_svc *svc, size_t n)
+{
+	if (!n)
+		return;
+	atomic_fetch_sub(&svc->tcp_bytes, n);
+	if (atomic_load(&svc->tcp_mem_waiters)) {
+		uint64_t one = 1;
+		if (write(svc->wake.fd, &one, sizeof(one)) < 0) {
+			/* the counter is far from overflowing; ignore */
+		}
+	}
+}
+
+/* Whether the record buffer of c, rec_cap bytes now, may grow by add. */
+static bool mem_fits(const struct rpcrdma__svc_tcp_conn *c, size_t rec_cap, size_t add)
+{
+	const struct rpcrdma_svc_opts *o = &c->svc->opts;
+	size_t held = atomic_load(&c->held);
+	if (held && (rec_cap + held > o->max_conn_bytes ||
+		     add > o->max_conn_bytes - rec_cap - held))
+		return false;
+	size_t all = atomic_load(&c->svc->tcp_bytes);
+	return all <= o->max_svc_bytes && add <= o->max_svc_bytes - all;
+}
+
+static void call_uncharge(struct tcp_call *tc)
+{
+	size_t n = tc->req_charge + tc->rep_charge;
+	tc->req_charge = tc->rep_charge = 0;
+	if (!n)
+		return;
+	atomic_fetch_sub(&tc->conn->held, n);
+	svc_uncharge(tc->conn->svc, n);
 }
 
 static void conn_free(struct rpcrdma__svc_tcp_conn *c)
@@ -99,13 +130,14 @@ static void conn_free(struct rpcrdma__svc_tcp_conn *c)
 	}
 	pthread_mutex_unlock(&svc->lock);
 	free(c->rec);
+	svc_uncharge(svc, c->rec_cap);
 	pthread_mutex_destroy(&c->lock);
 	struct rpcrdma_svc_xprt *x = c->xprt;
 	free(c);
 	rpcrdma_svc_xprt_destroy(x); /* last touch of svc */
 }
 
-static void conn_put(struct rpcrdma__svc_tcp_conn *c)
+void rpcrdma__tcp_conn_put(struct rpcrdma__svc_tcp_conn *c)
 {
 	if (atomic_fetch_sub_explicit(&c->refs, 1, memory_order_acq_rel) == 1)
 		conn_free(c);
@@ -113,18 +145,38 @@ static void conn_put(struct rpcrdma__svc_tcp_conn *c)
 
 static void call_free(struct tcp_call *tc)
 {
+	call_uncharge(tc);
 	free(tc->iov.iov_base);
 	free(tc->base);
 	free(tc);
 }
 
+/* Under conn->lock: whether a stopped connection may read again. */
+static bool may_read(const struct rpcrdma__svc_tcp_conn *c)
+{
+	return !rpcrdma_svc_xprt_busy(c->xprt) &&
+	       (!c->want || mem_fits(c, c->want_cap, c->want));
+}
+
+/* Under conn->lock: leaves the service's list of parked connections. */
+static void mem_wait_end(struct rpcrdma__svc_tcp_conn *c)
+{
+	c->want = 0;
+	if (c->mem_wait) {
+		c->mem_wait = false;
+		atomic_fetch_sub(&c->svc->tcp_mem_waiters, 1);
+	}
+}
+
 /* Under conn->lock: watch what the state asks for. */
-static void update_watch(struct rpcrdma__svc_tcp_conn *c)
+void rpcrdma__tcp_update_watch(struct rpcrdma__svc_tcp_conn *c)
 {
 	if (c->dead)
 		return;
-	if (!c->reading && !rpcrdma_svc_xprt_busy(c->xprt))
+	if (!c->reading && may_read(c)) {
 		c->reading = true;
+		mem_wait_end(c);
+	}
 	uint32_t ev = (c->reading ? EPOLLIN : 0) | (c->sq_head ? EPOLLOUT : 0);
 	if (ev != c->armed && rpcrdma__svc_rewatch(c->svc, &c->src, ev) == 0)
 		c->armed = ev;
@@ -178,21 +230,24 @@ static void finish_done(struct tcp_call *done)
 		struct rpcrdma__svc_tcp_conn *c = tc->conn;
 		done = tc->next;
 		call_free(tc);
-		conn_put(c);
+		rpcrdma__tcp_conn_put(c);
 	}
 }
 
 /* Closes the connection (loop thread or destroy).  Idempotent. */
-static void conn_kill(struct rpcrdma__svc_tcp_conn *c)
+/* Closes the connection but keeps the loop's reference; false if it was
+ * closed already. */
+bool rpcrdma__tcp_conn_close(struct rpcrdma__svc_tcp_conn *c)
 {
 	struct tcp_call *done = NULL;
 	pthread_mutex_lock(&c->lock);
 	if (c->dead) {
 		pthread_mutex_unlock(&c->lock);
-		return;
+		return false;
 	}
 	while (c->sq_head)
 		sq_pop(c, &done);
+	mem_wait_end(c);
 	c->dead = true;
 	rpcrdma__svc_unwatch(c->svc, &c->src);
 	close(c->src.fd);
@@ -200,7 +255,13 @@ static void conn_kill(struct rpcrdma__svc_tcp_conn *c)
 	pthread_mutex_unlock(&c->lock);
 	RPCRDMA__STAT_INC(c->svc, conns_closed);
 	finish_done(done);
-	conn_put(c); /* the loop's reference */
+	return true;
+}
+
+void rpcrdma__tcp_conn_kill(struct rpcrdma__svc_tcp_conn *c)
+{
+	if (rpcrdma__tcp_conn_close(c))
+		rpcrdma__tcp_conn_put(c); /* the loop's reference */
 }
 
 /* ops->reply_buf: room for the record mark in front. */
@@ -212,7 +273,13 @@ static void *tcp_reply_buf(void *priv, void *ctx, size_t max)
 		return NULL;
 	free(tc->base);
 	tc->base = malloc(4 + max);
-	return tc->base ? tc->base + 4 : NULL;
+	if (!tc->base)
+		return NULL;
+	/* charged, never refused: the call already holds a slot */
+	tc->rep_charge += 4 + max;
+	atomic_fetch_add(&tc->conn->held, 4 + max);
+	svc_charge(tc->conn->svc, 4 + max);
+	return tc->base + 4;
 }
 
 /* ops->done: queue the reply (or drop it) and try to write it now. */
@@ -223,13 +290,18 @@ static void tcp_done(void *priv, void *ctx, void *buf, size_t len)
 
 	free(tc->iov.iov_base);
 	tc->iov.iov_base = NULL;
+	if (tc->req_charge) {
+		atomic_fetch_sub(&c->held, tc->req_charge);
+		svc_uncharge(c->svc, tc->req_charge);
+		tc->req_charge = 0;
+	}
 	pthread_mutex_lock(&c->lock);
 	if (len == 0 || !buf || c->dead) {
 		rpcrdma_svc_xprt_complete(c->xprt);
-		update_watch(c);
+		rpcrdma__tcp_update_watch(c);
 		pthread_mutex_unlock(&c->lock);
 		call_free(tc);
-		conn_put(c);
+		rpcrdma__tcp_conn_put(c);
 		return;
 	}
 	rpcrdma__put_be32(tc->base, 0x80000000u | (uint32_t)len);
@@ -239,7 +311,7 @@ static void tcp_done(void *priv, void *ctx, void *buf, size_t len)
 	c->sq_tail = &tc->next;
 	if (c->sq_head == tc)
 		flush(c, &done);
-	update_watch(c);
+	rpcrdma__tcp_update_watch(c);
 	pthread_mutex_unlock(&c->lock);
 	finish_done(done);
 }
@@ -250,52 +322,107 @@ static const struct rpcrdma_svc_xprt_ops tcp_ops = {
 };
 
 /*
- * Reads on until a record is complete (1), the socket is drained (0), or
- * the connection must close (-1: end of file, error, record too big).
+ * Loop thread: makes room in the record buffer for more of the fragment,
+ * doubling it (RECV_MIN at first) up to what the fragment still needs.
+ * 1: grown; 0: the caps say no, the connection is parked (see the top);
+ * -1: out of memory (the connection closes).
  */
-static int read_record(struct rpcrdma__svc_tcp_conn *c)
+static int rec_grow(struct rpcrdma__svc_tcp_conn *c)
+{
+	size_t need = c->rec_len + (c->frag_len - c->frag_got);
+	size_t cap = c->rec_cap ? 2 * c->rec_cap : RECV_MIN;
+	if (cap > need)
+		cap = need;
+	size_t add = cap - c->rec_cap;
+	if (!mem_fits(c, c->rec_cap, add))
+		goto out_park;
+	uint8_t *r = realloc(c->rec, cap);
+	if (!r)
+		return -1;
+	svc_charge(c->svc, add);
+	c->rec = r;
+	c->rec_cap = cap;
+	return 1;
+out_park:
+	pthread_mutex_lock(&c->lock);
+	RPCRDMA__STAT_INC(c->svc, mem_pauses);
+	c->reading = false;
+	c->want = add;
+	c->want_cap = c->rec_cap;
+	/* Counted before update_watch checks again: a release from then on
+	 * sees the waiter and wakes the loop. */
+	c->mem_wait = true;
+	atomic_fetch_add(&c->svc->tcp_mem_waiters, 1);
+	rpcrdma__tcp_update_watch(c);
+	pthread_mutex_unlock(&c->lock);
+	return 0;
+}
+
+/* A fragment header has arrived: checks it against the record's limits.
+ * false: the connection must close. */
+static bool frag_start(struct rpcrdma__svc_tcp_conn *c)
+{
+	uint32_t w = rpcrdma__get_be32(c->hdr);
+	c->last = w >> 31;
+	c->frag_len = w & 0x7fffffffu;
+	c->frag_got = 0;
+	if (c->frag_len > c->svc->opts.max_record - c->rec_len) {
+		RPCRDMA__STAT_INC(c->svc, record_too_big);
+		return false;
+	}
+	c->empty_run = c->frag_len || c->last ? 0 : c->empty_run + 1;
+	if (++c->nfrags > MAX_FRAGS || c->empty_run > MAX_EMPTY_RUN) {
+		RPCRDMA__STAT_INC(c->svc, protocol_errors);
+		return false;
+	}
+	return true;
+}
+
+/*
+ * Reads on until a record is complete (1), the socket is drained, the
+ * budget of reads is spent or the connection parks for memory (0), or the
+ * connection must close (-1: end of file, error, a record too big or
+ * breaking the fragment rules).
+ */
+static int read_record(struct rpcrdma__svc_tcp_conn *c, int *reads)
 {
 	ssize_t n;
 	for (;;) {
 		if (c->hdr_got < 4) {
+			if ((*reads)-- <= 0)
+				return 0;
 			n = read(c->src.fd, c->hdr + c->hdr_got, 4 - c->hdr_got);
 			if (n <= 0)
 				goto out_read;
 			c->hdr_got += (size_t)n;
 			if (c->hdr_got < 4)
 				continue;
-			uint32_t w = rpcrdma__get_be32(c->hdr);
-			c->last = w >> 31;
-			c->frag_len = w & 0x7fffffffu;
-			c->frag_got = 0;
-			if (c->frag_len > c->svc->opts.max_record - c->rec_len)
-				goto out_too_big;
-			size_t need = c->rec_len + c->frag_len;
-			if (need > c->rec_cap) {
-				uint8_t *r = realloc(c->rec, need);
-				if (!r)
-					return -1;
-				c->rec = r;
-				c->rec_cap = need;
-			}
+			if (!frag_start(c))
+				return -1;
 		}
 		while (c->frag_got < c->frag_len) {
-			n = read(c->src.fd, c->rec + c->rec_len, c->frag_len - c->frag_got);
+			int g = c->rec_len == c->rec_cap ? rec_grow(c) : 1;
+			if (g <= 0)
+				return g;
+			if ((*reads)-- <= 0)
+				return 0;
+			size_t room = c->rec_cap - c->rec_len;
+			size_t left = c->frag_len - c->frag_got;
+			n = read(c->src.fd, c->rec + c->rec_len, room < left ? room : left);
 			if (n <= 0)
 				goto out_read;
 			c->frag_got += (uint32_t)n;
 			c->rec_len += (size_t)n;
 		}
 		c->hdr_got = 0;
-		if (c->last)
+		if (c->last) {
+			c->nfrags = c->empty_run = 0;
 			return 1;
+		}
 	}
 out_read:
 	if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
 		return 0;
-	return -1;
-out_too_big:
-	RPCRDMA__STAT_INC(c->svc, record_too_big);
 	return -1;
 }
 
@@ -308,52 +435,68 @@ static bool deliver(struct rpcrdma__svc_tcp_conn *c)
 	tc->conn = c;
 	tc->iov.iov_base = c->rec;
 	tc->iov.iov_len = c->rec_len;
+	/* the record's charge moves from the read state to the call */
+	tc->req_charge = c->rec_cap;
+	atomic_fetch_add(&c->held, c->rec_cap);
 	c->rec = NULL;
 	c->rec_len = c->rec_cap = 0;
 	atomic_fetch_add_explicit(&c->refs, 1, memory_order_relaxed);
 	if (rpcrdma_svc_xprt_recv(c->xprt, &tc->iov, 1, (struct sockaddr *)&c->peer,
 				  c->peer_len, tc) != 0) {
 		call_free(tc);
-		conn_put(c);
+		rpcrdma__tcp_conn_put(c);
 	}
 	return true;
+}
+
+/*
+ * Under conn->lock: false when the connection may not read now (all slots
+ * taken, or parked for memory); then it stops watching EPOLLIN.
+ */
+static bool reading_allowed(struct rpcrdma__svc_tcp_conn *c)
+{
+	if (c->dead || (c->reading && !rpcrdma_svc_xprt_busy(c->xprt)))
+		return true;
+	if (c->reading)
+		RPCRDMA__STAT_INC(c->svc, read_pauses);
+	c->reading = false;
+	rpcrdma__tcp_update_watch(c);
+	return false;
 }
 
 static void conn_handle(struct rpcrdma__svc_source *src, uint32_t events)
 {
 	struct rpcrdma__svc_tcp_conn *c = (struct rpcrdma__svc_tcp_conn *)src;
 	struct tcp_call *done = NULL;
+	int reads = READ_BUDGET;
 
-	if (c->svc->opts.idle_timeout_ms)
-		c->last_active = now_ms();
+	if (c->dead) /* evicted earlier in this epoll batch (loop thread only) */
+		return;
+	c->last_active = rpcrdma__tcp_now_ms();
 	if (events & EPOLLOUT) {
 		pthread_mutex_lock(&c->lock);
 		flush(c, &done);
-		update_watch(c);
+		rpcrdma__tcp_update_watch(c);
 		pthread_mutex_unlock(&c->lock);
 		finish_done(done);
 	}
 	if (!(events & (EPOLLIN | EPOLLHUP | EPOLLERR)))
 		return;
-	for (int budget = 16; budget > 0; budget--) {
+	for (int budget = RECORD_BUDGET; budget > 0; budget--) {
 		pthread_mutex_lock(&c->lock);
-		if (rpcrdma_svc_xprt_busy(c->xprt) && !c->dead) {
-			if (c->reading)
-				RPCRDMA__STAT_INC(c->svc, read_pauses);
-			c->reading = false;
-			update_watch(c);
-			pthread_mutex_unlock(&c->lock);
+		bool ok = reading_allowed(c);
+		pthread_mutex_unlock(&c->lock);
+		if (!ok) {
 			/* Not reading: a hang-up would fire forever; close now. */
 			if (events & (EPOLLHUP | EPOLLERR))
-				conn_kill(c);
+				rpcrdma__tcp_conn_kill(c);
 			return;
 		}
-		pthread_mutex_unlock(&c->lock);
-		int r = read_record(c);
+		int r = read_record(c, &reads);
 		if (r == 0)
 			return;
 		if (r < 0 || !deliver(c)) {
-			conn_kill(c);
+			rpcrdma__tcp_conn_kill(c);
 			return;
 		}
 	}
@@ -361,7 +504,7 @@ static void conn_handle(struct rpcrdma__svc_source *src, uint32_t events)
 
 /* Puts a connected, non-blocking stream socket on the loop.  On failure
  * the fd is left open for the caller. */
-static int conn_add(struct rpcrdma_svc *svc, int fd, const char *netid,
+int rpcrdma__tcp_conn_add(struct rpcrdma_svc *svc, int fd, const char *netid,
 		    const struct sockaddr_storage *local, socklen_t local_len,
 		    const struct sockaddr_storage *peer, socklen_t plen)
 {
@@ -390,7 +533,7 @@ static int conn_add(struct rpcrdma_svc *svc, int fd, const char *netid,
 	c->sq_tail = &c->sq_head;
 	c->reading = true;
 	c->armed = EPOLLIN;
-	c->last_active = now_ms();
+	c->last_active = rpcrdma__tcp_now_ms();
 	/* Linked before it is watched: once watched, the loop may close and
 	 * free it at any moment (adopt runs on any thread). */
 	pthread_mutex_lock(&svc->lock);
@@ -404,191 +547,10 @@ static int conn_add(struct rpcrdma_svc *svc, int fd, const char *netid,
 	rc = rpcrdma__svc_watch(svc, &c->src, EPOLLIN);
 	if (rc) {
 		c->dead = true;
-		conn_put(c); /* unlinks and frees; the fd stays open */
+		rpcrdma__tcp_conn_put(c); /* unlinks and frees; the fd stays open */
 		return rc;
 	}
 	RPCRDMA__STAT_INC(svc, conns_accepted);
 	return 0;
 }
 
-static void listener_handle(struct rpcrdma__svc_source *src, uint32_t events)
-{
-	struct rpcrdma__svc_tcp_listener *l = (struct rpcrdma__svc_tcp_listener *)src;
-	(void)events;
-
-	for (int budget = 32; budget > 0; budget--) {
-		struct sockaddr_storage peer;
-		socklen_t plen = sizeof(peer);
-		int fd = accept4(src->fd, (struct sockaddr *)&peer, &plen,
-				 SOCK_NONBLOCK | SOCK_CLOEXEC);
-		if (fd < 0 && (errno == EMFILE || errno == ENFILE) && l->spare_fd >= 0) {
-			/* Out of fds: a level-triggered listener would spin.  Shed
-			 * the connection with the spare fd, then take it back. */
-			close(l->spare_fd);
-			fd = accept4(src->fd, NULL, NULL, SOCK_CLOEXEC);
-			if (fd >= 0) {
-				close(fd);
-				RPCRDMA__STAT_INC(l->svc, conns_shed);
-			}
-			l->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
-			if (fd < 0)
-				return;
-			continue;
-		}
-		if (fd < 0)
-			return; /* EAGAIN (or ECONNABORTED...): the next event retries */
-		if (l->svc->opts.max_conns) {
-			pthread_mutex_lock(&l->svc->lock);
-			bool full = l->svc->nconns >= l->svc->opts.max_conns;
-			pthread_mutex_unlock(&l->svc->lock);
-			if (full) {
-				close(fd);
-				RPCRDMA__STAT_INC(l->svc, conns_shed);
-				continue;
-			}
-		}
-		int one = 1;
-		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-		if (conn_add(l->svc, fd, l->netid, &l->local, l->local_len, &peer, plen))
-			close(fd);
-	}
-}
-
-int rpcrdma_svc_adopt_stream(struct rpcrdma_svc *svc, int fd)
-{
-	struct sockaddr_storage local, peer;
-	socklen_t llen = sizeof(local), plen = sizeof(peer);
-	int type = 0;
-	socklen_t tlen = sizeof(type);
-	if (!svc || fd < 0)
-		return -EINVAL;
-	if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &tlen))
-		return -errno;
-	if (type != SOCK_STREAM)
-		return -EINVAL;
-	if (getsockname(fd, (struct sockaddr *)&local, &llen) ||
-	    getpeername(fd, (struct sockaddr *)&peer, &plen))
-		return -errno;
-	const char *netid = local.ss_family == AF_INET ? "tcp" :
-			    local.ss_family == AF_INET6 ? "tcp6" :
-			    local.ss_family == AF_UNIX ? "local" : NULL;
-	if (!netid)
-		return -EINVAL;
-	int fl = fcntl(fd, F_GETFL);
-	if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0)
-		return -errno;
-	return conn_add(svc, fd, netid, &local, llen, &peer, plen);
-}
-
-int rpcrdma_svc_listen_tcp(struct rpcrdma_svc *svc, const struct sockaddr *addr,
-			   socklen_t len, struct sockaddr_storage *bound)
-{
-	if (!svc || !addr || (addr->sa_family != AF_INET && addr->sa_family != AF_INET6))
-		return -EINVAL;
-	struct rpcrdma__svc_tcp_listener *l = calloc(1, sizeof(*l));
-	if (!l)
-		return -ENOMEM;
-	l->spare_fd = -1;
-	int rc, one = 1;
-	int fd = socket(addr->sa_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (fd < 0) {
-		rc = -errno;
-		free(l);
-		return rc;
-	}
-	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (addr->sa_family == AF_INET6)
-		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
-	l->local_len = sizeof(l->local);
-	if (bind(fd, addr, len) || listen(fd, 128) ||
-	    getsockname(fd, (struct sockaddr *)&l->local, &l->local_len)) {
-		rc = -errno;
-		goto out_close;
-	}
-	strcpy(l->netid, addr->sa_family == AF_INET ? "tcp" : "tcp6");
-	l->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
-	l->svc = svc;
-	l->src.fd = fd;
-	l->src.handle = listener_handle;
-	rc = rpcrdma__svc_watch(svc, &l->src, EPOLLIN);
-	if (rc)
-		goto out_close;
-	rc = rpcrdma__svc_add_endpoint_sa(svc, false, &l->local);
-	if (rc) {
-		rpcrdma__svc_unwatch(svc, &l->src);
-		goto out_close;
-	}
-	pthread_mutex_lock(&svc->lock);
-	l->next = svc->listeners;
-	svc->listeners = l;
-	pthread_mutex_unlock(&svc->lock);
-	if (bound)
-		*bound = l->local;
-	return 0;
-out_close:
-	if (l->spare_fd >= 0)
-		close(l->spare_fd);
-	close(fd);
-	free(l);
-	return rc;
-}
-
-/*
- * Closes every live connection or, with idle, those with nothing in
- * progress or queued and no event for opts.idle_timeout_ms before now
- * (counted in conns_idle).  Only on the loop thread, or with the loop
- * stopped: no one else kills, so a connection collected live here (it
- * holds its loop reference) is still live when conn_kill runs.
- */
-static void kill_conns(struct rpcrdma_svc *svc, bool idle, uint64_t now)
-{
-	struct rpcrdma__svc_tcp_conn *kill = NULL;
-
-	pthread_mutex_lock(&svc->lock);
-	for (struct rpcrdma__svc_tcp_conn *c = svc->conns; c; c = c->next) {
-		pthread_mutex_lock(&c->lock);
-		if (!c->dead &&
-		    (!idle || (!c->sq_head && rpcrdma_svc_xprt_in_progress(c->xprt) == 0 &&
-			       now - c->last_active >= svc->opts.idle_timeout_ms))) {
-			c->kill_next = kill;
-			kill = c;
-		}
-		pthread_mutex_unlock(&c->lock);
-	}
-	pthread_mutex_unlock(&svc->lock);
-	while (kill) {
-		struct rpcrdma__svc_tcp_conn *c = kill;
-		kill = c->kill_next;
-		if (idle)
-			RPCRDMA__STAT_INC(svc, conns_idle);
-		conn_kill(c);
-	}
-}
-
-void rpcrdma__svc_tcp_shutdown(struct rpcrdma_svc *svc)
-{
-	pthread_mutex_lock(&svc->lock);
-	while (svc->listeners) {
-		struct rpcrdma__svc_tcp_listener *l = svc->listeners;
-		svc->listeners = l->next;
-		rpcrdma__svc_unwatch(svc, &l->src);
-		close(l->src.fd);
-		if (l->spare_fd >= 0)
-			close(l->spare_fd);
-		free(l);
-	}
-	pthread_mutex_unlock(&svc->lock);
-	kill_conns(svc, false, 0); /* the loop is stopped */
-}
-
-void rpcrdma__svc_tcp_sweep(struct rpcrdma__svc_source *src, uint32_t events)
-{
-	struct rpcrdma_svc *svc = (struct rpcrdma_svc *)((char *)src -
-		offsetof(struct rpcrdma_svc, idle));
-	uint64_t ticks;
-	(void)events;
-
-	if (read(src->fd, &ticks, sizeof(ticks)) < 0)
-		return;
-	kill_conns(svc, true, now_ms()); /* on the loop thread */
-}

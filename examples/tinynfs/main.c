@@ -477,6 +477,10 @@ int main(int argc, char **argv)
 		.max_calls = c.max_calls,
 		/* the largest session request plus the RPC header */
 		.max_record = TNFS_RPC_MAX_ARGS + 4096,
+		/* Linux nfsd's idle timeout; a connection cap that closes the
+		 * oldest idle one, leaving most descriptors for open files */
+		.idle_timeout_ms = 6 * 60 * 1000,
+		.max_conns = 512,
 	};
 	rc = rpcrdma_svc_create(&vo, &svc);
 	if (rc) {

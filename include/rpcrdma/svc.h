@@ -29,7 +29,12 @@
  *   1. fewer than 3 words, or a message type other than CALL: dropped, no
  *      reply (there is nobody to answer).
  *   2. rpcvers != 2: MSG_DENIED RPC_MISMATCH, low = high = 2.
- *   3. header (prog, vers, proc, credential, verifier) truncated: dropped.
+ *   3. header (prog, vers, proc, credential, verifier) cut short by the end
+ *      of the message -- a word missing, or a credential or verifier body
+ *      (length <= 400) running past the end: GARBAGE_ARGS, as Linux's
+ *      svc_authenticate answers SVC_GARBAGE (it closes a TCP connection
+ *      whose prog/vers/proc are missing; this core answers that too, so a
+ *      caller never waits for a reply that will not come).
  *   4. credential and verifier checked (see "Authentication"): MSG_DENIED
  *      AUTH_ERROR with the auth_stat given there.  This comes before the
  *      program and version checks, as in Linux's svc_process_common (RFC
@@ -56,8 +61,9 @@
  *
  * Authentication.  The credential and verifier bodies are at most 400 bytes
  * (RFC 5531 MAX_AUTH_BYTES); a longer one is AUTH_BADCRED (credential) or
- * AUTH_BADVERF (verifier); one running past the end of the message is a
- * truncated header (step 3: dropped).
+ * AUTH_BADVERF (verifier), whatever the message holds (so a length near
+ * 2^32 is AUTH_BADCRED / AUTH_BADVERF); one of at most 400 bytes running
+ * past the end of the message is a truncated header (step 3: GARBAGE_ARGS).
  *   AUTH_NONE: body length 0, else AUTH_BADCRED.
  *   AUTH_SYS: stamp, machinename<255>, uid, gid, gids<16>, exactly filling
  *     the body; anything else (longer name, more gids, bytes left over) is
@@ -375,24 +381,65 @@ RPCRDMA_API int rpcrdma_svc_add_endpoint(struct rpcrdma_svc *svc, const char *ne
 
 /* --------------------------------------------------------------- service */
 
+/*
+ * Limits of the TCP transport (stream sockets; UDP and RDMA have their own).
+ *
+ * Connections.  At max_conns live connections, a new one makes room by
+ * closing the idle connection (no call in progress, no reply queued; a
+ * partial record does not count) whose last event is the oldest, as Linux's
+ * svc_check_conn_limits does (counted in conns_evicted); when none is idle
+ * the new connection is accepted and closed at once (conns_shed).  A
+ * connection idle for idle_timeout_ms is closed (conns_idle); the check runs
+ * every quarter of the timeout.  Adopted sockets count but never trigger
+ * the eviction.
+ *
+ * Record memory.  A record's buffer grows with the bytes received (doubled
+ * as it fills, from 4 KiB or less), never to the size a fragment header
+ * announces, so a partial record costs at most about twice what arrived.
+ * Buffered bytes -- the record being read, the records of calls in
+ * progress, the replies not yet written -- are counted per connection and
+ * for the service (tcp_buffered).  A connection whose record buffer must
+ * grow beyond max_conn_bytes (unless that record is all it holds) or beyond
+ * max_svc_bytes stops reading (mem_pauses; the kernel's socket buffer and
+ * TCP flow control hold the rest) until memory is released; it is not
+ * closed.  Replies are counted but never refused.  A connection stopped
+ * with no call in progress is idle: the idle timeout frees what it holds.
+ *
+ * Fairness.  One pass of the loop gives a connection at most 32 read()s and
+ * 16 records.  A record of more than 1024 fragments, or with more than 16
+ * empty non-last fragments in a row, is a protocol error that closes the
+ * connection (protocol_errors).
+ */
+#define RPCRDMA_SVC_UNLIMITED 0xffffffffu       /* idle_timeout_ms, max_conns */
+#define RPCRDMA_SVC_DEFAULT_IDLE_MS 360000u     /* 6 minutes, as Linux */
+#define RPCRDMA_SVC_DEFAULT_MAX_CONNS 1024u
+#define RPCRDMA_SVC_DEFAULT_SVC_BYTES ((size_t)256 << 20)
+
 struct rpcrdma_svc_opts {
 	size_t size;              /* sizeof(struct rpcrdma_svc_opts) */
 	unsigned max_calls;       /* calls in progress per transport instance
 				   * (TCP connection, UDP socket); 0: 64 */
 	size_t max_record;        /* TCP record limit, bytes; 0: 1 MiB + 4 KiB */
 	size_t max_datagram;      /* UDP receive size; 0: 65536 */
-	unsigned idle_timeout_ms; /* close TCP connections idle this long, with
-				   * no call in progress; 0: never */
-	unsigned max_conns;       /* TCP connections at once; more are accepted
-				   * and closed at once (conns_shed); 0: no limit */
+	unsigned idle_timeout_ms; /* close TCP connections idle this long;
+				   * 0: RPCRDMA_SVC_DEFAULT_IDLE_MS;
+				   * RPCRDMA_SVC_UNLIMITED: never */
+	unsigned max_conns;       /* TCP connections at once (see above);
+				   * 0: RPCRDMA_SVC_DEFAULT_MAX_CONNS;
+				   * RPCRDMA_SVC_UNLIMITED: no limit */
+	size_t max_conn_bytes;    /* bytes buffered per TCP connection;
+				   * 0: 4 * max_record */
+	size_t max_svc_bytes;     /* bytes buffered by all TCP connections;
+				   * 0: the larger of max_conn_bytes and
+				   * RPCRDMA_SVC_DEFAULT_SVC_BYTES (256 MiB) */
 };
 
 /*
  * Creates a service.  opts may be NULL (defaults); opts->size must cover at
  * least the size field, and fields beyond it take their defaults.  -EINVAL
- * when max_calls > 2^20, max_record is outside 32 .. 2^31 - 1 or
- * max_datagram outside 32 .. 65536; -ENOMEM; -errno from epoll, eventfd or
- * timerfd.
+ * when max_calls > 2^20, max_record is outside 32 .. 2^31 - 1,
+ * max_datagram outside 32 .. 65536 or max_svc_bytes below max_record;
+ * -ENOMEM; -errno from epoll, eventfd or timerfd.
  */
 RPCRDMA_API int rpcrdma_svc_create(const struct rpcrdma_svc_opts *opts,
 				   struct rpcrdma_svc **out);
@@ -488,7 +535,8 @@ struct rpcrdma_svc_stats {
 	uint64_t read_pauses;       /* TCP connections that stopped reading: all
 				     * their slots were taken */
 	uint64_t conns_shed;        /* TCP connections accepted and closed at
-				     * once: max_conns reached, or out of fds */
+				     * once: max_conns reached with none idle,
+				     * or out of fds */
 	uint64_t rdma_direct;       /* RDMA replies posted by the thread that
 				     * finished them */
 	uint64_t rdma_handed;       /* ... handed to the sender thread instead:
@@ -497,6 +545,13 @@ struct rpcrdma_svc_stats {
 	uint64_t rdma_loop_calls;   /* RDMA calls the loop thread received
 				     * itself, polling a DIRECT poller (see
 				     * rpcrdma_svc_listen_rdma) */
+	uint64_t conns_evicted;     /* idle TCP connections closed to make room
+				     * at max_conns */
+	uint64_t protocol_errors;   /* TCP connections closed for breaking the
+				     * fragment rules (see rpcrdma_svc_opts) */
+	uint64_t mem_pauses;        /* TCP connections that stopped reading:
+				     * a memory cap was reached */
+	uint64_t tcp_buffered;      /* bytes TCP connections buffer now */
 };
 /* Copies the counters (at most size bytes of them). */
 RPCRDMA_API void rpcrdma_svc_get_stats(const struct rpcrdma_svc *svc,

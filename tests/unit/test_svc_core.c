@@ -120,16 +120,17 @@ static void test_decode_auth_sys_bytes(void **state)
 	assert_int_equal(h.cred.ngids, 2);
 	assert_int_equal(h.cred.gids[0], 10);
 	assert_int_equal(h.cred.gids[1], 20);
-	/* Every truncation of the header is dropped, none read past the end
-	 * (ASan checks the last point: each copy is exactly sized). */
+	/* Every truncation of the header after rpcvers is GARBAGE_ARGS (svc.h
+	 * step 3), before it dropped; none reads past the end (ASan checks the
+	 * last point: each copy is exactly sized). */
 	for (size_t n = 0; n < sizeof(call) - 4; n++) {
 		uint8_t *cut = malloc(n ? n : 1);
 		memcpy(cut, call, n);
 		enum rpcrdma__call_verdict v = rpcrdma__svc_call_decode(cut, n, &h);
-		if (n < 40)
+		if (n < 12)
 			assert_int_equal(v, RPCRDMA__CALL_DROP);
-		else /* the credential body is there but the verifier is not */
-			assert_int_equal(v, RPCRDMA__CALL_DROP);
+		else
+			assert_int_equal(v, RPCRDMA__CALL_GARBAGE);
 		free(cut);
 	}
 }
@@ -805,6 +806,18 @@ static void test_create_opts(void **state)
 	assert_int_equal(rpcrdma_svc_create(&o, &svc), 0);
 	rpcrdma_svc_destroy(svc);
 	assert_int_equal(rpcrdma_svc_create(NULL, NULL), -EINVAL);
+	/* the service-wide memory cap must hold one record */
+	o = (struct rpcrdma_svc_opts){ .size = sizeof(o), .max_record = 4096,
+				       .max_svc_bytes = 4095 };
+	assert_int_equal(rpcrdma_svc_create(&o, &svc), -EINVAL);
+	o.max_svc_bytes = 4096;
+	assert_int_equal(rpcrdma_svc_create(&o, &svc), 0);
+	rpcrdma_svc_destroy(svc);
+	/* limits "none" */
+	o = (struct rpcrdma_svc_opts){ .size = sizeof(o), .idle_timeout_ms = RPCRDMA_SVC_UNLIMITED,
+				       .max_conns = RPCRDMA_SVC_UNLIMITED };
+	assert_int_equal(rpcrdma_svc_create(&o, &svc), 0);
+	rpcrdma_svc_destroy(svc);
 }
 
 /* ------------------------------------------------ bulk data marking */

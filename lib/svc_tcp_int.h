@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * TCP transport internals shared by svc_tcp.c (connections, record
+ * marking, memory) and svc_tcp_listen.c (listeners and the connection
+ * limits).  Not installed.  The rules are at the top of svc_tcp.c.
+ */
+#ifndef RPCRDMA_SVC_TCP_INT_H
+#define RPCRDMA_SVC_TCP_INT_H
+
+#include <sys/socket.h>
+
+#include "svc_int.h"
+
+struct tcp_call; /* svc_tcp.c */
+
+struct rpcrdma__svc_tcp_conn {
+	struct rpcrdma__svc_source src;
+	struct rpcrdma_svc *svc;
+	struct rpcrdma_svc_xprt *xprt;
+	struct rpcrdma__svc_tcp_conn *next, **pprev; /* svc->conns, svc->lock */
+	struct rpcrdma__svc_tcp_conn *kill_next;     /* destroy's / sweep's list */
+	atomic_int refs;
+	struct sockaddr_storage peer;
+	socklen_t peer_len;
+
+	/* loop thread only */
+	uint64_t last_active; /* ms, CLOCK_MONOTONIC: last event */
+	uint8_t hdr[4];
+	size_t hdr_got;
+	uint32_t frag_len, frag_got;
+	uint32_t nfrags, empty_run; /* of the record being read */
+	bool last;
+	uint8_t *rec;
+	size_t rec_len, rec_cap;    /* rec_cap is charged */
+
+	/* bytes charged for calls in progress and queued replies */
+	atomic_size_t held;
+
+	/* conn->lock */
+	pthread_mutex_t lock;
+	bool dead;
+	bool reading;
+	bool mem_wait;              /* counted in svc->tcp_mem_waiters */
+	size_t want, want_cap;      /* parked: growth wanted, rec_cap then */
+	uint32_t armed;
+	struct tcp_call *sq_head, **sq_tail;
+	size_t sq_off;
+};
+
+/* ms, CLOCK_MONOTONIC */
+uint64_t rpcrdma__tcp_now_ms(void);
+/* Puts a connected, non-blocking stream socket on the loop.  On failure
+ * the fd is left open for the caller.  0 or -errno. */
+int rpcrdma__tcp_conn_add(struct rpcrdma_svc *svc, int fd, const char *netid,
+			  const struct sockaddr_storage *local, socklen_t local_len,
+			  const struct sockaddr_storage *peer, socklen_t plen);
+/* Loop thread (or destroy): closes c but keeps the loop's reference;
+ * false if it was closed already. */
+bool rpcrdma__tcp_conn_close(struct rpcrdma__svc_tcp_conn *c);
+/* Closes c and drops the loop's reference.  Idempotent. */
+void rpcrdma__tcp_conn_kill(struct rpcrdma__svc_tcp_conn *c);
+/* Drops a reference; the last frees c. */
+void rpcrdma__tcp_conn_put(struct rpcrdma__svc_tcp_conn *c);
+/* Under c->lock: re-arms epoll for what the state asks for. */
+void rpcrdma__tcp_update_watch(struct rpcrdma__svc_tcp_conn *c);
+
+#endif /* RPCRDMA_SVC_TCP_INT_H */
