@@ -5,10 +5,12 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -35,6 +37,51 @@ uint64_t tnfs__now(const struct tnfs_state *st)
 	return st->clock(st->clock_arg);
 }
 
+/* The defaults of struct tnfs_state_limits (state.h). */
+static void default_limits(struct tnfs_state_limits *l)
+{
+	struct rlimit rl;
+	rlim_t n = 1024;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+		n = rl.rlim_cur;
+	if (n > UINT_MAX)
+		n = UINT_MAX;
+	rlim_t reserve = n / 4 > 64 ? n / 4 : 64;
+	l->fds = n > reserve ? (unsigned)(n - reserve) : 0;
+	l->fds_per_client = l->fds / 4 ? l->fds / 4 : 1;
+	l->stateids_per_client = TNFS_MAX_STATEIDS_PER_CLIENT;
+	l->drc_bytes = TNFS_DRC_BUDGET;
+}
+
+void tnfs_state_get_limits(struct tnfs_state *st, struct tnfs_state_limits *out)
+{
+	pthread_mutex_lock(&st->mu);
+	*out = st->lim;
+	pthread_mutex_unlock(&st->mu);
+}
+
+void tnfs_state_set_limits(struct tnfs_state *st, const struct tnfs_state_limits *l)
+{
+	pthread_mutex_lock(&st->mu);
+	st->lim = *l;
+	pthread_mutex_unlock(&st->mu);
+}
+
+void tnfs_state_usage(struct tnfs_state *st, struct tnfs_state_usage *out)
+{
+	memset(out, 0, sizeof(*out));
+	pthread_mutex_lock(&st->mu);
+	for (const struct client *c = st->clients; c; c = c->next)
+		out->unconfirmed += !c->confirmed;
+	out->clients = st->nclients;
+	out->sessions = st->nsessions;
+	out->stateids = st->nstids;
+	out->fds = st->nfds;
+	out->drc_reserved = st->drc_reserved;
+	out->drc_held = st->drc_held;
+	pthread_mutex_unlock(&st->mu);
+}
+
 int tnfs_state_new(const uint8_t boot[8], struct tnfs_state **out)
 {
 	struct tnfs_state *st = calloc(1, sizeof(*st));
@@ -55,18 +102,20 @@ int tnfs_state_new(const uint8_t boot[8], struct tnfs_state **out)
 	st->next_session = 1;
 	st->gen = 1;
 	st->clock = mono_seconds;
+	default_limits(&st->lim);
 	*out = st;
 	return 0;
 }
 
-static void purge_client_state(struct tnfs_state *st, uint64_t clientid)
+static void purge_client_state(struct tnfs_state *st, const struct client *c)
 {
-	for (uint32_t i = 0; i < TNFS_MAX_STATEIDS; i++) {
+	uint64_t clientid = c->clientid;
+	for (uint32_t i = 0; c->nstids && i < TNFS_MAX_STATEIDS; i++) {
 		struct stid *s = st->stids[i];
 		if (s && s->clientid == clientid && s->type == STID_LOCK)
 			tnfs__free_stid(st, s);
 	}
-	for (uint32_t i = 0; i < TNFS_MAX_STATEIDS; i++) {
+	for (uint32_t i = 0; c->nstids && i < TNFS_MAX_STATEIDS; i++) {
 		struct stid *s = st->stids[i];
 		if (s && s->clientid == clientid)
 			tnfs__free_stid(st, s);
@@ -75,9 +124,7 @@ static void purge_client_state(struct tnfs_state *st, uint64_t clientid)
 		struct session *se = *pp;
 		if (se->clientid == clientid) {
 			*pp = se->next;
-			for (unsigned i = 0; i < TNFS_MAX_SLOTS; i++)
-				free(se->slots[i].reply);
-			free(se);
+			tnfs__session_free(st, se);
 		} else {
 			pp = &se->next;
 		}
@@ -86,7 +133,7 @@ static void purge_client_state(struct tnfs_state *st, uint64_t clientid)
 
 void tnfs__remove_client(struct tnfs_state *st, struct client *c)
 {
-	purge_client_state(st, c->clientid);
+	purge_client_state(st, c);
 	for (struct client **pp = &st->clients; *pp; pp = &(*pp)->next) {
 		if (*pp == c) {
 			*pp = c->next;
@@ -233,6 +280,9 @@ bool tnfs__holds_locks(const struct stid *s)
 struct stid *tnfs__new_stid(struct tnfs_state *st, int type, uint64_t clientid,
 			     struct owner *o, struct file *f)
 {
+	struct client *c = tnfs__find_client(st, clientid);
+	if (!c || c->nstids >= st->lim.stateids_per_client)
+		return NULL;
 	for (uint32_t n = 0; n < TNFS_MAX_STATEIDS; n++) {
 		uint32_t i = (st->stid_hint + n) % TNFS_MAX_STATEIDS;
 		if (st->stids[i])
@@ -254,6 +304,8 @@ struct stid *tnfs__new_stid(struct tnfs_state *st, int type, uint64_t clientid,
 		s->fd = -1;
 		st->stids[i] = s;
 		st->stid_hint = i + 1;
+		c->nstids++;
+		st->nstids++;
 		return s;
 	}
 	return NULL;
@@ -279,8 +331,16 @@ void tnfs__free_stid(struct tnfs_state *st, struct stid *s)
 			break;
 		}
 	drop_locks_of(s->file, s);
-	if (s->fd >= 0)
+	struct client *c = tnfs__find_client(st, s->clientid);
+	if (s->fd >= 0) {
 		close(s->fd);
+		st->nfds--;
+		if (c)
+			c->nfds--;
+	}
+	if (c)
+		c->nstids--;
+	st->nstids--;
 	st->stids[s->idx] = NULL;
 	tnfs__put_owner(st, s->owner);
 	tnfs__put_file(st, s->file);
@@ -333,6 +393,29 @@ bool tnfs__same_file(const struct stid *s, struct tnfs_file_key key)
 
 /* --- opens ---------------------------------------------------------------- */
 
+/* May this client's open stateid hold one more descriptor?  Each client
+ * has a share; all together leave the reserve (struct tnfs_state_limits)
+ * that the others' PUTFH, LOOKUP and connections need. */
+static uint32_t fd_room(struct tnfs_state *st, uint64_t clientid, int fd)
+{
+	if (fd < 0)
+		return NFS4_OK;
+	const struct client *c = tnfs__find_client(st, clientid);
+	if (!c || c->nfds >= st->lim.fds_per_client || st->nfds >= st->lim.fds)
+		return NFS4ERR_DELAY;
+	return NFS4_OK;
+}
+
+static void count_fd(struct tnfs_state *st, uint64_t clientid, int fd)
+{
+	if (fd < 0)
+		return;
+	struct client *c = tnfs__find_client(st, clientid);
+	if (c)
+		c->nfds++;
+	st->nfds++;
+}
+
 uint32_t tnfs_state_open(struct tnfs_state *st, uint64_t clientid,
 			 const uint8_t *owner, uint32_t owner_len,
 			 struct tnfs_file_key key, uint32_t access, uint32_t deny,
@@ -367,16 +450,23 @@ restart:
 	}
 	f->refs--;
 	if (!mine) {
+		status = fd_room(st, clientid, fd);
+		if (status != NFS4_OK)
+			goto fail;
 		mine = tnfs__new_stid(st, STID_OPEN, clientid, o, f);
 		if (!mine) {
-			status = NFS4ERR_SERVERFAULT;
+			status = NFS4ERR_DELAY; /* this client's share, or the table, is full */
 			goto fail;
 		}
 		mine->fd = fd;
+		count_fd(st, clientid, fd);
 	} else {
 		mine->seqid++;
 		if ((access & ~mine->access) && fd >= 0) {
-			close(mine->fd); /* the new descriptor has the wider access */
+			if (mine->fd >= 0)
+				close(mine->fd); /* the new descriptor has the wider access */
+			else
+				count_fd(st, clientid, fd);
 			mine->fd = fd;
 		} else if (fd >= 0) {
 			close(fd);

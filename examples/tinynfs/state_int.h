@@ -8,6 +8,8 @@
 #ifndef TINYNFS_STATE_INT_H
 #define TINYNFS_STATE_INT_H
 
+#include <pthread.h>
+
 #include "state.h"
 
 struct slot {
@@ -21,6 +23,7 @@ struct session {
 	uint8_t id[NFS4_SESSIONID_SIZE];
 	uint64_t clientid;
 	struct nfs4_channel_attrs fore;
+	size_t drc; /* reply cache reserved: fore.maxreqs x fore.maxresp_cached */
 	struct slot slots[TNFS_MAX_SLOTS];
 	struct session *next;
 };
@@ -74,6 +77,8 @@ struct client {
 	uint32_t cs_status;
 	union nfs4_res cs_res;
 	unsigned nsessions;
+	unsigned nstids, nfds; /* stateids, descriptors held by open stateids */
+	uint64_t born;	       /* creation order (the oldest unconfirmed goes first) */
 	uint64_t renewed; /* clock seconds of the last SEQUENCE or CREATE_SESSION */
 	struct client *next;
 };
@@ -83,7 +88,10 @@ struct tnfs_state {
 	uint8_t boot[8];
 	uint32_t boot32;
 	uint32_t next_client, next_session, gen;
-	unsigned nclients;
+	unsigned nclients, nsessions, nstids, nfds;
+	uint64_t nborn;
+	struct tnfs_state_limits lim;
+	size_t drc_reserved, drc_held;
 	struct client *clients;
 	struct session *sessions;
 	struct owner *owners;
@@ -101,6 +109,9 @@ uint64_t tnfs__now(const struct tnfs_state *st);
 struct client *tnfs__find_client(struct tnfs_state *st, uint64_t id);
 /* Removes every client whose lease has run out. */
 void tnfs__expire_clients(struct tnfs_state *st);
+/* Frees a session unlinked from st->sessions, its reply cache returned
+ * to the budget. */
+void tnfs__session_free(struct tnfs_state *st, struct session *se);
 /* Removes c with its sessions and state. */
 void tnfs__remove_client(struct tnfs_state *st, struct client *c);
 /* A conflicting holder whose lease ran out loses its state (RFC 8881

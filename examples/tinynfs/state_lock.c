@@ -155,7 +155,7 @@ uint32_t tnfs_state_lock(struct tnfs_state *st, uint64_t clientid,
 					o->refs = 1;
 					tnfs__put_owner(st, o);
 				}
-				status = NFS4ERR_SERVERFAULT;
+				status = NFS4ERR_DELAY; /* this client's share, or the table, is full */
 				goto out;
 			}
 			s->open = open;

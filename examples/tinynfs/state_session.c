@@ -16,6 +16,34 @@ static struct session *find_session(struct tnfs_state *st, const uint8_t id[16])
 
 /* --- clients and sessions ---------------------------------------------- */
 
+/* Makes room in a full client table: drops the oldest unconfirmed record
+ * (one that never created a session: RFC 8881 18.35.4 lets the server
+ * drop it, and its client starts over with EXCHANGE_ID).  Expired
+ * clients are gone already (tnfs__expire_clients).  False if every
+ * record is a live confirmed client. */
+static bool evict_unconfirmed(struct tnfs_state *st)
+{
+	struct client *old = NULL;
+	for (struct client *c = st->clients; c; c = c->next)
+		if (!c->confirmed && (!old || c->born < old->born))
+			old = c;
+	if (!old)
+		return false;
+	tnfs__remove_client(st, old);
+	return true;
+}
+
+void tnfs__session_free(struct tnfs_state *st, struct session *se)
+{
+	for (unsigned i = 0; i < TNFS_MAX_SLOTS; i++) {
+		st->drc_held -= se->slots[i].cap;
+		free(se->slots[i].reply);
+	}
+	st->drc_reserved -= se->drc;
+	st->nsessions--;
+	free(se);
+}
+
 uint32_t tnfs_state_exchange_id(struct tnfs_state *st, const uint8_t verf[8],
 				const uint8_t *owner, uint32_t owner_len,
 				uint32_t flags, uint32_t sp_how,
@@ -53,8 +81,8 @@ uint32_t tnfs_state_exchange_id(struct tnfs_state *st, const uint8_t verf[8],
 		goto found;
 	if (unconf)
 		tnfs__remove_client(st, unconf);
-	if (st->nclients >= TNFS_MAX_CLIENTS) {
-		status = NFS4ERR_SERVERFAULT;
+	if (st->nclients >= TNFS_MAX_CLIENTS && !evict_unconfirmed(st)) {
+		status = NFS4ERR_DELAY; /* full of live clients: not a fault */
 		goto out;
 	}
 	struct client *c = calloc(1, sizeof(*c));
@@ -67,6 +95,7 @@ uint32_t tnfs_state_exchange_id(struct tnfs_state *st, const uint8_t verf[8],
 	c->owner_len = owner_len;
 	memcpy(c->owner, owner, owner_len);
 	c->cs_seq = 1;
+	c->born = st->nborn++;
 	c->renewed = tnfs__now(st);
 	c->next = st->clients;
 	st->clients = c;
@@ -87,6 +116,35 @@ out:
 static uint32_t clamp(uint32_t v, uint32_t lo, uint32_t hi)
 {
 	return v < lo ? lo : v > hi ? hi : v;
+}
+
+/* The reply cache a new session gets: each of its *slots reserves *size
+ * bytes (its ca_maxresponsesize_cached) out of the service's budget, one
+ * session at most an eighth of it (as Linux's nfsd shares its DRC
+ * memory), so that a few sessions cannot take it all.  When the budget
+ * cannot give one slot of *size, the session still gets one slot (a
+ * client is better served slowly than refused, as in Linux), of what is
+ * left but at least TNFS_MIN_CACHED bytes: beyond the budget, each
+ * session holds at most that much. */
+static void grant_cache(const struct tnfs_state *st, uint32_t *slots, uint32_t *size)
+{
+	if (*size == 0)
+		return;
+	size_t budget = st->lim.drc_bytes;
+	size_t left = budget > st->drc_reserved ? budget - st->drc_reserved : 0;
+	if (left > budget / 8)
+		left = budget / 8;
+	size_t n = left / *size;
+	if (n >= *slots)
+		return;
+	if (n >= 1) {
+		*slots = (uint32_t)n;
+		return;
+	}
+	*slots = 1;
+	size_t floor = left > TNFS_MIN_CACHED ? left : TNFS_MIN_CACHED;
+	if (*size > floor)
+		*size = (uint32_t)floor;
 }
 
 uint32_t tnfs_state_create_session(struct tnfs_state *st, uint64_t clientid,
@@ -118,8 +176,10 @@ uint32_t tnfs_state_create_session(struct tnfs_state *st, uint64_t clientid,
 		goto cache;
 	}
 	if (c->nsessions >= TNFS_MAX_SESSIONS) {
-		status = NFS4ERR_SERVERFAULT;
-		goto cache;
+		/* this client's sessions are all in use: not a fault, and
+		 * not cached (the client may retry with the same seqid) */
+		status = NFS4ERR_DELAY;
+		goto out;
 	}
 	struct session *se = calloc(1, sizeof(*se));
 	if (!se) {
@@ -139,7 +199,11 @@ uint32_t tnfs_state_create_session(struct tnfs_state *st, uint64_t clientid,
 	se->fore.maxresp_cached = clamp(fore->maxresp_cached, 0, TNFS_MAX_CACHED);
 	se->fore.maxops = clamp(fore->maxops, 2, TNFS_MAX_OPS);
 	se->fore.maxreqs = clamp(fore->maxreqs, 1, TNFS_MAX_SLOTS);
+	grant_cache(st, &se->fore.maxreqs, &se->fore.maxresp_cached);
 	se->fore.nird = 0;
+	se->drc = (size_t)se->fore.maxreqs * se->fore.maxresp_cached;
+	st->drc_reserved += se->drc;
+	st->nsessions++;
 	se->next = st->sessions;
 	st->sessions = se;
 	c->nsessions++;
@@ -238,14 +302,17 @@ void tnfs_state_slot_done(struct tnfs_state *st, const uint8_t sid[16],
 	if (se && slotid < TNFS_MAX_SLOTS) {
 		struct slot *sl = &se->slots[slotid];
 		sl->busy = false;
-		if (cache && len <= se->fore.maxresp_cached) {
+		/* the buffer never outgrows the negotiated cached size, which
+		 * the session reserved out of the budget */
+		if (cache && len && len <= se->fore.maxresp_cached) {
 			/* the slot keeps its buffer: no allocation per reply */
 			uint8_t *b = sl->reply;
-			if (len > sl->cap || !b) {
-				b = realloc(sl->reply, len ? len : 1);
+			if (len > sl->cap) {
+				b = realloc(sl->reply, len);
 				if (b) {
+					st->drc_held += len - sl->cap;
 					sl->reply = b;
-					sl->cap = len ? len : 1;
+					sl->cap = len;
 				}
 			}
 			if (b) {
@@ -270,9 +337,7 @@ uint32_t tnfs_state_destroy_session(struct tnfs_state *st, const uint8_t sid[16]
 		struct client *c = tnfs__find_client(st, se->clientid);
 		if (c)
 			c->nsessions--;
-		for (unsigned i = 0; i < TNFS_MAX_SLOTS; i++)
-			free(se->slots[i].reply);
-		free(se);
+		tnfs__session_free(st, se);
 		status = NFS4_OK;
 		break;
 	}
