@@ -50,6 +50,7 @@ static void default_limits(struct tnfs_state_limits *l)
 	l->fds = n > reserve ? (unsigned)(n - reserve) : 0;
 	l->fds_per_client = l->fds / 4 ? l->fds / 4 : 1;
 	l->stateids_per_client = TNFS_MAX_STATEIDS_PER_CLIENT;
+	l->locks_per_client = TNFS_MAX_LOCKS_PER_CLIENT;
 	l->drc_bytes = TNFS_DRC_BUDGET;
 }
 
@@ -256,13 +257,15 @@ void tnfs__put_file(struct tnfs_state *st, struct file *f)
 	free(f);
 }
 
-static void drop_locks_of(struct file *f, struct stid *s)
+static void drop_locks_of(struct client *c, struct file *f, struct stid *s)
 {
 	for (struct lock **pp = &f->locks; *pp;) {
 		struct lock *l = *pp;
 		if (l->stid == s) {
 			*pp = l->next;
 			free(l);
+			if (c)
+				c->nlocks--;
 		} else {
 			pp = &l->next;
 		}
@@ -330,8 +333,8 @@ void tnfs__free_stid(struct tnfs_state *st, struct stid *s)
 			*pp = s->fnext;
 			break;
 		}
-	drop_locks_of(s->file, s);
 	struct client *c = tnfs__find_client(st, s->clientid);
+	drop_locks_of(c, s->file, s);
 	if (s->fd >= 0) {
 		close(s->fd);
 		st->nfds--;

@@ -42,7 +42,9 @@
  *    a stateid of another file -> NFS4ERR_BAD_STATEID.
  *  - locks: length 0, or offset + length beyond 2^64 -> NFS4ERR_INVAL;
  *    conflicting lock of another owner -> NFS4ERR_DENIED with the holder;
- *    write lock through a read-only open -> NFS4ERR_OPENMODE; CLOSE or
+ *    write lock through a read-only open -> NFS4ERR_OPENMODE; a LOCK
+ *    beyond the client's byte ranges -> NFS4ERR_DELAY, a LOCKU that
+ *    would split one beyond them -> NFS4ERR_LOCK_RANGE; CLOSE or
  *    FREE_STATEID while locks are held -> NFS4ERR_LOCKS_HELD.
  */
 #ifndef TINYNFS_STATE_H
@@ -63,6 +65,7 @@
 #define TNFS_MAX_SESSIONS 16 /* per client */
 #define TNFS_MAX_STATEIDS 65536
 #define TNFS_MAX_STATEIDS_PER_CLIENT 4096
+#define TNFS_MAX_LOCKS_PER_CLIENT 16384 /* byte ranges */
 /* Reply cache bytes all sessions together may hold (section 2.10.6.1.3
  * of RFC 8881: each session reserves its slots times its negotiated
  * ca_maxresponsesize_cached out of this). */
@@ -84,7 +87,8 @@ void tnfs_state_free(struct tnfs_state *st);
  * limit N at creation, open stateids hold at most N - max(64, N / 4)
  * descriptors in all (the rest is the reserve the server needs for
  * PUTFH, LOOKUP, connections), and one client at most a quarter of
- * those; TNFS_MAX_STATEIDS_PER_CLIENT stateids per client;
+ * those; TNFS_MAX_STATEIDS_PER_CLIENT stateids and
+ * TNFS_MAX_LOCKS_PER_CLIENT byte ranges per client;
  * TNFS_DRC_BUDGET bytes of reply cache, of which one session reserves at
  * most an eighth (CREATE_SESSION grants fewer slots, down to one of
  * TNFS_MIN_CACHED bytes, rather than more than that). */
@@ -92,6 +96,7 @@ struct tnfs_state_limits {
 	unsigned fds;		  /* descriptors held by all open stateids */
 	unsigned fds_per_client;  /* ... by one client's */
 	unsigned stateids_per_client;
+	unsigned locks_per_client; /* byte ranges held by its lock stateids */
 	size_t drc_bytes;	  /* reply cache reserved by all sessions */
 };
 void tnfs_state_get_limits(struct tnfs_state *st, struct tnfs_state_limits *out);

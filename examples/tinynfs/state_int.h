@@ -78,6 +78,7 @@ struct client {
 	union nfs4_res cs_res;
 	unsigned nsessions;
 	unsigned nstids, nfds; /* stateids, descriptors held by open stateids */
+	unsigned nlocks;       /* byte ranges locked by its lock stateids */
 	uint64_t born;	       /* creation order (the oldest unconfirmed goes first) */
 	uint64_t renewed; /* clock seconds of the last SEQUENCE or CREATE_SESSION */
 	struct client *next;

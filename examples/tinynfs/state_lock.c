@@ -51,14 +51,18 @@ static const struct lock *conflict(const struct file *f, const struct owner *me,
 	return NULL;
 }
 
-/* Removes [start, end] from s's locks, splitting where needed.  Returns
- * false if out of memory (nothing changed then). */
-static bool unlock_range(struct file *f, struct stid *s, uint64_t start, uint64_t end)
+/* Removes [start, end] from s's locks, splitting where needed; cl (s's
+ * client, or NULL) counts its lock ranges.  NFS4_OK; NFS4ERR_DELAY out of
+ * memory; NFS4ERR_LOCK_RANGE when a split would take cl beyond its share
+ * of lock ranges (RFC 8881 18.12.4: a server may refuse a sub-range
+ * unlock).  Nothing changed on an error. */
+static uint32_t unlock_range(const struct tnfs_state *st, struct client *cl, struct file *f,
+			     struct stid *s, uint64_t start, uint64_t end)
 {
 	/* reserve a node first, so a split cannot fail half way */
 	struct lock *spare = malloc(sizeof(*spare));
 	if (!spare)
-		return false;
+		return NFS4ERR_DELAY;
 	for (struct lock **pp = &f->locks; *pp;) {
 		struct lock *l = *pp;
 		if (l->stid != s || l->end < start || l->start > end) {
@@ -66,6 +70,13 @@ static bool unlock_range(struct file *f, struct stid *s, uint64_t start, uint64_
 			continue;
 		}
 		if (l->start < start && l->end > end) { /* split in two */
+			/* the one lock of s overlapping: nothing changed yet */
+			if (cl && cl->nlocks >= st->lim.locks_per_client) {
+				free(spare);
+				return NFS4ERR_LOCK_RANGE;
+			}
+			if (cl)
+				cl->nlocks++;
 			*spare = *l;
 			spare->start = end + 1;
 			l->end = start - 1;
@@ -83,22 +94,33 @@ static bool unlock_range(struct file *f, struct stid *s, uint64_t start, uint64_
 		} else {
 			*pp = l->next;
 			free(l);
+			if (cl)
+				cl->nlocks--;
 		}
 	}
 	free(spare);
-	return true;
+	return NFS4_OK;
 }
 
-static uint32_t add_lock(struct file *f, struct stid *s, uint32_t t,
-			 uint64_t start, uint64_t end)
+/* A new lock range of s: at most two more for its client (the range and
+ * the split of an older one around it); beyond its share, NFS4ERR_DELAY
+ * to that client alone. */
+static uint32_t add_lock(struct tnfs_state *st, struct file *f, struct stid *s,
+			 uint32_t t, uint64_t start, uint64_t end)
 {
+	struct client *cl = tnfs__find_client(st, s->clientid);
+	if (cl && cl->nlocks + 2 > st->lim.locks_per_client)
+		return NFS4ERR_DELAY;
 	struct lock *n = malloc(sizeof(*n));
 	if (!n)
 		return NFS4ERR_DELAY;
-	if (!unlock_range(f, s, start, end)) {
+	uint32_t status = unlock_range(st, cl, f, s, start, end);
+	if (status != NFS4_OK) {
 		free(n);
-		return NFS4ERR_DELAY;
+		return status;
 	}
+	if (cl)
+		cl->nlocks++;
 	n->stid = s;
 	n->type = is_write(t) ? WRITE_LT : READ_LT;
 	n->start = start;
@@ -183,7 +205,7 @@ uint32_t tnfs_state_lock(struct tnfs_state *st, uint64_t clientid,
 		status = NFS4ERR_DENIED;
 		goto undo;
 	}
-	status = add_lock(s->file, s, a->lock.type, a->lock.offset, end);
+	status = add_lock(st, s->file, s, a->lock.type, a->lock.offset, end);
 	if (status != NFS4_OK)
 		goto undo;
 	s->seqid++;
@@ -248,10 +270,10 @@ uint32_t tnfs_state_locku(struct tnfs_state *st, uint64_t clientid,
 		status = NFS4ERR_BAD_STATEID;
 		goto out;
 	}
-	if (!unlock_range(s->file, s, a->locku.offset, end)) {
-		status = NFS4ERR_DELAY;
+	status = unlock_range(st, tnfs__find_client(st, clientid), s->file, s,
+			      a->locku.offset, end);
+	if (status != NFS4_OK)
 		goto out;
-	}
 	s->seqid++;
 	tnfs__make_stateid(st, s, &res->stateid);
 out:

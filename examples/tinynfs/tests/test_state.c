@@ -277,6 +277,86 @@ static void test_stateid_flood(void **state)
 	assert_int_equal(open_new(f, "neighbour-2", &sid, &fh), NFS4_OK);
 }
 
+/* LOCK or LOCKU on the fixture's client; *out is the lock stateid on
+ * NFS4_OK. */
+static uint32_t lock_op(struct fx *f, const struct fh *fh, uint32_t op, bool new_owner,
+			const struct nfs4_stateid *sid, uint64_t off, uint64_t len,
+			struct nfs4_stateid *out)
+{
+	fx_seq(f);
+	req_op(&f->rq, OP_PUTFH);
+	put_fh(&f->rq.x, fh);
+	req_op(&f->rq, op);
+	xdr_put_u32(&f->rq.x, WRITE_LT);
+	if (op == OP_LOCK) {
+		xdr_put_bool(&f->rq.x, false);
+		xdr_put_u64(&f->rq.x, off);
+		xdr_put_u64(&f->rq.x, len);
+		xdr_put_bool(&f->rq.x, new_owner);
+		if (new_owner) {
+			xdr_put_u32(&f->rq.x, 0);
+			put_stateid(&f->rq.x, sid);
+			xdr_put_u32(&f->rq.x, 0);
+			xdr_put_u64(&f->rq.x, f->clientid);
+			put_str(&f->rq.x, "range flooder");
+		} else {
+			put_stateid(&f->rq.x, sid);
+			xdr_put_u32(&f->rq.x, 0);
+		}
+	} else {
+		xdr_put_u32(&f->rq.x, 0);
+		put_stateid(&f->rq.x, sid);
+		xdr_put_u64(&f->rq.x, off);
+		xdr_put_u64(&f->rq.x, len);
+	}
+	uint32_t st = fx_call(f);
+	fx_seq_ok(f);
+	assert_int_equal(rep_op(&f->rp, OP_PUTFH), NFS4_OK);
+	assert_int_equal(rep_op(&f->rp, op), st);
+	if (st == NFS4_OK)
+		get_stateid(&f->rp.x, out);
+	return st;
+}
+
+/* One lock owner locks every other byte until refused: NFS4ERR_DELAY at
+ * the client's share of byte ranges; a LOCKU that would split a range
+ * beyond it is NFS4ERR_LOCK_RANGE; another client still locks the same
+ * file. */
+static void test_lock_range_flood(void **state)
+{
+	struct fx *f = *state;
+	fx_mount_as(f, "byte range flooder");
+	struct nfs4_stateid osid, lsid;
+	struct fh fh;
+	assert_int_equal(open_new(f, "ranges", &osid, &fh), NFS4_OK);
+	const uint64_t big = 1ull << 40;
+	assert_int_equal(lock_op(f, &fh, OP_LOCK, true, &osid, big, 1000, &lsid), NFS4_OK);
+	lsid.seqid = 0; /* any */
+	struct nfs4_stateid out;
+	uint32_t st = NFS4_OK;
+	unsigned n = 0;
+	for (; n <= TNFS_MAX_LOCKS_PER_CLIENT; n++) {
+		st = lock_op(f, &fh, OP_LOCK, false, &lsid, 2ull * n, 1, &out);
+		if (st != NFS4_OK)
+			break;
+	}
+	assert_int_equal(st, NFS4ERR_DELAY);
+	assert_int_equal(n + 1, TNFS_MAX_LOCKS_PER_CLIENT - 1); /* room for a split kept */
+	/* one split still fits, the next does not */
+	assert_int_equal(lock_op(f, &fh, OP_LOCKU, false, &lsid, big + 10, 1, &out), NFS4_OK);
+	assert_int_equal(lock_op(f, &fh, OP_LOCKU, false, &lsid, big + 20, 1, &out),
+			 NFS4ERR_LOCK_RANGE);
+	/* unlocking whole ranges always works, and gives room back */
+	assert_int_equal(lock_op(f, &fh, OP_LOCKU, false, &lsid, 0, 4, &out), NFS4_OK);
+	assert_int_equal(lock_op(f, &fh, OP_LOCKU, false, &lsid, big + 20, 1, &out), NFS4_OK);
+	/* another client locks beside the flood */
+	fx_mount_as(f, "range neighbour");
+	struct nfs4_stateid nsid;
+	struct fh nfh;
+	assert_int_equal(open_new(f, "ranges", &nsid, &nfh), NFS4_OK);
+	assert_int_equal(lock_op(f, &nfh, OP_LOCK, true, &nsid, 1ull << 50, 10, &out), NFS4_OK);
+}
+
 /* Descriptors: one client's OPENs stop at its share with NFS4ERR_DELAY,
  * to it alone; the pool keeps the reserve. */
 static void test_fd_share(void **state)
@@ -447,6 +527,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_client_flood, setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_session_flood, setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_stateid_flood, setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_lock_range_flood, setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_fd_share, setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_reply_cache_bound, setup, fx_teardown),
 	};
