@@ -51,6 +51,7 @@ static void default_limits(struct tnfs_state_limits *l)
 	l->fds_per_client = l->fds / 4 ? l->fds / 4 : 1;
 	l->stateids_per_client = TNFS_MAX_STATEIDS_PER_CLIENT;
 	l->locks_per_client = TNFS_MAX_LOCKS_PER_CLIENT;
+	l->locks = TNFS_MAX_LOCKS;
 	l->drc_bytes = TNFS_DRC_BUDGET;
 }
 
@@ -78,6 +79,7 @@ void tnfs_state_usage(struct tnfs_state *st, struct tnfs_state_usage *out)
 	out->sessions = st->nsessions;
 	out->stateids = st->nstids;
 	out->fds = st->nfds;
+	out->locks = st->nlocks;
 	out->drc_reserved = st->drc_reserved;
 	out->drc_held = st->drc_held;
 	pthread_mutex_unlock(&st->mu);
@@ -257,15 +259,15 @@ void tnfs__put_file(struct tnfs_state *st, struct file *f)
 	free(f);
 }
 
-static void drop_locks_of(struct client *c, struct file *f, struct stid *s)
+static void drop_locks_of(struct tnfs_state *st, struct client *c, struct file *f,
+			  struct stid *s)
 {
 	for (struct lock **pp = &f->locks; *pp;) {
 		struct lock *l = *pp;
 		if (l->stid == s) {
 			*pp = l->next;
 			free(l);
-			if (c)
-				c->nlocks--;
+			tnfs__count_locks(st, c, -1);
 		} else {
 			pp = &l->next;
 		}
@@ -334,7 +336,7 @@ void tnfs__free_stid(struct tnfs_state *st, struct stid *s)
 			break;
 		}
 	struct client *c = tnfs__find_client(st, s->clientid);
-	drop_locks_of(c, s->file, s);
+	drop_locks_of(st, c, s->file, s);
 	if (s->fd >= 0) {
 		close(s->fd);
 		st->nfds--;

@@ -66,6 +66,7 @@
 #define TNFS_MAX_STATEIDS 65536
 #define TNFS_MAX_STATEIDS_PER_CLIENT 4096
 #define TNFS_MAX_LOCKS_PER_CLIENT 16384 /* byte ranges */
+#define TNFS_MAX_LOCKS 262144		/* byte ranges of all clients */
 /* Reply cache bytes all sessions together may hold (section 2.10.6.1.3
  * of RFC 8881: each session reserves its slots times its negotiated
  * ca_maxresponsesize_cached out of this). */
@@ -88,7 +89,7 @@ void tnfs_state_free(struct tnfs_state *st);
  * descriptors in all (the rest is the reserve the server needs for
  * PUTFH, LOOKUP, connections), and one client at most a quarter of
  * those; TNFS_MAX_STATEIDS_PER_CLIENT stateids and
- * TNFS_MAX_LOCKS_PER_CLIENT byte ranges per client;
+ * TNFS_MAX_LOCKS_PER_CLIENT byte ranges per client, TNFS_MAX_LOCKS in all;
  * TNFS_DRC_BUDGET bytes of reply cache, of which one session reserves at
  * most an eighth (CREATE_SESSION grants fewer slots, down to one of
  * TNFS_MIN_CACHED bytes, rather than more than that). */
@@ -97,6 +98,7 @@ struct tnfs_state_limits {
 	unsigned fds_per_client;  /* ... by one client's */
 	unsigned stateids_per_client;
 	unsigned locks_per_client; /* byte ranges held by its lock stateids */
+	unsigned locks;		   /* ... by all clients' */
 	size_t drc_bytes;	  /* reply cache reserved by all sessions */
 };
 void tnfs_state_get_limits(struct tnfs_state *st, struct tnfs_state_limits *out);
@@ -105,7 +107,7 @@ void tnfs_state_set_limits(struct tnfs_state *st, const struct tnfs_state_limits
 
 /* What the state holds now (tests, and the worst-case figures). */
 struct tnfs_state_usage {
-	unsigned clients, unconfirmed, sessions, stateids, fds;
+	unsigned clients, unconfirmed, sessions, stateids, fds, locks;
 	size_t drc_reserved; /* sum over sessions of slots x cached size */
 	size_t drc_held;     /* bytes allocated for cached replies */
 };

@@ -89,7 +89,7 @@ struct tnfs_state {
 	uint8_t boot[8];
 	uint32_t boot32;
 	uint32_t next_client, next_session, gen;
-	unsigned nclients, nsessions, nstids, nfds;
+	unsigned nclients, nsessions, nstids, nfds, nlocks;
 	uint64_t nborn;
 	struct tnfs_state_limits lim;
 	size_t drc_reserved, drc_held;
@@ -134,5 +134,13 @@ void tnfs__make_stateid(const struct tnfs_state *st, const struct stid *s,
 uint32_t tnfs__find_stid(struct tnfs_state *st, uint64_t clientid,
 			 const struct nfs4_stateid *sid, struct stid **out);
 bool tnfs__same_file(const struct stid *s, struct tnfs_file_key key);
+
+/* Byte ranges locked: delta more in all and for client c (may be NULL). */
+static inline void tnfs__count_locks(struct tnfs_state *st, struct client *c, int delta)
+{
+	st->nlocks += (unsigned)delta;
+	if (c)
+		c->nlocks += (unsigned)delta;
+}
 
 #endif

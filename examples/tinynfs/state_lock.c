@@ -56,7 +56,7 @@ static const struct lock *conflict(const struct file *f, const struct owner *me,
  * memory; NFS4ERR_LOCK_RANGE when a split would take cl beyond its share
  * of lock ranges (RFC 8881 18.12.4: a server may refuse a sub-range
  * unlock).  Nothing changed on an error. */
-static uint32_t unlock_range(const struct tnfs_state *st, struct client *cl, struct file *f,
+static uint32_t unlock_range(struct tnfs_state *st, struct client *cl, struct file *f,
 			     struct stid *s, uint64_t start, uint64_t end)
 {
 	/* reserve a node first, so a split cannot fail half way */
@@ -71,12 +71,12 @@ static uint32_t unlock_range(const struct tnfs_state *st, struct client *cl, str
 		}
 		if (l->start < start && l->end > end) { /* split in two */
 			/* the one lock of s overlapping: nothing changed yet */
-			if (cl && cl->nlocks >= st->lim.locks_per_client) {
+			if ((cl && cl->nlocks >= st->lim.locks_per_client) ||
+			    st->nlocks >= st->lim.locks) {
 				free(spare);
 				return NFS4ERR_LOCK_RANGE;
 			}
-			if (cl)
-				cl->nlocks++;
+			tnfs__count_locks(st, cl, 1);
 			*spare = *l;
 			spare->start = end + 1;
 			l->end = start - 1;
@@ -94,8 +94,7 @@ static uint32_t unlock_range(const struct tnfs_state *st, struct client *cl, str
 		} else {
 			*pp = l->next;
 			free(l);
-			if (cl)
-				cl->nlocks--;
+			tnfs__count_locks(st, cl, -1);
 		}
 	}
 	free(spare);
@@ -109,7 +108,7 @@ static uint32_t add_lock(struct tnfs_state *st, struct file *f, struct stid *s,
 			 uint32_t t, uint64_t start, uint64_t end)
 {
 	struct client *cl = tnfs__find_client(st, s->clientid);
-	if (cl && cl->nlocks + 2 > st->lim.locks_per_client)
+	if ((cl && cl->nlocks + 2 > st->lim.locks_per_client) || st->nlocks + 2 > st->lim.locks)
 		return NFS4ERR_DELAY;
 	struct lock *n = malloc(sizeof(*n));
 	if (!n)
@@ -119,8 +118,7 @@ static uint32_t add_lock(struct tnfs_state *st, struct file *f, struct stid *s,
 		free(n);
 		return status;
 	}
-	if (cl)
-		cl->nlocks++;
+	tnfs__count_locks(st, cl, 1);
 	n->stid = s;
 	n->type = is_write(t) ? WRITE_LT : READ_LT;
 	n->start = start;

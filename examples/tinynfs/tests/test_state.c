@@ -342,6 +342,9 @@ static void test_lock_range_flood(void **state)
 	}
 	assert_int_equal(st, NFS4ERR_DELAY);
 	assert_int_equal(n + 1, TNFS_MAX_LOCKS_PER_CLIENT - 1); /* room for a split kept */
+	struct tnfs_state_usage u;
+	tnfs_state_usage(f->srv->state, &u);
+	assert_int_equal(u.locks, n + 1);
 	/* one split still fits, the next does not */
 	assert_int_equal(lock_op(f, &fh, OP_LOCKU, false, &lsid, big + 10, 1, &out), NFS4_OK);
 	assert_int_equal(lock_op(f, &fh, OP_LOCKU, false, &lsid, big + 20, 1, &out),
@@ -355,6 +358,17 @@ static void test_lock_range_flood(void **state)
 	struct fh nfh;
 	assert_int_equal(open_new(f, "ranges", &nsid, &nfh), NFS4_OK);
 	assert_int_equal(lock_op(f, &nfh, OP_LOCK, true, &nsid, 1ull << 50, 10, &out), NFS4_OK);
+	/* the service-wide cap: with it one short of two more ranges, the
+	 * neighbour waits too (NFS4ERR_DELAY, nothing added) */
+	struct tnfs_state_limits lim;
+	tnfs_state_get_limits(f->srv->state, &lim);
+	tnfs_state_usage(f->srv->state, &u);
+	lim.locks = u.locks + 1;
+	tnfs_state_set_limits(f->srv->state, &lim);
+	assert_int_equal(lock_op(f, &nfh, OP_LOCK, false, &out, 1ull << 51, 10, &out),
+			 NFS4ERR_DELAY);
+	tnfs_state_usage(f->srv->state, &u);
+	assert_int_equal(u.locks, lim.locks - 1);
 }
 
 /* Descriptors: one client's OPENs stop at its share with NFS4ERR_DELAY,
