@@ -268,7 +268,12 @@ int tnfs_compound(struct tnfs_server *srv, const struct tnfs_cred *cred,
 	nfs4_patch_u32(count_at, count);
 	*replen = (size_t)(out.p - (uint8_t *)rep);
 	if (c.have_session)
-		tnfs_state_slot_done(srv->state, c.sessionid, c.slotid, rep, *replen, true);
+		/* RFC 8881 2.10.6.1.3: the whole reply when the client asked for
+		 * it (a lone SEQUENCE is small and always kept, as Linux does);
+		 * otherwise the slot keeps its sequence id only, and a retry
+		 * gets NFS4ERR_RETRY_UNCACHED_REP */
+		tnfs_state_slot_done(srv->state, c.sessionid, c.slotid, rep, *replen,
+				     c.cachethis || numops == 1);
 	if (blen) {
 		*bulk_off = boff;
 		*bulk_len = blen;

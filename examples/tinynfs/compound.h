@@ -22,7 +22,9 @@
  *    response size) the operation gets NFS4ERR_REP_TOO_BIG, or
  *    NFS4ERR_REP_TOO_BIG_TO_CACHE when the client asked for caching and
  *    it would exceed the cached size.
- *  - A retransmission on a session slot gets the cached reply bytes.
+ *  - A retransmission on a session slot gets the cached reply bytes, if
+ *    the request had sa_cachethis set (or was a lone SEQUENCE); otherwise
+ *    NFS4ERR_RETRY_UNCACHED_REP (RFC 8881 2.10.6.1.3).
  *
  * Every operation of the table has an estimator (tnfs_optable_check()
  * proves it at server creation).

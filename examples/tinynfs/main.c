@@ -31,6 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include <net/if.h>
 
@@ -413,6 +414,18 @@ static void print_stats(const struct rpcrdma_svc *svc)
 	       (unsigned long long)st.rdma_handed);
 }
 
+/* Open files: the soft limit raised to the hard one (often 1024 of
+ * 524288), before the state sizes each client's share from it. */
+static void raise_nofile(void)
+{
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == rl.rlim_max)
+		return;
+	rl.rlim_cur = rl.rlim_max;
+	if (setrlimit(RLIMIT_NOFILE, &rl) != 0)
+		fprintf(stderr, "tinynfs: raising the open-file limit: %s\n", strerror(errno));
+}
+
 int main(int argc, char **argv)
 {
 	struct config c;
@@ -451,6 +464,7 @@ int main(int argc, char **argv)
 	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
+	raise_nofile();
 	int status = 1;
 	struct tnfs_server *srv = NULL;
 	struct rpcrdma_svc *svc = NULL;

@@ -11,6 +11,14 @@
  * (CLAIM_PREVIOUS, reclaim LOCKs) are answered NFS4ERR_NO_GRACE.
  *
  * Rules enforced:
+ *  - Tables never answer NFS4ERR_SERVERFAULT for being full.  A full
+ *    client table (TNFS_MAX_CLIENTS) first drops the oldest unconfirmed
+ *    record (RFC 8881 18.35.4 lets the server drop them), then expired
+ *    clients; full of live confirmed clients, EXCHANGE_ID gets
+ *    NFS4ERR_DELAY.  A client at TNFS_MAX_SESSIONS, and an OPEN or LOCK
+ *    beyond the client's stateids or descriptors (struct
+ *    tnfs_state_limits) or the server's, get NFS4ERR_DELAY: the answer
+ *    goes to the client over its share alone, the others are served.
  *  - EXCHANGE_ID: flags outside EXCHGID4_FLAG_MASK_A -> NFS4ERR_INVAL;
  *    state protection other than SP4_NONE -> NFS4ERR_NOTSUPP; same owner
  *    and verifier as a confirmed record -> that record (CONFIRMED_R);
@@ -22,7 +30,8 @@
  *    equal to the expected one runs, the previous one replays the cached
  *    result, anything else -> NFS4ERR_SEQ_MISORDERED.  Channel attributes
  *    are clamped to the server's limits (TNFS_MAX_SLOTS, TNFS_MAX_OPS,
- *    TNFS_MAX_REQ, TNFS_MAX_CACHED); flags in the reply are 0.
+ *    TNFS_MAX_REQ, TNFS_MAX_CACHED), and the slots to what the reply
+ *    cache budget has left; flags in the reply are 0.
  *  - SEQUENCE: unknown session -> NFS4ERR_BADSESSION; slot >= slot count
  *    -> NFS4ERR_BADSLOT; slot busy -> NFS4ERR_DELAY; seqid == slot's + 1
  *    -> new request; == slot's -> replay of the cached reply, or
@@ -33,7 +42,9 @@
  *    a stateid of another file -> NFS4ERR_BAD_STATEID.
  *  - locks: length 0, or offset + length beyond 2^64 -> NFS4ERR_INVAL;
  *    conflicting lock of another owner -> NFS4ERR_DENIED with the holder;
- *    write lock through a read-only open -> NFS4ERR_OPENMODE; CLOSE or
+ *    write lock through a read-only open -> NFS4ERR_OPENMODE; a LOCK
+ *    beyond the client's byte ranges -> NFS4ERR_DELAY, a LOCKU that
+ *    would split one beyond them -> NFS4ERR_LOCK_RANGE; CLOSE or
  *    FREE_STATEID while locks are held -> NFS4ERR_LOCKS_HELD.
  */
 #ifndef TINYNFS_STATE_H
@@ -53,6 +64,18 @@
 #define TNFS_MAX_CLIENTS 1024
 #define TNFS_MAX_SESSIONS 16 /* per client */
 #define TNFS_MAX_STATEIDS 65536
+#define TNFS_MAX_STATEIDS_PER_CLIENT 4096
+#define TNFS_MAX_LOCKS_PER_CLIENT 16384 /* byte ranges */
+#define TNFS_MAX_LOCKS 262144		/* byte ranges of all clients */
+/* Reply cache bytes all sessions together may hold (section 2.10.6.1.3
+ * of RFC 8881: each session reserves its slots times its negotiated
+ * ca_maxresponsesize_cached out of this). */
+#define TNFS_DRC_BUDGET (32u << 20)
+/* The reply cache of a session created when the budget is spent: one
+ * slot of this many bytes (enough for a lone SEQUENCE, an OPEN, a LOCK).
+ * The worst case is then TNFS_DRC_BUDGET + TNFS_MAX_CLIENTS x
+ * TNFS_MAX_SESSIONS x TNFS_MIN_CACHED (48 MiB). */
+#define TNFS_MIN_CACHED 1024u
 #define TNFS_LEASE_TIME 90
 
 struct tnfs_state;
@@ -60,6 +83,35 @@ struct tnfs_state;
 /* boot: 8 bytes distinguishing this server instance (ids embed it). */
 int tnfs_state_new(const uint8_t boot[8], struct tnfs_state **out);
 void tnfs_state_free(struct tnfs_state *st);
+
+/* Resource limits.  Defaults (tnfs_state_new): from RLIMIT_NOFILE's soft
+ * limit N at creation, open stateids hold at most N - max(64, N / 4)
+ * descriptors in all (the rest is the reserve the server needs for
+ * PUTFH, LOOKUP, connections), and one client at most a quarter of
+ * those; TNFS_MAX_STATEIDS_PER_CLIENT stateids and
+ * TNFS_MAX_LOCKS_PER_CLIENT byte ranges per client, TNFS_MAX_LOCKS in all;
+ * TNFS_DRC_BUDGET bytes of reply cache, of which one session reserves at
+ * most an eighth (CREATE_SESSION grants fewer slots, down to one of
+ * TNFS_MIN_CACHED bytes, rather than more than that). */
+struct tnfs_state_limits {
+	unsigned fds;		  /* descriptors held by all open stateids */
+	unsigned fds_per_client;  /* ... by one client's */
+	unsigned stateids_per_client;
+	unsigned locks_per_client; /* byte ranges held by its lock stateids */
+	unsigned locks;		   /* ... by all clients' */
+	size_t drc_bytes;	  /* reply cache reserved by all sessions */
+};
+void tnfs_state_get_limits(struct tnfs_state *st, struct tnfs_state_limits *out);
+/* For new requests; what is held already stays. */
+void tnfs_state_set_limits(struct tnfs_state *st, const struct tnfs_state_limits *l);
+
+/* What the state holds now (tests, and the worst-case figures). */
+struct tnfs_state_usage {
+	unsigned clients, unconfirmed, sessions, stateids, fds, locks;
+	size_t drc_reserved; /* sum over sessions of slots x cached size */
+	size_t drc_held;     /* bytes allocated for cached replies */
+};
+void tnfs_state_usage(struct tnfs_state *st, struct tnfs_state_usage *out);
 
 /* Leases: CREATE_SESSION and SEQUENCE renew a client's lease.  A client
  * whose lease (TNFS_LEASE_TIME seconds) has run out keeps its state until
@@ -97,8 +149,11 @@ struct tnfs_seq {
 
 uint32_t tnfs_state_sequence(struct tnfs_state *st, const uint8_t sid[16],
 			     uint32_t seqid, uint32_t slotid, struct tnfs_seq *out);
-/* Ends the request on the slot: caches `reply` (if cache is true and it
- * fits the session's cache size) and frees the slot.  A session destroyed
+/* Ends the request on the slot and frees it.  cache: the reply is kept
+ * (the client set sa_cachethis, or it is a lone SEQUENCE) if it fits the
+ * session's negotiated ca_maxresponsesize_cached; otherwise only the
+ * slot's sequence id is, and a retry of it gets
+ * NFS4ERR_RETRY_UNCACHED_REP (RFC 8881 2.10.6.1.3).  A session destroyed
  * meanwhile is ignored. */
 void tnfs_state_slot_done(struct tnfs_state *st, const uint8_t sid[16],
 			  uint32_t slotid, const uint8_t *reply, size_t len,

@@ -1049,8 +1049,9 @@ static void test_sessions(void **state)
 {
 	struct fx *f = *state;
 	fx_mount(f);
-	/* retransmission: the same bytes come back from the cache */
-	fx_seq(f);
+	/* retransmission with sa_cachethis: the same bytes come back from
+	 * the cache */
+	fx_seq_cache(f, true);
 	req_op(&f->rq, OP_PUTROOTFH);
 	req_op(&f->rq, OP_GETFH);
 	assert_int_equal(fx_call(f), NFS4_OK);
@@ -1061,6 +1062,19 @@ static void test_sessions(void **state)
 	assert_int_equal(f->rp.len, first_len);
 	assert_memory_equal(f->rp.buf, first, first_len);
 	free(first);
+	/* without it, the reply was not kept (RFC 8881 2.10.6.1.3): the
+	 * retry gets NFS4ERR_RETRY_UNCACHED_REP, and the slot goes on */
+	fx_seq(f);
+	req_op(&f->rq, OP_PUTROOTFH);
+	req_op(&f->rq, OP_GETFH);
+	assert_int_equal(fx_call(f), NFS4_OK);
+	assert_int_equal(fx_call(f), NFS4ERR_RETRY_UNCACHED_REP);
+	assert_int_equal(rep_op(&f->rp, OP_SEQUENCE), NFS4ERR_RETRY_UNCACHED_REP);
+	fx_seq(f);
+	assert_int_equal(fx_call(f), NFS4_OK);
+	/* a lone SEQUENCE is always kept */
+	assert_int_equal(fx_call(f), NFS4_OK);
+	fx_seq_ok(f);
 	/* seqid jumps: misordered; bad slot; unknown session */
 	f->slot_seq += 1;
 	fx_seq(f);

@@ -9,8 +9,9 @@
  * file's bytes and owner checked on disk; a 768 KiB WRITE and READ; the
  * RPC-level refusals (NFSv4 over UDP: PROG_MISMATCH; version 3 over TCP:
  * PROG_MISMATCH 4..4; another program: PROG_UNAVAIL; a COMPOUND header
- * that does not decode: GARBAGE_ARGS); and a clean SIGTERM exit whose
- * counters show no estimate exceeded.
+ * that does not decode: GARBAGE_ARGS); one client flooding OPENs on a
+ * server started with 256 descriptors while another is still served;
+ * and a clean SIGTERM exit whose counters show no estimate exceeded.
  */
 #include "nfstest.h"
 
@@ -19,6 +20,7 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 
@@ -26,6 +28,8 @@
 #define TEST_GID 4322u
 
 static const char *tinynfs_path;
+/* RLIMIT_NOFILE (soft and hard) the server is started with; 0: inherited */
+static rlim_t server_nofile;
 
 struct proc {
 	pid_t pid;
@@ -76,6 +80,11 @@ static void start(struct proc *p, const char *dir)
 	if (p->pid == 0) {
 		dup2(pfd[1], 1);
 		close(pfd[0]);
+		if (server_nofile) {
+			struct rlimit rl = { server_nofile, server_nofile };
+			if (setrlimit(RLIMIT_NOFILE, &rl) != 0)
+				_exit(126);
+		}
 		execl(tinynfs_path, "tinynfs", "--export", line, "-p", "0", "-l", "127.0.0.1",
 		      "-l", "::1", "--stats", (char *)NULL);
 		_exit(127);
@@ -497,6 +506,92 @@ static void test_session_io(void **state)
 	free(pat);
 }
 
+/* SEQUENCE + PUTROOTFH + OPEN (create) of `name`; returns OPEN's status
+ * (PUTROOTFH's if that failed), *sid and *fh on NFS4_OK. */
+static uint32_t open_create(struct fx *f, const char *name, struct nfs4_stateid *sid,
+			    struct fh *fh)
+{
+	fx_seq(f);
+	req_op(&f->rq, OP_PUTROOTFH);
+	req_op(&f->rq, OP_OPEN);
+	put_open(&f->rq.x, "flood-owner", OPEN4_SHARE_ACCESS_BOTH, true, 0644, name);
+	req_op(&f->rq, OP_GETFH);
+	uint32_t st = fx_call(f);
+	fx_seq_ok(f);
+	uint32_t pst = rep_op(&f->rp, OP_PUTROOTFH);
+	if (pst != NFS4_OK)
+		return pst;
+	uint32_t ost = rep_op(&f->rp, OP_OPEN);
+	if (ost != NFS4_OK)
+		return ost;
+	assert_int_equal(st, NFS4_OK);
+	get_stateid(&f->rp.x, sid);
+	for (int i = 0; i < 6; i++)
+		(void)xdr_get_u32(&f->rp.x);
+	uint32_t n = xdr_get_u32(&f->rp.x);
+	for (uint32_t i = 0; i < n; i++)
+		(void)xdr_get_u32(&f->rp.x);
+	assert_int_equal(xdr_get_u32(&f->rp.x), OPEN_DELEGATE_NONE);
+	assert_int_equal(rep_op(&f->rp, OP_GETFH), NFS4_OK);
+	get_fh(&f->rp.x, fh);
+	return NFS4_OK;
+}
+
+static int setup_few_fds(void **state)
+{
+	server_nofile = 256;
+	int rc = setup(state);
+	server_nofile = 0;
+	return rc;
+}
+
+/* One client OPENs files until refused, on a server with 256 descriptors:
+ * it is refused (NFS4ERR_DELAY) at its own share, and a second client, on
+ * its own connection, is still served PUTROOTFH, OPEN, WRITE and READ. */
+static void test_fd_flood(void **state)
+{
+	struct env *e = *state;
+	struct fx *f = e->f;
+	fx_mount_as(f, "descriptor flooder");
+	struct nfs4_stateid sid;
+	struct fh fh;
+	char name[32];
+	unsigned n = 0;
+	uint32_t st;
+	for (;; n++) {
+		assert_true(n < 300);
+		snprintf(name, sizeof(name), "flood-%u", n);
+		st = open_create(f, name, &sid, &fh);
+		if (st != NFS4_OK)
+			break;
+	}
+	assert_int_equal(st, NFS4ERR_DELAY);
+	assert_true(n <= 256 / 4); /* its share, well short of the process's limit */
+	/* still refused: the share does not move by asking again */
+	assert_int_equal(open_create(f, "flood-again", &sid, &fh), NFS4ERR_DELAY);
+	printf("descriptor flood: the flooder got %u OPENs of 256 descriptors, "
+	       "then NFS4ERR_DELAY\n", n);
+
+	int flooder = e->p.fd;
+	e->p.fd = connect_to(AF_INET, SOCK_STREAM, e->p.tcp_port);
+	fx_mount_as(f, "bystander");
+	for (unsigned i = 0; i < 8; i++) {
+		snprintf(name, sizeof(name), "bystander-%u", i);
+		assert_int_equal(open_create(f, name, &sid, &fh), NFS4_OK);
+	}
+	static const char text[] = "served beside a flood";
+	const uint32_t tlen = (uint32_t)strlen(text);
+	assert_int_equal(io(f, &fh, OP_WRITE, &sid, 0, text, tlen), NFS4_OK);
+	assert_int_equal(io(f, &fh, OP_READ, &sid, 0, NULL, 4096), NFS4_OK);
+	assert_int_equal(rep_op(&f->rp, OP_READ), NFS4_OK);
+	assert_true(xdr_get_bool(&f->rp.x));
+	struct xdr_opaque d = xdr_get_opaque(&f->rp.x, 4096);
+	assert_int_equal(d.len, tlen);
+	assert_memory_equal(d.data, text, tlen);
+	close(e->p.fd);
+	e->p.fd = flooder;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
@@ -509,6 +604,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_null, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_refusals, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_session_io, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fd_flood, setup_few_fds, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,385 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* Client records, sessions, slots and the reply cache; see state.h. */
+#include "state_int.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+static struct session *find_session(struct tnfs_state *st, const uint8_t id[16])
+{
+	for (struct session *s = st->sessions; s; s = s->next)
+		if (memcmp(s->id, id, NFS4_SESSIONID_SIZE) == 0)
+			return s;
+	return NULL;
+}
+
+/* --- clients and sessions ---------------------------------------------- */
+
+/* Makes room in a full client table: drops the oldest unconfirmed record
+ * (one that never created a session: RFC 8881 18.35.4 lets the server
+ * drop it, and its client starts over with EXCHANGE_ID).  Expired
+ * clients are gone already (tnfs__expire_clients).  False if every
+ * record is a live confirmed client. */
+static bool evict_unconfirmed(struct tnfs_state *st)
+{
+	struct client *old = NULL;
+	for (struct client *c = st->clients; c; c = c->next)
+		if (!c->confirmed && (!old || c->born < old->born))
+			old = c;
+	if (!old)
+		return false;
+	tnfs__remove_client(st, old);
+	return true;
+}
+
+void tnfs__session_free(struct tnfs_state *st, struct session *se)
+{
+	for (unsigned i = 0; i < TNFS_MAX_SLOTS; i++) {
+		st->drc_held -= se->slots[i].cap;
+		free(se->slots[i].reply);
+	}
+	st->drc_reserved -= se->drc;
+	st->nsessions--;
+	free(se);
+}
+
+uint32_t tnfs_state_exchange_id(struct tnfs_state *st, const uint8_t verf[8],
+				const uint8_t *owner, uint32_t owner_len,
+				uint32_t flags, uint32_t sp_how,
+				uint64_t *clientid, uint32_t *seqid,
+				uint32_t *rflags)
+{
+	if (flags & ~(uint32_t)EXCHGID4_FLAG_MASK_A)
+		return NFS4ERR_INVAL;
+	if (sp_how != SP4_NONE)
+		return NFS4ERR_NOTSUPP;
+	if (owner_len > NFS4_OPAQUE_LIMIT)
+		return NFS4ERR_INVAL;
+	uint32_t status = NFS4_OK;
+	pthread_mutex_lock(&st->mu);
+	tnfs__expire_clients(st);
+	struct client *conf = NULL, *unconf = NULL;
+	for (struct client *c = st->clients; c; c = c->next) {
+		if (c->owner_len != owner_len || memcmp(c->owner, owner, owner_len) != 0)
+			continue;
+		if (c->confirmed)
+			conf = c;
+		else
+			unconf = c;
+	}
+	if (flags & EXCHGID4_FLAG_UPD_CONFIRMED_REC_A) {
+		if (!conf)
+			status = NFS4ERR_NOENT;
+		else if (memcmp(conf->verf, verf, 8) != 0)
+			status = NFS4ERR_NOT_SAME;
+		else
+			goto found;
+		goto out;
+	}
+	if (conf && memcmp(conf->verf, verf, 8) == 0)
+		goto found;
+	if (unconf)
+		tnfs__remove_client(st, unconf);
+	if (st->nclients >= TNFS_MAX_CLIENTS && !evict_unconfirmed(st)) {
+		status = NFS4ERR_DELAY; /* full of live clients: not a fault */
+		goto out;
+	}
+	struct client *c = calloc(1, sizeof(*c));
+	if (!c) {
+		status = NFS4ERR_DELAY;
+		goto out;
+	}
+	c->clientid = (uint64_t)st->boot32 << 32 | st->next_client++;
+	memcpy(c->verf, verf, 8);
+	c->owner_len = owner_len;
+	memcpy(c->owner, owner, owner_len);
+	c->cs_seq = 1;
+	c->born = st->nborn++;
+	c->renewed = tnfs__now(st);
+	c->next = st->clients;
+	st->clients = c;
+	st->nclients++;
+	*clientid = c->clientid;
+	*seqid = c->cs_seq;
+	*rflags = EXCHGID4_FLAG_USE_NON_PNFS;
+	goto out;
+found:
+	*clientid = conf->clientid;
+	*seqid = conf->cs_seq;
+	*rflags = EXCHGID4_FLAG_USE_NON_PNFS | EXCHGID4_FLAG_CONFIRMED_R;
+out:
+	pthread_mutex_unlock(&st->mu);
+	return status;
+}
+
+static uint32_t clamp(uint32_t v, uint32_t lo, uint32_t hi)
+{
+	return v < lo ? lo : v > hi ? hi : v;
+}
+
+/* The reply cache a new session gets: each of its *slots reserves *size
+ * bytes (its ca_maxresponsesize_cached) out of the service's budget, one
+ * session at most an eighth of it (as Linux's nfsd shares its DRC
+ * memory), so that a few sessions cannot take it all.  When the budget
+ * cannot give one slot of *size, the session still gets one slot (a
+ * client is better served slowly than refused, as in Linux), of what is
+ * left but at least TNFS_MIN_CACHED bytes: beyond the budget, each
+ * session holds at most that much. */
+static void grant_cache(const struct tnfs_state *st, uint32_t *slots, uint32_t *size)
+{
+	if (*size == 0)
+		return;
+	size_t budget = st->lim.drc_bytes;
+	size_t left = budget > st->drc_reserved ? budget - st->drc_reserved : 0;
+	if (left > budget / 8)
+		left = budget / 8;
+	size_t n = left / *size;
+	if (n >= *slots)
+		return;
+	if (n >= 1) {
+		*slots = (uint32_t)n;
+		return;
+	}
+	*slots = 1;
+	size_t floor = left > TNFS_MIN_CACHED ? left : TNFS_MIN_CACHED;
+	if (*size > floor)
+		*size = (uint32_t)floor;
+}
+
+uint32_t tnfs_state_create_session(struct tnfs_state *st, uint64_t clientid,
+				   uint32_t seqid,
+				   const struct nfs4_channel_attrs *fore,
+				   const struct nfs4_channel_attrs *back,
+				   union nfs4_res *res)
+{
+	uint32_t status = NFS4_OK;
+	memset(res, 0, sizeof(*res));
+	pthread_mutex_lock(&st->mu);
+	struct client *c = tnfs__find_client(st, clientid);
+	if (!c) {
+		status = NFS4ERR_STALE_CLIENTID;
+		goto out;
+	}
+	if (seqid + 1 == c->cs_seq && c->cs_cached) {
+		status = c->cs_status;
+		*res = c->cs_res;
+		goto out;
+	}
+	if (seqid != c->cs_seq) {
+		status = NFS4ERR_SEQ_MISORDERED;
+		goto out;
+	}
+	c->renewed = tnfs__now(st);
+	if (fore->maxreq < 1024 || fore->maxresp < 1024 || fore->maxops < 2) {
+		status = NFS4ERR_TOOSMALL;
+		goto cache;
+	}
+	if (c->nsessions >= TNFS_MAX_SESSIONS) {
+		/* this client's sessions are all in use: not a fault, and
+		 * not cached (the client may retry with the same seqid) */
+		status = NFS4ERR_DELAY;
+		goto out;
+	}
+	struct session *se = calloc(1, sizeof(*se));
+	if (!se) {
+		status = NFS4ERR_DELAY;
+		goto out;
+	}
+	se->clientid = clientid;
+	uint32_t n = st->next_session++;
+	memcpy(se->id, st->boot, 8);
+	for (int i = 0; i < 4; i++) {
+		se->id[8 + i] = (uint8_t)(clientid >> (24 - 8 * i));
+		se->id[12 + i] = (uint8_t)(n >> (24 - 8 * i));
+	}
+	se->fore.headerpadsize = 0;
+	se->fore.maxreq = clamp(fore->maxreq, 1024, TNFS_MAX_REQ);
+	se->fore.maxresp = clamp(fore->maxresp, 1024, TNFS_MAX_REQ);
+	se->fore.maxresp_cached = clamp(fore->maxresp_cached, 0, TNFS_MAX_CACHED);
+	se->fore.maxops = clamp(fore->maxops, 2, TNFS_MAX_OPS);
+	se->fore.maxreqs = clamp(fore->maxreqs, 1, TNFS_MAX_SLOTS);
+	grant_cache(st, &se->fore.maxreqs, &se->fore.maxresp_cached);
+	se->fore.nird = 0;
+	se->drc = (size_t)se->fore.maxreqs * se->fore.maxresp_cached;
+	st->drc_reserved += se->drc;
+	st->nsessions++;
+	se->next = st->sessions;
+	st->sessions = se;
+	c->nsessions++;
+	if (!c->confirmed) {
+		/* purge an older, confirmed incarnation of the same owner */
+		for (struct client *o = st->clients; o; o = o->next) {
+			if (o != c && o->confirmed && o->owner_len == c->owner_len &&
+			    memcmp(o->owner, c->owner, c->owner_len) == 0) {
+				tnfs__remove_client(st, o);
+				break;
+			}
+		}
+		c->confirmed = true;
+	}
+	memset(res, 0, sizeof(*res));
+	memcpy(res->create_session.sessionid, se->id, NFS4_SESSIONID_SIZE);
+	res->create_session.seqid = seqid;
+	res->create_session.flags = 0;
+	res->create_session.fore = se->fore;
+	res->create_session.back = *back;
+	res->create_session.back.nird = 0;
+	res->create_session.back.headerpadsize = 0;
+	res->create_session.back.maxreqs = clamp(back->maxreqs, 1, 1);
+cache:
+	c->cs_seq++;
+	c->cs_cached = true;
+	c->cs_status = status;
+	c->cs_res = *res;
+out:
+	pthread_mutex_unlock(&st->mu);
+	return status;
+}
+
+uint32_t tnfs_state_sequence(struct tnfs_state *st, const uint8_t sid[16],
+			     uint32_t seqid, uint32_t slotid, struct tnfs_seq *out)
+{
+	uint32_t status = NFS4_OK;
+	memset(out, 0, sizeof(*out));
+	pthread_mutex_lock(&st->mu);
+	struct session *se = find_session(st, sid);
+	if (!se) {
+		status = NFS4ERR_BADSESSION;
+		goto out;
+	}
+	if (slotid >= se->fore.maxreqs) {
+		status = NFS4ERR_BADSLOT;
+		goto out;
+	}
+	struct slot *sl = &se->slots[slotid];
+	if (sl->busy) {
+		status = NFS4ERR_DELAY;
+		goto out;
+	}
+	struct client *c = tnfs__find_client(st, se->clientid);
+	if (c)
+		c->renewed = tnfs__now(st); /* SEQUENCE renews the lease */
+	out->clientid = se->clientid;
+	out->nslots = se->fore.maxreqs;
+	out->maxops = se->fore.maxops;
+	out->maxreq = se->fore.maxreq;
+	out->maxresp = se->fore.maxresp;
+	out->maxresp_cached = se->fore.maxresp_cached;
+	if (seqid == sl->seqid && (sl->seqid != 0 || sl->cached)) {
+		if (!sl->cached) {
+			status = NFS4ERR_RETRY_UNCACHED_REP;
+			goto out;
+		}
+		out->reply = malloc(sl->len);
+		if (!out->reply) {
+			status = NFS4ERR_DELAY;
+			goto out;
+		}
+		memcpy(out->reply, sl->reply, sl->len);
+		out->reply_len = sl->len;
+		out->replay = true;
+		goto out;
+	}
+	if (seqid != sl->seqid + 1) {
+		status = NFS4ERR_SEQ_MISORDERED;
+		goto out;
+	}
+	sl->seqid = seqid;
+	sl->busy = true;
+	sl->cached = false;
+out:
+	pthread_mutex_unlock(&st->mu);
+	return status;
+}
+
+void tnfs_state_slot_done(struct tnfs_state *st, const uint8_t sid[16],
+			  uint32_t slotid, const uint8_t *reply, size_t len,
+			  bool cache)
+{
+	pthread_mutex_lock(&st->mu);
+	struct session *se = find_session(st, sid);
+	if (se && slotid < TNFS_MAX_SLOTS) {
+		struct slot *sl = &se->slots[slotid];
+		sl->busy = false;
+		/* the buffer never outgrows the negotiated cached size, which
+		 * the session reserved out of the budget */
+		if (cache && len && len <= se->fore.maxresp_cached) {
+			/* the slot keeps its buffer: no allocation per reply */
+			uint8_t *b = sl->reply;
+			if (len > sl->cap) {
+				b = realloc(sl->reply, len);
+				if (b) {
+					st->drc_held += len - sl->cap;
+					sl->reply = b;
+					sl->cap = len;
+				}
+			}
+			if (b) {
+				memcpy(b, reply, len);
+				sl->len = len;
+				sl->cached = true;
+			}
+		}
+	}
+	pthread_mutex_unlock(&st->mu);
+}
+
+uint32_t tnfs_state_destroy_session(struct tnfs_state *st, const uint8_t sid[16])
+{
+	uint32_t status = NFS4ERR_BADSESSION;
+	pthread_mutex_lock(&st->mu);
+	for (struct session **pp = &st->sessions; *pp; pp = &(*pp)->next) {
+		struct session *se = *pp;
+		if (memcmp(se->id, sid, NFS4_SESSIONID_SIZE) != 0)
+			continue;
+		*pp = se->next;
+		struct client *c = tnfs__find_client(st, se->clientid);
+		if (c)
+			c->nsessions--;
+		tnfs__session_free(st, se);
+		status = NFS4_OK;
+		break;
+	}
+	pthread_mutex_unlock(&st->mu);
+	return status;
+}
+
+uint32_t tnfs_state_destroy_clientid(struct tnfs_state *st, uint64_t clientid)
+{
+	uint32_t status = NFS4_OK;
+	pthread_mutex_lock(&st->mu);
+	struct client *c = tnfs__find_client(st, clientid);
+	if (!c)
+		status = NFS4ERR_STALE_CLIENTID;
+	else if (c->nsessions)
+		status = NFS4ERR_CLIENTID_BUSY;
+	else
+		tnfs__remove_client(st, c);
+	pthread_mutex_unlock(&st->mu);
+	return status;
+}
+
+uint32_t tnfs_state_reclaim_complete(struct tnfs_state *st, uint64_t clientid,
+				     bool one_fs)
+{
+	uint32_t status = NFS4_OK;
+	pthread_mutex_lock(&st->mu);
+	struct client *c = tnfs__find_client(st, clientid);
+	if (!c)
+		status = NFS4ERR_STALE_CLIENTID;
+	else if (!one_fs && c->reclaim_done)
+		status = NFS4ERR_COMPLETE_ALREADY;
+	else if (!one_fs)
+		c->reclaim_done = true;
+	pthread_mutex_unlock(&st->mu);
+	return status;
+}
+
+uint32_t tnfs_state_bind_conn(struct tnfs_state *st, const uint8_t sid[16])
+{
+	pthread_mutex_lock(&st->mu);
+	uint32_t status = find_session(st, sid) ? NFS4_OK : NFS4ERR_BADSESSION;
+	pthread_mutex_unlock(&st->mu);
+	return status;
+}
