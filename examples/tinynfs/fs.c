@@ -146,88 +146,6 @@ void tnfs_export_close(struct tnfs_export *x)
 	free(x);
 }
 
-void tnfs_export_squash(const struct tnfs_export *x, const struct tnfs_cred *in,
-			struct tnfs_cred *out)
-{
-	*out = *in;
-	if (out->ngroups > 16)
-		out->ngroups = 16;
-	bool squash = in->anon || x->squash == TNFS_SQUASH_ALL ||
-		      (x->squash == TNFS_SQUASH_ROOT && in->uid == 0);
-	if (squash) {
-		out->uid = x->anonuid;
-		out->gid = x->anongid;
-		out->ngroups = 0;
-	}
-	if (x->squash == TNFS_SQUASH_ROOT && out->gid == 0)
-		out->gid = x->anongid; /* like Linux: root_squash squashes gid 0 too */
-}
-
-uint32_t tnfs_fs_self(struct tnfs_fs_saved *self)
-{
-	self->switched = false;
-	self->uid = (uint32_t)syscall(SYS_setfsuid, -1);
-	self->gid = (uint32_t)syscall(SYS_setfsgid, -1);
-	gid_t g[64];
-	int n = getgroups(64, g);
-	if (n < 0)
-		return NFS4ERR_SERVERFAULT;
-	self->ngroups = n;
-	for (int i = 0; i < n; i++)
-		self->groups[i] = g[i];
-	return NFS4_OK;
-}
-
-static bool same_ids(const struct tnfs_cred *c, uint32_t cnt,
-		     const struct tnfs_fs_saved *self)
-{
-	if (c->uid != self->uid || c->gid != self->gid || cnt != (uint32_t)self->ngroups)
-		return false;
-	for (uint32_t i = 0; i < cnt; i++)
-		if (c->groups[i] != self->groups[i])
-			return false;
-	return true;
-}
-
-uint32_t tnfs_fs_become(const struct tnfs_cred *c, const struct tnfs_fs_saved *self,
-			struct tnfs_fs_saved *s)
-{
-	*s = *self;
-	s->switched = false;
-	uint32_t cnt = c->ngroups > 16 ? 16 : c->ngroups;
-	if (same_ids(c, cnt, self))
-		return NFS4_OK;
-	gid_t ng[16];
-	for (uint32_t i = 0; i < cnt; i++)
-		ng[i] = c->groups[i];
-	/* Raw syscalls: these change only the calling thread. */
-	if (syscall(SYS_setgroups, (size_t)cnt, ng) != 0)
-		return NFS4ERR_SERVERFAULT;
-	s->switched = true;
-	syscall(SYS_setfsgid, c->gid);
-	syscall(SYS_setfsuid, c->uid);
-	/* setfsuid reports no error: ask for the ids back */
-	if ((uint32_t)syscall(SYS_setfsuid, -1) != c->uid ||
-	    (uint32_t)syscall(SYS_setfsgid, -1) != c->gid) {
-		tnfs_fs_unbecome(s);
-		return NFS4ERR_SERVERFAULT;
-	}
-	return NFS4_OK;
-}
-
-void tnfs_fs_unbecome(struct tnfs_fs_saved *s)
-{
-	if (!s->switched)
-		return;
-	syscall(SYS_setfsuid, s->uid);
-	syscall(SYS_setfsgid, s->gid);
-	gid_t g[64];
-	for (int i = 0; i < s->ngroups; i++)
-		g[i] = s->groups[i];
-	syscall(SYS_setgroups, (size_t)s->ngroups, g);
-	s->switched = false;
-}
-
 void tnfs_node_put(struct tnfs_node *n)
 {
 	if (n->fd >= 0)
@@ -651,7 +569,24 @@ static uint32_t set_times(const struct tnfs_node *n, const struct tnfs_sattr *a)
 	return utimensat(AT_FDCWD, pp, ts, 0) == 0 ? NFS4_OK : tnfs_errno_to_nfs(errno);
 }
 
-uint32_t tnfs_fs_setattr(const struct tnfs_node *n, const struct tnfs_sattr *a,
+/* The size change of SETATTR: ftruncate(2), on wfd or on a descriptor
+ * opened for it. */
+static uint32_t set_size(const struct tnfs_node *n, uint64_t size, int wfd)
+{
+	int fd = wfd;
+	if (fd < 0) {
+		uint32_t s = tnfs_fs_open(n, O_WRONLY, &fd);
+		if (s != NFS4_OK)
+			return s;
+	}
+	uint32_t s = ftruncate(fd, (off_t)size) == 0 ? NFS4_OK :
+		     errno == EBADF ? NFS4ERR_OPENMODE : tnfs_errno_to_nfs(errno);
+	if (fd != wfd)
+		close(fd);
+	return s;
+}
+
+uint32_t tnfs_fs_setattr(const struct tnfs_node *n, const struct tnfs_sattr *a, int wfd,
 			 tnfs_setattr_hook *hook, void *hook_arg)
 {
 	struct stat st;
@@ -672,9 +607,9 @@ uint32_t tnfs_fs_setattr(const struct tnfs_node *n, const struct tnfs_sattr *a,
 					    .mtime_how = 1 };
 		if (hook)
 			hook(hook_arg, 1, &step1);
-		/* truncate(2) sets ctime and mtime itself */
-		if (truncate(pp, (off_t)a->size) != 0)
-			return tnfs_errno_to_nfs(errno);
+		/* ftruncate(2) sets ctime and mtime itself */
+		if ((s = set_size(n, a->size, wfd)) != NFS4_OK)
+			return s;
 		rest.set_size = false;
 		/* the truncate already set mtime to the server's time */
 		if (rest.mtime_how == 1)

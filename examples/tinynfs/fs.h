@@ -111,7 +111,12 @@ uint32_t tnfs_export_id(const char *path);
 int64_t tnfs_fh_export_id(const uint8_t *fh, uint32_t len);
 void tnfs_export_close(struct tnfs_export *x);
 
-/* The credentials an RPC caller acts with on this export (squashing). */
+/* The credentials an RPC caller acts with on this export, squashed as
+ * Linux nfsd squashes them (fs_cred.c): all_squash and AUTH_NONE give
+ * anonuid, anongid and no supplementary groups; root_squash turns uid 0
+ * into anonuid and gid 0 into anongid, the primary group and each one of
+ * the list, and keeps the other groups; (uid_t)-1 and (gid_t)-1 are the
+ * anonymous ids, and a supplementary (gid_t)-1 is dropped. */
 void tnfs_export_squash(const struct tnfs_export *x, const struct tnfs_cred *in,
 			struct tnfs_cred *out);
 
@@ -170,6 +175,22 @@ uint32_t tnfs_fs_lookupp(const struct tnfs_export *x, const struct tnfs_node *n,
 /* Opens the node's file for I/O (O_RDONLY/O_WRONLY/O_RDWR plus flags). */
 uint32_t tnfs_fs_open(const struct tnfs_node *n, int flags, int *fd);
 
+/*
+ * May the caller, whose ids this thread holds (fsuid `fsuid`), read or
+ * write the data of the file `st` describes?  Asked on every READ, WRITE,
+ * SEEK and size change, whatever stateid the caller shows, as Linux nfsd
+ * does: the owner always may (NFSD_MAY_OWNER_OVERRIDE), others as the
+ * kernel says for the mode bits and ACLs, and a regular file that may be
+ * executed may be read.  NFS4_OK or NFS4ERR_ACCESS.
+ */
+uint32_t tnfs_fs_may_io(const struct tnfs_node *n, const struct stat *st, uint32_t fsuid,
+			bool write);
+
+/* tnfs_fs_open() for a caller tnfs_fs_may_io() has let through: where the
+ * mode bits refuse the open (the owner override, read of an executable),
+ * opens with the server's rights. */
+uint32_t tnfs_fs_open_checked(const struct tnfs_node *n, int flags, int *fd);
+
 /* Creates or opens dir/name as a regular file; *created says whether it
  * was created.  exclusive: fail with NFS4ERR_EXIST if it exists. */
 uint32_t tnfs_fs_create_file(const struct tnfs_node *dir, const char *name,
@@ -205,10 +226,13 @@ struct tnfs_sattr {
  * for the size change, 2 for the rest; `what` describes what it changes. */
 typedef void tnfs_setattr_hook(void *arg, int step, const struct tnfs_sattr *what);
 
-/* Applies `a`.  A size change is applied alone first (truncate, which sets
- * ctime and mtime), then the remaining attributes; the second step is
- * skipped when nothing but "mtime = server time" is left. */
-uint32_t tnfs_fs_setattr(const struct tnfs_node *n, const struct tnfs_sattr *a,
+/* Applies `a`.  A size change is applied alone first (ftruncate, which
+ * sets ctime and mtime) on `wfd`, a descriptor of the file open for
+ * writing, or when wfd is -1 on one tnfs_fs_open() gives (never
+ * truncate(2), which waits for a lease break); then the remaining
+ * attributes; the second step is skipped when nothing but "mtime = server
+ * time" is left. */
+uint32_t tnfs_fs_setattr(const struct tnfs_node *n, const struct tnfs_sattr *a, int wfd,
 			 tnfs_setattr_hook *hook, void *hook_arg);
 
 /* Security label ("security.selinux" xattr).  NFS4ERR_NOTSUPP where the
