@@ -352,6 +352,23 @@ static uint32_t need_dir(const struct tnfs_node *dir)
 	return S_ISDIR(st.st_mode) ? NFS4_OK : NFS4ERR_NOTDIR;
 }
 
+/* dir/name as an O_PATH node, never following a link; fills st. */
+static uint32_t open_path(const struct tnfs_node *dir, const char *name,
+			  struct tnfs_node *out, struct stat *st)
+{
+	int fd = openat(dir->fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return tnfs_errno_to_nfs(errno);
+	if (tnfs_fstat(fd, st) != 0) {
+		uint32_t s = tnfs_errno_to_nfs(errno);
+		close(fd);
+		return s;
+	}
+	out->fd = fd;
+	out->type = st->st_mode & S_IFMT;
+	return NFS4_OK;
+}
+
 uint32_t tnfs_fs_lookup(const struct tnfs_export *x, const struct tnfs_node *dir,
 			const char *name, struct tnfs_node *out)
 {
@@ -360,19 +377,15 @@ uint32_t tnfs_fs_lookup(const struct tnfs_export *x, const struct tnfs_node *dir
 	uint32_t s = need_dir(dir);
 	if (s != NFS4_OK)
 		return s;
-	int fd = openat(dir->fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return tnfs_errno_to_nfs(errno);
+	struct stat st;
+	s = open_path(dir, name, out, &st);
 	/* The name is a single component in a directory of the export, so
 	 * the result is inside it, unless it is another mount's root. */
-	struct stat st;
-	if (tnfs_fstat(fd, &st) != 0 || st.st_dev != x->dev) {
-		close(fd);
+	if (s == NFS4_OK && st.st_dev != x->dev) {
+		tnfs_node_put(out);
 		return NFS4ERR_XDEV;
 	}
-	out->fd = fd;
-	out->type = st.st_mode & S_IFMT;
-	return NFS4_OK;
+	return s;
 }
 
 uint32_t tnfs_fs_lookupp(const struct tnfs_export *x, const struct tnfs_node *n,
@@ -399,12 +412,44 @@ uint32_t tnfs_fs_lookupp(const struct tnfs_export *x, const struct tnfs_node *n,
 	return NFS4_OK;
 }
 
+/* The S_IFMT bits of the node's file (an inode's type never changes). */
+static uint32_t node_type(const struct tnfs_node *n, mode_t *type)
+{
+	if (n->type) {
+		*type = n->type;
+		return NFS4_OK;
+	}
+	struct stat st;
+	uint32_t s = tnfs_fs_stat(n, &st);
+	*type = st.st_mode & S_IFMT;
+	return s;
+}
+
 uint32_t tnfs_fs_open(const struct tnfs_node *n, int flags, int *fd)
 {
+	*fd = -1;
+	mode_t t;
+	uint32_t s = n->fd < 0 ? NFS4ERR_NOFILEHANDLE : node_type(n, &t);
+	if (s != NFS4_OK)
+		return s;
+	/* Checked on the inode the O_PATH descriptor holds, which the open
+	 * below reaches through /proc: the type cannot change in between. */
+	mode_t want = flags & O_DIRECTORY ? S_IFDIR : S_IFREG;
+	if (t != want)
+		return t == S_IFDIR ? NFS4ERR_ISDIR : t == S_IFLNK ? NFS4ERR_SYMLINK :
+		       want == S_IFDIR ? NFS4ERR_NOTDIR : NFS4ERR_WRONG_TYPE;
 	char pp[32];
 	proc_path(pp, n->fd);
-	*fd = open(pp, flags | O_CLOEXEC);
+	*fd = open(pp, flags | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	return *fd < 0 ? tnfs_errno_to_nfs(errno) : NFS4_OK;
+}
+
+/* An O_PATH descriptor of the file an open descriptor names. */
+static int path_of(int fd)
+{
+	char pp[32];
+	proc_path(pp, fd);
+	return open(pp, O_PATH | O_CLOEXEC);
 }
 
 uint32_t tnfs_fs_create_file(const struct tnfs_node *dir, const char *name,
@@ -417,23 +462,29 @@ uint32_t tnfs_fs_create_file(const struct tnfs_node *dir, const char *name,
 	uint32_t s = need_dir(dir);
 	if (s != NFS4_OK)
 		return s;
+	/* O_EXCL never opens what exists (a FIFO, a device, a link) */
 	int f = openat(dir->fd, name, accflags | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
-	if (f >= 0) {
-		*created = true;
-	} else if (errno == EEXIST && !exclusive) {
-		f = openat(dir->fd, name, accflags | O_NOFOLLOW | O_CLOEXEC);
-		if (f < 0 && errno == ELOOP)
-			return NFS4ERR_SYMLINK;
-	}
-	if (f < 0)
+	if (f < 0 && (errno != EEXIST || exclusive))
 		return tnfs_errno_to_nfs(errno);
-	struct stat st;
-	if (tnfs_fstat(f, &st) != 0 || !S_ISREG(st.st_mode)) {
-		int isdir = S_ISDIR(st.st_mode);
-		close(f);
-		return isdir ? NFS4ERR_ISDIR : NFS4ERR_WRONG_TYPE;
+	if (f < 0) {
+		/* It exists: look at what it is before opening it, and open
+		 * only a regular file (tnfs_fs_open), from the inode looked
+		 * at.  A FIFO would block the open for ever, a device would
+		 * be opened by its driver. */
+		struct tnfs_node n = TNFS_NODE_NONE;
+		struct stat st;
+		s = open_path(dir, name, &n, &st);
+		if (s == NFS4_OK)
+			s = tnfs_fs_open(&n, accflags, fd);
+		if (s == NFS4_OK)
+			*out = n;
+		else
+			tnfs_node_put(&n);
+		return s;
 	}
-	out->fd = openat(dir->fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	*created = true;
+	out->fd = path_of(f); /* the file made, whatever the name names now */
+	out->type = S_IFREG;
 	if (out->fd < 0) {
 		s = tnfs_errno_to_nfs(errno);
 		close(f);

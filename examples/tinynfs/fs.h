@@ -172,7 +172,16 @@ uint32_t tnfs_fs_lookup(const struct tnfs_export *x, const struct tnfs_node *dir
 uint32_t tnfs_fs_lookupp(const struct tnfs_export *x, const struct tnfs_node *n,
 			 struct tnfs_node *out);
 
-/* Opens the node's file for I/O (O_RDONLY/O_WRONLY/O_RDWR plus flags). */
+/*
+ * Opens the node's file for I/O (O_RDONLY/O_WRONLY/O_RDWR plus flags) as
+ * the caller: a regular file, or a directory when flags has O_DIRECTORY,
+ * and nothing else, so that no FIFO, socket or device is ever opened
+ * (NFS4ERR_ISDIR, NFS4ERR_SYMLINK, NFS4ERR_NOTDIR or NFS4ERR_WRONG_TYPE,
+ * from the type of the node's own inode: no race with a rename).  The
+ * open never waits: the descriptor is O_NONBLOCK, and a file whose lease
+ * another process holds is NFS4ERR_DELAY instead of a wait for the lease
+ * break.
+ */
 uint32_t tnfs_fs_open(const struct tnfs_node *n, int flags, int *fd);
 
 /*
