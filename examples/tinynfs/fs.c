@@ -198,6 +198,21 @@ static bool in_export(const struct tnfs_export *x, int fd, struct stat *st)
 	       (x->whole_fs || tnfs_fs_is_root(x, st) || inside_export(x, fd));
 }
 
+/*
+ * A handle has one byte form, the one tnfs_fs_to_fh() gives (the export
+ * reports unique_handles).  open_by_handle_at() accepts more: trailing
+ * bytes, a length that is not a multiple of 4, a handle type with parent
+ * information; each of those is NFS4ERR_BADHANDLE.
+ */
+static uint32_t canonical(const struct tnfs_export *x, int fd, const uint8_t *fh, uint32_t len)
+{
+	struct tnfs_fh c;
+	uint32_t s = tnfs_fs_name_to_fh(x, fd, "", &c);
+	if (s != NFS4_OK)
+		return s;
+	return c.len == len && memcmp(c.data, fh, len) == 0 ? NFS4_OK : NFS4ERR_BADHANDLE;
+}
+
 uint32_t tnfs_fs_from_fh(const struct tnfs_export *x, const uint8_t *fh,
 			 uint32_t len, struct tnfs_node *out)
 {
@@ -264,9 +279,10 @@ uint32_t tnfs_fs_from_fh(const struct tnfs_export *x, const uint8_t *fh,
 		return tnfs_errno_to_nfs(err);
 	}
 	struct stat st;
-	if (!in_export(x, fd, &st)) {
+	uint32_t s = in_export(x, fd, &st) ? canonical(x, fd, fh, len) : NFS4ERR_STALE;
+	if (s != NFS4_OK) {
 		close(fd);
-		return NFS4ERR_STALE;
+		return s;
 	}
 	if (S_ISDIR(st.st_mode))
 		tnfs_fhc_add(x->dirs, fh, len, fd);

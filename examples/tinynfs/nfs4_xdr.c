@@ -87,9 +87,15 @@ static void dec_fattr(struct xdr_in *x, struct nfs4_fattr_in *f)
 	f->vals = xdr_get_opaque(x, UINT32_MAX);
 }
 
+/* component4 has no bound in the protocol: a name longer than
+ * NFS4_MAXNAMLEN decodes, and the operation answers NFS4ERR_NAMETOOLONG
+ * (tnfs_fs_check_name()).  The bound here only keeps the length word far
+ * from 2^32; no call the library takes is longer. */
+#define COMPONENT_WIRE_MAX (1u << 24)
+
 static struct xdr_opaque dec_component(struct xdr_in *x)
 {
-	return xdr_get_opaque(x, NFS4_MAXNAMLEN);
+	return xdr_get_opaque(x, COMPONENT_WIRE_MAX);
 }
 
 static void dec_owner(struct xdr_in *x, struct nfs4_owner *o)
