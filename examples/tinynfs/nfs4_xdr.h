@@ -17,7 +17,7 @@
  * Encoders write a result's body (after the resop and status words, which
  * compound.c writes); results whose body is streamed by the operation
  * itself (GETATTR, READ, READDIR, READLINK, GETFH, TEST_STATEID,
- * SECINFO_NO_NAME) have no encoder here but use the helpers below.
+ * SECINFO, SECINFO_NO_NAME) have no encoder here but use the helpers below.
  */
 #ifndef TINYNFS_NFS4_XDR_H
 #define TINYNFS_NFS4_XDR_H

@@ -4,7 +4,9 @@
  *
  * Names: a component longer than 255 bytes is NFS4ERR_NAMETOOLONG, for
  * every operation that takes one (LOOKUP, CREATE, OPEN, REMOVE, RENAME's
- * two names, LINK), not a decoding error; lengths 256 to 64 KiB.
+ * two names, LINK, SECINFO), not a decoding error; lengths 256 to 64 KiB.
+ * SECINFO itself: the flavours of a name that exists, consuming the
+ * current file handle.
  *
  * Handles: the export reports unique_handles, so a handle is accepted in
  * exactly one byte form.  Variants of real handles (of a file, of the
@@ -100,7 +102,7 @@ static uint32_t named_op(struct fx *f, uint32_t op, uint32_t len, int which)
 		else
 			put_str(x, "other");
 		break;
-	default: /* LOOKUP, REMOVE, LINK */
+	default: /* LOOKUP, REMOVE, LINK, SECINFO */
 		xdr_put_opaque(x, name, len);
 		break;
 	}
@@ -133,6 +135,7 @@ static void test_long_names(void **state)
 	} ops[] = {
 		{ OP_LOOKUP, 0 }, { OP_CREATE, 0 }, { OP_OPEN, 0 }, { OP_OPEN, 1 },
 		{ OP_REMOVE, 0 }, { OP_RENAME, 0 }, { OP_RENAME, 1 }, { OP_LINK, 0 },
+		{ OP_SECINFO, 0 },
 	};
 	for (size_t o = 0; o < sizeof(ops) / sizeof(ops[0]); o++) {
 		/* "file" for LINK and RENAME (a 255-byte RENAME moves it) */
@@ -149,6 +152,41 @@ static void test_long_names(void **state)
 		/* 255 bytes is a name: decoded and looked at */
 		assert_int_not_equal(named_op(f, ops[o].op, 255, ops[o].which), NFS4ERR_NAMETOOLONG);
 	}
+	fx_teardown((void **)&f);
+}
+
+/* SECINFO: AUTH_SYS for a name that exists, the current fh consumed;
+ * NOENT for one that does not, NOTDIR from a file. */
+static void test_secinfo(void **state)
+{
+	(void)state;
+	struct fx *f = fx_new("*(rw,no_root_squash)");
+	fx_mount(f);
+	char path[160];
+	snprintf(path, sizeof(path), "%s/file", f->dir);
+	FILE *fp = fopen(path, "w");
+	assert_non_null(fp);
+	fclose(fp);
+	fx_seq(f);
+	req_op(&f->rq, OP_PUTROOTFH);
+	req_op(&f->rq, OP_SECINFO);
+	put_str(&f->rq.x, "file");
+	req_op(&f->rq, OP_GETFH);
+	assert_int_equal(fx_call(f), NFS4ERR_NOFILEHANDLE);
+	fx_seq_ok(f);
+	assert_int_equal(rep_op(&f->rp, OP_PUTROOTFH), NFS4_OK);
+	assert_int_equal(rep_op(&f->rp, OP_SECINFO), NFS4_OK);
+	assert_int_equal(xdr_get_u32(&f->rp.x), 1);
+	assert_int_equal(xdr_get_u32(&f->rp.x), AUTH_SYS);
+	assert_int_equal(rep_op(&f->rp, OP_GETFH), NFS4ERR_NOFILEHANDLE);
+	assert_int_equal(named_op(f, OP_SECINFO, 7, 0), NFS4ERR_NOENT);
+	fx_seq(f);
+	req_op(&f->rq, OP_PUTROOTFH);
+	req_op(&f->rq, OP_LOOKUP);
+	put_str(&f->rq.x, "file");
+	req_op(&f->rq, OP_SECINFO);
+	put_str(&f->rq.x, "x");
+	assert_int_equal(fx_call(f), NFS4ERR_NOTDIR);
 	fx_teardown((void **)&f);
 }
 
@@ -267,6 +305,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_long_names),
+		cmocka_unit_test(test_secinfo),
 		cmocka_unit_test(test_handle_forms),
 		cmocka_unit_test(test_handle_forms_inode),
 	};
