@@ -13,9 +13,10 @@
  *     bytes 8..: f_handle bytes
  * The export id is tnfs_export_id() of the path the exports file names,
  * so a handle does not depend on the order of the exports file.
- * A handle that does not parse is NFS4ERR_BADHANDLE; one of another
- * export, or whose file is
- * gone (ESTALE) is NFS4ERR_STALE; one whose file lies outside the export
+ * A handle that does not parse, or is not in the one byte form
+ * tnfs_fs_to_fh() gives (unique_handles), is NFS4ERR_BADHANDLE; one of
+ * another export, or whose file is gone (ESTALE) is NFS4ERR_STALE; one
+ * whose file lies outside the export
  * (checked on the path the kernel reports for the opened file) is
  * NFS4ERR_STALE as well, so no file outside the export can be reached.
  * A handle of one of the directories opened lately is served from the
@@ -24,7 +25,8 @@
  * Names are single components: empty -> NFS4ERR_INVAL, "." or ".." or
  * containing '/' or NUL -> NFS4ERR_BADNAME, longer than NAME_MAX ->
  * NFS4ERR_NAMETOOLONG.  Every lookup is openat(dirfd, name,
- * O_PATH|O_NOFOLLOW): symlinks are never followed on the server.  LOOKUPP
+ * O_PATH|O_NOFOLLOW): symlinks are never followed on the server, and no
+ * FIFO or device is ever opened for its content (tnfs_fs_open()).  LOOKUPP
  * of the export root is NFS4ERR_NOENT.
  *
  * Nodes are O_PATH descriptors owned by their holder (close with
