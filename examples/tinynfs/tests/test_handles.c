@@ -190,6 +190,39 @@ static void test_secinfo(void **state)
 	fx_teardown((void **)&f);
 }
 
+/* The pseudo tree's LOOKUP and SECINFO check names the same way: a
+ * server of two exports, a/ and b/ under the fixture's directory. */
+static void test_long_names_pseudo(void **state)
+{
+	(void)state;
+	struct fx *f = fx_new("*(rw,no_root_squash)");
+	tnfs_server_free(f->srv);
+	tnfs_exports_free(&f->exports);
+	char text[400], err[128];
+	snprintf(text, sizeof(text), "%s/a rw\n%s/b rw\n", f->dir, f->dir);
+	for (int i = 0; i < 2; i++) {
+		char p[160];
+		snprintf(p, sizeof(p), "%s/%c", f->dir, "ab"[i]);
+		assert_int_equal(mkdir(p, 0755), 0);
+	}
+	assert_int_equal(tnfs_exports_parse("test", text, strlen(text), &f->exports, err,
+					    sizeof(err)), 0);
+	static const uint8_t boot[8] = { 1, 2, 3, 4, 5, 6, 7, 10 };
+	struct tnfs_server_opts o = {
+		.size = sizeof(o), .exports = &f->exports, .boot_verifier = boot,
+		.op_hook = fx_op_hook, .hook_arg = &f->est,
+	};
+	assert_int_equal(tnfs_server_new(&o, &f->srv), 0);
+	fx_mount(f);
+	for (uint32_t len = 256; len <= 4096; len *= 4) {
+		assert_int_equal(named_op(f, OP_LOOKUP, len, 0), NFS4ERR_NAMETOOLONG);
+		assert_int_equal(named_op(f, OP_SECINFO, len, 0), NFS4ERR_NAMETOOLONG);
+	}
+	assert_int_equal(named_op(f, OP_LOOKUP, 255, 0), NFS4ERR_NOENT);
+	assert_int_equal(named_op(f, OP_SECINFO, 255, 0), NFS4ERR_NOENT);
+	fx_teardown((void **)&f);
+}
+
 /* --- handles -------------------------------------------------------------- */
 
 /* PUTFH h, GETATTR type; returns PUTFH's status (GETATTR must work when
@@ -306,6 +339,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_long_names),
 		cmocka_unit_test(test_secinfo),
+		cmocka_unit_test(test_long_names_pseudo),
 		cmocka_unit_test(test_handle_forms),
 		cmocka_unit_test(test_handle_forms_inode),
 	};
