@@ -146,88 +146,6 @@ void tnfs_export_close(struct tnfs_export *x)
 	free(x);
 }
 
-void tnfs_export_squash(const struct tnfs_export *x, const struct tnfs_cred *in,
-			struct tnfs_cred *out)
-{
-	*out = *in;
-	if (out->ngroups > 16)
-		out->ngroups = 16;
-	bool squash = in->anon || x->squash == TNFS_SQUASH_ALL ||
-		      (x->squash == TNFS_SQUASH_ROOT && in->uid == 0);
-	if (squash) {
-		out->uid = x->anonuid;
-		out->gid = x->anongid;
-		out->ngroups = 0;
-	}
-	if (x->squash == TNFS_SQUASH_ROOT && out->gid == 0)
-		out->gid = x->anongid; /* like Linux: root_squash squashes gid 0 too */
-}
-
-uint32_t tnfs_fs_self(struct tnfs_fs_saved *self)
-{
-	self->switched = false;
-	self->uid = (uint32_t)syscall(SYS_setfsuid, -1);
-	self->gid = (uint32_t)syscall(SYS_setfsgid, -1);
-	gid_t g[64];
-	int n = getgroups(64, g);
-	if (n < 0)
-		return NFS4ERR_SERVERFAULT;
-	self->ngroups = n;
-	for (int i = 0; i < n; i++)
-		self->groups[i] = g[i];
-	return NFS4_OK;
-}
-
-static bool same_ids(const struct tnfs_cred *c, uint32_t cnt,
-		     const struct tnfs_fs_saved *self)
-{
-	if (c->uid != self->uid || c->gid != self->gid || cnt != (uint32_t)self->ngroups)
-		return false;
-	for (uint32_t i = 0; i < cnt; i++)
-		if (c->groups[i] != self->groups[i])
-			return false;
-	return true;
-}
-
-uint32_t tnfs_fs_become(const struct tnfs_cred *c, const struct tnfs_fs_saved *self,
-			struct tnfs_fs_saved *s)
-{
-	*s = *self;
-	s->switched = false;
-	uint32_t cnt = c->ngroups > 16 ? 16 : c->ngroups;
-	if (same_ids(c, cnt, self))
-		return NFS4_OK;
-	gid_t ng[16];
-	for (uint32_t i = 0; i < cnt; i++)
-		ng[i] = c->groups[i];
-	/* Raw syscalls: these change only the calling thread. */
-	if (syscall(SYS_setgroups, (size_t)cnt, ng) != 0)
-		return NFS4ERR_SERVERFAULT;
-	s->switched = true;
-	syscall(SYS_setfsgid, c->gid);
-	syscall(SYS_setfsuid, c->uid);
-	/* setfsuid reports no error: ask for the ids back */
-	if ((uint32_t)syscall(SYS_setfsuid, -1) != c->uid ||
-	    (uint32_t)syscall(SYS_setfsgid, -1) != c->gid) {
-		tnfs_fs_unbecome(s);
-		return NFS4ERR_SERVERFAULT;
-	}
-	return NFS4_OK;
-}
-
-void tnfs_fs_unbecome(struct tnfs_fs_saved *s)
-{
-	if (!s->switched)
-		return;
-	syscall(SYS_setfsuid, s->uid);
-	syscall(SYS_setfsgid, s->gid);
-	gid_t g[64];
-	for (int i = 0; i < s->ngroups; i++)
-		g[i] = s->groups[i];
-	syscall(SYS_setgroups, (size_t)s->ngroups, g);
-	s->switched = false;
-}
-
 void tnfs_node_put(struct tnfs_node *n)
 {
 	if (n->fd >= 0)
@@ -278,6 +196,21 @@ static bool in_export(const struct tnfs_export *x, int fd, struct stat *st)
 {
 	return tnfs_fstat(fd, st) == 0 && st->st_dev == x->dev &&
 	       (x->whole_fs || tnfs_fs_is_root(x, st) || inside_export(x, fd));
+}
+
+/*
+ * A handle has one byte form, the one tnfs_fs_to_fh() gives (the export
+ * reports unique_handles).  open_by_handle_at() accepts more: trailing
+ * bytes, a length that is not a multiple of 4, a handle type with parent
+ * information; each of those is NFS4ERR_BADHANDLE.
+ */
+static uint32_t canonical(const struct tnfs_export *x, int fd, const uint8_t *fh, uint32_t len)
+{
+	struct tnfs_fh c;
+	uint32_t s = tnfs_fs_name_to_fh(x, fd, "", &c);
+	if (s != NFS4_OK)
+		return s;
+	return c.len == len && memcmp(c.data, fh, len) == 0 ? NFS4_OK : NFS4ERR_BADHANDLE;
 }
 
 uint32_t tnfs_fs_from_fh(const struct tnfs_export *x, const uint8_t *fh,
@@ -346,9 +279,10 @@ uint32_t tnfs_fs_from_fh(const struct tnfs_export *x, const uint8_t *fh,
 		return tnfs_errno_to_nfs(err);
 	}
 	struct stat st;
-	if (!in_export(x, fd, &st)) {
+	uint32_t s = in_export(x, fd, &st) ? canonical(x, fd, fh, len) : NFS4ERR_STALE;
+	if (s != NFS4_OK) {
 		close(fd);
-		return NFS4ERR_STALE;
+		return s;
 	}
 	if (S_ISDIR(st.st_mode))
 		tnfs_fhc_add(x->dirs, fh, len, fd);
@@ -434,6 +368,23 @@ static uint32_t need_dir(const struct tnfs_node *dir)
 	return S_ISDIR(st.st_mode) ? NFS4_OK : NFS4ERR_NOTDIR;
 }
 
+/* dir/name as an O_PATH node, never following a link; fills st. */
+static uint32_t open_path(const struct tnfs_node *dir, const char *name,
+			  struct tnfs_node *out, struct stat *st)
+{
+	int fd = openat(dir->fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return tnfs_errno_to_nfs(errno);
+	if (tnfs_fstat(fd, st) != 0) {
+		uint32_t s = tnfs_errno_to_nfs(errno);
+		close(fd);
+		return s;
+	}
+	out->fd = fd;
+	out->type = st->st_mode & S_IFMT;
+	return NFS4_OK;
+}
+
 uint32_t tnfs_fs_lookup(const struct tnfs_export *x, const struct tnfs_node *dir,
 			const char *name, struct tnfs_node *out)
 {
@@ -442,19 +393,15 @@ uint32_t tnfs_fs_lookup(const struct tnfs_export *x, const struct tnfs_node *dir
 	uint32_t s = need_dir(dir);
 	if (s != NFS4_OK)
 		return s;
-	int fd = openat(dir->fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return tnfs_errno_to_nfs(errno);
+	struct stat st;
+	s = open_path(dir, name, out, &st);
 	/* The name is a single component in a directory of the export, so
 	 * the result is inside it, unless it is another mount's root. */
-	struct stat st;
-	if (tnfs_fstat(fd, &st) != 0 || st.st_dev != x->dev) {
-		close(fd);
+	if (s == NFS4_OK && st.st_dev != x->dev) {
+		tnfs_node_put(out);
 		return NFS4ERR_XDEV;
 	}
-	out->fd = fd;
-	out->type = st.st_mode & S_IFMT;
-	return NFS4_OK;
+	return s;
 }
 
 uint32_t tnfs_fs_lookupp(const struct tnfs_export *x, const struct tnfs_node *n,
@@ -481,12 +428,44 @@ uint32_t tnfs_fs_lookupp(const struct tnfs_export *x, const struct tnfs_node *n,
 	return NFS4_OK;
 }
 
+/* The S_IFMT bits of the node's file (an inode's type never changes). */
+static uint32_t node_type(const struct tnfs_node *n, mode_t *type)
+{
+	if (n->type) {
+		*type = n->type;
+		return NFS4_OK;
+	}
+	struct stat st;
+	uint32_t s = tnfs_fs_stat(n, &st);
+	*type = st.st_mode & S_IFMT;
+	return s;
+}
+
 uint32_t tnfs_fs_open(const struct tnfs_node *n, int flags, int *fd)
 {
+	*fd = -1;
+	mode_t t;
+	uint32_t s = n->fd < 0 ? NFS4ERR_NOFILEHANDLE : node_type(n, &t);
+	if (s != NFS4_OK)
+		return s;
+	/* Checked on the inode the O_PATH descriptor holds, which the open
+	 * below reaches through /proc: the type cannot change in between. */
+	mode_t want = flags & O_DIRECTORY ? S_IFDIR : S_IFREG;
+	if (t != want)
+		return t == S_IFDIR ? NFS4ERR_ISDIR : t == S_IFLNK ? NFS4ERR_SYMLINK :
+		       want == S_IFDIR ? NFS4ERR_NOTDIR : NFS4ERR_WRONG_TYPE;
 	char pp[32];
 	proc_path(pp, n->fd);
-	*fd = open(pp, flags | O_CLOEXEC);
+	*fd = open(pp, flags | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	return *fd < 0 ? tnfs_errno_to_nfs(errno) : NFS4_OK;
+}
+
+/* An O_PATH descriptor of the file an open descriptor names. */
+static int path_of(int fd)
+{
+	char pp[32];
+	proc_path(pp, fd);
+	return open(pp, O_PATH | O_CLOEXEC);
 }
 
 uint32_t tnfs_fs_create_file(const struct tnfs_node *dir, const char *name,
@@ -499,23 +478,29 @@ uint32_t tnfs_fs_create_file(const struct tnfs_node *dir, const char *name,
 	uint32_t s = need_dir(dir);
 	if (s != NFS4_OK)
 		return s;
+	/* O_EXCL never opens what exists (a FIFO, a device, a link) */
 	int f = openat(dir->fd, name, accflags | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
-	if (f >= 0) {
-		*created = true;
-	} else if (errno == EEXIST && !exclusive) {
-		f = openat(dir->fd, name, accflags | O_NOFOLLOW | O_CLOEXEC);
-		if (f < 0 && errno == ELOOP)
-			return NFS4ERR_SYMLINK;
-	}
-	if (f < 0)
+	if (f < 0 && (errno != EEXIST || exclusive))
 		return tnfs_errno_to_nfs(errno);
-	struct stat st;
-	if (tnfs_fstat(f, &st) != 0 || !S_ISREG(st.st_mode)) {
-		int isdir = S_ISDIR(st.st_mode);
-		close(f);
-		return isdir ? NFS4ERR_ISDIR : NFS4ERR_WRONG_TYPE;
+	if (f < 0) {
+		/* It exists: look at what it is before opening it, and open
+		 * only a regular file (tnfs_fs_open), from the inode looked
+		 * at.  A FIFO would block the open for ever, a device would
+		 * be opened by its driver. */
+		struct tnfs_node n = TNFS_NODE_NONE;
+		struct stat st;
+		s = open_path(dir, name, &n, &st);
+		if (s == NFS4_OK)
+			s = tnfs_fs_open(&n, accflags, fd);
+		if (s == NFS4_OK)
+			*out = n;
+		else
+			tnfs_node_put(&n);
+		return s;
 	}
-	out->fd = openat(dir->fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	*created = true;
+	out->fd = path_of(f); /* the file made, whatever the name names now */
+	out->type = S_IFREG;
 	if (out->fd < 0) {
 		s = tnfs_errno_to_nfs(errno);
 		close(f);
@@ -651,7 +636,24 @@ static uint32_t set_times(const struct tnfs_node *n, const struct tnfs_sattr *a)
 	return utimensat(AT_FDCWD, pp, ts, 0) == 0 ? NFS4_OK : tnfs_errno_to_nfs(errno);
 }
 
-uint32_t tnfs_fs_setattr(const struct tnfs_node *n, const struct tnfs_sattr *a,
+/* The size change of SETATTR: ftruncate(2), on wfd or on a descriptor
+ * opened for it. */
+static uint32_t set_size(const struct tnfs_node *n, uint64_t size, int wfd)
+{
+	int fd = wfd;
+	if (fd < 0) {
+		uint32_t s = tnfs_fs_open(n, O_WRONLY, &fd);
+		if (s != NFS4_OK)
+			return s;
+	}
+	uint32_t s = ftruncate(fd, (off_t)size) == 0 ? NFS4_OK :
+		     errno == EBADF ? NFS4ERR_OPENMODE : tnfs_errno_to_nfs(errno);
+	if (fd != wfd)
+		close(fd);
+	return s;
+}
+
+uint32_t tnfs_fs_setattr(const struct tnfs_node *n, const struct tnfs_sattr *a, int wfd,
 			 tnfs_setattr_hook *hook, void *hook_arg)
 {
 	struct stat st;
@@ -672,9 +674,9 @@ uint32_t tnfs_fs_setattr(const struct tnfs_node *n, const struct tnfs_sattr *a,
 					    .mtime_how = 1 };
 		if (hook)
 			hook(hook_arg, 1, &step1);
-		/* truncate(2) sets ctime and mtime itself */
-		if (truncate(pp, (off_t)a->size) != 0)
-			return tnfs_errno_to_nfs(errno);
+		/* ftruncate(2) sets ctime and mtime itself */
+		if ((s = set_size(n, a->size, wfd)) != NFS4_OK)
+			return s;
 		rest.set_size = false;
 		/* the truncate already set mtime to the server's time */
 		if (rest.mtime_how == 1)

@@ -13,9 +13,10 @@
  *     bytes 8..: f_handle bytes
  * The export id is tnfs_export_id() of the path the exports file names,
  * so a handle does not depend on the order of the exports file.
- * A handle that does not parse is NFS4ERR_BADHANDLE; one of another
- * export, or whose file is
- * gone (ESTALE) is NFS4ERR_STALE; one whose file lies outside the export
+ * A handle that does not parse, or is not in the one byte form
+ * tnfs_fs_to_fh() gives (unique_handles), is NFS4ERR_BADHANDLE; one of
+ * another export, or whose file is gone (ESTALE) is NFS4ERR_STALE; one
+ * whose file lies outside the export
  * (checked on the path the kernel reports for the opened file) is
  * NFS4ERR_STALE as well, so no file outside the export can be reached.
  * A handle of one of the directories opened lately is served from the
@@ -24,7 +25,8 @@
  * Names are single components: empty -> NFS4ERR_INVAL, "." or ".." or
  * containing '/' or NUL -> NFS4ERR_BADNAME, longer than NAME_MAX ->
  * NFS4ERR_NAMETOOLONG.  Every lookup is openat(dirfd, name,
- * O_PATH|O_NOFOLLOW): symlinks are never followed on the server.  LOOKUPP
+ * O_PATH|O_NOFOLLOW): symlinks are never followed on the server, and no
+ * FIFO or device is ever opened for its content (tnfs_fs_open()).  LOOKUPP
  * of the export root is NFS4ERR_NOENT.
  *
  * Nodes are O_PATH descriptors owned by their holder (close with
@@ -111,7 +113,12 @@ uint32_t tnfs_export_id(const char *path);
 int64_t tnfs_fh_export_id(const uint8_t *fh, uint32_t len);
 void tnfs_export_close(struct tnfs_export *x);
 
-/* The credentials an RPC caller acts with on this export (squashing). */
+/* The credentials an RPC caller acts with on this export, squashed as
+ * Linux nfsd squashes them (fs_cred.c): all_squash and AUTH_NONE give
+ * anonuid, anongid and no supplementary groups; root_squash turns uid 0
+ * into anonuid and gid 0 into anongid, the primary group and each one of
+ * the list, and keeps the other groups; (uid_t)-1 and (gid_t)-1 are the
+ * anonymous ids, and a supplementary (gid_t)-1 is dropped. */
 void tnfs_export_squash(const struct tnfs_export *x, const struct tnfs_cred *in,
 			struct tnfs_cred *out);
 
@@ -167,8 +174,33 @@ uint32_t tnfs_fs_lookup(const struct tnfs_export *x, const struct tnfs_node *dir
 uint32_t tnfs_fs_lookupp(const struct tnfs_export *x, const struct tnfs_node *n,
 			 struct tnfs_node *out);
 
-/* Opens the node's file for I/O (O_RDONLY/O_WRONLY/O_RDWR plus flags). */
+/*
+ * Opens the node's file for I/O (O_RDONLY/O_WRONLY/O_RDWR plus flags) as
+ * the caller: a regular file, or a directory when flags has O_DIRECTORY,
+ * and nothing else, so that no FIFO, socket or device is ever opened
+ * (NFS4ERR_ISDIR, NFS4ERR_SYMLINK, NFS4ERR_NOTDIR or NFS4ERR_WRONG_TYPE,
+ * from the type of the node's own inode: no race with a rename).  The
+ * open never waits: the descriptor is O_NONBLOCK, and a file whose lease
+ * another process holds is NFS4ERR_DELAY instead of a wait for the lease
+ * break.
+ */
 uint32_t tnfs_fs_open(const struct tnfs_node *n, int flags, int *fd);
+
+/*
+ * May the caller, whose ids this thread holds (fsuid `fsuid`), read or
+ * write the data of the file `st` describes?  Asked on every READ, WRITE,
+ * SEEK and size change, whatever stateid the caller shows, as Linux nfsd
+ * does: the owner always may (NFSD_MAY_OWNER_OVERRIDE), others as the
+ * kernel says for the mode bits and ACLs, and a regular file that may be
+ * executed may be read.  NFS4_OK or NFS4ERR_ACCESS.
+ */
+uint32_t tnfs_fs_may_io(const struct tnfs_node *n, const struct stat *st, uint32_t fsuid,
+			bool write);
+
+/* tnfs_fs_open() for a caller tnfs_fs_may_io() has let through: where the
+ * mode bits refuse the open (the owner override, read of an executable),
+ * opens with the server's rights. */
+uint32_t tnfs_fs_open_checked(const struct tnfs_node *n, int flags, int *fd);
 
 /* Creates or opens dir/name as a regular file; *created says whether it
  * was created.  exclusive: fail with NFS4ERR_EXIST if it exists. */
@@ -205,10 +237,13 @@ struct tnfs_sattr {
  * for the size change, 2 for the rest; `what` describes what it changes. */
 typedef void tnfs_setattr_hook(void *arg, int step, const struct tnfs_sattr *what);
 
-/* Applies `a`.  A size change is applied alone first (truncate, which sets
- * ctime and mtime), then the remaining attributes; the second step is
- * skipped when nothing but "mtime = server time" is left. */
-uint32_t tnfs_fs_setattr(const struct tnfs_node *n, const struct tnfs_sattr *a,
+/* Applies `a`.  A size change is applied alone first (ftruncate, which
+ * sets ctime and mtime) on `wfd`, a descriptor of the file open for
+ * writing, or when wfd is -1 on one tnfs_fs_open() gives (never
+ * truncate(2), which waits for a lease break); then the remaining
+ * attributes; the second step is skipped when nothing but "mtime = server
+ * time" is left. */
+uint32_t tnfs_fs_setattr(const struct tnfs_node *n, const struct tnfs_sattr *a, int wfd,
 			 tnfs_setattr_hook *hook, void *hook_arg);
 
 /* Security label ("security.selinux" xattr).  NFS4ERR_NOTSUPP where the

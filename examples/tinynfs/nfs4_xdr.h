@@ -7,7 +7,8 @@
  * Decoders read from a bounded cursor (xdr.h) and never past its end; a
  * malformed or truncated argument leaves the cursor `bad` (the operation is
  * answered NFS4ERR_BADXDR).  Length limits enforced while decoding:
- * component names <= NFS4_MAXNAMLEN (longer: bad), owners and client ids
+ * component names none but the request's (longer than NFS4_MAXNAMLEN is
+ * the operation's NFS4ERR_NAMETOOLONG, not bad), owners and client ids
  * <= NFS4_OPAQUE_LIMIT, file handles <= NFS4_FHSIZE, link text <=
  * NFS4_MAXPATHLEN, WRITE data <= what the buffer holds, attribute bitmaps
  * <= 8 words (bits beyond FATTR4_WORDS words are recorded in `extra`).
@@ -16,7 +17,7 @@
  * Encoders write a result's body (after the resop and status words, which
  * compound.c writes); results whose body is streamed by the operation
  * itself (GETATTR, READ, READDIR, READLINK, GETFH, TEST_STATEID,
- * SECINFO_NO_NAME) have no encoder here but use the helpers below.
+ * SECINFO, SECINFO_NO_NAME) have no encoder here but use the helpers below.
  */
 #ifndef TINYNFS_NFS4_XDR_H
 #define TINYNFS_NFS4_XDR_H

@@ -129,7 +129,7 @@ tnfs_op_fn tnfs_op_exchange_id, tnfs_op_create_session, tnfs_op_sequence,
 /* ops_fh.c */
 tnfs_op_fn tnfs_op_putrootfh, tnfs_op_putfh, tnfs_op_getfh, tnfs_op_savefh,
 	tnfs_op_restorefh, tnfs_op_lookup, tnfs_op_lookupp, tnfs_op_access,
-	tnfs_op_getattr, tnfs_op_readlink, tnfs_op_secinfo_no_name;
+	tnfs_op_getattr, tnfs_op_readlink, tnfs_op_secinfo, tnfs_op_secinfo_no_name;
 /* ops_dir.c */
 tnfs_op_fn tnfs_op_readdir, tnfs_op_create, tnfs_op_remove, tnfs_op_rename,
 	tnfs_op_link;

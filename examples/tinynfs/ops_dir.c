@@ -195,7 +195,7 @@ static uint32_t apply_create_attrs(struct tnfs_ctx *c, const struct tnfs_node *n
 	sa.set_size = false;
 	if (mode_done)
 		sa.set_mode = false;
-	uint32_t s = tnfs_fs_setattr(n, &sa, NULL, NULL);
+	uint32_t s = tnfs_fs_setattr(n, &sa, -1, NULL, NULL);
 	if (s == NFS4_OK && ai->set_label)
 		s = tnfs_fs_set_label(n, ai->label.data, ai->label.len);
 	(void)c;

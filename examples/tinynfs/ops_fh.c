@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* File-handle and lookup operations: PUTROOTFH, PUTFH, GETFH, SAVEFH,
- * RESTOREFH, LOOKUP, LOOKUPP, ACCESS, GETATTR, READLINK, SECINFO_NO_NAME. */
+ * RESTOREFH, LOOKUP, LOOKUPP, ACCESS, GETATTR, READLINK, SECINFO,
+ * SECINFO_NO_NAME. */
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
@@ -213,6 +214,18 @@ uint32_t tnfs_op_readlink(struct tnfs_ctx *c, const union nfs4_args *a,
 	return s;
 }
 
+/* The one flavour, AUTH_SYS; RFC 8881 2.6.3.1.1.8: SECINFO and
+ * SECINFO_NO_NAME consume the current fh. */
+static uint32_t secinfo_reply(struct tnfs_ctx *c, struct xdr_out *x)
+{
+	xdr_put_u32(x, 1);
+	xdr_put_u32(x, AUTH_SYS);
+	tnfs_node_put(&c->cfh);
+	c->cfh_fh.len = 0;
+	c->cpseudo = TNFS_NOT_PSEUDO;
+	return NFS4_OK;
+}
+
 uint32_t tnfs_op_secinfo_no_name(struct tnfs_ctx *c, const union nfs4_args *a,
 				 union nfs4_res *r, struct xdr_out *x)
 {
@@ -236,11 +249,28 @@ uint32_t tnfs_op_secinfo_no_name(struct tnfs_ctx *c, const union nfs4_args *a,
 				return NFS4ERR_NOENT;
 		}
 	}
-	xdr_put_u32(x, 1);
-	xdr_put_u32(x, AUTH_SYS);
-	/* RFC 8881 2.6.3.1.1.8: SECINFO_NO_NAME consumes the current fh */
-	tnfs_node_put(&c->cfh);
-	c->cfh_fh.len = 0;
-	c->cpseudo = TNFS_NOT_PSEUDO;
-	return NFS4_OK;
+	return secinfo_reply(c, x);
+}
+
+/* SECINFO: the flavours of the object named in the current directory,
+ * which must exist; its name is checked like LOOKUP's. */
+uint32_t tnfs_op_secinfo(struct tnfs_ctx *c, const union nfs4_args *a,
+			 union nfs4_res *r, struct xdr_out *x)
+{
+	(void)r;
+	const struct xdr_opaque *nm = &a->name.name;
+	if (c->cpseudo != TNFS_NOT_PSEUDO) {
+		/* moves the current fh, which the reply consumes anyway */
+		uint32_t s = tnfs_pseudo_op_lookup(c, nm->data, nm->len);
+		return s == NFS4_OK ? secinfo_reply(c, x) : s;
+	}
+	char name[256];
+	uint32_t s = tnfs_fs_check_name(nm->data, nm->len, name);
+	struct tnfs_node n;
+	if (s == NFS4_OK)
+		s = tnfs_fs_lookup(c->exp, &c->cfh, name, &n);
+	if (s != NFS4_OK)
+		return s;
+	tnfs_node_put(&n);
+	return secinfo_reply(c, x);
 }

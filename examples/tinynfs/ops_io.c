@@ -159,7 +159,7 @@ uint32_t tnfs_op_open(struct tnfs_ctx *c, const union nfs4_args *a,
 					sa.mtime_how = 2;
 					sa.mtime = vmt;
 				}
-				s = tnfs_fs_setattr(&n, &sa, NULL, NULL);
+				s = tnfs_fs_setattr(&n, &sa, acc == O_RDWR ? fd : -1, NULL, NULL);
 				if (s == NFS4_OK && ai.set_label)
 					s = tnfs_fs_set_label(&n, ai.label.data, ai.label.len);
 				if (s != NFS4_OK)
@@ -238,10 +238,16 @@ uint32_t tnfs_op_open_downgrade(struct tnfs_ctx *c, const union nfs4_args *a,
 	return s;
 }
 
-/* The descriptor to do I/O with for a stateid (caller closes). */
+/*
+ * The descriptor to do I/O with for a stateid (caller closes).  The
+ * caller's rights are checked each time, as Linux nfsd does: an open
+ * stateid is a descriptor some user of the client opened, and lends no
+ * right to another (tnfs_fs_may_io()).
+ */
 static uint32_t io_fd(struct tnfs_ctx *c, const struct nfs4_stateid *in,
 		      bool write, int *fd, struct stat *st)
 {
+	*fd = -1;
 	struct nfs4_stateid sid;
 	struct tnfs_file_key k;
 	uint32_t s = tnfs_ctx_stateid(c, in, &sid);
@@ -249,8 +255,14 @@ static uint32_t io_fd(struct tnfs_ctx *c, const struct nfs4_stateid *in,
 		s = file_key(&c->cfh, &k, st);
 	if (s == NFS4_OK)
 		s = tnfs_state_io_fd(c->srv->state, c->clientid, &sid, k, write, fd);
-	if (s == NFS4_OK && *fd < 0) /* special stateid: as the caller */
-		s = tnfs_fs_open(&c->cfh, write ? O_WRONLY : O_RDONLY, fd);
+	if (s == NFS4_OK)
+		s = tnfs_fs_may_io(&c->cfh, st, c->cred.uid, write);
+	if (s == NFS4_OK && *fd < 0) /* special stateid: no open state */
+		s = tnfs_fs_open_checked(&c->cfh, write ? O_WRONLY : O_RDONLY, fd);
+	if (s != NFS4_OK && *fd >= 0) {
+		close(*fd);
+		*fd = -1;
+	}
 	if (s == NFS4ERR_ISDIR || s == NFS4ERR_SYMLINK || s == NFS4ERR_WRONG_TYPE)
 		s = s == NFS4ERR_ISDIR ? NFS4ERR_ISDIR : NFS4ERR_INVAL;
 	return s;
@@ -383,16 +395,18 @@ uint32_t tnfs_op_setattr(struct tnfs_ctx *c, const union nfs4_args *a,
 		return s;
 	if (tnfs_ctx_readonly(c))
 		return NFS4ERR_ROFS;
+	int fd = -1;
 	if (ai.sa.set_size) {
-		/* the stateid must allow writing (unless special) */
-		int fd;
+		/* the stateid must allow writing (unless special), and the
+		 * caller may write: the size changes through its descriptor */
 		struct stat st;
 		s = io_fd(c, &a->setattr.stateid, true, &fd, &st);
 		if (s != NFS4_OK)
 			return s;
-		close(fd);
 	}
-	s = tnfs_fs_setattr(&c->cfh, &ai.sa, c->srv->setattr_hook, c->srv->hook_arg);
+	s = tnfs_fs_setattr(&c->cfh, &ai.sa, fd, c->srv->setattr_hook, c->srv->hook_arg);
+	if (fd >= 0)
+		close(fd);
 	if (s == NFS4_OK && ai.set_label)
 		s = tnfs_fs_set_label(&c->cfh, ai.label.data, ai.label.len);
 	if (s == NFS4_OK)

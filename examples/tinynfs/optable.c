@@ -223,6 +223,7 @@ static const struct tnfs_op ops[] = {
 	[OP_RENAME] = { "RENAME", C, est_rename, tnfs_op_rename, NULL },
 	[OP_RESTOREFH] = { "RESTOREFH", 0, est_hdr, tnfs_op_restorefh, NULL },
 	[OP_SAVEFH] = { "SAVEFH", C | P, est_hdr, tnfs_op_savefh, NULL },
+	[OP_SECINFO] = { "SECINFO", C | P, est_secinfo, tnfs_op_secinfo, NULL },
 	[OP_SETATTR] = { "SETATTR", C | S, est_setattr, tnfs_op_setattr, NULL },
 	[OP_WRITE] = { "WRITE", C | S, est_write, tnfs_op_write, NULL },
 	[OP_BIND_CONN_TO_SESSION] = { "BIND_CONN_TO_SESSION", OPF_FIRST, est_bind_conn, tnfs_op_bind_conn, NULL },

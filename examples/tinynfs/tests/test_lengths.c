@@ -218,6 +218,7 @@ static const struct args cases[] = {
 	{ OP_CREATE, a_create_lnk }, { OP_CREATE, a_create_dir },
 	{ OP_CREATE, a_create_chr }, { OP_GETATTR, a_getattr },
 	{ OP_LINK, a_name }, { OP_LOOKUP, a_name }, { OP_REMOVE, a_name },
+	{ OP_SECINFO, a_name },
 	{ OP_LOCK, a_lock_new }, { OP_LOCK, a_lock_old }, { OP_LOCKT, a_lockt },
 	{ OP_LOCKU, a_locku }, { OP_OPEN, a_open_unchecked },
 	{ OP_OPEN, a_open_excl41 }, { OP_OPEN, a_open_excl },
@@ -264,7 +265,7 @@ static void check_opaques(uint32_t op, const union nfs4_args *a, const uint8_t *
 		in_buf(&a->create.name, b, len);
 		in_buf(&a->create.attrs.vals, b, len);
 		break;
-	case OP_LINK: case OP_LOOKUP: case OP_REMOVE:
+	case OP_LINK: case OP_LOOKUP: case OP_REMOVE: case OP_SECINFO:
 		in_buf(&a->name.name, b, len);
 		break;
 	case OP_LOCK: in_buf(&a->lock.owner.owner, b, len); break;
