@@ -517,6 +517,8 @@ static int conn_accept(struct rpcrdma_listener *l, struct rdma_cm_event *ev)
 	conn = calloc(1, sizeof(*conn));
 	if (!conn)
 		return -ENOMEM;
+	/* Before the list: the idle sweep and the cap read it. */
+	atomic_init(&conn->last_ns, rpcrdma__coarse_ns());
 	pthread_mutex_lock(&l->lock);
 	if (l->closing) {
 		pthread_mutex_unlock(&l->lock);
@@ -561,7 +563,6 @@ static int conn_accept(struct rpcrdma_listener *l, struct rdma_cm_event *ev)
 
 	conn->id = id;
 	atomic_init(&conn->refs, 1);
-	atomic_init(&conn->last_ns, rpcrdma__coarse_ns());
 	pthread_mutex_init(&conn->lock, NULL);
 	rpcrdma__list_init(&conn->sq_wait);
 	rpcrdma__list_init(&conn->sends);

@@ -37,7 +37,9 @@
  *    until rpcrdma_listener_destroy(): 1 hca_handle (the device context it
  *    holds) and as hca_object 1 PD, 1 CQ, 1 completion channel (none with a
  *    RPCRDMA_POLLER_BUSY poller) and, with an SRQ, 1 SRQ and 1 MR (its
- *    receive buffers): 5 with the defaults, 3 without an SRQ.  The CQ and
+ *    receive buffers): 5 with the defaults, 3 without an SRQ.  (The
+ *    poller's CQ pool makes more CQs for a device once one is full, near
+ *    90 connections over soft-RoCE: those are not charged.)  The CQ and
  *    the channel are the poller's, shared by every listener on it: each
  *    listener is charged for them as if it had its own, so one group's
  *    usage never depends on which group came first;
