@@ -443,7 +443,13 @@ int rpcrdma_poller_poll(struct rpcrdma_poller *p, unsigned budget)
 	 * memory (the poller's spare list).
 	 */
 	ncq = atomic_load(&p->ncqs);
-	for (unsigned i = 0; i < ncq && done < budget; i++) {
+	/* A call whose budget ran out starts the next one after the CQ it
+	 * stopped at: with the pool's several CQs per device, a busy first
+	 * CQ must not starve the others. */
+	unsigned start = ncq > 1 ? atomic_load_explicit(&p->cq_next, memory_order_relaxed) % ncq : 0;
+
+	for (unsigned k = 0; k < ncq && done < budget; k++) {
+		unsigned i = start + k < ncq ? start + k : start + k - ncq;
 		struct rpcrdma__cq *cq = p->cqs[i];
 		bool more;
 
@@ -452,6 +458,8 @@ int rpcrdma_poller_poll(struct rpcrdma_poller *p, unsigned budget)
 		if (!atomic_load(&cq->src.dead))
 			done += poll_batches(p, cq->cq, budget - done, &more);
 		busy_release(p, &cq->src);
+		if (done >= budget && ncq > 1)
+			atomic_store_explicit(&p->cq_next, i + 1, memory_order_relaxed);
 	}
 	if (done)
 		return (int)done;

@@ -240,6 +240,7 @@ struct rpcrdma_poller {
 	/* Read without the lock (atomic slots); changed under it. */
 	struct rpcrdma__cq *_Atomic cqs[RPCRDMA__MAX_CQS];
 	atomic_uint ncqs;
+	atomic_uint cq_next;        /* DIRECT: where the next poll starts in cqs[] */
 	/* Dropped CQs (their verbs objects destroyed): a DIRECT caller may
 	 * still hold one's address from cqs[], so the structs are freed with
 	 * the poller, not at the drop (the lock). */
