@@ -124,7 +124,7 @@ static unsigned spin_poll(struct rpcrdma_poller *p, struct ibv_cq *cq, unsigned 
 	return n;
 }
 
-static int cq_handle(struct rpcrdma__source *s, unsigned budget)
+int rpcrdma__cq_handle(struct rpcrdma__source *s, unsigned budget)
 {
 	struct rpcrdma__cq *cq = rpcrdma__container_of(s, struct rpcrdma__cq, src);
 	struct rpcrdma_poller *p = s->poller;
@@ -393,15 +393,6 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
-/* The coarse clock (a jiffy's resolution): read without a system call. */
-static uint64_t coarse_ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC_COARSE, &t);
-	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
-}
-
 static void *busy_main(void *arg)
 {
 	struct rpcrdma_poller *p = ((struct worker_arg *)arg)->p;
@@ -421,7 +412,7 @@ static void *busy_main(void *arg)
 		 * epoll_wait is a system call, and every 64 polls came to three
 		 * or four a NULL call. */
 		if (ncq == 0 || ++spins % 16 == 0) {
-			uint64_t now = coarse_ns();
+			uint64_t now = rpcrdma__coarse_ns();
 
 			if (ncq == 0 || now != last) {
 				last = now;
@@ -452,7 +443,13 @@ int rpcrdma_poller_poll(struct rpcrdma_poller *p, unsigned budget)
 	 * memory (the poller's spare list).
 	 */
 	ncq = atomic_load(&p->ncqs);
-	for (unsigned i = 0; i < ncq && done < budget; i++) {
+	/* A call whose budget ran out starts the next one after the CQ it
+	 * stopped at: with the pool's several CQs per device, a busy first
+	 * CQ must not starve the others. */
+	unsigned start = ncq > 1 ? atomic_load_explicit(&p->cq_next, memory_order_relaxed) % ncq : 0;
+
+	for (unsigned k = 0; k < ncq && done < budget; k++) {
+		unsigned i = start + k < ncq ? start + k : start + k - ncq;
 		struct rpcrdma__cq *cq = p->cqs[i];
 		bool more;
 
@@ -461,6 +458,8 @@ int rpcrdma_poller_poll(struct rpcrdma_poller *p, unsigned budget)
 		if (!atomic_load(&cq->src.dead))
 			done += poll_batches(p, cq->cq, budget - done, &more);
 		busy_release(p, &cq->src);
+		if (done >= budget && ncq > 1)
+			atomic_store_explicit(&p->cq_next, i + 1, memory_order_relaxed);
 	}
 	if (done)
 		return (int)done;
@@ -486,112 +485,6 @@ bool rpcrdma__poller_is_direct(const struct rpcrdma_poller *p)
 bool rpcrdma__poller_direct_spin(const struct rpcrdma_poller *p)
 {
 	return p->opts.direct_spin != 0;
-}
-
-int rpcrdma__poller_cq_get(struct rpcrdma_poller *p, struct ibv_context *verbs, int entries,
-			   struct rpcrdma__cq **out)
-{
-	struct rpcrdma__cq *cq = NULL;
-	unsigned ncq;
-	int err = 0;
-
-	pthread_mutex_lock(&p->lock);
-	ncq = atomic_load(&p->ncqs);
-	for (unsigned i = 0; i < ncq; i++)
-		if (p->cqs[i]->verbs == verbs)
-			cq = p->cqs[i];
-	if (cq) {
-		if (cq->reserved + entries > cq->capacity) {
-			int want = cq->reserved + entries + p->opts.cq_entries;
-
-			if (want > cq->max_cqe)
-				want = cq->max_cqe;
-			if (want < cq->reserved + entries || ibv_resize_cq(cq->cq, want)) {
-				err = -ENOSPC;
-				goto out;
-			}
-			cq->capacity = cq->cq->cqe;
-		}
-		cq->reserved += entries;
-		goto out;
-	}
-	if (ncq == RPCRDMA__MAX_CQS) {
-		err = -ENOSPC;
-		goto out;
-	}
-	cq = calloc(1, sizeof(*cq));
-	if (!cq) {
-		err = -ENOMEM;
-		goto out;
-	}
-	cq->verbs = verbs;
-	{
-		struct ibv_device_attr attr;
-
-		if (ibv_query_device(verbs, &attr)) {
-			err = -EIO;
-			goto out_free;
-		}
-		cq->max_cqe = attr.max_cqe;
-	}
-	if (rpcrdma__poller_notifies(p)) {
-		cq->channel = ibv_create_comp_channel(verbs);
-		if (!cq->channel) {
-			err = errno ? -errno : -ENOMEM;
-			goto out_free;
-		}
-		fcntl(cq->channel->fd, F_SETFL, fcntl(cq->channel->fd, F_GETFL) | O_NONBLOCK);
-	}
-	{
-		int want = p->opts.cq_entries > entries ? p->opts.cq_entries : entries;
-
-		if (want > cq->max_cqe)
-			want = cq->max_cqe;
-
-		cq->cq = ibv_create_cq(verbs, want, cq, cq->channel, 0);
-	}
-	if (!cq->cq) {
-		err = errno ? -errno : -ENOMEM;
-		goto out_chan;
-	}
-	cq->capacity = cq->cq->cqe;
-	cq->reserved = entries;
-	if (cq->channel) {
-		ibv_req_notify_cq(cq->cq, 0);
-		cq->src.fd = cq->channel->fd;
-		cq->src.handle = cq_handle;
-		cq->src.is_cq = true;
-		err = rpcrdma__poller_add(p, &cq->src);
-		if (err)
-			goto out_cq;
-	}
-	p->cqs[ncq] = cq;
-	atomic_store(&p->ncqs, ncq + 1);
-out:
-	pthread_mutex_unlock(&p->lock);
-	if (!err)
-		*out = cq;
-	return err;
-out_cq:
-	ibv_destroy_cq(cq->cq);
-out_chan:
-	if (cq->channel)
-		ibv_destroy_comp_channel(cq->channel);
-out_free:
-	free(cq);
-	pthread_mutex_unlock(&p->lock);
-	return err;
-}
-
-void rpcrdma__poller_cq_put(struct rpcrdma__cq *cq, int entries)
-{
-	struct rpcrdma_poller *p = cq->src.poller;
-
-	if (p)
-		pthread_mutex_lock(&p->lock);
-	cq->reserved -= entries;
-	if (p)
-		pthread_mutex_unlock(&p->lock);
 }
 
 int rpcrdma_poller_create(const struct rpcrdma_poller_opts *uopts, struct rpcrdma_poller **out)

@@ -31,6 +31,8 @@ void rpcrdma_listener_opts_init(struct rpcrdma_listener_opts *o)
 	o->garbage_limit = 16;
 	o->backlog = 64;
 	o->bulk_cache_bytes = 64u << 20;
+	o->idle_timeout_ms = 360000;
+	o->max_conns = 256;
 }
 
 /* ---- references and teardown ---- */
@@ -58,7 +60,7 @@ static void conn_free(struct rpcrdma__conn *conn)
 	rpcrdma__qpmap_del(dev, conn);
 	rpcrdma__list_del(&conn->lnode);
 	rpcrdma_idr_remove(l->conn_ids, (int)conn->conn_id);
-	if (dev->srq)
+	if (conn->on_srq)
 		dev->srq_unpromised += rpcrdma_credits_grant(&conn->credits);
 	pthread_mutex_unlock(&l->lock);
 
@@ -67,7 +69,7 @@ static void conn_free(struct rpcrdma__conn *conn)
 	rpcrdma__pool_fini(&conn->send_pool);
 	if (conn->have_recv_pool)
 		rpcrdma__pool_fini(&conn->recv_pool);
-	rpcrdma__poller_cq_put(dev->cq, (int)(conn->sq_depth + rpcrdma_credits_grant(&conn->credits)));
+	rpcrdma__poller_cq_put(conn->cq, (int)(conn->sq_depth + rpcrdma_credits_grant(&conn->credits)));
 	rpcrdma__rescg_ledger_release(&conn->led);
 	/* Waits for CM events of this id fetched but not yet acknowledged. */
 	rdma_destroy_id(conn->id);
@@ -297,8 +299,9 @@ void rpcrdma__conn_sends_done(struct rpcrdma__conn *conn, struct rpcrdma__list *
 /* ---- per-device resources ---- */
 
 /* app_thread: called from an application thread (listener destroy), which
- * may wait for the poller to hand back the SRQ's receives. */
-static void dev_destroy(struct rpcrdma__dev *dev, bool app_thread)
+ * may wait for the poller to hand back the SRQ's receives; drop: the device
+ * was removed, destroy its CQs (rpcrdma__dev_cqs_put). */
+static void dev_destroy(struct rpcrdma__dev *dev, bool app_thread, bool drop)
 {
 	/* Every connection is freed: no reply reads a region any more.
 	 * (Their charges go with the ledger.) */
@@ -311,8 +314,7 @@ static void dev_destroy(struct rpcrdma__dev *dev, bool app_thread)
 		ibv_destroy_srq(dev->srq);
 	}
 	rpcrdma__pool_fini(&dev->srq_pool);
-	if (dev->cq)
-		rpcrdma__poller_cq_put(dev->cq, (int)dev->srq_posted);
+	rpcrdma__dev_cqs_put(dev, drop);
 	if (dev->pd)
 		ibv_dealloc_pd(dev->pd);
 	rpcrdma__rescg_ledger_release(&dev->led);
@@ -453,9 +455,6 @@ static int dev_get(struct rpcrdma_listener *l, struct ibv_context *verbs, struct
 	 * on this device instead. */
 	for (unsigned i = 0; i < atomic_load(&l->nregions); i++)
 		(void)dev_region_reg(l, dev, i);
-	err = rpcrdma__poller_cq_get(l->poller, verbs, 0, &dev->cq);
-	if (err)
-		goto fail;
 	if (use_srq) {
 		uint32_t depth = l->opts.srq_depth, slack = RPCRDMA__EARLY_SLACK;
 		struct ibv_srq_init_attr sa = { 0 };
@@ -474,9 +473,6 @@ static int dev_get(struct rpcrdma_listener *l, struct ibv_context *verbs, struct
 			err = rpcrdma__pool_init(&dev->srq_pool, dev->pd, RPCRDMA__WR_RECV, depth,
 						 sizeof(struct rpcrdma_call), l->opts.recv_inline,
 						 IBV_ACCESS_LOCAL_WRITE);
-			if (err)
-				goto fail;
-			err = rpcrdma__poller_cq_get(l->poller, verbs, (int)depth, &dev->cq);
 			if (err)
 				goto fail;
 			dev->srq_posted = depth;
@@ -501,7 +497,7 @@ static int dev_get(struct rpcrdma_listener *l, struct ibv_context *verbs, struct
 	*out = dev;
 	return 0;
 fail:
-	dev_destroy(dev, false);
+	dev_destroy(dev, false, false);
 	return err;
 }
 
@@ -521,6 +517,8 @@ static int conn_accept(struct rpcrdma_listener *l, struct rdma_cm_event *ev)
 	conn = calloc(1, sizeof(*conn));
 	if (!conn)
 		return -ENOMEM;
+	/* Before the list: the idle sweep and the cap read it. */
+	atomic_init(&conn->last_ns, rpcrdma__coarse_ns());
 	pthread_mutex_lock(&l->lock);
 	if (l->closing) {
 		pthread_mutex_unlock(&l->lock);
@@ -534,9 +532,11 @@ static int conn_accept(struct rpcrdma_listener *l, struct rdma_cm_event *ev)
 		return err;
 	}
 	/* The grant: configured maximum, the device's work-request limit,
-	 * the receives actually posted (with an SRQ: not promised yet). */
+	 * the receives actually posted (on the SRQ: not promised yet; none
+	 * left, a receive queue of its own). */
+	conn->on_srq = dev->srq && dev->srq_unpromised;
 	limit = dev->max_qp_wr;
-	if (dev->srq && limit > dev->srq_unpromised)
+	if (conn->on_srq && limit > dev->srq_unpromised)
 		limit = dev->srq_unpromised;
 	if (limit == 0 || rpcrdma_credits_init(&conn->credits, limit, l->opts.max_credits)) {
 		pthread_mutex_unlock(&l->lock);
@@ -552,7 +552,7 @@ static int conn_accept(struct rpcrdma_listener *l, struct rdma_cm_event *ev)
 	}
 	conn->conn_id = (uint64_t)err;
 	grant = rpcrdma_credits_grant(&conn->credits);
-	if (dev->srq)
+	if (conn->on_srq)
 		dev->srq_unpromised -= grant;
 	conn->l = l;
 	conn->dev = dev;   /* before the list: rpcrdma__dev_find_conn reads it */
@@ -592,21 +592,20 @@ static int conn_accept(struct rpcrdma_listener *l, struct rdma_cm_event *ev)
 					 ibv_get_device_name(id->verbs->device));
 	if (!err)
 		err = charge(l, &conn->led, RPCRDMA_RES_HCA_OBJECT,
-			     rpcrdma__rescg_conn_objects(dev->srq != NULL));
-	if (err)
-		goto fail_nocq;
-	err = rpcrdma__poller_cq_get(l->poller, id->verbs, (int)(conn->sq_depth + grant), &dev->cq);
+			     rpcrdma__rescg_conn_objects(conn->on_srq));
+	if (!err)
+		err = rpcrdma__conn_cq_get(conn, (int)(conn->sq_depth + grant));
 	if (err)
 		goto fail_nocq;
 
 	struct ibv_qp_init_attr qa = {
-		.send_cq = dev->cq->cq,
-		.recv_cq = dev->cq->cq,
-		.srq = dev->srq,
+		.send_cq = conn->cq->cq,
+		.recv_cq = conn->cq->cq,
+		.srq = conn->on_srq ? dev->srq : NULL,
 		.qp_type = IBV_QPT_RC,
 		.cap = {
 			.max_send_wr = conn->sq_depth,
-			.max_recv_wr = dev->srq ? 0 : grant,
+			.max_recv_wr = conn->on_srq ? 0 : grant,
 			.max_send_sge = dev->max_sge < SEND_SGE_MAX ? dev->max_sge : SEND_SGE_MAX,
 			.max_recv_sge = 1,
 		},
@@ -627,7 +626,7 @@ static int conn_accept(struct rpcrdma_listener *l, struct rdma_cm_event *ev)
 				 sizeof(struct rpcrdma__send), conn->send_inline, IBV_ACCESS_LOCAL_WRITE);
 	if (err)
 		goto fail;
-	if (!dev->srq) {
+	if (!conn->on_srq) {
 		err = rpcrdma__pool_init(&conn->recv_pool, dev->pd, RPCRDMA__WR_RECV, grant,
 					 sizeof(struct rpcrdma_call), l->opts.recv_inline,
 					 IBV_ACCESS_LOCAL_WRITE);
@@ -666,7 +665,7 @@ static int conn_accept(struct rpcrdma_listener *l, struct rdma_cm_event *ev)
 	return 0;
 
 fail:
-	rpcrdma__poller_cq_put(dev->cq, (int)(conn->sq_depth + grant));
+	rpcrdma__poller_cq_put(conn->cq, (int)(conn->sq_depth + grant));
 fail_nocq:
 	/* Undo by hand: the id is destroyed by the caller after the reject. */
 	pthread_mutex_lock(&l->lock);
@@ -675,7 +674,7 @@ fail_nocq:
 	rpcrdma_idr_remove(l->conn_ids, (int)conn->conn_id);
 	l->nconns--;
 	dev->nconns--;
-	if (dev->srq)
+	if (conn->on_srq)
 		dev->srq_unpromised += grant;
 	pthread_mutex_unlock(&l->lock);
 	if (conn->qp)
@@ -796,11 +795,7 @@ static int timer_handle(struct rpcrdma__source *s, unsigned budget)
 		pthread_mutex_unlock(&l->lock);
 		if (!dev)
 			break;
-		struct rpcrdma__cq *cq = dev->cq;
-
-		dev_destroy(dev, false);  /* SRQ, pools, bulk cache, PD, charges */
-		if (cq)
-			rpcrdma__poller_cq_drop(l->poller, cq);
+		dev_destroy(dev, false, true);  /* SRQ, pools, bulk cache, PD, CQs, charges */
 	}
 	/* The listening id goes last: the device closes with its last id. */
 	if (l->relisten && !more) {
@@ -844,7 +839,10 @@ static int cm_handle(struct rpcrdma__source *s, unsigned budget)
 
 		n++;
 		if (type == RDMA_CM_EVENT_CONNECT_REQUEST) {
-			int err = conn_accept(l, ev);
+			int err;
+
+			rpcrdma__conn_cap(l);
+			err = conn_accept(l, ev);
 
 			if (err) {
 				rdma_reject(id, NULL, 0);
@@ -957,6 +955,7 @@ int rpcrdma_listener_create(struct rpcrdma_poller *poller, const struct sockaddr
 	rpcrdma__list_init(&l->devs);
 	rpcrdma__list_init(&l->conns);
 	l->timer_src.fd = -1;
+	l->idle_src.fd = -1;
 	memcpy(&l->addr, addr, addr->sa_family == AF_INET ? sizeof(struct sockaddr_in)
 							  : sizeof(struct sockaddr_in6));
 	l->ech = rdma_create_event_channel();
@@ -981,10 +980,16 @@ int rpcrdma_listener_create(struct rpcrdma_poller *poller, const struct sockaddr
 	err = rpcrdma__poller_add(poller, &l->timer_src);
 	if (err)
 		goto fail;
+	err = rpcrdma__idle_start(l);
+	if (err) {
+		rpcrdma__poller_del(poller, &l->timer_src);
+		goto fail;
+	}
 	l->cm_src.fd = l->ech->fd;
 	l->cm_src.handle = cm_handle;
 	err = rpcrdma__poller_add(poller, &l->cm_src);
 	if (err) {
+		rpcrdma__idle_stop(l);
 		rpcrdma__poller_del(poller, &l->timer_src);
 		goto fail;
 	}
@@ -993,6 +998,8 @@ int rpcrdma_listener_create(struct rpcrdma_poller *poller, const struct sockaddr
 fail:
 	if (l->timer_src.fd >= 0)
 		close(l->timer_src.fd);
+	if (l->idle_src.fd >= 0)
+		close(l->idle_src.fd);
 	if (l->id)
 		rdma_destroy_id(l->id);
 	if (l->ech)
@@ -1022,6 +1029,7 @@ void rpcrdma_listener_shutdown(struct rpcrdma_listener *l)
 	if (first) {
 		rpcrdma__poller_del(l->poller, &l->cm_src);
 		rpcrdma__poller_del(l->poller, &l->timer_src);
+		rpcrdma__idle_stop(l);
 	}
 
 	close_conns(l, NULL, "listener destroyed");
@@ -1045,13 +1053,15 @@ void rpcrdma_listener_destroy(struct rpcrdma_listener *l)
 		return;
 	rpcrdma_listener_shutdown(l);
 	close(l->timer_src.fd);
+	if (l->idle_src.fd >= 0)
+		close(l->idle_src.fd);
 	if (l->id)
 		rdma_destroy_id(l->id);
 	while (!rpcrdma__list_empty(&l->devs)) {
 		struct rpcrdma__dev *dev =
 			rpcrdma__container_of(rpcrdma__list_pop(&l->devs), struct rpcrdma__dev, node);
 
-		dev_destroy(dev, true);
+		dev_destroy(dev, true, false);
 	}
 	rdma_destroy_event_channel(l->ech);
 	rpcrdma_idr_destroy(l->conn_ids);
@@ -1063,28 +1073,4 @@ void rpcrdma_listener_destroy(struct rpcrdma_listener *l)
 void rpcrdma_listener_stats(const struct rpcrdma_listener *l, struct rpcrdma_stats *out)
 {
 	rpcrdma__counters_read(&l->stats, out);
-}
-
-int rpcrdma_listener_foreach_conn(struct rpcrdma_listener *l,
-				  void (*fn)(uint64_t, uint32_t, const struct rpcrdma_stats *, void *),
-				  void *arg)
-{
-	struct rpcrdma_stats st;
-	void *p;
-	int n = 0;
-
-	if (!l || !fn)
-		return -EINVAL;
-	pthread_mutex_lock(&l->lock);
-	for (int id = 1; (id = rpcrdma_idr_get_next(l->conn_ids, id, &p)) >= 0; id++) {
-		struct rpcrdma__conn *c = p;
-
-		rpcrdma__counters_read(&c->stats, &st);
-		fn(c->conn_id, rpcrdma_credits_grant(&c->credits), &st, arg);
-		n++;
-		if (id == INT_MAX)
-			break;
-	}
-	pthread_mutex_unlock(&l->lock);
-	return n;
 }

@@ -212,7 +212,8 @@ struct rpcrdma__source {
 	struct rpcrdma__list pnode; /* poller's pending list */
 };
 
-/* One completion queue per device, shared by every connection on it. */
+/* A completion queue of the poller's pool (poller_cq.c): one of the CQs of
+ * its device, shared by the queue pairs that reserved entries on it. */
 struct rpcrdma__cq {
 	struct rpcrdma__source src; /* the completion channel's fd */
 	struct ibv_context *verbs;
@@ -225,7 +226,7 @@ struct rpcrdma__cq {
 	struct rpcrdma__cq *spare_next; /* dropped: on the poller's spare list */
 };
 
-#define RPCRDMA__MAX_CQS 16
+#define RPCRDMA__MAX_CQS 64
 
 struct rpcrdma_poller {
 	struct rpcrdma_poller_opts opts;
@@ -239,6 +240,7 @@ struct rpcrdma_poller {
 	/* Read without the lock (atomic slots); changed under it. */
 	struct rpcrdma__cq *_Atomic cqs[RPCRDMA__MAX_CQS];
 	atomic_uint ncqs;
+	atomic_uint cq_next;        /* DIRECT: where the next poll starts in cqs[] */
 	/* Dropped CQs (their verbs objects destroyed): a DIRECT caller may
 	 * still hold one's address from cqs[], so the structs are freed with
 	 * the poller, not at the drop (the lock). */
@@ -253,11 +255,20 @@ struct rpcrdma_poller {
 	_Atomic uint64_t *seq;
 };
 
-/* Finds or creates the CQ for verbs and reserves entries on it (resizing
- * when needed).  CQs live as long as the poller. */
+/* Reserves entries on a CQ of the pool for verbs (poller_cq.c): the
+ * least-loaded one that can hold them (resizing it up to max_cqe), else a
+ * new one.  0 and *out; -ENOSPC when entries exceed max_cqe or the pool is
+ * full (RPCRDMA__MAX_CQS), -ENOMEM, -EIO.  CQs live as long as the poller
+ * (or until rpcrdma__poller_cq_drop). */
 int rpcrdma__poller_cq_get(struct rpcrdma_poller *p, struct ibv_context *verbs, int entries,
 			   struct rpcrdma__cq **out);
 void rpcrdma__poller_cq_put(struct rpcrdma__cq *cq, int entries);
+/* The pool's choice among cqs[0, ncq): the index of the least-loaded CQ of
+ * verbs that can hold entries more without exceeding max_cqe, or -1. */
+int rpcrdma__cq_pick(struct rpcrdma__cq *const *cqs, unsigned ncq,
+		     const struct ibv_context *verbs, int entries);
+/* A CQ source's handler (poller.c). */
+int rpcrdma__cq_handle(struct rpcrdma__source *s, unsigned budget);
 /* Destroys cq's verbs objects (the CQ and its completion channel) when
  * nothing reserves entries on it any more: after its device was removed, so
  * the kernel can release the device.  The struct itself (about 100 bytes)
@@ -339,7 +350,11 @@ struct rpcrdma__dev {
 	struct rpcrdma__rescg_ledger led; /* hca_handle + per-device objects */
 	struct ibv_context *verbs;
 	struct ibv_pd *pd;
-	struct rpcrdma__cq *cq;
+	/* The CQs the device's connections were given (listener lock); with
+	 * an SRQ each holds srq_posted entries for the SRQ's receives, which
+	 * complete on the CQ of whichever queue pair takes them. */
+	struct rpcrdma__cq *cqs[RPCRDMA__MAX_CQS];
+	unsigned ncqs;
 	struct ibv_srq *srq;            /* NULL: per-connection receive queues */
 	struct rpcrdma__pool srq_pool;  /* receive contexts posted to the SRQ */
 	unsigned srq_posted;
@@ -377,6 +392,13 @@ enum rpcrdma__conn_state {
 struct rpcrdma__conn {
 	struct rpcrdma_listener *l;
 	struct rpcrdma__dev *dev;
+	struct rpcrdma__cq *cq;         /* its share of the poller's pool */
+	/* Receives from the device's SRQ; false: its own receive queue (no
+	 * SRQ, or the SRQ's buffers were all promised at accept). */
+	bool on_srq;
+	/* When the last message arrived (or accept), coarse clock: the idle
+	 * timeout and the connection cap (rdma_conn_limits.c). */
+	_Atomic uint64_t last_ns;
 	struct rdma_cm_id *id;
 	struct ibv_qp *qp;
 	uint32_t qp_num;
@@ -498,6 +520,7 @@ struct rpcrdma_listener {
 	int port;                       /* bound port (host order) */
 	struct rpcrdma__source cm_src;
 	struct rpcrdma__source timer_src; /* reaps removed devices, listens again */
+	struct rpcrdma__source idle_src;  /* idle timeout sweep (fd -1: none) */
 	bool timer_armed;               /* (lock) */
 	bool relisten;                  /* the listening id was lost (lock) */
 	rpcrdma_call_handler handler;
@@ -515,6 +538,41 @@ struct rpcrdma_listener {
 	struct { const void *addr; size_t len; } regions[RPCRDMA_LISTENER_REGIONS_MAX];
 	atomic_uint nregions;
 };
+
+/* The coarse clock (a jiffy's resolution, no system call), ns. */
+static inline uint64_t rpcrdma__coarse_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &t);
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+/* Whether a receive context is one of its device's SRQ buffers (else a
+ * connection's own). */
+static inline bool rpcrdma__call_on_srq(const struct rpcrdma_call *call)
+{
+	return call->c.pool == &call->dev->srq_pool;
+}
+
+/* ---- connection limits and the device's CQs (rdma_conn_limits.c) ---- */
+
+/* Reserves entries for conn on a CQ of the pool (sets conn->cq) and, the
+ * first time the device uses that CQ, the SRQ's share on it.  0 or the
+ * pool's error.  Listener lock not held. */
+int rpcrdma__conn_cq_get(struct rpcrdma__conn *conn, int entries);
+/* Gives the device's SRQ shares back (dev_destroy); with drop, destroys
+ * the CQs nothing else uses (after a device removal). */
+void rpcrdma__dev_cqs_put(struct rpcrdma__dev *dev, bool drop);
+/* A connection request: when max_conns connections are open (not
+ * closing), closes the least recently active one with no call in progress
+ * (or, every one busy, the least recently active), counted in
+ * RPCRDMA_STAT_CAP_CLOSES.  Listener lock not held. */
+void rpcrdma__conn_cap(struct rpcrdma_listener *l);
+/* The idle sweep's timer source: started at listener create (when
+ * idle_timeout_ms), stopped at shutdown, closed at destroy. */
+int rpcrdma__idle_start(struct rpcrdma_listener *l);
+void rpcrdma__idle_stop(struct rpcrdma_listener *l);
 
 void rpcrdma__conn_get(struct rpcrdma__conn *conn);
 void rpcrdma__conn_put(struct rpcrdma__conn *conn);

@@ -20,7 +20,7 @@ static int post_one(struct rpcrdma_call *call)
 	call->wr.next = NULL;
 	call->wr.sg_list = &call->sge;
 	call->wr.num_sge = 1;
-	if (call->dev->srq)
+	if (rpcrdma__call_on_srq(call))
 		return -ibv_post_srq_recv(call->dev->srq, &call->wr, &bad);
 	return -ibv_post_recv(call->conn->qp, &call->wr, &bad);
 }
@@ -50,7 +50,7 @@ void rpcrdma__recv_repost(struct rpcrdma_call *call)
 {
 	struct rpcrdma__conn *conn = call->conn;
 
-	if (call->dev->srq) {
+	if (rpcrdma__call_on_srq(call)) {
 		struct rpcrdma__dev *dev = call->dev;
 
 		call->conn = NULL;
@@ -117,7 +117,9 @@ void rpcrdma__call_release(struct rpcrdma_call *call)
 {
 	struct rpcrdma__conn *conn = call->conn;
 
-	/* Every call handle was counted in rpcrdma__recv_done. */
+	/* Every call handle was counted in rpcrdma__recv_done.  Its end is
+	 * activity too: idle counts from the last call's end. */
+	atomic_store_explicit(&conn->last_ns, rpcrdma__coarse_ns(), memory_order_relaxed);
 	atomic_fetch_sub_explicit(&conn->outstanding, 1, memory_order_relaxed);
 	rpcrdma__mrcache_put(&call->dev->mrcache, &call->pulled);
 	rpcrdma__mrcache_put(&call->dev->mrcache, &call->rbuf);
@@ -150,10 +152,11 @@ void rpcrdma__recv_done(struct rpcrdma__ctxt *c, const struct ibv_wc *wc)
 		.size = sizeof(limits),
 		.max_chunk_bytes = l->opts.max_call_bytes,
 	};
+	bool on_srq = rpcrdma__call_on_srq(call);
 	bool over;
 	int ret;
 
-	if (dev->srq) {
+	if (on_srq) {
 		atomic_fetch_sub(&dev->srq_in, 1);
 		/* The SRQ's buffers belong to no connection until one arrives. */
 		conn = wc->status == IBV_WC_SUCCESS ? rpcrdma__dev_find_conn(dev, wc->qp_num) : NULL;
@@ -170,7 +173,7 @@ void rpcrdma__recv_done(struct rpcrdma__ctxt *c, const struct ibv_wc *wc)
 
 	if (rpcrdma__unlikely(wc->status != IBV_WC_SUCCESS)) {
 		rpcrdma__conn_wc_failed(conn, wc, "receive completion error");
-		if (dev->srq)
+		if (on_srq)
 			rpcrdma__recv_repost(call);
 		else
 			rpcrdma__pool_put(&call->c);
@@ -178,6 +181,7 @@ void rpcrdma__recv_done(struct rpcrdma__ctxt *c, const struct ibv_wc *wc)
 		return;
 	}
 	call->byte_len = wc->byte_len;
+	atomic_store_explicit(&conn->last_ns, rpcrdma__coarse_ns(), memory_order_relaxed);
 	memset(&call->pulled, 0, sizeof(call->pulled));
 	memset(&call->rbuf, 0, sizeof(call->rbuf));
 	rpcrdma__count(&conn->stats, &l->stats, RPCRDMA_STAT_BYTES_RECV, wc->byte_len);

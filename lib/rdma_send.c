@@ -453,7 +453,8 @@ int rpcrdma_call_reply(struct rpcrdma_call *call, const struct rpcrdma_reply *r)
 	 * repost; the SRQ holds that many receives beyond every grant.
 	 */
 	struct rpcrdma__dev *dev = conn->dev;
-	bool early = nwr == 1 && rpcrdma__early_enter(&dev->early_open, dev->early_slack);
+	bool early = nwr == 1 && conn->on_srq &&
+		     rpcrdma__early_enter(&dev->early_open, dev->early_slack);
 
 	rpcrdma__conn_get(conn);
 	if (!early)

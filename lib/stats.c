@@ -37,6 +37,8 @@ static const char *const stat_names[RPCRDMA_STAT_COUNT] = {
 	[RPCRDMA_STAT_SENDS_INLINE] = "sends_inline",
 	[RPCRDMA_STAT_SENDS_UNSIGNALED] = "sends_unsignaled",
 	[RPCRDMA_STAT_WRITES_REGION] = "writes_region",
+	[RPCRDMA_STAT_IDLE_CLOSES] = "idle_closes",
+	[RPCRDMA_STAT_CAP_CLOSES] = "cap_closes",
 };
 
 const char *rpcrdma_stat_name(enum rpcrdma_stat s)

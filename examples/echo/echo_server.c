@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * rpcrdma-echo-server ADDR PORT [--credits N] [--no-srq] [--srq-depth N] [--poller MODE]
- *                     [--threads N] [--spin-us N]
+ *                     [--threads N] [--spin-us N] [--max-conns N] [--idle-ms N]
+ *   --max-conns N, --idle-ms N: the listener's connection cap and idle
+ *                timeout (struct rpcrdma_listener_opts max_conns,
+ *                idle_timeout_ms; 0: none)
  *   --spin-us N: workqueue workers poll on for N us after a completion
  *                (struct rpcrdma_poller_opts.spin_us)
  *
@@ -82,7 +85,7 @@ int main(int argc, char **argv)
 	if (argc < 3) {
 		fprintf(stderr, "usage: %s ADDR PORT [--credits N] [--no-srq] [--srq-depth N] "
 			"[--poller workqueue|busy] [--threads N] [--spin-us N] [--copy-source] "
-			"[--register-late]\n", argv[0]);
+			"[--register-late] [--max-conns N] [--idle-ms N]\n", argv[0]);
 		return 2;
 	}
 	rpcrdma_poller_opts_init(&popts);
@@ -96,6 +99,10 @@ int main(int argc, char **argv)
 			copy_source = true;   /* SOURCE's bytes unregistered: copied per reply */
 		else if (!strcmp(argv[i], "--register-late"))
 			late = true;          /* registered by the first call, not at start */
+		else if (!strcmp(argv[i], "--max-conns") && i + 1 < argc)
+			lopts.max_conns = (uint32_t)atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--idle-ms") && i + 1 < argc)
+			lopts.idle_timeout_ms = (uint32_t)atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--srq-depth") && i + 1 < argc)
 			lopts.srq_depth = (uint32_t)atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--threads") && i + 1 < argc)

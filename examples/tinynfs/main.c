@@ -361,6 +361,11 @@ static int listen_rdma(struct rpcrdma_svc *svc, const struct config *c,
 		lo.max_credits = c->max_calls;
 	/* A WRITE of maxwrite bytes, pulled by RDMA Read, and its header. */
 	lo.max_call_bytes = TNFS_RPC_MAX_ARGS + 4096;
+	/* Idle clients are let go (Linux nfsd: 6 minutes), and a client past
+	 * the cap closes the least recently active one: 32 idle connections
+	 * used to lock every new client out (issue 23 item 16). */
+	lo.idle_timeout_ms = 360000;
+	lo.max_conns = 256;
 	unsigned port = c->rdma_port;
 	for (unsigned i = 0; i < c->nrdma; i++) {
 		struct sockaddr_storage ss, bound;

@@ -54,6 +54,8 @@ enum rpcrdma_stat {
 					* Send's completion gives them back (one in 16 asks) */
 	RPCRDMA_STAT_WRITES_REGION,    /* replies whose bulk was written, uncopied, from a region
 					* of rpcrdma_listener_register() (also in writes_uncopied) */
+	RPCRDMA_STAT_IDLE_CLOSES,      /* connections closed by the listener's idle_timeout_ms */
+	RPCRDMA_STAT_CAP_CLOSES,       /* connections closed to make room under max_conns */
 	RPCRDMA_STAT_COUNT
 };
 

@@ -37,12 +37,15 @@
  *    until rpcrdma_listener_destroy(): 1 hca_handle (the device context it
  *    holds) and as hca_object 1 PD, 1 CQ, 1 completion channel (none with a
  *    RPCRDMA_POLLER_BUSY poller) and, with an SRQ, 1 SRQ and 1 MR (its
- *    receive buffers): 5 with the defaults, 3 without an SRQ.  The CQ and
+ *    receive buffers): 5 with the defaults, 3 without an SRQ.  (The
+ *    poller's CQ pool makes more CQs for a device once one is full, near
+ *    90 connections over soft-RoCE: those are not charged.)  The CQ and
  *    the channel are the poller's, shared by every listener on it: each
  *    listener is charged for them as if it had its own, so one group's
  *    usage never depends on which group came first;
  *  - per connection, from accept until it is freed: as hca_object 1 QP, 1 MR
- *    (send buffers) and, without an SRQ, 1 MR (receive buffers): 2 with an
+ *    (send buffers) and, without the SRQ (none, or its buffers all
+ *    promised at accept), 1 MR (receive buffers): 2 with an
  *    SRQ, 3 without;
  *  - per registered buffer of the bulk cache (bulk_cache_bytes; RDMA Read
  *    sinks and Write sources, cached ones included): 1 hca_object, from its
@@ -91,11 +94,12 @@ struct rpcrdma_listener_opts {
 	uint32_t max_credits;    /* grant upper bound, 1..65535 (default 64) */
 	uint32_t recv_inline;    /* our receive buffer size, 1024..65536 (4096) */
 	uint32_t send_inline;    /* largest Send we make, 1024..65536 (4096) */
-	/* Receive buffers per device with an SRQ (2048).  Grants never sum to
-	 * more than this: with the defaults 32 connections get 64 credits each,
-	 * later ones what is left, and a request finding none is rejected.
-	 * Eight more are posted, promised to no grant: they let an inline
-	 * reply go out before its call's buffer is posted again. */
+	/* Receive buffers per device with an SRQ (2048).  Grants on the SRQ
+	 * never sum to more than this: with the defaults 32 connections get
+	 * 64 credits each, the next one what is left, and a request finding
+	 * none gets a receive queue of its own (as with use_srq 0), with a
+	 * full grant.  Eight more are posted, promised to no grant: they let
+	 * an inline reply go out before its call's buffer is posted again. */
 	uint32_t srq_depth;
 	int use_srq;             /* 1: SRQ when the device has one (default); 0: never */
 	uint32_t max_call_bytes; /* largest call pulled by RDMA Read (16 MiB) */
@@ -109,6 +113,23 @@ struct rpcrdma_listener_opts {
 	 * objects (see RESOURCE ACCOUNTING above); NULL: none.  Borrowed: it
 	 * must not be destroyed (nor its controller) before the listener is. */
 	struct rpcrdma_rescg_group *resource_group;
+	/* CONNECTION LIMITS (as Linux's svc does for its transports).  A
+	 * connection is idle when it has no call in progress (every call
+	 * handle ended) and received nothing for idle_timeout_ms; it is then
+	 * closed (RPCRDMA_STAT_IDLE_CLOSES), checked every quarter of the
+	 * timeout (at least 100 ms, at most 10 s).  0: never (default
+	 * 360000, Linux's 6 minutes).  A request accepted while max_conns
+	 * connections are open (not closing) closes the least recently
+	 * active one without a call in progress -- or, when every one has a
+	 * call in progress, the least recently active -- and is accepted
+	 * (RPCRDMA_STAT_CAP_CLOSES).  0: no limit (default 256).  An idle
+	 * connection costs the server about 1 MiB with the default credits
+	 * and inline sizes (send and receive buffers, queue pair), measured
+	 * in tests/vm/payloads/rdma-idle: the default cap bounds that near
+	 * 256 MiB.  The client of a closed connection sees a disconnect and
+	 * reconnects when it calls again. */
+	uint32_t idle_timeout_ms;
+	uint32_t max_conns;
 };
 
 RPCRDMA_API void rpcrdma_listener_opts_init(struct rpcrdma_listener_opts *opts);
