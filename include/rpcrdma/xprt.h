@@ -10,7 +10,8 @@
  *  - Every received message is checked with rpcrdma_check_call().  Version
  *    mismatches are answered with RDMA_ERROR/ERR_VERS, malformed headers and
  *    RDMA_MSGP with RDMA_ERROR/ERR_CHUNK, RDMA_DONE and RDMA_ERROR messages
- *    are dropped; none of them reaches the handler.  A connection that sends
+ *    are dropped, whatever their length from 16 bytes up (an RDMA_ERROR is
+ *    never answered); none of them reaches the handler.  A connection that sends
  *    `garbage_limit` malformed messages, or more calls than its grant, is
  *    disconnected (policy); other connections are unaffected.
  *  - Read chunks are pulled with RDMA Read and spliced into the call: the
