@@ -37,6 +37,8 @@ static const char *const stat_names[RPCRDMA_STAT_COUNT] = {
 	[RPCRDMA_STAT_SENDS_INLINE] = "sends_inline",
 	[RPCRDMA_STAT_SENDS_UNSIGNALED] = "sends_unsignaled",
 	[RPCRDMA_STAT_WRITES_REGION] = "writes_region",
+	[RPCRDMA_STAT_SEND_WAITED] = "send_waited",
+	[RPCRDMA_STAT_SEND_DROPPED] = "send_dropped",
 };
 
 const char *rpcrdma_stat_name(enum rpcrdma_stat s)
