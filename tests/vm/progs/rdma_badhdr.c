@@ -388,7 +388,7 @@ static void flood_cm(struct flood *f)
 }
 
 /* Posts send i (the NULL call of xid base + i, built in send buffer i). */
-static int flood_send(struct flood *f, int n, int i, uint32_t base)
+static int flood_send(struct flood *f, int i, uint32_t base)
 {
 	struct conn *c = &f->c;
 	uint8_t *b = c->buf + (size_t)(f->nrecv + i) * FLOOD_BUF;
@@ -397,7 +397,6 @@ static int flood_send(struct flood *f, int n, int i, uint32_t base)
 				  .num_sge = 1, .opcode = IBV_WR_SEND,
 				  .send_flags = IBV_SEND_SIGNALED }, *bad;
 
-	(void)n;
 	sge.length = (uint32_t)null_call((uint32_t *)b, base + (uint32_t)i);
 	return ibv_post_send(c->id->qp, &wr, &bad);
 }
@@ -446,9 +445,8 @@ static double now_s(void)
 }
 
 /*
- * n NULL calls back to back, whatever the server granted (the grant is
- * read from the first reply and only reported), up to FLOOD_SQ posted at
- * once.  Then wait until every call is answered or the server has closed
+ * n NULL calls back to back, whatever the server granted, up to FLOOD_SQ
+ * posted at once.  Then wait until every call is answered or the server has closed
  * the connection (liveness: 30 s without progress).  If neither, one more
  * call tells whether the connection is still up: answered, then the
  * missing replies were lost while it kept serving (the bug of issue 23
@@ -470,7 +468,7 @@ static int flood(struct sockaddr *dst, int n)
 		int before = answered + acked;
 
 		while (!f.closed && sent < n && sent - acked < FLOOD_SQ) {
-			if (flood_send(&f, n, sent, base)) {
+			if (flood_send(&f, sent, base)) {
 				f.closed = true;
 				break;
 			}
@@ -486,7 +484,7 @@ static int flood(struct sockaddr *dst, int n)
 	       f.closed ? "closed by the server" : "up");
 	if (!f.closed && answered < n) {
 		/* Still up?  One more call: an answer proves the others lost. */
-		if (flood_send(&f, n, n, base) == 0) {
+		if (flood_send(&f, n, base) == 0) {
 			last = now_s();
 			while (!f.closed && !got[n] && now_s() - last < 30)
 				flood_poll(&f, n, base, &acked, got, &answered);
