@@ -65,6 +65,8 @@ calls = {
     "msgp": fixed(MSGP) + w(0, 0, 0, 0, 0),
     "done": fixed(DONE) + w(0, 0),
     "error": fixed(ERROR) + w(1, 1, 1),
+    "done-16": fixed(DONE),  # dropped: never answered, whatever the length
+    "error-20": fixed(ERROR) + w(2),
     "huge-count": fixed(MSG) + w(0, 1, 0xFFFFFFFF) + seg(1, 1, 1) + w(0, 0),
     "overlap": hdr(MSG, reads=[(8, 1, 5, 0), (12, 2, 4, 0)]),
     "zero-segs": fixed(MSG) + w(0, 1, 0, 0, 0),

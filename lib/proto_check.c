@@ -211,7 +211,7 @@ static __attribute__((noinline)) int check_call_full(const uint32_t *p, size_t l
 	uint32_t type;
 
 	if (rpcrdma__unlikely(len <= RPCRDMA_HDRLEN_ERR))
-		goto out_short;
+		goto out_tiny;
 	if (rpcrdma__unlikely((uintptr_t)p & 3))
 		goto out_align;
 	hdr->xid = p[0];
@@ -226,6 +226,20 @@ static __attribute__((noinline)) int check_call_full(const uint32_t *p, size_t l
 		len = RPCRDMA__MAX_SCAN; /* the header cannot be longer; keeps hdrlen an int */
 	return check_lists(p, len, type, lim, hdr);
 
+out_tiny:
+	/* 16..20 bytes: RDMA_DONE and RDMA_ERROR of version 1 are dropped as
+	 * Linux drops them (it reads the type right after the four fixed
+	 * words); answering them could make two peers answer each other's
+	 * errors forever.  Anything else this short is [SHORT]. */
+	if (len >= RPCRDMA_HDRLEN_FIXED && !((uintptr_t)p & 3) && p[1] == RPCRDMA_XDR_VERSION &&
+	    (p[3] == RPCRDMA_XDR_DONE || p[3] == RPCRDMA_XDR_ERROR)) {
+		hdr->xid = p[0];
+		hdr->vers = RPCRDMA_VERSION;
+		hdr->credits = xdr_to_host(p[2]);
+		type = p[3];
+		goto out_proc;
+	}
+	goto out_short;
 out_short:
 	hdr->reason = RPCRDMA_CHECK_SHORT;
 	return -EINVAL;

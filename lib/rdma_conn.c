@@ -162,6 +162,8 @@ void rpcrdma__conn_close(struct rpcrdma__conn *conn, const char *why)
 		else
 			rpcrdma__read_abort((struct rpcrdma__read *)c);
 	}
+	/* Calls waiting for a send context are released unanswered. */
+	rpcrdma__recv_resume(conn);
 	rpcrdma__conn_put(conn);      /* the "connected" reference */
 }
 
@@ -565,6 +567,7 @@ static int conn_accept(struct rpcrdma_listener *l, struct rdma_cm_event *ev)
 	atomic_init(&conn->refs, 1);
 	pthread_mutex_init(&conn->lock, NULL);
 	rpcrdma__list_init(&conn->sq_wait);
+	rpcrdma__list_init(&conn->send_wait);
 	rpcrdma__list_init(&conn->sends);
 	conn->state = RPCRDMA__CONN_ACCEPTING;
 	id->context = conn;

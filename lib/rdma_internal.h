@@ -446,6 +446,17 @@ struct rpcrdma__conn {
 	 */
 	struct rpcrdma__list sends;
 	unsigned unsignaled, sig_every; /* Sends since the last signaled one */
+	/*
+	 * Send contexts: grant + 8 + sig_every.  Each received call reserves
+	 * one (struct rpcrdma_call.send) before anything else; a call that
+	 * finds none waits, holding its receive, on send_wait (conn->lock),
+	 * and a send completion hands it the contexts it gives back
+	 * (rpcrdma__recv_resume).  Calls hold at most grant + early_slack
+	 * (<= 8) contexts (a connection with more calls is closed), so when
+	 * one waits, at least sig_every are in Sends posted or queued for
+	 * room: one of them is signaled, and its completion comes.
+	 */
+	struct rpcrdma__list send_wait;
 	struct rpcrdma__pool send_pool;
 	bool have_recv_pool;
 	struct rpcrdma__pool recv_pool; /* without SRQ */
@@ -468,6 +479,10 @@ struct rpcrdma_call {
 	struct rpcrdma__mrbuf pulled;   /* call assembled from read chunks */
 	struct rpcrdma__mrbuf rbuf;     /* rpcrdma_call_reply_buffer() */
 	struct iovec iov;               /* the RPC call handed up */
+	/* The send context reserved for the call's reply (or RDMA_ERROR)
+	 * before it is checked or handed up, so that no reply ever finds
+	 * none; a call that finds none waits on conn->send_wait (c.node). */
+	struct rpcrdma__send *send;
 };
 
 /*
@@ -658,8 +673,16 @@ void rpcrdma__call_deliver(struct rpcrdma_call *call);
 /* Sends RDMA_ERROR (ERR_VERS when vers, else ERR_CHUNK) for call and
  * releases it. */
 void rpcrdma__send_error(struct rpcrdma_call *call, bool vers);
-/* Releases a call without reply (drop). */
+/* Releases a call without reply (drop), and its reserved send context. */
 void rpcrdma__call_release(struct rpcrdma_call *call);
+/* A send context of conn's pool, cleared, or NULL (rdma_send.c). */
+struct rpcrdma__send *rpcrdma__send_get(struct rpcrdma__conn *conn);
+/* Gives back a send context that was never posted. */
+void rpcrdma__send_put(struct rpcrdma__send *s);
+/* On a poller thread, after send contexts went back to conn's pool: hands
+ * them to the calls waiting on conn->send_wait and handles those calls;
+ * on a closing connection releases them instead (any thread then). */
+void rpcrdma__recv_resume(struct rpcrdma__conn *conn);
 /* Starts RDMA Reads for the call's read chunks (rdma_rw.c). */
 int rpcrdma__read_chunks(struct rpcrdma_call *call);
 /* Builds RDMA Writes of src[0, len) into chunk ch; appends WRs,

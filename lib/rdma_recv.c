@@ -121,6 +121,10 @@ void rpcrdma__call_release(struct rpcrdma_call *call)
 	 * activity too: idle counts from the last call's end. */
 	atomic_store_explicit(&conn->last_ns, rpcrdma__coarse_ns(), memory_order_relaxed);
 	atomic_fetch_sub_explicit(&conn->outstanding, 1, memory_order_relaxed);
+	if (call->send) {
+		rpcrdma__send_put(call->send);
+		call->send = NULL;
+	}
 	rpcrdma__mrcache_put(&call->dev->mrcache, &call->pulled);
 	rpcrdma__mrcache_put(&call->dev->mrcache, &call->rbuf);
 	rpcrdma__recv_repost(call);
@@ -142,54 +146,18 @@ static void garbage(struct rpcrdma__conn *conn, enum rpcrdma_stat why)
 	}
 }
 
-void rpcrdma__recv_done(struct rpcrdma__ctxt *c, const struct ibv_wc *wc)
+/* The checks and the hand-up of a received call that holds its send
+ * context: on the poller thread, from its receive completion or from the
+ * send completion that gave it the context. */
+static void recv_process(struct rpcrdma_call *call)
 {
-	struct rpcrdma_call *call = (struct rpcrdma_call *)c;
-	struct rpcrdma__dev *dev = call->dev;
-	struct rpcrdma_listener *l = dev->l;
-	struct rpcrdma__conn *conn;
+	struct rpcrdma__conn *conn = call->conn;
+	struct rpcrdma_listener *l = conn->l;
 	struct rpcrdma_limits limits = {
 		.size = sizeof(limits),
 		.max_chunk_bytes = l->opts.max_call_bytes,
 	};
-	bool on_srq = rpcrdma__call_on_srq(call);
-	bool over;
 	int ret;
-
-	if (on_srq) {
-		atomic_fetch_sub(&dev->srq_in, 1);
-		/* The SRQ's buffers belong to no connection until one arrives. */
-		conn = wc->status == IBV_WC_SUCCESS ? rpcrdma__dev_find_conn(dev, wc->qp_num) : NULL;
-		if (!conn) {
-			rpcrdma__count(&l->stats, NULL, wc->status == IBV_WC_SUCCESS ?
-				       RPCRDMA_STAT_ERR_DROPPED : RPCRDMA_STAT_FLUSHED, 1);
-			rpcrdma__recv_repost(call);
-			return;
-		}
-		call->conn = conn;      /* the reference from the lookup */
-	} else {
-		conn = call->conn;      /* the reference taken when posted */
-	}
-
-	if (rpcrdma__unlikely(wc->status != IBV_WC_SUCCESS)) {
-		rpcrdma__conn_wc_failed(conn, wc, "receive completion error");
-		if (on_srq)
-			rpcrdma__recv_repost(call);
-		else
-			rpcrdma__pool_put(&call->c);
-		rpcrdma__conn_put(conn);
-		return;
-	}
-	call->byte_len = wc->byte_len;
-	atomic_store_explicit(&conn->last_ns, rpcrdma__coarse_ns(), memory_order_relaxed);
-	memset(&call->pulled, 0, sizeof(call->pulled));
-	memset(&call->rbuf, 0, sizeof(call->rbuf));
-	rpcrdma__count(&conn->stats, &l->stats, RPCRDMA_STAT_BYTES_RECV, wc->byte_len);
-
-	over = atomic_fetch_add_explicit(&conn->outstanding, 1, memory_order_relaxed) + 1 >
-	       rpcrdma_credits_grant(&conn->credits);
-	if (rpcrdma__unlikely(over))
-		goto out_credit;
 
 	ret = rpcrdma_check_call_ex(call->c.buf, call->byte_len, &call->hdr, &limits);
 	if (rpcrdma__unlikely(ret <= 0))
@@ -236,7 +204,108 @@ out_chunk:
 out_drop:
 	rpcrdma__count(&conn->stats, &l->stats, RPCRDMA_STAT_ERR_DROPPED, 1);
 	rpcrdma__call_release(call);
-	return;
+}
+
+/*
+ * Reserves the call's send context, or queues the call on conn->send_wait
+ * (behind any call already there, in arrival order) and returns false; on
+ * a closing connection (whose queue is flushed once) releases the call.
+ */
+static bool send_reserve(struct rpcrdma_call *call)
+{
+	struct rpcrdma__conn *conn = call->conn;
+	bool got, closing;
+
+	pthread_mutex_lock(&conn->lock);
+	closing = conn->state == RPCRDMA__CONN_CLOSING;
+	if (!closing && rpcrdma__list_empty(&conn->send_wait))
+		call->send = rpcrdma__send_get(conn);
+	got = call->send != NULL;
+	if (!got && !closing)
+		rpcrdma__list_add_tail(&conn->send_wait, &call->c.node);
+	pthread_mutex_unlock(&conn->lock);
+	if (closing)
+		rpcrdma__call_release(call);
+	else if (!got)
+		rpcrdma__count(&conn->stats, &conn->l->stats, RPCRDMA_STAT_SEND_WAITED, 1);
+	return got;
+}
+
+void rpcrdma__recv_resume(struct rpcrdma__conn *conn)
+{
+	for (;;) {
+		struct rpcrdma_call *call = NULL;
+		struct rpcrdma__send *s = NULL;
+		bool closing;
+
+		pthread_mutex_lock(&conn->lock);
+		closing = conn->state == RPCRDMA__CONN_CLOSING;
+		if (!rpcrdma__list_empty(&conn->send_wait) &&
+		    (closing || (s = rpcrdma__send_get(conn)) != NULL))
+			call = rpcrdma__container_of(rpcrdma__list_pop(&conn->send_wait),
+						     struct rpcrdma_call, c.node);
+		pthread_mutex_unlock(&conn->lock);
+		if (!call)
+			return;
+		call->send = s;
+		if (closing)
+			rpcrdma__call_release(call);
+		else
+			recv_process(call);
+	}
+}
+
+void rpcrdma__recv_done(struct rpcrdma__ctxt *c, const struct ibv_wc *wc)
+{
+	struct rpcrdma_call *call = (struct rpcrdma_call *)c;
+	struct rpcrdma__dev *dev = call->dev;
+	struct rpcrdma_listener *l = dev->l;
+	struct rpcrdma__conn *conn;
+	bool on_srq = rpcrdma__call_on_srq(call);
+	bool over;
+
+	if (on_srq) {
+		atomic_fetch_sub(&dev->srq_in, 1);
+		/* The SRQ's buffers belong to no connection until one arrives. */
+		conn = wc->status == IBV_WC_SUCCESS ? rpcrdma__dev_find_conn(dev, wc->qp_num) : NULL;
+		if (!conn) {
+			rpcrdma__count(&l->stats, NULL, wc->status == IBV_WC_SUCCESS ?
+				       RPCRDMA_STAT_ERR_DROPPED : RPCRDMA_STAT_FLUSHED, 1);
+			rpcrdma__recv_repost(call);
+			return;
+		}
+		call->conn = conn;      /* the reference from the lookup */
+	} else {
+		conn = call->conn;      /* the reference taken when posted */
+	}
+
+	if (rpcrdma__unlikely(wc->status != IBV_WC_SUCCESS)) {
+		rpcrdma__conn_wc_failed(conn, wc, "receive completion error");
+		if (on_srq)
+			rpcrdma__recv_repost(call);
+		else
+			rpcrdma__pool_put(&call->c);
+		rpcrdma__conn_put(conn);
+		return;
+	}
+	call->byte_len = wc->byte_len;
+	atomic_store_explicit(&conn->last_ns, rpcrdma__coarse_ns(), memory_order_relaxed);
+	call->send = NULL;
+	memset(&call->pulled, 0, sizeof(call->pulled));
+	memset(&call->rbuf, 0, sizeof(call->rbuf));
+	rpcrdma__count(&conn->stats, &l->stats, RPCRDMA_STAT_BYTES_RECV, wc->byte_len);
+
+	/* The credit-overrun policy (xprt.h): a call is counted until it is
+	 * ended, which for an early reply is just after its Send is posted,
+	 * so a compliant client may be early_slack calls ahead of the count. */
+	over = atomic_fetch_add_explicit(&conn->outstanding, 1, memory_order_relaxed) + 1 >
+	       rpcrdma_credits_grant(&conn->credits) + dev->early_slack;
+	if (rpcrdma__unlikely(over))
+		goto out_credit;
+	if (send_reserve(call))
+		recv_process(call);
+	return;			/* else handled when a send completes */
+
 out_credit:
 	rpcrdma__count(&conn->stats, &l->stats, RPCRDMA_STAT_ERR_CREDIT, 1);
 	rpcrdma__count(&conn->stats, &l->stats, RPCRDMA_STAT_POLICY_CLOSE, 1);

@@ -12,21 +12,25 @@
 #include "rdma_internal.h"
 #include "svc_int.h" /* rpcrdma__may_command */
 
-static struct rpcrdma__send *send_get(struct rpcrdma__conn *conn)
+static void send_reset(struct rpcrdma__send *s, struct rpcrdma__conn *conn)
+{
+	s->conn = conn;
+	s->wrs = NULL;
+	s->sges = NULL;
+	s->nwr = 0;
+	s->failed = false;
+	s->bulk_region = false;
+	s->quiet.c.type = RPCRDMA__WR_QUIET;
+	s->quiet.owner = &s->c;
+	memset(&s->bulk, 0, sizeof(s->bulk));
+}
+
+struct rpcrdma__send *rpcrdma__send_get(struct rpcrdma__conn *conn)
 {
 	struct rpcrdma__send *s = (struct rpcrdma__send *)rpcrdma__pool_get(&conn->send_pool);
 
-	if (s) {
-		s->conn = conn;
-		s->wrs = NULL;
-		s->sges = NULL;
-		s->nwr = 0;
-		s->failed = false;
-		s->bulk_region = false;
-		s->quiet.c.type = RPCRDMA__WR_QUIET;
-		s->quiet.owner = &s->c;
-		memset(&s->bulk, 0, sizeof(s->bulk));
-	}
+	if (s)
+		send_reset(s, conn);
 	return s;
 }
 
@@ -47,6 +51,24 @@ static void send_free(struct rpcrdma__send *s)
 	rpcrdma__pool_put(&s->c);
 }
 
+void rpcrdma__send_put(struct rpcrdma__send *s)
+{
+	send_free(s);
+}
+
+/* The call's reserved send context, taken from it; counted and NULL when
+ * it has none (a bug: every call reserves one before it is handled). */
+static struct rpcrdma__send *send_take(struct rpcrdma_call *call)
+{
+	struct rpcrdma__send *s = call->send;
+
+	call->send = NULL;
+	if (rpcrdma__unlikely(!s))
+		rpcrdma__count(&call->conn->stats, &call->conn->l->stats,
+			       RPCRDMA_STAT_SEND_DROPPED, 1);
+	return s;
+}
+
 void rpcrdma__send_abort(struct rpcrdma__send *s)
 {
 	struct rpcrdma__conn *conn = s->conn;
@@ -65,9 +87,10 @@ void rpcrdma__sends_release(struct rpcrdma__list *done)
 	conn = rpcrdma__container_of(done->next, struct rpcrdma__send, c.node)->conn;
 	for (struct rpcrdma__list *x = done->next; x != done; x = x->next, n++)
 		send_clear(rpcrdma__container_of(x, struct rpcrdma__send, c.node));
-	/* One connection's Sends: back to its pool at once, then their
-	 * references (the last may free conn). */
+	/* One connection's Sends: back to its pool at once, to the calls
+	 * waiting for them, then their references (the last may free conn). */
 	rpcrdma__pool_put_list(&conn->send_pool, done, n);
+	rpcrdma__recv_resume(conn);
 	while (n--)
 		rpcrdma__conn_put(conn);
 }
@@ -149,12 +172,11 @@ static void count_send(struct rpcrdma__conn *conn, uint32_t len, bool inline_)
 void rpcrdma__send_error(struct rpcrdma_call *call, bool vers)
 {
 	struct rpcrdma__conn *conn = call->conn;
-	struct rpcrdma__send *s = send_get(conn);
+	struct rpcrdma__send *s = send_take(call);
 	struct rpcrdma_hdr h = call->hdr;
 	int len;
 
 	if (!s) {
-		rpcrdma__count(&conn->stats, &conn->l->stats, RPCRDMA_STAT_SQ_STARVED, 1);
 		rpcrdma__call_release(call);
 		return;
 	}
@@ -342,9 +364,8 @@ int rpcrdma_call_reply(struct rpcrdma_call *call, const struct rpcrdma_reply *r)
 								  RPCRDMA_DEFAULT_MAX_WRITE_CHUNKS;
 	inl = total - cutlen;
 
-	s = send_get(conn);
+	s = send_take(call);
 	if (!s) {
-		rpcrdma__count(&conn->stats, &conn->l->stats, RPCRDMA_STAT_SQ_STARVED, 1);
 		rpcrdma__call_release(call);
 		return -ENOBUFS;
 	}
@@ -476,7 +497,10 @@ int rpcrdma_call_reply(struct rpcrdma_call *call, const struct rpcrdma_reply *r)
 	return err;
 
 out_toolarge:
-	send_free(s);
+	/* The RDMA_ERROR goes in the same context, cleared. */
+	send_clear(s);
+	send_reset(s, conn);
+	call->send = s;
 	rpcrdma__count(&conn->stats, &conn->l->stats, RPCRDMA_STAT_ERR_REPLY, 1);
 	rpcrdma__send_error(call, false);
 	return -EMSGSIZE;

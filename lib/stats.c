@@ -39,6 +39,8 @@ static const char *const stat_names[RPCRDMA_STAT_COUNT] = {
 	[RPCRDMA_STAT_WRITES_REGION] = "writes_region",
 	[RPCRDMA_STAT_IDLE_CLOSES] = "idle_closes",
 	[RPCRDMA_STAT_CAP_CLOSES] = "cap_closes",
+	[RPCRDMA_STAT_SEND_WAITED] = "send_waited",
+	[RPCRDMA_STAT_SEND_DROPPED] = "send_dropped",
 };
 
 const char *rpcrdma_stat_name(enum rpcrdma_stat s)

@@ -118,7 +118,10 @@ struct rpcrdma_client_call {
  * Called once per call accepted by rpcrdma_client_call_async(), on a poller
  * thread (or in rpcrdma_client_destroy()), with 0 or a negative errno:
  * -EPROTONOSUPPORT (RDMA_ERROR/ERR_VERS), -EREMOTEIO (ERR_CHUNK),
- * -EMSGSIZE (reply truncated), -ECONNRESET, -ECANCELED.
+ * -EMSGSIZE (reply truncated), -ECONNRESET, -ECANCELED.  The client sends
+ * nothing but calls: a received RDMA_ERROR (of any code, or malformed),
+ * RDMA_DONE or malformed reply is never answered, only counted (err_dropped)
+ * or reported to its call.
  */
 typedef void (*rpcrdma_client_done)(struct rpcrdma_client_call *call, int status, void *arg);
 

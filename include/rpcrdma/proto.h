@@ -89,6 +89,7 @@ enum rpcrdma_errcode {
 #define RPCRDMA_XDR_ERR_CHUNK RPCRDMA_WIRE32(RPCRDMA_ERR_CHUNK)
 
 /** Sizes in bytes. */
+#define RPCRDMA_HDRLEN_FIXED 16u    /**< 4 words: xid, version, credits, type */
 #define RPCRDMA_HDRLEN_MIN 28u      /**< 7 words: fixed part + three empty lists */
 #define RPCRDMA_HDRLEN_ERR 20u      /**< 5 words: RDMA_ERROR / ERR_CHUNK */
 #define RPCRDMA_HDRLEN_ERR_VERS 28u /**< 7 words: RDMA_ERROR / ERR_VERS */
@@ -195,13 +196,17 @@ RPCRDMA_API const char *rpcrdma_check_reason_str(enum rpcrdma_check_reason reaso
  *   -EINVAL           anything malformed, hdr->reason says what.
  *
  * Validation rules (each failure is -EINVAL with the reason in brackets):
- *  - len <= 20 (RPCRDMA_HDRLEN_ERR) is too short [SHORT]; the buffer must be
- *    4-byte aligned [ALIGN].  Only whole words inside buf[0, len) are read;
+ *  - RDMA_DONE and RDMA_ERROR of version 1 return 0 [DROP] whatever their
+ *    length from 16 bytes (RPCRDMA_HDRLEN_FIXED) up, as Linux drops them
+ *    after the four fixed words: an RDMA_ERROR is never answered, so two
+ *    peers cannot answer each other's errors forever.
+ *  - Anything else of len <= 20 (RPCRDMA_HDRLEN_ERR) is too short [SHORT]
+ *    (a wrong version included); the buffer must be 4-byte aligned [ALIGN].  Only whole words inside buf[0, len) are read;
  *    any entry that would run past the end is [SHORT], whatever the counts
  *    say (counts up to 2^32-1 are compared against the words remaining
  *    before anything is multiplied).
  *  - RDMA_MSG and RDMA_NOMSG are processed; RDMA_MSGP and unknown types are
- *    [PROC]; RDMA_DONE and RDMA_ERROR return 0 [DROP] (from 21 bytes up).
+ *    [PROC]; RDMA_DONE and RDMA_ERROR return 0 [DROP] (see above).
  *    RDMA_MSG and RDMA_NOMSG need at least 28 bytes [SHORT].
  *  - Every list discriminator is 0 or 1 [DISCRIM].
  *  - Read list: consecutive entries with the same position form one read

@@ -34,7 +34,8 @@ enum rpcrdma_stat {
 	RPCRDMA_STAT_BYTES_RECV,       /* bytes received by Send */
 	RPCRDMA_STAT_BYTES_SENT,       /* bytes sent by Send */
 	RPCRDMA_STAT_RQ_STARVED,       /* receive buffers missing when reposting */
-	RPCRDMA_STAT_SQ_STARVED,       /* work requests that waited for send-queue room */
+	RPCRDMA_STAT_SQ_STARVED,       /* work-request chains that waited for send-queue room
+					* (queued, posted by a completion: none lost) */
 	RPCRDMA_STAT_CONNECTS,         /* connections established */
 	RPCRDMA_STAT_DISCONNECTS,      /* connections closed */
 	RPCRDMA_STAT_REJECTS,          /* connection requests refused */
@@ -56,6 +57,10 @@ enum rpcrdma_stat {
 					* of rpcrdma_listener_register() (also in writes_uncopied) */
 	RPCRDMA_STAT_IDLE_CLOSES,      /* connections closed by the listener's idle_timeout_ms */
 	RPCRDMA_STAT_CAP_CLOSES,       /* connections closed to make room under max_conns */
+	RPCRDMA_STAT_SEND_WAITED,      /* calls that waited for a send context before being
+					* handled (queued, resumed by a send completion; xprt.h) */
+	RPCRDMA_STAT_SEND_DROPPED,     /* replies or RDMA_ERRORs dropped for want of a send
+					* context or send-queue room: always 0 (xprt.h) */
 	RPCRDMA_STAT_COUNT
 };
 

@@ -10,9 +10,11 @@
  *  - Every received message is checked with rpcrdma_check_call().  Version
  *    mismatches are answered with RDMA_ERROR/ERR_VERS, malformed headers and
  *    RDMA_MSGP with RDMA_ERROR/ERR_CHUNK, RDMA_DONE and RDMA_ERROR messages
- *    are dropped; none of them reaches the handler.  A connection that sends
- *    `garbage_limit` malformed messages, or more calls than its grant, is
- *    disconnected (policy); other connections are unaffected.
+ *    are dropped, whatever their length from 16 bytes up (an RDMA_ERROR is
+ *    never answered); none of them reaches the handler.  A connection that sends
+ *    `garbage_limit` malformed messages, or more calls than its grant (see
+ *    CREDIT OVERRUN), is disconnected (policy); other connections are
+ *    unaffected.
  *  - Read chunks are pulled with RDMA Read and spliced into the call: the
  *    handler always sees the complete RPC call message (a chunk's data is
  *    inserted at its XDR position, followed by zero XDR roundup).
@@ -28,6 +30,29 @@
  *    receive buffers actually posted (with an SRQ: not yet promised to other
  *    connections).  It is never 0; a request that cannot get at least one
  *    credit is rejected.
+ *
+ * NO REPLY IS LOST FOR WANT OF SEND RESOURCES.  Every received message
+ * reserves a send context for its reply (or its RDMA_ERROR) before it is
+ * checked or handed up.  One that finds none waits, holding its receive
+ * buffer, and is handed up (on the poller thread, in arrival order) by the
+ * send completion that gives a context back: RPCRDMA_STAT_SEND_WAITED
+ * counts it.  A reply whose work requests find the send queue full waits
+ * too, and a completion posts it: RPCRDMA_STAT_SQ_STARVED.  No thread
+ * blocks for either.  RPCRDMA_STAT_SEND_DROPPED counts replies dropped for
+ * want of a send context or send-queue room: it reads 0.  Send contexts
+ * per connection: grant + 24, each of send_inline bytes.
+ *
+ * CREDIT OVERRUN.  A call counts from its arrival until the upper layer
+ * ends it (reply or drop).  A connection with more counted calls than its
+ * grant plus the early-reply slack (8 with an SRQ, else 0: an inline reply
+ * may go out just before its call is ended, so a compliant client may be
+ * that far ahead) is closed at once (RPCRDMA_STAT_ERR_CREDIT and
+ * RPCRDMA_STAT_POLICY_CLOSE); the calls it still holds end as on any
+ * closed connection.  Linux's svcrdma queues such calls instead; here they
+ * would hold receive buffers that an SRQ promised to other connections'
+ * grants, and send contexts sized to the grant, and RFC 8166 section 3.3.1
+ * forbids them: a compliant requester never gets there.  So every call
+ * received is either answered or its connection is closed.
  *
  * RESOURCE ACCOUNTING.  A listener given a resource_group (<rpcrdma/rescg.h>)
  * charges that group, on the device by its verbs name ("rxe0"), before it

@@ -214,6 +214,61 @@ static void test_every_type(void **state)
 	assert_int_equal(check_call_copy(b.w, bytes(), &hdr, NULL), 0);
 }
 
+/*
+ * RDMA_DONE and RDMA_ERROR are never answered, whatever their length (issue
+ * 23 item 13): every length from the four fixed words up, with or without
+ * an error code, through both checkers, drops them with the fixed words
+ * filled.  Below 16 bytes, other versions, and other types at 20 bytes or
+ * less stay [SHORT]; 21..27 bytes keep their reasons.
+ */
+static void test_done_error_every_length(void **state)
+{
+	(void)state;
+	static const uint32_t types[] = { RPCRDMA_MSG,  RPCRDMA_NOMSG, RPCRDMA_MSGP,
+					  RPCRDMA_DONE, RPCRDMA_ERROR, 5,
+					  0xffffffffu };
+	struct rpcrdma_limits lim = { .size = sizeof(lim) };
+
+	for (size_t t = 0; t < sizeof(types) / sizeof(types[0]); t++) {
+		for (uint32_t vers = 0; vers < 3; vers++) {
+			put_fixed(&b, vers, 9, types[t]);
+			put(&b, RPCRDMA_ERR_CHUNK);
+			put(&b, 1);
+			put(&b, 1);
+			for (size_t len = 0; len < 28; len++) {
+				bool drop = vers == 1 && len >= 16 &&
+					    (types[t] == RPCRDMA_DONE || types[t] == RPCRDMA_ERROR);
+
+				for (int ex = 0; ex < 2; ex++) {
+					memset(&hdr, 0x5a, sizeof(hdr));
+					int rc = check_call_copy(b.w, len, &hdr, ex ? &lim : NULL);
+
+					if (drop) {
+						assert_int_equal(rc, 0);
+						assert_int_equal(hdr.reason, RPCRDMA_CHECK_DROP);
+						assert_int_equal(hdr.type, types[t]);
+						assert_int_equal(hdr.vers, 1);
+						assert_int_equal(hdr.credits, 9);
+						assert_memory_equal(&hdr.xid, "\x11\x22\x33\x44", 4);
+					} else if (len <= RPCRDMA_HDRLEN_ERR) {
+						assert_int_equal(rc, -EINVAL);
+						assert_int_equal(hdr.reason, RPCRDMA_CHECK_SHORT);
+					} else {
+						assert_true(rc < 0);
+						assert_int_not_equal(hdr.reason, RPCRDMA_CHECK_DROP);
+					}
+				}
+			}
+		}
+	}
+	/* Misaligned: never read, even at 16 bytes. */
+	static uint8_t raw[64] __attribute__((aligned(8)));
+	put_fixed(&b, 1, 1, RPCRDMA_ERROR);
+	memcpy(raw + 2, b.w, 16);
+	assert_int_equal(rpcrdma_check_call(raw + 2, 16, &hdr), -EINVAL);
+	assert_int_equal(hdr.reason, RPCRDMA_CHECK_SHORT);
+}
+
 static void test_nomsg_position_zero(void **state)
 {
 	(void)state;
@@ -604,6 +659,7 @@ int main(void)
 		cmocka_unit_test(test_short_and_align),
 		cmocka_unit_test(test_bad_version),
 		cmocka_unit_test(test_every_type),
+		cmocka_unit_test(test_done_error_every_length),
 		cmocka_unit_test(test_nomsg_position_zero),
 		cmocka_unit_test(test_nomsg_position_zero_with_data),
 		cmocka_unit_test(test_positions),

@@ -7,17 +7,23 @@
  *   bad discriminator,
  *   huge segment count,
  *   truncated read list,
- *   16-byte header,
- *   20-byte RDMA_ERROR   -> RDMA_ERROR / ERR_CHUNK, same xid
+ *   16-byte header       -> RDMA_ERROR / ERR_CHUNK, same xid
  *   4 bytes, RDMA_DONE,
- *   RDMA_ERROR (28 B)    -> nothing (the next reply is for the next call)
+ *   RDMA_ERROR (28 B),
+ *   RDMA_DONE and RDMA_ERROR of 16 and 20 bytes (never_answered())
+ *                        -> nothing (the next reply is for the next call)
  * and that a valid NULL call after each one is answered normally.  Then a
  * second connection sends garbage until the server disconnects it by
  * policy, while the first connection keeps being served.
  * Prints "PASS" when everything matched.
+ *
+ * rdma-badhdr ADDR PORT flood [N]: N (1024) NULL calls back to back on one
+ * connection, whatever the grant; every call must be answered, or the
+ * connection closed by the server (see flood()).
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <netdb.h>
 #include <poll.h>
 #include <stdbool.h>
@@ -280,6 +286,219 @@ static void probe(struct conn *c, const char *name, const uint32_t *msg, size_t 
 	expect_null_reply(c, ++*xid, name);
 }
 
+/* ---- issue 23 item 13: RDMA_DONE and RDMA_ERROR are never answered ---- */
+
+/*
+ * RDMA_DONE and RDMA_ERROR at the lengths that were answered with ERR_CHUNK
+ * (20 bytes or less), with each error code: no answer, and the connection
+ * keeps serving (probe() checks that the next reply is the NULL call's).
+ */
+static void never_answered(struct conn *c, uint32_t *xid)
+{
+	static const struct {
+		const char *name;
+		uint32_t type, words, err;
+	} m[] = {
+		{ "16-byte RDMA_DONE", RPCRDMA_DONE, 4, 0 },
+		{ "20-byte RDMA_DONE", RPCRDMA_DONE, 5, 0 },
+		{ "16-byte RDMA_ERROR", RPCRDMA_ERROR, 4, 0 },
+		{ "20-byte RDMA_ERROR/ERR_CHUNK", RPCRDMA_ERROR, 5, RPCRDMA_ERR_CHUNK },
+		{ "20-byte RDMA_ERROR/ERR_VERS", RPCRDMA_ERROR, 5, RPCRDMA_ERR_VERS },
+		{ "20-byte RDMA_ERROR/code 9", RPCRDMA_ERROR, 5, 9 },
+	};
+	uint32_t w[8];
+
+	for (size_t k = 0; k < sizeof(m) / sizeof(m[0]); k++) {
+		put32(w, 0, ++*xid); put32(w, 1, 1); put32(w, 2, 8); put32(w, 3, m[k].type);
+		put32(w, 4, m[k].err);
+		probe(c, m[k].name, w, m[k].words * 4, 0, xid);
+	}
+}
+
+/* ---- issue 23 item 14: no reply lost for want of send resources ---- */
+
+#define FLOOD_BUF 1024
+#define FLOOD_SQ 64
+
+struct flood {
+	struct conn c;           /* ech, id, pd, cq, mr, buf (nrecv receives, then sends) */
+	int nrecv;
+	bool closed;             /* the server disconnected us */
+};
+
+static int flood_open(struct flood *f, struct sockaddr *dst, int n)
+{
+	struct conn *c = &f->c;
+	struct ibv_qp_init_attr qa = { .qp_type = IBV_QPT_RC,
+				       .cap = { .max_send_wr = FLOOD_SQ, .max_recv_wr = 0,
+						.max_send_sge = 1, .max_recv_sge = 1 } };
+	struct rdma_conn_param p = { 0 };
+	struct rpcrdma_cm_private priv = { false, FLOOD_BUF, FLOOD_BUF };
+	uint8_t pd[8];
+	size_t len;
+
+	memset(f, 0, sizeof(*f));
+	f->nrecv = n + 16;   /* every reply finds a receive: no RNR on our side */
+	len = (size_t)(f->nrecv + n + 1) * FLOOD_BUF;
+	qa.cap.max_recv_wr = (uint32_t)f->nrecv;
+	c->ech = rdma_create_event_channel();
+	if (!c->ech || rdma_create_id(c->ech, &c->id, NULL, RDMA_PS_TCP) ||
+	    rdma_resolve_addr(c->id, NULL, dst, 5000) || wait_ev(c, RDMA_CM_EVENT_ADDR_RESOLVED) ||
+	    rdma_resolve_route(c->id, 5000) || wait_ev(c, RDMA_CM_EVENT_ROUTE_RESOLVED))
+		return -1;
+	c->pd = ibv_alloc_pd(c->id->verbs);
+	c->cq = ibv_create_cq(c->id->verbs, f->nrecv + FLOOD_SQ + 16, NULL, NULL, 0);
+	c->buf = calloc(1, len);
+	if (!c->pd || !c->cq || !c->buf)
+		return -1;
+	c->mr = ibv_reg_mr(c->pd, c->buf, len, IBV_ACCESS_LOCAL_WRITE);
+	qa.send_cq = qa.recv_cq = c->cq;
+	if (!c->mr || rdma_create_qp(c->id, c->pd, &qa))
+		return -1;
+	for (int i = 0; i < f->nrecv; i++) {
+		struct ibv_sge sge = { (uintptr_t)(c->buf + (size_t)i * FLOOD_BUF), FLOOD_BUF,
+				       c->mr->lkey };
+		struct ibv_recv_wr wr = { .wr_id = (uint64_t)i, .sg_list = &sge, .num_sge = 1 }, *bad;
+
+		if (ibv_post_recv(c->id->qp, &wr, &bad))
+			return -1;
+	}
+	rpcrdma_cm_private_encode(pd, sizeof(pd), &priv);
+	p.private_data = pd;
+	p.private_data_len = sizeof(pd);
+	p.initiator_depth = p.responder_resources = 1;
+	p.retry_count = 7;
+	p.rnr_retry_count = 7;
+	if (rdma_connect(c->id, &p) || wait_ev(c, RDMA_CM_EVENT_ESTABLISHED))
+		return -1;
+	/* From now on the CM channel is only read for a disconnect. */
+	return fcntl(c->ech->fd, F_SETFL, fcntl(c->ech->fd, F_GETFL) | O_NONBLOCK);
+}
+
+/* Whether the server disconnected (a CM event, or a completion in error). */
+static void flood_cm(struct flood *f)
+{
+	struct rdma_cm_event *ev;
+
+	while (rdma_get_cm_event(f->c.ech, &ev) == 0) {
+		if (ev->event == RDMA_CM_EVENT_DISCONNECTED)
+			f->closed = true;
+		rdma_ack_cm_event(ev);
+	}
+}
+
+/* Posts send i (the NULL call of xid base + i, built in send buffer i). */
+static int flood_send(struct flood *f, int i, uint32_t base)
+{
+	struct conn *c = &f->c;
+	uint8_t *b = c->buf + (size_t)(f->nrecv + i) * FLOOD_BUF;
+	struct ibv_sge sge = { (uintptr_t)b, 0, c->mr->lkey };
+	struct ibv_send_wr wr = { .wr_id = (uint64_t)(1u << 30) + (uint64_t)i, .sg_list = &sge,
+				  .num_sge = 1, .opcode = IBV_WR_SEND,
+				  .send_flags = IBV_SEND_SIGNALED }, *bad;
+
+	sge.length = (uint32_t)null_call((uint32_t *)b, base + (uint32_t)i);
+	return ibv_post_send(c->id->qp, &wr, &bad);
+}
+
+/* Polls once: counts send completions into *acked, replies into got[]. */
+static void flood_poll(struct flood *f, int n, uint32_t base, int *acked, bool *got, int *answered)
+{
+	struct ibv_wc wc[32];
+	int k = ibv_poll_cq(f->c.cq, 32, wc);
+
+	for (int j = 0; j < k; j++) {
+		struct rpcrdma_hdr h;
+
+		if (wc[j].status != IBV_WC_SUCCESS) {
+			f->closed = true;
+			continue;
+		}
+		if (wc[j].wr_id >= (1u << 30)) {
+			(*acked)++;
+			continue;
+		}
+		const uint8_t *r = f->c.buf + wc[j].wr_id * FLOOD_BUF;
+		uint32_t x;
+
+		if (rpcrdma_check_reply(r, wc[j].byte_len, &h) <= 0 || h.type != RPCRDMA_MSG) {
+			CHECK(0, "flood: reply %d bytes is not an RDMA_MSG", (int)wc[j].byte_len);
+			continue;
+		}
+		x = ntohl(h.xid) - base;
+		if (x < (uint32_t)n + 1 && !got[x]) {
+			got[x] = true;
+			(*answered)++;
+		} else {
+			CHECK(0, "flood: unexpected or repeated xid %u", ntohl(h.xid));
+		}
+	}
+	flood_cm(f);
+}
+
+static double now_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/*
+ * n NULL calls back to back, whatever the server granted, up to FLOOD_SQ
+ * posted at once.  Then wait until every call is answered or the server has closed
+ * the connection (liveness: 30 s without progress).  If neither, one more
+ * call tells whether the connection is still up: answered, then the
+ * missing replies were lost while it kept serving (the bug of issue 23
+ * item 14: 642 of 1024 answered).  Prints the figures.
+ */
+static int flood(struct sockaddr *dst, int n)
+{
+	const uint32_t base = 0x10000;
+	struct flood f;
+	bool *got = calloc((size_t)n + 1, 1);
+	int sent = 0, acked = 0, answered = 0;
+	double last = now_s();
+
+	if (n < 1 || !got || flood_open(&f, dst, n)) {
+		fprintf(stderr, "flood: connect failed\n");
+		return 1;
+	}
+	while (!f.closed && (sent < n || answered < n)) {
+		int before = answered + acked;
+
+		while (!f.closed && sent < n && sent - acked < FLOOD_SQ) {
+			if (flood_send(&f, sent, base)) {
+				f.closed = true;
+				break;
+			}
+			sent++;
+		}
+		flood_poll(&f, n, base, &acked, got, &answered);
+		if (answered + acked != before)
+			last = now_s();
+		else if (now_s() - last > 30)
+			break;
+	}
+	printf("flood: %d calls sent, %d answered, connection %s\n", sent, answered,
+	       f.closed ? "closed by the server" : "up");
+	if (!f.closed && answered < n) {
+		/* Still up?  One more call: an answer proves the others lost. */
+		if (flood_send(&f, n, base) == 0) {
+			last = now_s();
+			while (!f.closed && !got[n] && now_s() - last < 30)
+				flood_poll(&f, n, base, &acked, got, &answered);
+		}
+		CHECK(f.closed, "flood: %d of %d calls never answered on a connection still up%s",
+		      n - answered + (got[n] ? 1 : 0), n,
+		      got[n] ? " (a later call was answered)" : "");
+	}
+	conn_close(&f.c);
+	free(got);
+	printf("%s (%d failures)\n", failures ? "FAIL" : "PASS", failures);
+	return failures ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct addrinfo hints = { .ai_flags = AI_NUMERICHOST | AI_NUMERICSERV }, *ai;
@@ -287,10 +506,12 @@ int main(int argc, char **argv)
 	uint32_t w[64], xid = 100;
 	int i;
 
-	if (argc != 3 || getaddrinfo(argv[1], argv[2], &hints, &ai)) {
-		fprintf(stderr, "usage: %s ADDR PORT\n", argv[0]);
+	if (argc < 3 || getaddrinfo(argv[1], argv[2], &hints, &ai)) {
+		fprintf(stderr, "usage: %s ADDR PORT [flood [N]]\n", argv[0]);
 		return 2;
 	}
+	if (argc >= 4 && strcmp(argv[3], "flood") == 0)
+		return flood(ai->ai_addr, argc >= 5 ? atoi(argv[4]) : 1024);
 	if (conn_open(&a, ai->ai_addr)) {
 		fprintf(stderr, "connect failed\n");
 		return 1;
@@ -352,11 +573,7 @@ int main(int argc, char **argv)
 	put32(w, i++, ++xid); put32(w, i++, 1); put32(w, i++, 8); put32(w, i++, RPCRDMA_ERROR);
 	put32(w, i++, RPCRDMA_ERR_VERS); put32(w, i++, 1); put32(w, i++, 1);
 	probe(&a, "RDMA_ERROR", w, (size_t)i * 4, 0, &xid);
-	/* 20 bytes or less is too short whatever the type (RFC 8166 checker) */
-	i = 0;
-	put32(w, i++, ++xid); put32(w, i++, 1); put32(w, i++, 8); put32(w, i++, RPCRDMA_ERROR);
-	put32(w, i++, RPCRDMA_ERR_CHUNK);
-	probe(&a, "20-byte RDMA_ERROR", w, (size_t)i * 4, RPCRDMA_ERR_CHUNK, &xid);
+	never_answered(&a, &xid);
 
 	/* Policy: connection b sends garbage until the server drops it. */
 	if (conn_open(&b, ai->ai_addr)) {
