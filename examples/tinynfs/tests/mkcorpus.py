@@ -123,10 +123,10 @@ cases = {
     "pseudo": lambda seq: frame(
         compound([seq(), PUTROOT, GETFH, getattr_(0x0018091a, 0x00b0a23a), u32(3) + u32(0x3f),
                   u32(26) + u64(0) + b"\0" * 8 + u32(1024) + u32(4096) + bitmap(0x0018091a, 0x00b0a23a)]),
-        compound([seq(), PUTROOT, lookup("tmp"), u32(32), u32(26) + u64(0) + b"\0" * 8 + u32(0) +
+        compound([seq(), PUTROOT, lookup("dev"), u32(32), u32(26) + u64(0) + b"\0" * 8 + u32(0) +
                   u32(512) + bitmap(0x2), u32(16), GETFH, u32(31)]),
         compound([seq(), PUTROOT, u32(52) + u32(1)]),
-        compound([seq(), PUTROOT, lookup("tmp"), u32(6) + u32(2) + opaque("dir") + bitmap(0) + u32(0)]),
+        compound([seq(), PUTROOT, lookup("dev"), u32(6) + u32(2) + opaque("dir") + bitmap(0) + u32(0)]),
         compound([seq(), PUTROOT, u32(27)]), cap=3 | 4),
     "sessions": lambda seq: frame(compound([u32(44) + SID]), compound([u32(57) + u64(CLIENTID)]),
                       compound([u32(41) + SID + u32(3) + u32(0)])),
