@@ -41,6 +41,30 @@ static uint32_t be32(const uint8_t *p)
 	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
 }
 
+/* The server's own ids back on this thread (see nfsfz_abort). */
+static void restore_ids(void)
+{
+	if (!servers[0])
+		return;
+	struct tnfs_fs_saved back = servers[0]->self;
+	back.switched = true;
+	tnfs_fs_unbecome(&back);
+}
+
+_Noreturn void nfsfz_abort(void)
+{
+	restore_ids();
+	abort();
+}
+
+/* Called by ASan as it finds an error, before libFuzzer's death callback
+ * writes the input out (unused in builds without ASan). */
+void __asan_on_error(void);
+void __asan_on_error(void)
+{
+	restore_ids();
+}
+
 static int nosync(void *arg, int fd, bool datasync)
 {
 	(void)arg, (void)fd, (void)datasync;

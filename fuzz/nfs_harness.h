@@ -48,7 +48,13 @@
 #include "server.h"
 
 /* Checks that stay on whatever NDEBUG says. */
-#define CHECK(c) do { if (!(c)) abort(); } while (0)
+#define CHECK(c) do { if (!(c)) nfsfz_abort(); } while (0)
+
+/* Takes the process's own file-system ids back (a failure can come in the
+ * middle of an operation, under the client's squashed ids, and libFuzzer
+ * must then still write its crash file: ASan's errors get the same through
+ * __asan_on_error), then aborts. */
+_Noreturn void nfsfz_abort(void);
 
 #define NFSFZ_REPLY_MAX (1u << 21)
 
