@@ -389,6 +389,25 @@ const uint8_t *nfsfz_sessionid(void)
 	return sessionid;
 }
 
+size_t nfsfz_wrap_length(uint8_t *b, size_t len, unsigned seed)
+{
+	if (len < 4)
+		return len;
+	for (int i = 0; i < 8; i++) {
+		seed = seed * 1103515245u + 12345u;
+		size_t o = 4 * ((seed >> 8) % (len / 4));
+		if (be32(b + o) > len)
+			continue;
+		uint32_t v = 0xffffffffu - ((seed >> 4) & 15);
+		b[o] = (uint8_t)(v >> 24);
+		b[o + 1] = (uint8_t)(v >> 16);
+		b[o + 2] = (uint8_t)(v >> 8);
+		b[o + 3] = (uint8_t)v;
+		return (seed >> 30) & 1 ? o + 4 : len;
+	}
+	return len;
+}
+
 size_t nfsfz_cap(uint8_t sel)
 {
 	static const size_t caps[4] = { 256, 4096, 65536, NFSFZ_REPLY_MAX };

@@ -72,6 +72,18 @@ const uint8_t *nfsfz_sessionid(void);
 int nfsfz_run(struct tnfs_server *s, const uint8_t *req, size_t len, size_t cap,
 	      const uint8_t **reply, size_t *out);
 
+/*
+ * Structure-aware mutation for the class of issue #23 item 1: in the
+ * XDR body b of len bytes, one 4-aligned word whose value could be a
+ * length or count there (at most len) becomes one of 0xfffffff0 ..
+ * 0xffffffff (a few tries, from seed).  Returns the length the body
+ * should keep: len, or (one time in two) just up to that word, so that
+ * what the length covered is gone, as in a hostile request.  The
+ * targets' custom mutators call it after libFuzzer's own mutation, on
+ * one COMPOUND of the input, and cut the body to the length returned.
+ */
+size_t nfsfz_wrap_length(uint8_t *b, size_t len, unsigned seed);
+
 /* Reply buffer sizes the first byte of an input picks (bits 0-1). */
 size_t nfsfz_cap(uint8_t sel);
 

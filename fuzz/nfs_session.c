@@ -30,6 +30,9 @@
  * the count collected (left as it is while none is): write a stateid as
  * 00 00 00 00 'S' 'T' 'I' 'D' k x x x x x x x (seqid 0: the current one).
  *
+ * Mutation: as in nfs_compound.c, with the length words looked for in
+ * (and the cut made in) one record's operations.
+ *
  * Checked: what nfs_compound.c checks, for each COMPOUND.
  */
 #include <stdint.h>
@@ -39,6 +42,9 @@
 #include "nfs_harness.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max, unsigned int seed);
+/* libFuzzer's own mutation; absent (and never called) in the replay build */
+size_t LLVMFuzzerMutate(uint8_t *data, size_t size, size_t max) __attribute__((weak));
 
 #define NSTID 16
 
@@ -127,6 +133,54 @@ static void run_record(struct tnfs_server *s, struct sess *ss, uint8_t ctl, uint
 	harvest(ss, r, out);
 }
 
+/* The next record: its head (ctl, nops) at *head and its body, or false
+ * at the end (the framing above). */
+static bool next_record(const uint8_t **p, size_t *left, const uint8_t **head,
+			const uint8_t **body, size_t *len)
+{
+	if (*left < 4)
+		return false;
+	*head = *p;
+	*len = (size_t)(*p)[2] << 8 | (*p)[3];
+	*p += 4;
+	*left -= 4;
+	if (*len > *left)
+		*len = *left;
+	*body = *p;
+	*p += *len;
+	*left -= *len;
+	return true;
+}
+
+/* libFuzzer's mutation, then in one input out of four a length word of
+ * one record's operations set near 2^32, and what follows it in that
+ * record perhaps cut (nfsfz_wrap_length). */
+size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max, unsigned int seed)
+{
+	size = LLVMFuzzerMutate(data, size, max);
+	if (size < 5 || seed % 4)
+		return size;
+	const uint8_t *p = data + 1, *head, *body;
+	size_t left = size - 1, len, n = 0;
+	while (next_record(&p, &left, &head, &body, &len))
+		n++;
+	if (n == 0)
+		return size;
+	size_t pick = (seed >> 2) % n;
+	p = data + 1;
+	left = size - 1;
+	for (size_t i = 0; i <= pick; i++)
+		(void)next_record(&p, &left, &head, &body, &len);
+	size_t at = (size_t)(body - data);
+	size_t keep = nfsfz_wrap_length(data + at, len, seed >> 8);
+	if (keep == len)
+		return size;
+	memmove(data + at + keep, data + at + len, size - at - len);
+	data[at - 2] = (uint8_t)(keep >> 8);
+	data[at - 1] = (uint8_t)keep;
+	return size - (len - keep);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct tnfs_server *s = nfsfz_begin(size && (data[0] & 4));
@@ -134,17 +188,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t cap = size ? nfsfz_cap(data[0]) : NFSFZ_REPLY_MAX;
 	const uint8_t *p = size ? data + 1 : data;
 	size_t left = size ? size - 1 : 0;
-	while (left >= 4) {
-		uint8_t ctl = p[0], nops = p[1];
-		size_t len = (size_t)p[2] << 8 | p[3];
-		p += 4;
-		left -= 4;
-		if (len > left)
-			len = left;
-		run_record(s, &ss, ctl, nops, p, len, cap);
-		p += len;
-		left -= len;
-	}
+	const uint8_t *head, *body;
+	size_t len;
+	while (next_record(&p, &left, &head, &body, &len))
+		run_record(s, &ss, head[0], head[1], body, len, cap);
 	nfsfz_end();
 	return 0;
 }
