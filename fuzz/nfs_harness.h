@@ -36,7 +36,8 @@
  * (libFuzzer's counters), so that only the input's counts.
  *
  * NFSFZ_VERBOSE in the environment prints each COMPOUND's and operation's
- * status on stderr (to see what a corpus reaches).
+ * status on stderr (to see what a corpus reaches).  At exit, the number of
+ * COMPOUNDs and inputs run goes to stderr.
  */
 #ifndef TINYNFS_FUZZ_HARNESS_H
 #define TINYNFS_FUZZ_HARNESS_H
@@ -81,6 +82,8 @@ int nfsfz_run(struct tnfs_server *s, const uint8_t *req, size_t len, size_t cap,
  * what the length covered is gone, as in a hostile request.  The
  * targets' custom mutators call it after libFuzzer's own mutation, on
  * one COMPOUND of the input, and cut the body to the length returned.
+ * NFSFZ_NO_WRAP in the environment turns it off (to fuzz past a known
+ * wrap, or to measure).
  */
 size_t nfsfz_wrap_length(uint8_t *b, size_t len, unsigned seed);
 
