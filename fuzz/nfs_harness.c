@@ -195,7 +195,9 @@ static bool make_all(void)
 		}
 		servers[i]->sync_hook = nosync;
 		servers[i]->op_hook = op_seen;
-		/* nfsfz_begin makes each input's state */
+		/* nfsfz_begin makes each input's state, as tnfs_server_new
+		 * made this one (should the server ever configure its state
+		 * further, so must nfsfz_begin) */
 		tnfs_state_free(servers[i]->state);
 		servers[i]->state = NULL;
 	}
