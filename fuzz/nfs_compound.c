@@ -27,9 +27,9 @@
  *
  * Checked: the reply never exceeds its buffer, its header decodes, its
  * result count matches, the COMPOUND estimate decodes wherever the
- * processing does, a reported READ data range lies in the reply right
- * after a length word that matches it, and no descriptor outlives an
- * input.
+ * processing does, each operation's result fits its estimate, a reported
+ * READ data range lies in the reply right after a length word that
+ * matches it, and no descriptor outlives an input.
  *
  * A libFuzzer build links the core with a table of 256 stateids
  * (TNFS_MAX_STATEIDS) rather than 65536: freeing a state scans it, and a

@@ -78,6 +78,7 @@ static void op_seen(void *arg, uint32_t op, uint32_t status, size_t estimate, si
 	if (verbose)
 		fprintf(stderr, "  op %u: status %u (estimate %zu, actual %zu)\n", op, status,
 			estimate, actual);
+	CHECK(actual <= estimate); /* what the reply buffer was sized by */
 	switch (op) {
 	case OP_OPEN: case OP_CREATE: case OP_LINK: case OP_REMOVE: case OP_RENAME:
 	case OP_SETATTR: case OP_WRITE: case OP_ALLOCATE: case OP_DEALLOCATE: case OP_COPY:

@@ -32,7 +32,8 @@
  * descriptors above it may be of the scratch tree (abort if so).  Only the
  * operations that can change the tree (OPEN, CREATE, LINK, REMOVE, RENAME,
  * SETATTR, WRITE, ALLOCATE, DEALLOCATE, COPY, CLONE, WRITE_SAME: seen with
- * op_hook) make nfsfz_end put it back.  The setup's coverage is cleared
+ * op_hook, which also checks every result against its estimate) make
+ * nfsfz_end put it back.  The setup's coverage is cleared
  * (libFuzzer's counters), so that only the input's counts.
  *
  * NFSFZ_VERBOSE in the environment prints each COMPOUND's and operation's
