@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-2-Clause
-"""Writes the seed corpus of fuzz/nfs_compound.c (see its header for the
-input format): COMPOUNDs a Linux client sends, on the known session."""
+"""Writes the seed corpora of fuzz/nfs_compound.c and fuzz/nfs_session.c (see
+their headers for the input formats): COMPOUNDs a Linux client sends, on the
+known session.  Usage: mkcorpus.py [COMPOUND_DIR [SESSION_DIR]], by default
+fuzz/corpus/nfs_compound and fuzz/corpus/nfs_session (run from the top)."""
 import os
 import struct
 import sys
@@ -123,13 +125,89 @@ cases = {
     "pseudo": lambda seq: frame(
         compound([seq(), PUTROOT, GETFH, getattr_(0x0018091a, 0x00b0a23a), u32(3) + u32(0x3f),
                   u32(26) + u64(0) + b"\0" * 8 + u32(1024) + u32(4096) + bitmap(0x0018091a, 0x00b0a23a)]),
-        compound([seq(), PUTROOT, lookup("tmp"), u32(32), u32(26) + u64(0) + b"\0" * 8 + u32(0) +
+        compound([seq(), PUTROOT, lookup("dev"), u32(32), u32(26) + u64(0) + b"\0" * 8 + u32(0) +
                   u32(512) + bitmap(0x2), u32(16), GETFH, u32(31)]),
         compound([seq(), PUTROOT, u32(52) + u32(1)]),
-        compound([seq(), PUTROOT, lookup("tmp"), u32(6) + u32(2) + opaque("dir") + bitmap(0) + u32(0)]),
+        compound([seq(), PUTROOT, lookup("dev"), u32(6) + u32(2) + opaque("dir") + bitmap(0) + u32(0)]),
         compound([seq(), PUTROOT, u32(27)]), cap=3 | 4),
     "sessions": lambda seq: frame(compound([u32(44) + SID]), compound([u32(57) + u64(CLIENTID)]),
                       compound([u32(41) + SID + u32(3) + u32(0)])),
+}
+
+
+# --- fuzz/nfs_session.c: records of (ctl, nops, len, operations); the
+# driver adds the SEQUENCE and fills in stateids written as STID(k).
+def STID(k):
+    return u32(0) + b"STID" + bytes([k]) + b"\0" * 7
+
+
+def rec(*ops, ctl=0):
+    body = b"".join(ops)
+    return bytes([ctl, len(ops)]) + struct.pack(">H", len(body)) + body
+
+
+def session(*records, flags=3):
+    return bytes([flags]) + b"".join(records)
+
+
+def close(k):
+    return u32(4) + u32(0) + STID(k)
+
+
+OWNER = u64(CLIENTID) + opaque("lo")
+session_cases = {
+    "open_write_close": session(
+        rec(PUTROOT, open_("new"), GETFH),
+        rec(PUTROOT, lookup("new"), u32(38) + STID(0) + u64(0) + u32(0) + opaque(b"hello"),
+            u32(25) + STID(0) + u64(0) + u32(100)),
+        rec(PUTROOT, lookup("new"), u32(34) + STID(0) + bitmap(1 << 4) + opaque(u64(3)),
+            u32(5) + u64(0) + u32(0)),
+        rec(PUTROOT, lookup("new"), close(0)),
+        rec(PUTROOT, u32(28) + opaque("new"))),
+    "locks": session(
+        rec(PUTROOT, open_("f", 3, False)),
+        rec(PUTROOT, lookup("f"), u32(12) + u32(2) + u32(0) + u64(0) + u64(10) + u32(1) +
+            u32(0) + STID(0) + u32(0) + OWNER),
+        rec(PUTROOT, lookup("f"), u32(13) + u32(2) + u64(5) + u64(1) + u64(CLIENTID) + opaque("o2"),
+            u32(55) + u32(2) + STID(0) + STID(1)),
+        rec(PUTROOT, lookup("f"), u32(14) + u32(2) + u32(0) + STID(1) + u64(0) + u64(10)),
+        rec(u32(45) + STID(1)),
+        rec(PUTROOT, lookup("f"), u32(21) + STID(0) + u32(0) + u32(1) + u32(0), close(0))),
+    "slots": session(
+        rec(PUTROOT, GETFH, ctl=0),
+        rec(PUTROOT, GETFH, ctl=1 | 4),
+        rec(PUTROOT, GETFH, ctl=1 | 4 | 8),
+        rec(PUTROOT, ctl=2 | 0x40),
+        rec(PUTROOT, ctl=3 | 0x20),
+        rec(PUTROOT, GETFH, ctl=8)),
+    "sessions": session(
+        rec(u32(44) + SID, ctl=0x10),
+        rec(PUTROOT),
+        rec(u32(43) + u64(CLIENTID) + u32(2) + u32(0) +
+            u32(0) + u32(0x100000) + u32(0x100000) + u32(0x2000) + u32(8) + u32(4) + u32(0) +
+            u32(0) + u32(0x1000) + u32(0x1000) + u32(0) + u32(2) + u32(1) + u32(0) +
+            u32(0x40000000) + u32(0), ctl=0x10),
+        rec(u32(58) + u32(0)),
+        rec(u32(57) + u64(CLIENTID), ctl=0x10)),
+    "tree": session(
+        rec(PUTROOT, u32(6) + u32(2) + opaque("dir") + bitmap(0) + u32(0)),
+        rec(PUTROOT, lookup("d"), u32(32), PUTROOT, lookup("dir"), u32(29) + opaque("g") + opaque("g")),
+        rec(PUTROOT, u32(32), u32(29) + opaque("d") + opaque("dir2")),
+        rec(PUTROOT, lookup("dir"), u32(16), u32(26) + u64(0) + u64(0) + u32(512) + u32(2048) +
+            bitmap(0x0018091a, 0x00b0a23a)),
+        rec(PUTROOT, u32(28) + opaque("dir"))),
+    "v42": session(
+        rec(PUTROOT, open_("new")),
+        rec(PUTROOT, lookup("new"), u32(69) + STID(0) + u64(0) + u32(1),
+            u32(62) + STID(0) + u64(0) + u64(100), u32(59) + STID(0) + u64(0) + u64(4096), ctl=0x20),
+        rec(PUTROOT, lookup("new"), close(0), ctl=0x20)),
+    "pseudo": session(
+        rec(PUTROOT, GETFH, lookup("dev"), u32(26) + u64(0) + u64(0) + u32(512) + u32(2048) +
+            bitmap(0x0018091a, 0x00b0a23a)),
+        rec(PUTROOT, u32(52) + u32(1)), flags=3 | 4),
+    "raw": session(rec(compound([PUTROOT, GETFH]), ctl=0x80),
+                   rec(compound([u32(53) + SID + u32(1) + u32(0) + u32(0) + u32(0), PUTROOT]),
+                       ctl=0x80)),
 }
 
 outdir = sys.argv[1] if len(sys.argv) > 1 else "fuzz/corpus/nfs_compound"
@@ -139,3 +217,9 @@ for name, make in cases.items():
     with open(os.path.join(outdir, name), "wb") as f:
         f.write(data)
 print(f"{len(cases)} inputs in {outdir}")
+sessdir = sys.argv[2] if len(sys.argv) > 2 else "fuzz/corpus/nfs_session"
+os.makedirs(sessdir, exist_ok=True)
+for name, data in session_cases.items():
+    with open(os.path.join(sessdir, name), "wb") as f:
+        f.write(data)
+print(f"{len(session_cases)} inputs in {sessdir}")
