@@ -72,7 +72,7 @@ static ssize_t call_dgram(int fd, uint8_t *msg, size_t len, uint8_t *reply, size
 static ssize_t call_rdma(const struct sockaddr *dst, uint8_t *msg, size_t len, uint8_t *reply,
 			 size_t room)
 {
-	struct rpcrdma_poller *poller;
+	struct rpcrdma_poller *poller = NULL;
 	struct rpcrdma_client *client = NULL;
 	struct iovec iov = { msg, len };
 	struct rpcrdma_client_call call = { .size = sizeof(call), .iov = &iov, .iovcnt = 1,
@@ -84,9 +84,9 @@ static ssize_t call_rdma(const struct sockaddr *dst, uint8_t *msg, size_t len, u
 		rc = rpcrdma_client_call(client, &call, 5000);
 	if (rc)
 		fprintf(stderr, "hello-client: rdma: %s\n", strerror(-rc));
-	rpcrdma_client_destroy(client);
-	if (poller)
-		rpcrdma_poller_destroy(poller);
+	if (client)
+		rpcrdma_client_destroy(client);
+	rpcrdma_poller_destroy(poller); /* NULL is accepted */
 	return rc ? -1 : (ssize_t)call.reply_got;
 }
 #endif
