@@ -6,6 +6,7 @@
  * ports, then serves until SIGINT or SIGTERM.
  */
 #include <arpa/inet.h>
+#include <errno.h>
 #include <netdb.h>
 #include <pthread.h>
 #include <signal.h>
@@ -108,19 +109,20 @@ int main(int argc, char **argv)
 #if HELLO_RDMA
 	struct rpcrdma_poller *poller = NULL;
 	if (!rc && rdma_addr) {
-		struct addrinfo hints = { .ai_flags = AI_NUMERICHOST }, *ai;
+		struct addrinfo hints = { .ai_flags = AI_NUMERICHOST }, *ai = NULL;
 		char service[16];
 		snprintf(service, sizeof(service), "%d", port ? port + 1 : 0);
-		if (getaddrinfo(rdma_addr, service, &hints, &ai) != 0)
-			return fprintf(stderr, "hello-server: bad address %s\n", rdma_addr), 2;
-		rc = rpcrdma_poller_create(NULL, &poller); /* must outlive the service */
+		rc = getaddrinfo(rdma_addr, service, &hints, &ai) ? -EINVAL : 0;
+		if (!rc)
+			rc = rpcrdma_poller_create(NULL, &poller); /* must outlive the service */
 		if (!rc)
 			rc = rpcrdma_svc_listen_rdma(svc, poller, ai->ai_addr, NULL, &rdma, NULL);
-		freeaddrinfo(ai);
+		if (ai)
+			freeaddrinfo(ai);
 	}
 #else
 	if (!rc && rdma_addr)
-		return fprintf(stderr, "hello-server: built without RDMA\n"), 2;
+		rc = -EPROTONOSUPPORT; /* built without RDMA */
 #endif
 	if (!rc)
 		rc = rpcrdma_svc_start(svc);
