@@ -3,7 +3,7 @@
 # librpcrdma needs (and the soft-RoCE VM's userland).  Runs as root; as
 # another user it uses sudo.  Does nothing when everything is installed.
 set -eu
-pkgs="build-essential meson ninja-build pkg-config clang libclang-rt-14-dev
+pkgs="build-essential meson ninja-build pkg-config clang libclang-rt-14-dev scdoc
  libcmocka-dev libibverbs-dev librdmacm-dev ibverbs-providers ibverbs-utils
  rdmacm-utils perftest valgrind
  qemu-system-x86 busybox-static kmod cpio iproute2 rpcbind tshark gnuplot-nox

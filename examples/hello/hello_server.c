@@ -1,0 +1,142 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * hello-server [-p PORT] [-r RDMA_ADDR]: serves the hello program (hello.h)
+ * over TCP and UDP on 127.0.0.1:PORT (default 20100; 0 picks free ports)
+ * and, with -r, over RPC-over-RDMA on RDMA_ADDR:PORT+1.  Prints the bound
+ * ports, then serves until SIGINT or SIGTERM.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netdb.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <rpcrdma/svc.h>
+#if HELLO_RDMA
+#include <rpcrdma/poller.h>
+#endif
+#include "hello.h"
+
+struct greet_args { char name[HELLO_NAME_MAX + 1]; };
+struct greet_res { char text[HELLO_NAME_MAX + 8]; };
+
+static int greet_decode(struct rpcrdma_xdr_dec *dec, void *args)
+{
+	struct greet_args *a = args;
+	return rpcrdma_xdr_get_string(dec, a->name, sizeof(a->name), HELLO_NAME_MAX);
+}
+
+static size_t greet_estimate(const struct rpcrdma_svc_call *call, const void *args)
+{
+	(void)call, (void)args;
+	return rpcrdma_xdr_opaque_size(sizeof(((struct greet_res *)0)->text));
+}
+
+static int greet(struct rpcrdma_svc_call *call, void *args, void *res)
+{
+	const struct greet_args *a = args;
+	struct greet_res *r = res;
+	(void)call;
+	snprintf(r->text, sizeof(r->text), "hello, %s", a->name);
+	return RPCRDMA_SVC_SUCCESS;
+}
+
+static int greet_encode(struct rpcrdma_xdr_enc *enc, const void *res)
+{
+	const struct greet_res *r = res;
+	return rpcrdma_xdr_put_string(enc, r->text);
+}
+
+static int null_proc(struct rpcrdma_svc_call *call, void *args, void *res)
+{
+	(void)call, (void)args, (void)res;
+	return RPCRDMA_SVC_SUCCESS;
+}
+
+static const struct rpcrdma_svc_proc hello_procs[] = {
+	[0] = { .name = "null", .estimate = greet_estimate, .handler = null_proc },
+	[HELLO_GREET] = { .name = "greet", .args_size = sizeof(struct greet_args),
+			  .res_size = sizeof(struct greet_res), .decode_args = greet_decode,
+			  .estimate = greet_estimate, .handler = greet, .encode_res = greet_encode },
+};
+static const struct rpcrdma_svc_version hello_vers[] = {
+	{ .vers = HELLO_VERS, .nprocs = 2, .procs = hello_procs },
+};
+static const struct rpcrdma_svc_program hello_prog = {
+	.prog = HELLO_PROG, .name = "hello", .nvers = 1, .vers = hello_vers,
+};
+
+static int port_of(const struct sockaddr_storage *ss)
+{
+	return ntohs(ss->ss_family == AF_INET6 ? ((const struct sockaddr_in6 *)ss)->sin6_port
+					       : ((const struct sockaddr_in *)ss)->sin_port);
+}
+
+int main(int argc, char **argv)
+{
+	const char *rdma_addr = NULL;
+	int port = HELLO_PORT, opt, sig, rc;
+	while ((opt = getopt(argc, argv, "p:r:")) != -1) {
+		if (opt == 'p')
+			port = atoi(optarg);
+		else if (opt == 'r')
+			rdma_addr = optarg;
+		else
+			return fprintf(stderr, "usage: hello-server [-p PORT] [-r RDMA_ADDR]\n"), 2;
+	}
+	/* Signals are taken by sigwait below: block them before any thread starts. */
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+
+	struct rpcrdma_svc *svc = NULL;
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port),
+				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	struct sockaddr_storage tcp, udp, rdma = { 0 };
+	rc = rpcrdma_svc_create(NULL, &svc);
+	if (!rc)
+		rc = rpcrdma_svc_register(svc, &hello_prog);
+	if (!rc)
+		rc = rpcrdma_svc_listen_tcp(svc, (struct sockaddr *)&a, sizeof(a), &tcp);
+	if (!rc)
+		rc = rpcrdma_svc_listen_udp(svc, (struct sockaddr *)&a, sizeof(a), &udp);
+#if HELLO_RDMA
+	struct rpcrdma_poller *poller = NULL;
+	if (!rc && rdma_addr) {
+		struct addrinfo hints = { .ai_flags = AI_NUMERICHOST }, *ai = NULL;
+		char service[16];
+		snprintf(service, sizeof(service), "%d", port ? port + 1 : 0);
+		rc = getaddrinfo(rdma_addr, service, &hints, &ai) ? -EINVAL : 0;
+		if (!rc)
+			rc = rpcrdma_poller_create(NULL, &poller); /* must outlive the service */
+		if (!rc)
+			rc = rpcrdma_svc_listen_rdma(svc, poller, ai->ai_addr, NULL, &rdma, NULL);
+		if (ai)
+			freeaddrinfo(ai);
+	}
+#else
+	if (!rc && rdma_addr)
+		rc = -EPROTONOSUPPORT; /* built without RDMA */
+#endif
+	if (!rc)
+		rc = rpcrdma_svc_start(svc);
+	if (rc) {
+		fprintf(stderr, "hello-server: %s\n", strerror(-rc));
+	} else {
+		printf("ready tcp=%d udp=%d rdma=%d\n", port_of(&tcp), port_of(&udp),
+		       rdma_addr ? port_of(&rdma) : 0);
+		fflush(stdout);
+		sigwait(&set, &sig);
+	}
+	rpcrdma_svc_destroy(svc);
+#if HELLO_RDMA
+	rpcrdma_poller_destroy(poller);
+#endif
+	return rc ? 1 : 0;
+}
