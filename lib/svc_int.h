@@ -180,8 +180,16 @@ void rpcrdma__svc_tcp_reap(struct rpcrdma_svc *svc);
 void rpcrdma__svc_tcp_shutdown(struct rpcrdma_svc *svc);
 void rpcrdma__svc_udp_shutdown(struct rpcrdma_svc *svc);
 /* RDMA: drops queued calls, destroys the listeners (waiting for their
- * calls); the loop must be stopped. */
+ * calls); the loop must be stopped.  Nothing to do in a build without RDMA
+ * (svc_rdma.c is built only with it). */
+#ifdef RPCRDMA_HAVE_RDMA
 void rpcrdma__svc_rdma_shutdown(struct rpcrdma_svc *svc);
+#else
+static inline void rpcrdma__svc_rdma_shutdown(struct rpcrdma_svc *svc)
+{
+	(void)svc;
+}
+#endif
 
 /* --- from the RDMA transport */
 

@@ -35,9 +35,12 @@
 
 #include <net/if.h>
 
-#include <rpcrdma/poller.h>
+#include <rpcrdma/config.h>
 #include <rpcrdma/svc.h>
+#ifdef RPCRDMA_HAVE_RDMA
+#include <rpcrdma/poller.h>
 #include <rpcrdma/xprt.h>
+#endif
 
 #include "exports.h"
 #include "rpc.h"
@@ -331,6 +334,7 @@ static int listen_all(struct rpcrdma_svc *svc, const struct config *c)
 	return 0;
 }
 
+#ifdef RPCRDMA_HAVE_RDMA
 /* One RPC-over-RDMA listener per --rdma address, all on one poller. */
 static int listen_rdma(struct rpcrdma_svc *svc, const struct config *c,
 		       struct rpcrdma_poller **poller, struct rpcrdma_listener **ls)
@@ -402,6 +406,30 @@ static void print_rdma_stats(struct rpcrdma_listener *const *ls, unsigned n)
 		printf("\n");
 	}
 }
+#else /* librpcrdma built without RDMA: TCP and UDP only */
+static int listen_rdma(struct rpcrdma_svc *svc, const struct config *c,
+		       struct rpcrdma_poller **poller, struct rpcrdma_listener **ls)
+{
+	(void)svc;
+	(void)poller;
+	(void)ls;
+	if (c->nrdma == 0)
+		return 0;
+	fprintf(stderr, "tinynfs: --rdma: librpcrdma was built without RDMA\n");
+	return -EOPNOTSUPP;
+}
+
+static void print_rdma_stats(struct rpcrdma_listener *const *ls, unsigned n)
+{
+	(void)ls;
+	(void)n;
+}
+
+static void rpcrdma_poller_destroy(struct rpcrdma_poller *p)
+{
+	(void)p;
+}
+#endif
 
 static void print_stats(const struct rpcrdma_svc *svc)
 {

@@ -83,6 +83,7 @@
 #include <sys/uio.h>
 
 #include <rpcrdma/api.h>
+#include <rpcrdma/config.h>
 #include <rpcrdma/xdr.h>
 
 RPCRDMA_BEGIN_DECLS
@@ -489,12 +490,14 @@ RPCRDMA_API int rpcrdma_svc_listen_tcp(struct rpcrdma_svc *svc, const struct soc
  * poller must outlive the service).  -EINVAL, -ENOMEM, or the listener's
  * errors.
  */
+#ifdef RPCRDMA_HAVE_RDMA /* only in a library built with RDMA */
 RPCRDMA_API int rpcrdma_svc_listen_rdma(struct rpcrdma_svc *svc,
 					struct rpcrdma_poller *poller,
 					const struct sockaddr *addr,
 					const struct rpcrdma_listener_opts *opts,
 					struct sockaddr_storage *bound,
 					struct rpcrdma_listener **listener);
+#endif
 RPCRDMA_API int rpcrdma_svc_listen_udp(struct rpcrdma_svc *svc, const struct sockaddr *addr,
 				       socklen_t len, struct sockaddr_storage *bound);
 
