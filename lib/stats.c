@@ -37,6 +37,8 @@ static const char *const stat_names[RPCRDMA_STAT_COUNT] = {
 	[RPCRDMA_STAT_SENDS_INLINE] = "sends_inline",
 	[RPCRDMA_STAT_SENDS_UNSIGNALED] = "sends_unsignaled",
 	[RPCRDMA_STAT_WRITES_REGION] = "writes_region",
+	[RPCRDMA_STAT_READ_WAITS] = "read_waits",
+	[RPCRDMA_STAT_READ_BYTES_PEAK] = "read_bytes_peak",
 };
 
 const char *rpcrdma_stat_name(enum rpcrdma_stat s)

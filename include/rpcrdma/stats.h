@@ -54,6 +54,10 @@ enum rpcrdma_stat {
 					* Send's completion gives them back (one in 16 asks) */
 	RPCRDMA_STAT_WRITES_REGION,    /* replies whose bulk was written, uncopied, from a region
 					* of rpcrdma_listener_register() (also in writes_uncopied) */
+	RPCRDMA_STAT_READ_WAITS,       /* calls that waited for the read budget before their
+					* read chunks were pulled (xprt.h, READ BUDGET) */
+	RPCRDMA_STAT_READ_BYTES_PEAK,  /* the most bytes of the read budget held at once: by
+					* the connection's calls, or the listener's (not a sum) */
 	RPCRDMA_STAT_COUNT
 };
 
