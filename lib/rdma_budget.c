@@ -252,6 +252,8 @@ static int rb_handle(struct rpcrdma__source *s, unsigned budget)
 	if (read(s->fd, &v, sizeof(v)) < 0) {
 		/* EAGAIN: another thread took the wakeup; look all the same. */
 	}
+	if (budget == 0)
+		budget = 1;
 	while (n < budget && (w = rpcrdma__rb_next(&l->rb, &c))) {
 		start(rpcrdma__container_of(w, struct rpcrdma_call, rbw));
 		n++;

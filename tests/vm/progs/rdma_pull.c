@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * rdma-pull ADDR PORT [--conns N] [--calls N] [--size BYTES] [--abort]
+ *           [--expect-err-chunk]
  *
  * A raw rdma_cm/verbs client that makes an echo server pull as much as it
  * can: on each of N connections (1) it sends CALLS (48) SINK calls back to
@@ -15,6 +16,9 @@
  * the first reply (the server is pulling) and disconnects with the rest
  * still queued or being pulled: the server must release them (the payload
  * checks the server's exit and, in a sanitizer build, LeakSanitizer).
+ *
+ * --expect-err-chunk: every SINK call must be answered RDMA_ERROR/ERR_CHUNK
+ * instead (a call above the server's max_call_bytes, RFC 8166 section 4.5).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -53,6 +57,7 @@ struct conn {
 static uint8_t *data;
 static size_t size = 15u << 20;
 static unsigned ncalls = 48;
+static bool expect_err;
 
 static int wait_ev(struct conn *c, enum rdma_cm_event_type want)
 {
@@ -217,6 +222,18 @@ static int complete(struct conn *c, const struct ibv_wc *wc, uint32_t base, int 
 	if (wc->wr_id & SEND_ID)
 		return 0;
 	m = c->buf + wc->wr_id * BUFSZ;
+	k = get32(m, 0) - base;
+	if (expect_err && k >= 1 && k <= ncalls && c->pending[k]) {
+		/* Read the words: a reply checker takes no RDMA_ERROR. */
+		if (wc->byte_len != 20 || get32(m, 1) != 1 || get32(m, 3) != RPCRDMA_ERROR ||
+		    get32(m, 4) != RPCRDMA_ERR_CHUNK) {
+			fprintf(stderr, "conn %d: call %u: %u bytes, type %u, not ERR_CHUNK\n", who, k,
+				wc->byte_len, get32(m, 3));
+			return -1;
+		}
+		c->pending[k] = false;
+		return post_recv(c, (unsigned)wc->wr_id) ? -1 : 1;
+	}
 	ret = rpcrdma_check_reply(m, wc->byte_len, &h);
 	if (ret <= 0 || h.type != RPCRDMA_MSG) {
 		fprintf(stderr, "conn %d: %u-byte answer is not an RDMA_MSG reply (type %u, "
@@ -264,13 +281,15 @@ int main(int argc, char **argv)
 			size = strtoull(argv[++i], NULL, 0) & ~(size_t)3;
 		else if (!strcmp(argv[i], "--abort"))
 			abort_early = true;
+		else if (!strcmp(argv[i], "--expect-err-chunk"))
+			expect_err = true;
 		else
 			argc = 0;
 	}
 	if (argc < 3 || nconns == 0 || ncalls == 0 || size == 0 || size > UINT32_MAX ||
 	    getaddrinfo(argv[1], argv[2], &hints, &ai)) {
 		fprintf(stderr, "usage: %s ADDR PORT [--conns N] [--calls N] [--size BYTES] "
-			"[--abort]\n", argv[0]);
+			"[--abort] [--expect-err-chunk]\n", argv[0]);
 		return 2;
 	}
 	data = calloc(1, size);
@@ -362,7 +381,9 @@ int main(int argc, char **argv)
 			failures++;
 		conn_close(&cs[i]);
 	}
-	if (!abort_early)
+	if (expect_err)
+		printf("%u calls answered RDMA_ERROR/ERR_CHUNK\n", done);
+	else if (!abort_early)
 		printf("%u calls, %.1f MiB pulled in %.1f s\n", done,
 		       (double)done * (double)size / (1 << 20), now_s() - t0);
 	freeaddrinfo(ai);
