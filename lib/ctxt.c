@@ -215,7 +215,7 @@ void rpcrdma__mrcache_fini(struct rpcrdma__mrcache *mc)
 	mc->pd = NULL;
 }
 
-static size_t size_class(size_t len)
+size_t rpcrdma__mrcache_class(size_t len)
 {
 	size_t c = 4096;
 
@@ -226,7 +226,7 @@ static size_t size_class(size_t len)
 
 int rpcrdma__mrcache_get(struct rpcrdma__mrcache *mc, struct rpcrdma__mrbuf *b, size_t len)
 {
-	size_t cls = size_class(len);
+	size_t cls = rpcrdma__mrcache_class(len);
 	struct rpcrdma__mrbuf *hit = NULL;
 	int err;
 

@@ -18,23 +18,6 @@
 
 #define SEND_SGE_MAX 16
 
-void rpcrdma_listener_opts_init(struct rpcrdma_listener_opts *o)
-{
-	memset(o, 0, sizeof(*o));
-	o->opts_size = sizeof(*o);
-	o->max_credits = 64;
-	o->recv_inline = 4096;
-	o->send_inline = 4096;
-	o->srq_depth = 2048;
-	o->use_srq = 1;
-	o->max_call_bytes = 16u << 20;
-	o->garbage_limit = 16;
-	o->backlog = 64;
-	o->bulk_cache_bytes = 64u << 20;
-	o->idle_timeout_ms = 360000;
-	o->max_conns = 256;
-}
-
 /* ---- references and teardown ---- */
 
 void rpcrdma__conn_get(struct rpcrdma__conn *conn)
@@ -146,6 +129,7 @@ void rpcrdma__conn_close(struct rpcrdma__conn *conn, const char *why)
 			rpcrdma__conn_put(conn);
 		}
 	}
+	rpcrdma__budget_conn_close(conn);  /* calls waiting to be pulled */
 	/* Chains still waiting for send-queue room are never posted. */
 	for (;;) {
 		struct rpcrdma__list *n;
@@ -569,6 +553,7 @@ static int conn_accept(struct rpcrdma_listener *l, struct rdma_cm_event *ev)
 	rpcrdma__list_init(&conn->sq_wait);
 	rpcrdma__list_init(&conn->send_wait);
 	rpcrdma__list_init(&conn->sends);
+	rpcrdma__rb_conn_init(&conn->rb, &conn->stats);
 	conn->state = RPCRDMA__CONN_ACCEPTING;
 	id->context = conn;
 
@@ -930,17 +915,9 @@ int rpcrdma_listener_create(struct rpcrdma_poller *poller, const struct sockaddr
 	if (!poller || !addr || !handler || !out ||
 	    (addr->sa_family != AF_INET && addr->sa_family != AF_INET6))
 		return -EINVAL;
-	rpcrdma_listener_opts_init(&opts);
-	if (uopts) {
-		if (uopts->opts_size < sizeof(size_t) || uopts->opts_size > sizeof(opts))
-			return -EINVAL;
-		memcpy(&opts, uopts, uopts->opts_size);
-		opts.opts_size = sizeof(opts);
-	}
-	if (opts.max_credits == 0 || opts.max_credits > 65535 || opts.recv_inline < 1024 ||
-	    opts.recv_inline > 65536 || opts.send_inline < 1024 || opts.send_inline > 65536 ||
-	    (opts.use_srq && opts.srq_depth == 0))
-		return -EINVAL;
+	err = rpcrdma__listener_opts_get(uopts, &opts);
+	if (err)
+		return err;
 	l = calloc(1, sizeof(*l));
 	if (!l)
 		return -ENOMEM;
@@ -988,12 +965,20 @@ int rpcrdma_listener_create(struct rpcrdma_poller *poller, const struct sockaddr
 		rpcrdma__poller_del(poller, &l->timer_src);
 		goto fail;
 	}
+	err = rpcrdma__budget_start(l);
+	if (err) {
+		rpcrdma__idle_stop(l);
+		rpcrdma__poller_del(poller, &l->timer_src);
+		goto fail;
+	}
 	l->cm_src.fd = l->ech->fd;
 	l->cm_src.handle = cm_handle;
 	err = rpcrdma__poller_add(poller, &l->cm_src);
 	if (err) {
 		rpcrdma__idle_stop(l);
 		rpcrdma__poller_del(poller, &l->timer_src);
+		rpcrdma__budget_stop(l);
+		rpcrdma__budget_free(l);
 		goto fail;
 	}
 	*out = l;
@@ -1033,6 +1018,7 @@ void rpcrdma_listener_shutdown(struct rpcrdma_listener *l)
 		rpcrdma__poller_del(l->poller, &l->cm_src);
 		rpcrdma__poller_del(l->poller, &l->timer_src);
 		rpcrdma__idle_stop(l);
+		rpcrdma__budget_stop(l);
 	}
 
 	close_conns(l, NULL, "listener destroyed");
@@ -1058,6 +1044,7 @@ void rpcrdma_listener_destroy(struct rpcrdma_listener *l)
 	close(l->timer_src.fd);
 	if (l->idle_src.fd >= 0)
 		close(l->idle_src.fd);
+	rpcrdma__budget_free(l);
 	if (l->id)
 		rdma_destroy_id(l->id);
 	while (!rpcrdma__list_empty(&l->devs)) {

@@ -324,6 +324,62 @@ static inline void rpcrdma__count(struct rpcrdma__counters *a, struct rpcrdma__c
 
 void rpcrdma__counters_read(const struct rpcrdma__counters *c, struct rpcrdma_stats *out);
 
+/* ---- the read budget (rdma_budget.c; xprt.h, READ BUDGET) ---- */
+
+/*
+ * Registered bytes that calls' read chunks are pulled into, bounded per
+ * listener (limit) and per connection (conn_limit).  A call that does not
+ * fit waits on its connection's FIFO; a connection whose first waiting call
+ * fits its own share is on the budget's ready list, served round robin, and
+ * the ready list is served in order: a call that does not fit the listener's
+ * room holds up the calls behind it (a large call is never starved by small
+ * ones), never those of a connection that only waits for its own share.
+ * Nothing here blocks: the caller starts what was admitted.  The lock is a
+ * leaf: nothing is called with it held.
+ */
+struct rpcrdma__rb_wait {
+	struct rpcrdma__list node;      /* its connection's waiting list */
+	size_t bytes;                   /* asked for; held once admitted */
+	bool held;                      /* admitted: bytes are charged */
+};
+
+struct rpcrdma__rb_conn {
+	size_t used;                    /* held by this connection's calls */
+	struct rpcrdma__list waiting;   /* rpcrdma__rb_wait, oldest first */
+	struct rpcrdma__list rnode;     /* on the budget's ready list */
+	bool ready;                     /* rnode is on the list */
+	bool dead;                      /* drained: takes nothing more */
+	struct rpcrdma__counters *stats; /* peak and waits go here (may be NULL) */
+};
+
+struct rpcrdma__rb {
+	pthread_mutex_t lock;
+	size_t limit, conn_limit, used;
+	struct rpcrdma__list ready;     /* rpcrdma__rb_conn by rnode */
+	unsigned nwaiting;
+	struct rpcrdma__counters *stats; /* the listener's (may be NULL) */
+};
+
+void rpcrdma__rb_init(struct rpcrdma__rb *b, size_t limit, size_t conn_limit,
+		      struct rpcrdma__counters *stats);
+void rpcrdma__rb_fini(struct rpcrdma__rb *b);
+void rpcrdma__rb_conn_init(struct rpcrdma__rb_conn *c, struct rpcrdma__counters *stats);
+/* Asks bytes for w on c: 1 admitted (charged), 0 queued, 2 queued while
+ * something can be admitted now (the caller runs rpcrdma__rb_next, or has a
+ * poller thread run it), -ENOTCONN c is drained (nothing done). */
+int rpcrdma__rb_take(struct rpcrdma__rb *b, struct rpcrdma__rb_conn *c,
+		     struct rpcrdma__rb_wait *w, size_t bytes);
+/* Gives back what w holds (nothing if it holds nothing).  Returns whether a
+ * waiting call can be admitted now. */
+bool rpcrdma__rb_put(struct rpcrdma__rb *b, struct rpcrdma__rb_conn *c,
+		     struct rpcrdma__rb_wait *w);
+/* The next waiting call that fits, admitted (charged) and off its list, or
+ * NULL; *conn is set to its connection. */
+struct rpcrdma__rb_wait *rpcrdma__rb_next(struct rpcrdma__rb *b, struct rpcrdma__rb_conn **conn);
+/* Marks c drained and moves its waiting calls (none charged) to *out. */
+void rpcrdma__rb_conn_drain(struct rpcrdma__rb *b, struct rpcrdma__rb_conn *c,
+			    struct rpcrdma__list *out);
+
 /* ---- server (rdma_conn.c, rdma_recv.c, rdma_send.c, rdma_rw.c) ---- */
 
 /*
@@ -465,6 +521,7 @@ struct rpcrdma__conn {
 	struct rpcrdma__list lnode;     /* listener's connections */
 	struct rpcrdma__conn *qp_hnext; /* dev->qp_hash chain (listener lock) */
 	struct rpcrdma__rescg_ledger led; /* QP and its pools' MRs */
+	struct rpcrdma__rb_conn rb;       /* its share of the read budget */
 };
 
 /* A received call: the receive context and what the call handle needs. */
@@ -483,6 +540,8 @@ struct rpcrdma_call {
 	 * before it is checked or handed up, so that no reply ever finds
 	 * none; a call that finds none waits on conn->send_wait (c.node). */
 	struct rpcrdma__send *send;
+	struct rpcrdma__rb_wait rbw;    /* read budget: asked or held */
+	uint64_t pull_len;              /* the reassembled call's length */
 };
 
 /*
@@ -552,6 +611,10 @@ struct rpcrdma_listener {
 	 * nregions covers it (release); read without the lock. */
 	struct { const void *addr; size_t len; } regions[RPCRDMA_LISTENER_REGIONS_MAX];
 	atomic_uint nregions;
+	/* The read budget, and the eventfd source on which a poller thread
+	 * starts the calls it admits after a release (rdma_budget.c). */
+	struct rpcrdma__rb rb;
+	struct rpcrdma__source rb_src;
 };
 
 /* The coarse clock (a jiffy's resolution, no system call), ns. */
@@ -625,6 +688,9 @@ int rpcrdma__recv_post_initial(struct rpcrdma__conn *conn);
  * completion in this many at most (struct rpcrdma__conn.sig_every, struct
  * cconn.sig_every). */
 #define RPCRDMA__SIG_EVERY 16u
+/* The longest write or reply chunk a call may offer when max_call_bytes
+ * is smaller (rdma_recv.c): the limit before max_call_bytes came down. */
+#define RPCRDMA__MAX_WRITE_CHUNK (16u << 20)
 /* Receives an SRQ holds beyond the grants' sum (struct rpcrdma__dev
  * early_slack): an inline reply goes out before its receive is reposted
  * while fewer than this many others do. */
@@ -683,8 +749,37 @@ void rpcrdma__send_put(struct rpcrdma__send *s);
  * them to the calls waiting on conn->send_wait and handles those calls;
  * on a closing connection releases them instead (any thread then). */
 void rpcrdma__recv_resume(struct rpcrdma__conn *conn);
-/* Starts RDMA Reads for the call's read chunks (rdma_rw.c). */
+/* Checks the call's read chunks and sets call->pull_len, the length of the
+ * reassembled call: 0, -EINVAL (a chunk out of place) or -EMSGSIZE (above
+ * max_call_bytes, or nothing) (rdma_rw.c). */
+int rpcrdma__read_size(struct rpcrdma_call *call);
+/* Starts RDMA Reads for the call's read chunks (call->pull_len from
+ * rpcrdma__read_size); the call is delivered when they complete.  Returns
+ * 0, or a negative errno with the call untouched (rdma_rw.c). */
 int rpcrdma__read_chunks(struct rpcrdma_call *call);
+/* Pulls the call's read chunks within the read budget: starts now, or
+ * queues it until a release makes room (rdma_budget.c).  Returns 0 (the
+ * call is owned by the transport: delivered, or released with its
+ * connection) or what rpcrdma__read_size/read_chunks returned. */
+int rpcrdma__budget_pull(struct rpcrdma_call *call);
+/* A failed pull of call (err from rpcrdma__budget_pull, or from a start
+ * after waiting): ERR_CHUNK for -EINVAL and -EMSGSIZE, else dropped
+ * (rdma_recv.c). */
+void rpcrdma__recv_pull_failed(struct rpcrdma_call *call, int err);
+/* Gives back the budget the call holds (rpcrdma__call_release). */
+void rpcrdma__budget_release(struct rpcrdma_call *call);
+/* Releases the calls still waiting on conn (rpcrdma__conn_close). */
+void rpcrdma__budget_conn_close(struct rpcrdma__conn *conn);
+/* Listener options: defaults, checks, the effective read budget. */
+int rpcrdma__listener_opts_get(const struct rpcrdma_listener_opts *uopts,
+			       struct rpcrdma_listener_opts *out);
+/* The budget and its source on l->poller; 0 or -errno (nothing kept). */
+int rpcrdma__budget_start(struct rpcrdma_listener *l);
+/* Removes the source (shutdown); frees everything (destroy). */
+void rpcrdma__budget_stop(struct rpcrdma_listener *l);
+void rpcrdma__budget_free(struct rpcrdma_listener *l);
+/* The registered size class mrcache_get would use for len (ctxt.c). */
+size_t rpcrdma__mrcache_class(size_t len);
 /* Builds RDMA Writes of src[0, len) into chunk ch; appends WRs,
  * unsignaled, with wr_id (a struct rpcrdma__quiet: the Send after them
  * is signaled). */

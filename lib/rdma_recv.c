@@ -127,6 +127,8 @@ void rpcrdma__call_release(struct rpcrdma_call *call)
 	}
 	rpcrdma__mrcache_put(&call->dev->mrcache, &call->pulled);
 	rpcrdma__mrcache_put(&call->dev->mrcache, &call->rbuf);
+	if (call->rbw.held)
+		rpcrdma__budget_release(call);
 	rpcrdma__recv_repost(call);
 	rpcrdma__conn_put(conn);       /* the call's reference */
 }
@@ -155,7 +157,8 @@ static void recv_process(struct rpcrdma_call *call)
 	struct rpcrdma_listener *l = conn->l;
 	struct rpcrdma_limits limits = {
 		.size = sizeof(limits),
-		.max_chunk_bytes = l->opts.max_call_bytes,
+		.max_chunk_bytes = l->opts.max_call_bytes > RPCRDMA__MAX_WRITE_CHUNK ?
+				   l->opts.max_call_bytes : RPCRDMA__MAX_WRITE_CHUNK,
 	};
 	int ret;
 
@@ -167,11 +170,9 @@ static void recv_process(struct rpcrdma_call *call)
 		 * accept) cannot send read chunks: they would never be pulled. */
 		if (rpcrdma__unlikely(conn->max_reads == 0))
 			goto out_chunk;
-		ret = rpcrdma__read_chunks(call);
-		if (ret == -EMSGSIZE || ret == -EINVAL)
-			goto out_chunk;
+		ret = rpcrdma__budget_pull(call);
 		if (ret)
-			goto out_drop;
+			rpcrdma__recv_pull_failed(call, ret);
 		return;                 /* delivered when the reads complete */
 	}
 	call->iov.iov_base = call->c.buf + ret;
@@ -291,6 +292,7 @@ void rpcrdma__recv_done(struct rpcrdma__ctxt *c, const struct ibv_wc *wc)
 	call->byte_len = wc->byte_len;
 	atomic_store_explicit(&conn->last_ns, rpcrdma__coarse_ns(), memory_order_relaxed);
 	call->send = NULL;
+	call->rbw.held = false;
 	memset(&call->pulled, 0, sizeof(call->pulled));
 	memset(&call->rbuf, 0, sizeof(call->rbuf));
 	rpcrdma__count(&conn->stats, &l->stats, RPCRDMA_STAT_BYTES_RECV, wc->byte_len);
@@ -310,6 +312,19 @@ out_credit:
 	rpcrdma__count(&conn->stats, &l->stats, RPCRDMA_STAT_ERR_CREDIT, 1);
 	rpcrdma__count(&conn->stats, &l->stats, RPCRDMA_STAT_POLICY_CLOSE, 1);
 	rpcrdma__conn_close(conn, "credit overrun");
+	rpcrdma__call_release(call);
+}
+
+void rpcrdma__recv_pull_failed(struct rpcrdma_call *call, int err)
+{
+	struct rpcrdma__conn *conn = call->conn;
+
+	if (err == -EMSGSIZE || err == -EINVAL) {
+		garbage(conn, RPCRDMA_STAT_ERR_CHUNK);
+		rpcrdma__send_error(call, false);
+		return;
+	}
+	rpcrdma__count(&conn->stats, &conn->l->stats, RPCRDMA_STAT_ERR_DROPPED, 1);
 	rpcrdma__call_release(call);
 }
 

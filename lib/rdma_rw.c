@@ -146,6 +146,40 @@ static unsigned read_range(struct rpcrdma__read *r, unsigned n, const struct rpc
 	return n;
 }
 
+int rpcrdma__read_size(struct rpcrdma_call *call)
+{
+	const struct rpcrdma_hdr *h = &call->hdr;
+	struct rpcrdma_chunk_iter it;
+	struct rpcrdma_chunk ch, pz;
+	uint64_t base_len, total, pos = 0, used = 0;
+
+	rpcrdma_read_chunks(h, &it);
+	if (h->type == RPCRDMA_NOMSG) {
+		/* The checker made the position-zero chunk the first one. */
+		if (!rpcrdma_next_chunk(&it, &pz) || pz.position != 0)
+			return -EINVAL;
+		base_len = pz.length;
+	} else {
+		base_len = call->byte_len - h->hdrlen;
+	}
+	/* Every data chunk plus its XDR roundup, each at a position inside
+	 * the message it is spliced into. */
+	total = base_len;
+	while (rpcrdma_next_chunk(&it, &ch)) {
+		uint64_t pad = (4 - (ch.length & 3)) & 3;
+
+		if (ch.position == 0 || ch.position < pos || ch.position - pos > base_len - used)
+			return -EINVAL;
+		used += ch.position - pos;
+		pos = ch.position + ch.length + pad;
+		total += ch.length + pad;
+	}
+	if (total > call->conn->l->opts.max_call_bytes || total == 0)
+		return -EMSGSIZE;
+	call->pull_len = total;
+	return 0;
+}
+
 /*
  * Reassembles the call: the message the data chunks are spliced into (the
  * inline bytes after the header for RDMA_MSG, the position-zero chunk for
@@ -164,37 +198,20 @@ int rpcrdma__read_chunks(struct rpcrdma_call *call)
 	struct rpcrdma_chunk ch, pz;
 	struct rpcrdma_segment seg;
 	struct rpcrdma__read *r;
-	uint64_t base_len, total, pos = 0, used = 0, in = 0;
+	uint64_t base_len, total = call->pull_len, in = 0;
 	size_t out = 0;
 	bool nomsg = h->type == RPCRDMA_NOMSG;
 	unsigned n = 0;
 	int err;
 
-	rpcrdma_read_chunks(h, &it);
 	if (nomsg) {
-		/* The checker made the position-zero chunk the first one. */
-		if (!rpcrdma_next_chunk(&it, &pz) || pz.position != 0)
-			return -EINVAL;
+		rpcrdma_read_chunks(h, &it);
+		rpcrdma_next_chunk(&it, &pz);  /* rpcrdma__read_size checked it */
 		base_len = pz.length;
 		inl_len = 0;  /* RDMA_NOMSG has no inline message */
 	} else {
 		base_len = inl_len;
 	}
-	/* Sizes first: every data chunk plus its XDR roundup, each at a
-	 * position inside the message it is spliced into. */
-	total = base_len;
-	while (rpcrdma_next_chunk(&it, &ch)) {
-		uint64_t pad = (4 - (ch.length & 3)) & 3;
-
-		if (ch.position == 0 || ch.position < pos || ch.position - pos > base_len - used)
-			return -EINVAL;
-		used += ch.position - pos;
-		pos = ch.position + ch.length + pad;
-		total += ch.length + pad;
-	}
-	if (total > conn->l->opts.max_call_bytes || total == 0)
-		return -EMSGSIZE;
-
 	r = calloc(1, sizeof(*r));
 	if (!r)
 		return -ENOMEM;

@@ -41,6 +41,8 @@ static const char *const stat_names[RPCRDMA_STAT_COUNT] = {
 	[RPCRDMA_STAT_CAP_CLOSES] = "cap_closes",
 	[RPCRDMA_STAT_SEND_WAITED] = "send_waited",
 	[RPCRDMA_STAT_SEND_DROPPED] = "send_dropped",
+	[RPCRDMA_STAT_READ_WAITS] = "read_waits",
+	[RPCRDMA_STAT_READ_BYTES_PEAK] = "read_bytes_peak",
 };
 
 const char *rpcrdma_stat_name(enum rpcrdma_stat s)

@@ -2,11 +2,18 @@
 /*
  * rpcrdma-echo-server ADDR PORT [--credits N] [--no-srq] [--srq-depth N] [--poller MODE]
  *                     [--threads N] [--spin-us N] [--max-conns N] [--idle-ms N]
+ *                     [--max-call BYTES] [--read-budget BYTES] [--read-conn BYTES]
  *   --max-conns N, --idle-ms N: the listener's connection cap and idle
  *                timeout (struct rpcrdma_listener_opts max_conns,
  *                idle_timeout_ms; 0: none)
  *   --spin-us N: workqueue workers poll on for N us after a completion
  *                (struct rpcrdma_poller_opts.spin_us)
+ *   --max-call, --read-budget, --read-conn: struct rpcrdma_listener_opts
+ *                max_call_bytes (here 16 MiB: the echo tests send calls of
+ *                4 MiB, the hostile ones up to 15 MiB, so that the read
+ *                budget, not the per-call cap, is what holds them),
+ *                read_budget_bytes and read_conn_bytes (the library's
+ *                defaults)
  *
  * An RPC echo server on the RDMA transport: NULL, ECHO, SINK and SOURCE
  * calls (see echo_proto.h), replies
@@ -85,11 +92,13 @@ int main(int argc, char **argv)
 	if (argc < 3) {
 		fprintf(stderr, "usage: %s ADDR PORT [--credits N] [--no-srq] [--srq-depth N] "
 			"[--poller workqueue|busy] [--threads N] [--spin-us N] [--copy-source] "
-			"[--register-late] [--max-conns N] [--idle-ms N]\n", argv[0]);
+			"[--register-late] [--max-conns N] [--idle-ms N] [--max-call BYTES] "
+			"[--read-budget BYTES] [--read-conn BYTES]\n", argv[0]);
 		return 2;
 	}
 	rpcrdma_poller_opts_init(&popts);
 	rpcrdma_listener_opts_init(&lopts);
+	lopts.max_call_bytes = 16u << 20;
 	for (int i = 3; i < argc; i++) {
 		if (!strcmp(argv[i], "--credits") && i + 1 < argc)
 			lopts.max_credits = (uint32_t)atoi(argv[++i]);
@@ -105,6 +114,12 @@ int main(int argc, char **argv)
 			lopts.idle_timeout_ms = (uint32_t)atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--srq-depth") && i + 1 < argc)
 			lopts.srq_depth = (uint32_t)atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--max-call") && i + 1 < argc)
+			lopts.max_call_bytes = (uint32_t)strtoul(argv[++i], NULL, 0);
+		else if (!strcmp(argv[i], "--read-budget") && i + 1 < argc)
+			lopts.read_budget_bytes = strtoull(argv[++i], NULL, 0);
+		else if (!strcmp(argv[i], "--read-conn") && i + 1 < argc)
+			lopts.read_conn_bytes = strtoull(argv[++i], NULL, 0);
 		else if (!strcmp(argv[i], "--threads") && i + 1 < argc)
 			popts.threads = (unsigned)atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--spin-us") && i + 1 < argc)

@@ -61,6 +61,10 @@ enum rpcrdma_stat {
 					* handled (queued, resumed by a send completion; xprt.h) */
 	RPCRDMA_STAT_SEND_DROPPED,     /* replies or RDMA_ERRORs dropped for want of a send
 					* context or send-queue room: always 0 (xprt.h) */
+	RPCRDMA_STAT_READ_WAITS,       /* calls that waited for the read budget before their
+					* read chunks were pulled (xprt.h, READ BUDGET) */
+	RPCRDMA_STAT_READ_BYTES_PEAK,  /* the most bytes of the read budget held at once: by
+					* the connection's calls, or the listener's (not a sum) */
 	RPCRDMA_STAT_COUNT
 };
 

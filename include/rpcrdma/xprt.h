@@ -54,6 +54,23 @@
  * forbids them: a compliant requester never gets there.  So every call
  * received is either answered or its connection is closed.
  *
+ * READ BUDGET.  A call's read chunks are pulled (RDMA Read) into registered
+ * memory the listener allocates: the reassembled call rounded up to its
+ * buffer size class (a power of two from 4 KiB), held until the call is
+ * ended.  The calls of one listener hold at most read_budget_bytes of it at
+ * once, those of one connection at most read_conn_bytes.  A call that does
+ * not fit is not lost and blocks no thread: it waits in its receive buffer
+ * (holding its credit, so the grant bounds how many wait per connection)
+ * and its reads start, on a poller thread, when released calls make room.
+ * Connections whose next call fits their share are served round robin, and
+ * in order: a call waiting for the listener's room is not overtaken by
+ * later, smaller ones.  Calls still waiting when their connection closes
+ * are released unanswered, as every call a closing connection holds.
+ * Registered memory for pulled calls is thus bounded by read_budget_bytes
+ * plus bulk_cache_bytes per device (released buffers kept for reuse).
+ * RPCRDMA_STAT_READ_WAITS counts the calls that waited,
+ * RPCRDMA_STAT_READ_BYTES_PEAK the most held at once.
+ *
  * RESOURCE ACCOUNTING.  A listener given a resource_group (<rpcrdma/rescg.h>)
  * charges that group, on the device by its verbs name ("rxe0"), before it
  * creates each verbs object, creates nothing a charge was refused for, and
@@ -127,7 +144,14 @@ struct rpcrdma_listener_opts {
 	 * an inline reply go out before its call's buffer is posted again. */
 	uint32_t srq_depth;
 	int use_srq;             /* 1: SRQ when the device has one (default); 0: never */
-	uint32_t max_call_bytes; /* largest call pulled by RDMA Read (16 MiB) */
+	/* Largest call pulled by RDMA Read: the reassembled call, its read
+	 * chunks and their XDR roundup (RPCRDMA_MAX_CALL_BYTES_DEFAULT: 1 MiB
+	 * of data, as Linux caps an NFS call, and its headers).  A call above
+	 * it is answered RDMA_ERROR/ERR_CHUNK (RFC 8166 section 4.5: the
+	 * responder cannot process its chunks; Linux's svcrdma does the same)
+	 * and counts as garbage.  Write
+	 * and reply chunks are accepted up to the larger of this and 16 MiB. */
+	uint32_t max_call_bytes;
 	uint32_t garbage_limit;  /* malformed messages before disconnect; 0 = never (16) */
 	int backlog;             /* rdma_listen backlog (64) */
 	/* Registered memory kept per device for reuse by RDMA Read sinks and
@@ -155,7 +179,17 @@ struct rpcrdma_listener_opts {
 	 * reconnects when it calls again. */
 	uint32_t idle_timeout_ms;
 	uint32_t max_conns;
+	/* READ BUDGET (see above): registered bytes calls' read chunks are
+	 * pulled into, at most read_budget_bytes at once over the listener
+	 * (64 MiB) and read_conn_bytes of it for one connection (16 MiB).
+	 * Each is raised to one call of max_call_bytes when smaller. */
+	size_t read_budget_bytes;
+	size_t read_conn_bytes;
 };
+
+/* The default max_call_bytes: 1 MiB of data and 12 KiB of headers, as
+ * Linux's svcrdma takes (RPCSVC_MAXPAGES). */
+#define RPCRDMA_MAX_CALL_BYTES_DEFAULT ((1u << 20) + (12u << 10))
 
 RPCRDMA_API void rpcrdma_listener_opts_init(struct rpcrdma_listener_opts *opts);
 
