@@ -49,7 +49,8 @@
  *    negotiated down (TNFS_MAX_SLOTS, TNFS_MAX_OPS, TNFS_MAX_REQ,
  *    TNFS_MAX_CACHED), the slots to what the reply cache budget has left;
  *    flags in the reply are 0.
- *  - SEQUENCE: unknown session -> NFS4ERR_BADSESSION; slot >= slot count
+ *  - SEQUENCE: unknown session, or a client whose lease ran out holding
+ *    no state -> NFS4ERR_BADSESSION; slot >= slot count
  *    -> NFS4ERR_BADSLOT; slot busy -> NFS4ERR_DELAY; seqid == slot's + 1
  *    -> new request; == slot's -> replay of the cached reply, or
  *    NFS4ERR_RETRY_UNCACHED_REP if it was not cached; otherwise
@@ -101,11 +102,14 @@
  * another one conflicts with it, but no longer than this. */
 #define TNFS_COURTESY_TIME 86400
 /* CREATE_SESSION's smallest channels: a fore channel must carry a
- * SEQUENCE with a small operation, a back channel an RPC call header
- * with credentials and CB_SEQUENCE + CB_RECALL (as Linux's nfsd). */
+ * SEQUENCE with a small operation; a back channel a CB_SEQUENCE +
+ * CB_RECALL of a 128-byte handle under an AUTH_SYS call header (about
+ * 400 bytes) and its reply.  (Linux's nfsd asks about 1 KiB, room for
+ * any credential; a kernel client over RDMA with 1 KiB inline buffers
+ * offers less than that, and tinynfs sends no callbacks.) */
 #define TNFS_MIN_REQ 1024
-#define TNFS_MIN_CB_REQ 1024
-#define TNFS_MIN_CB_RESP 256
+#define TNFS_MIN_CB_REQ 512
+#define TNFS_MIN_CB_RESP 128
 
 struct tnfs_state;
 struct tnfs_cred;
