@@ -117,6 +117,23 @@ static uint32_t check_order(const struct tnfs_ctx *c, uint32_t op, const struct 
 	return NFS4_OK;
 }
 
+/* The bytes the error result of the operation after the current one
+ * takes, 0 for the last one. */
+static size_t next_room(const struct tnfs_ctx *c)
+{
+	return c->opindex + 1 < c->numops ? 8 : 0;
+}
+
+/* May the reply grow to `len` bytes?  NFS4ERR_REP_TOO_BIG_TO_CACHE above
+ * the session's ca_maxresponsesize_cached with sa_cachethis,
+ * NFS4ERR_REP_TOO_BIG above its ca_maxresponsesize (RFC 8881 18.46.3). */
+static uint32_t reply_room(const struct tnfs_ctx *c, size_t len)
+{
+	if (c->cachethis && len > c->maxresp_cached)
+		return NFS4ERR_REP_TOO_BIG_TO_CACHE;
+	return len > c->limit ? NFS4ERR_REP_TOO_BIG : NFS4_OK;
+}
+
 int tnfs_compound(struct tnfs_server *srv, const struct tnfs_cred *cred,
 		  const void *req, size_t reqlen, void *rep, size_t cap,
 		  size_t *replen, size_t *bulk_off, size_t *bulk_len)
@@ -194,16 +211,15 @@ int tnfs_compound(struct tnfs_server *srv, const struct tnfs_cred *cred,
 			est_init(&e, srv, minor, c.limit);
 			if (c.cfh_fh.len)
 				e.fh_len = c.cfh_fh.len;
-			size_t used = (size_t)(out.p - (uint8_t *)rep);
+			/* an operation that is not the last leaves room for the
+			 * next one's error result: the reply stays in the limit */
+			size_t used = (size_t)(out.p - (uint8_t *)rep) + next_room(&c);
 			size_t lim = c.limit;
 			if (c.cachethis && c.maxresp_cached < lim)
 				lim = c.maxresp_cached;
 			e.room = lim > used ? lim - used : 0;
 			need = o->estimate(&e, &a);
-			if (c.cachethis && used + need > c.maxresp_cached)
-				status = NFS4ERR_REP_TOO_BIG_TO_CACHE;
-			else if (used + need > c.limit)
-				status = NFS4ERR_REP_TOO_BIG;
+			status = reply_room(&c, used + need);
 		}
 		uint8_t *head = xdr_reserve(&out, 8);
 		if (!head) { /* cannot happen: an 8-byte result always fits below */
@@ -232,6 +248,13 @@ int tnfs_compound(struct tnfs_server *srv, const struct tnfs_cred *cred,
 				out.p = mark;
 				status = NFS4ERR_SERVERFAULT;
 			}
+		}
+		if (status == NFS4_OK && op == OP_SEQUENCE && next_room(&c)) {
+			/* the session's limits are known now: SEQUENCE's result
+			 * must leave room for the next operation's error */
+			status = reply_room(&c, (size_t)(out.p - (uint8_t *)rep) + next_room(&c));
+			if (status != NFS4_OK)
+				out.p = mark; /* an error SEQUENCE has no body */
 		}
 		xdr_wr32(head, resop);
 		xdr_wr32(head + 4, status);

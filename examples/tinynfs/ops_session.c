@@ -16,7 +16,7 @@ uint32_t tnfs_op_exchange_id(struct tnfs_ctx *c, const union nfs4_args *a,
 			     union nfs4_res *r, struct xdr_out *x)
 {
 	(void)x;
-	uint32_t s = tnfs_state_exchange_id(c->srv->state, a->exchange_id.verf,
+	uint32_t s = tnfs_state_exchange_id(c->srv->state, c->rpc_cred, a->exchange_id.verf,
 					    a->exchange_id.ownerid.data,
 					    a->exchange_id.ownerid.len,
 					    a->exchange_id.flags, a->exchange_id.sp_how,
@@ -36,8 +36,9 @@ uint32_t tnfs_op_create_session(struct tnfs_ctx *c, const union nfs4_args *a,
 				union nfs4_res *r, struct xdr_out *x)
 {
 	(void)x;
-	return tnfs_state_create_session(c->srv->state, a->create_session.clientid,
-					 a->create_session.seqid,
+	return tnfs_state_create_session(c->srv->state, c->rpc_cred,
+					 a->create_session.clientid,
+					 a->create_session.seqid, a->create_session.flags,
 					 &a->create_session.fore,
 					 &a->create_session.back, r);
 }

@@ -163,18 +163,38 @@ uint32_t tnfs_state_max_owner_len(struct tnfs_state *st)
 	return atomic_load_explicit(&st->max_owner_len, memory_order_relaxed);
 }
 
-static bool expired(const struct tnfs_state *st, const struct client *c)
+bool tnfs__lapsed(const struct tnfs_state *st, const struct client *c)
 {
 	return tnfs__now(st) - c->renewed > TNFS_LEASE_TIME;
+}
+
+/* A lapsed client goes now, rather than when someone conflicts with it:
+ * it holds nothing others could want, or it has been a courtesy client
+ * for long enough (as Linux's nfsd keeps them a day at most). */
+static bool gone(const struct tnfs_state *st, const struct client *c)
+{
+	if (!tnfs__lapsed(st, c))
+		return false;
+	return c->nstids == 0 || tnfs__now(st) - c->renewed > TNFS_COURTESY_TIME;
 }
 
 void tnfs__expire_clients(struct tnfs_state *st)
 {
 	for (struct client *c = st->clients, *next; c; c = next) {
 		next = c->next;
-		if (expired(st, c))
+		if (gone(st, c))
 			tnfs__remove_client(st, c);
 	}
+}
+
+struct client *tnfs__live_client(struct tnfs_state *st, uint64_t id)
+{
+	struct client *c = tnfs__find_client(st, id);
+	if (c && gone(st, c)) {
+		tnfs__remove_client(st, c);
+		return NULL;
+	}
+	return c;
 }
 
 struct client *tnfs__find_client(struct tnfs_state *st, uint64_t id)
@@ -188,7 +208,7 @@ struct client *tnfs__find_client(struct tnfs_state *st, uint64_t id)
 bool tnfs__reap_holder(struct tnfs_state *st, uint64_t clientid)
 {
 	struct client *c = tnfs__find_client(st, clientid);
-	if (!c || !expired(st, c))
+	if (!c || !tnfs__lapsed(st, c))
 		return false;
 	tnfs__remove_client(st, c);
 	return true;

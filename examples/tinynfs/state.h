@@ -19,20 +19,38 @@
  *    beyond the client's stateids or descriptors (struct
  *    tnfs_state_limits) or the server's, get NFS4ERR_DELAY: the answer
  *    goes to the client over its share alone, the others are served.
- *  - EXCHANGE_ID: flags outside EXCHGID4_FLAG_MASK_A -> NFS4ERR_INVAL;
- *    state protection other than SP4_NONE -> NFS4ERR_NOTSUPP; same owner
- *    and verifier as a confirmed record -> that record (CONFIRMED_R);
- *    otherwise a new unconfirmed record (a confirmed record of an older
- *    incarnation is purged when the new one is confirmed); UPD_CONFIRMED
- *    without a confirmed record -> NFS4ERR_NOENT, with another verifier ->
- *    NFS4ERR_NOT_SAME.
- *  - CREATE_SESSION: unknown client -> NFS4ERR_STALE_CLIENTID; sequence id
- *    equal to the expected one runs, the previous one replays the cached
- *    result, anything else -> NFS4ERR_SEQ_MISORDERED.  Channel attributes
- *    are clamped to the server's limits (TNFS_MAX_SLOTS, TNFS_MAX_OPS,
- *    TNFS_MAX_REQ, TNFS_MAX_CACHED), and the slots to what the reply
- *    cache budget has left; flags in the reply are 0.
- *  - SEQUENCE: unknown session -> NFS4ERR_BADSESSION; slot >= slot count
+ *  - EXCHANGE_ID (the cases of RFC 8881 18.35.5; the principal is the
+ *    caller's credential as Linux's same_creds() compares it: flavour,
+ *    uid, gid and groups): flags outside EXCHGID4_FLAG_MASK_A ->
+ *    NFS4ERR_INVAL; state protection other than SP4_NONE ->
+ *    NFS4ERR_NOTSUPP.  Without UPD_CONFIRMED_REC_A: a confirmed record of
+ *    the owner with the same principal and verifier -> that record
+ *    (CONFIRMED_R, case 2); another principal -> NFS4ERR_CLID_INUSE if
+ *    the record has sessions or stateids, else it is replaced (case 3);
+ *    another verifier -> a new unconfirmed record under a new client ID,
+ *    the confirmed one going when that is confirmed (case 5); an
+ *    unconfirmed record of the owner is replaced by a new client ID
+ *    (case 4); none -> a new one (case 1).  With UPD_CONFIRMED_REC_A: no
+ *    confirmed record -> NFS4ERR_NOENT (case 7), another principal ->
+ *    NFS4ERR_PERM (9), another verifier -> NFS4ERR_NOT_SAME (8), else
+ *    the record (6).
+ *  - CREATE_SESSION: flags outside CREATE_SESSION4_FLAG_* ->
+ *    NFS4ERR_INVAL; fore channel below TNFS_MIN_REQ bytes either way or
+ *    2 operations, back channel below TNFS_MIN_CB_REQ / TNFS_MIN_CB_RESP
+ *    or 2 operations -> NFS4ERR_TOOSMALL.  These are checked first, like
+ *    Linux's nfsd: they neither use the sequence id nor reserve anything.
+ *    Unknown, replaced or expired client ID -> NFS4ERR_STALE_CLIENTID; an
+ *    unconfirmed record made by another principal -> NFS4ERR_CLID_INUSE
+ *    (18.36.4); sequence id equal to the expected one runs, the previous
+ *    one replays the cached result, anything else ->
+ *    NFS4ERR_SEQ_MISORDERED.  It confirms the record of that client ID
+ *    only (and purges the confirmed record of the owner's older
+ *    incarnation).  Channel attributes above the server's limits are
+ *    negotiated down (TNFS_MAX_SLOTS, TNFS_MAX_OPS, TNFS_MAX_REQ,
+ *    TNFS_MAX_CACHED), the slots to what the reply cache budget has left;
+ *    flags in the reply are 0.
+ *  - SEQUENCE: unknown session, or a client whose lease ran out holding
+ *    no state -> NFS4ERR_BADSESSION; slot >= slot count
  *    -> NFS4ERR_BADSLOT; slot busy -> NFS4ERR_DELAY; seqid == slot's + 1
  *    -> new request; == slot's -> replay of the cached reply, or
  *    NFS4ERR_RETRY_UNCACHED_REP if it was not cached; otherwise
@@ -80,8 +98,21 @@
  * TNFS_MAX_SESSIONS x TNFS_MIN_CACHED (48 MiB). */
 #define TNFS_MIN_CACHED 1024u
 #define TNFS_LEASE_TIME 90
+/* A lapsed client holding state is kept (a "courtesy client") until
+ * another one conflicts with it, but no longer than this. */
+#define TNFS_COURTESY_TIME 86400
+/* CREATE_SESSION's smallest channels: a fore channel must carry a
+ * SEQUENCE with a small operation; a back channel a CB_SEQUENCE +
+ * CB_RECALL of a 128-byte handle under an AUTH_SYS call header (about
+ * 400 bytes) and its reply.  (Linux's nfsd asks about 1 KiB, room for
+ * any credential; a kernel client over RDMA with 1 KiB inline buffers
+ * offers less than that, and tinynfs sends no callbacks.) */
+#define TNFS_MIN_REQ 1024
+#define TNFS_MIN_CB_REQ 512
+#define TNFS_MIN_CB_RESP 128
 
 struct tnfs_state;
+struct tnfs_cred;
 
 /* boot: 8 bytes distinguishing this server instance (ids embed it). */
 int tnfs_state_new(const uint8_t boot[8], struct tnfs_state **out);
@@ -117,24 +148,29 @@ struct tnfs_state_usage {
 void tnfs_state_usage(struct tnfs_state *st, struct tnfs_state_usage *out);
 
 /* Leases: CREATE_SESSION and SEQUENCE renew a client's lease.  A client
- * whose lease (TNFS_LEASE_TIME seconds) has run out keeps its state until
- * another client needs it -- a conflicting LOCK, LOCKT or OPEN share
- * reservation -- or until the next EXCHANGE_ID of any client; then it is
- * removed with its sessions and state (its next SEQUENCE gets
- * NFS4ERR_BADSESSION).  The clock counts seconds; NULL restores
- * CLOCK_MONOTONIC (tests set their own). */
+ * whose lease (TNFS_LEASE_TIME seconds) has run out loses its record,
+ * sessions included, when it holds no stateid (its client ID is then
+ * NFS4ERR_STALE_CLIENTID, its sessions NFS4ERR_BADSESSION); holding some,
+ * it keeps them as a "courtesy client" (as Linux's nfsd does) until
+ * another client needs them -- a conflicting LOCK, LOCKT or OPEN share
+ * reservation removes it with its state -- or TNFS_COURTESY_TIME has
+ * passed; renewing first, it is served again.  The clock counts
+ * seconds; NULL restores CLOCK_MONOTONIC (tests set their own). */
 typedef uint64_t tnfs_clock_fn(void *arg);
 void tnfs_state_set_clock(struct tnfs_state *st, tnfs_clock_fn *fn, void *arg);
 
-uint32_t tnfs_state_exchange_id(struct tnfs_state *st, const uint8_t verf[8],
+/* who: the caller's credential (before squashing), the record's
+ * principal. */
+uint32_t tnfs_state_exchange_id(struct tnfs_state *st, const struct tnfs_cred *who,
+				const uint8_t verf[8],
 				const uint8_t *owner, uint32_t owner_len,
 				uint32_t flags, uint32_t sp_how,
 				uint64_t *clientid, uint32_t *seqid,
 				uint32_t *rflags);
 
 /* On NFS4_OK fills res (sessionid, seqid, flags, channel attributes). */
-uint32_t tnfs_state_create_session(struct tnfs_state *st, uint64_t clientid,
-				   uint32_t seqid,
+uint32_t tnfs_state_create_session(struct tnfs_state *st, const struct tnfs_cred *who,
+				   uint64_t clientid, uint32_t seqid, uint32_t flags,
 				   const struct nfs4_channel_attrs *fore,
 				   const struct nfs4_channel_attrs *back,
 				   union nfs4_res *res);

@@ -10,6 +10,7 @@
 
 #include <pthread.h>
 
+#include "fs.h"
 #include "state.h"
 
 struct slot {
@@ -71,6 +72,7 @@ struct client {
 	uint8_t verf[8];
 	uint32_t owner_len;
 	uint8_t owner[NFS4_OPAQUE_LIMIT];
+	struct tnfs_cred principal; /* who made the record (EXCHANGE_ID) */
 	bool confirmed, reclaim_done;
 	uint32_t cs_seq; /* the CREATE_SESSION seqid expected next */
 	bool cs_cached;
@@ -108,8 +110,16 @@ struct tnfs_state {
 
 uint64_t tnfs__now(const struct tnfs_state *st);
 struct client *tnfs__find_client(struct tnfs_state *st, uint64_t id);
-/* Removes every client whose lease has run out. */
+/* Removes every client whose lease has run out and that holds no
+ * stateid (unconfirmed records, clients with sessions only), and the
+ * courtesy clients (lapsed, holding state) after TNFS_COURTESY_TIME. */
 void tnfs__expire_clients(struct tnfs_state *st);
+/* True if c's lease has run out. */
+bool tnfs__lapsed(const struct tnfs_state *st, const struct client *c);
+/* Client `id` if it is still known: a lapsed one without stateids is
+ * removed on the way (NULL); a lapsed one holding state (a courtesy
+ * client nobody conflicted with) is kept. */
+struct client *tnfs__live_client(struct tnfs_state *st, uint64_t id);
 /* Frees a session unlinked from st->sessions, its reply cache returned
  * to the budget. */
 void tnfs__session_free(struct tnfs_state *st, struct session *se);

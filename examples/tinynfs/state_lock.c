@@ -155,10 +155,8 @@ uint32_t tnfs_state_lock(struct tnfs_state *st, uint64_t clientid,
 			status = NFS4ERR_BAD_STATEID;
 			goto out;
 		}
-		if (a->lock.owner.clientid != clientid) {
-			status = NFS4ERR_STALE_CLIENTID;
-			goto out;
-		}
+		/* the owner's clientid field is not how a 4.1 server knows
+		 * the client (RFC 8881 18.10.3): the session is */
 		struct owner *o = tnfs__get_owner(st, clientid, true, a->lock.owner.owner.data,
 					    a->lock.owner.owner.len, true);
 		if (!o) {
@@ -227,8 +225,6 @@ uint32_t tnfs_state_lockt(struct tnfs_state *st, uint64_t clientid,
 	uint32_t status = lock_range(a->lockt.offset, a->lockt.length, &end);
 	if (status != NFS4_OK)
 		return status;
-	if (a->lockt.owner.clientid != clientid)
-		return NFS4ERR_STALE_CLIENTID;
 	pthread_mutex_lock(&st->mu);
 	struct file *f = tnfs__get_file(st, key, false);
 	struct owner *o = tnfs__get_owner(st, clientid, true, a->lockt.owner.owner.data,

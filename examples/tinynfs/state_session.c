@@ -18,15 +18,22 @@ static struct session *find_session(struct tnfs_state *st, const uint8_t id[16])
 
 /* Makes room in a full client table: drops the oldest unconfirmed record
  * (one that never created a session: RFC 8881 18.35.4 lets the server
- * drop it, and its client starts over with EXCHANGE_ID).  Expired
- * clients are gone already (tnfs__expire_clients).  False if every
- * record is a live confirmed client. */
+ * drop it, and its client starts over with EXCHANGE_ID), else the
+ * courtesy client lapsed longest (its state goes: RFC 8881 8.3).
+ * Lapsed clients without state are gone already (tnfs__expire_clients).
+ * False if every record is a live confirmed client. */
 static bool evict_unconfirmed(struct tnfs_state *st)
 {
-	struct client *old = NULL;
-	for (struct client *c = st->clients; c; c = c->next)
+	struct client *old = NULL, *lapsed = NULL;
+	for (struct client *c = st->clients; c; c = c->next) {
 		if (!c->confirmed && (!old || c->born < old->born))
 			old = c;
+		if (c->confirmed && tnfs__lapsed(st, c) &&
+		    (!lapsed || c->renewed < lapsed->renewed))
+			lapsed = c;
+	}
+	if (!old)
+		old = lapsed;
 	if (!old)
 		return false;
 	tnfs__remove_client(st, old);
@@ -44,7 +51,85 @@ void tnfs__session_free(struct tnfs_state *st, struct session *se)
 	free(se);
 }
 
-uint32_t tnfs_state_exchange_id(struct tnfs_state *st, const uint8_t verf[8],
+/* Linux's same_creds() for AUTH_SYS and AUTH_NONE: flavour, uid, gid and
+ * the groups (the machine name is not part of it). */
+static bool same_principal(const struct tnfs_cred *a, const struct tnfs_cred *b)
+{
+	if (a->anon != b->anon || a->uid != b->uid || a->gid != b->gid ||
+	    a->ngroups != b->ngroups)
+		return false;
+	return memcmp(a->groups, b->groups, a->ngroups * sizeof(a->groups[0])) == 0;
+}
+
+static struct client *new_client(struct tnfs_state *st, const struct tnfs_cred *who,
+				 const uint8_t verf[8], const uint8_t *owner,
+				 uint32_t owner_len)
+{
+	if (st->nclients >= TNFS_MAX_CLIENTS && !evict_unconfirmed(st))
+		return NULL; /* full of live clients: not a fault */
+	struct client *c = calloc(1, sizeof(*c));
+	if (!c)
+		return NULL;
+	c->clientid = (uint64_t)st->boot32 << 32 | st->next_client++;
+	memcpy(c->verf, verf, 8);
+	c->owner_len = owner_len;
+	memcpy(c->owner, owner, owner_len);
+	c->principal = *who;
+	c->cs_seq = 1;
+	c->born = st->nborn++;
+	c->renewed = tnfs__now(st);
+	c->next = st->clients;
+	st->clients = c;
+	st->nclients++;
+	return c;
+}
+
+/* The cases of RFC 8881 18.35.5 (state.h); *found is the record to
+ * answer with, *fresh whether it was made now. */
+static uint32_t exchange_case(struct tnfs_state *st, const struct tnfs_cred *who,
+			      const uint8_t verf[8], const uint8_t *owner,
+			      uint32_t owner_len, uint32_t flags, struct client **found)
+{
+	struct client *conf = NULL, *unconf = NULL;
+	for (struct client *c = st->clients; c; c = c->next) {
+		if (c->owner_len != owner_len || memcmp(c->owner, owner, owner_len) != 0)
+			continue;
+		if (c->confirmed)
+			conf = c;
+		else
+			unconf = c;
+	}
+	bool same_who = conf && same_principal(&conf->principal, who);
+	bool same_verf = conf && memcmp(conf->verf, verf, 8) == 0;
+	if (flags & EXCHGID4_FLAG_UPD_CONFIRMED_REC_A) {
+		if (!conf)
+			return NFS4ERR_NOENT; /* case 7 */
+		if (!same_who)
+			return NFS4ERR_PERM; /* case 9 */
+		if (!same_verf)
+			return NFS4ERR_NOT_SAME; /* case 8 */
+		*found = conf; /* case 6 */
+		return NFS4_OK;
+	}
+	if (conf && same_who && same_verf) {
+		*found = conf; /* case 2 */
+		return NFS4_OK;
+	}
+	if (conf && !same_who) { /* case 3: a collision */
+		if (conf->nsessions || conf->nstids)
+			return NFS4ERR_CLID_INUSE;
+		tnfs__remove_client(st, conf);
+	}
+	/* case 5 (the confirmed record stays until the new one is
+	 * confirmed), case 4 and case 1 */
+	if (unconf)
+		tnfs__remove_client(st, unconf);
+	*found = new_client(st, who, verf, owner, owner_len);
+	return *found ? NFS4_OK : NFS4ERR_DELAY;
+}
+
+uint32_t tnfs_state_exchange_id(struct tnfs_state *st, const struct tnfs_cred *who,
+				const uint8_t verf[8],
 				const uint8_t *owner, uint32_t owner_len,
 				uint32_t flags, uint32_t sp_how,
 				uint64_t *clientid, uint32_t *seqid,
@@ -56,59 +141,17 @@ uint32_t tnfs_state_exchange_id(struct tnfs_state *st, const uint8_t verf[8],
 		return NFS4ERR_NOTSUPP;
 	if (owner_len > NFS4_OPAQUE_LIMIT)
 		return NFS4ERR_INVAL;
-	uint32_t status = NFS4_OK;
 	pthread_mutex_lock(&st->mu);
 	tnfs__expire_clients(st);
-	struct client *conf = NULL, *unconf = NULL;
-	for (struct client *c = st->clients; c; c = c->next) {
-		if (c->owner_len != owner_len || memcmp(c->owner, owner, owner_len) != 0)
-			continue;
+	struct client *c = NULL;
+	uint32_t status = exchange_case(st, who, verf, owner, owner_len, flags, &c);
+	if (status == NFS4_OK) {
+		*clientid = c->clientid;
+		*seqid = c->cs_seq;
+		*rflags = EXCHGID4_FLAG_USE_NON_PNFS;
 		if (c->confirmed)
-			conf = c;
-		else
-			unconf = c;
+			*rflags |= EXCHGID4_FLAG_CONFIRMED_R;
 	}
-	if (flags & EXCHGID4_FLAG_UPD_CONFIRMED_REC_A) {
-		if (!conf)
-			status = NFS4ERR_NOENT;
-		else if (memcmp(conf->verf, verf, 8) != 0)
-			status = NFS4ERR_NOT_SAME;
-		else
-			goto found;
-		goto out;
-	}
-	if (conf && memcmp(conf->verf, verf, 8) == 0)
-		goto found;
-	if (unconf)
-		tnfs__remove_client(st, unconf);
-	if (st->nclients >= TNFS_MAX_CLIENTS && !evict_unconfirmed(st)) {
-		status = NFS4ERR_DELAY; /* full of live clients: not a fault */
-		goto out;
-	}
-	struct client *c = calloc(1, sizeof(*c));
-	if (!c) {
-		status = NFS4ERR_DELAY;
-		goto out;
-	}
-	c->clientid = (uint64_t)st->boot32 << 32 | st->next_client++;
-	memcpy(c->verf, verf, 8);
-	c->owner_len = owner_len;
-	memcpy(c->owner, owner, owner_len);
-	c->cs_seq = 1;
-	c->born = st->nborn++;
-	c->renewed = tnfs__now(st);
-	c->next = st->clients;
-	st->clients = c;
-	st->nclients++;
-	*clientid = c->clientid;
-	*seqid = c->cs_seq;
-	*rflags = EXCHGID4_FLAG_USE_NON_PNFS;
-	goto out;
-found:
-	*clientid = conf->clientid;
-	*seqid = conf->cs_seq;
-	*rflags = EXCHGID4_FLAG_USE_NON_PNFS | EXCHGID4_FLAG_CONFIRMED_R;
-out:
 	pthread_mutex_unlock(&st->mu);
 	return status;
 }
@@ -147,55 +190,52 @@ static void grant_cache(const struct tnfs_state *st, uint32_t *slots, uint32_t *
 		*size = (uint32_t)floor;
 }
 
-uint32_t tnfs_state_create_session(struct tnfs_state *st, uint64_t clientid,
-				   uint32_t seqid,
-				   const struct nfs4_channel_attrs *fore,
-				   const struct nfs4_channel_attrs *back,
-				   union nfs4_res *res)
+/* The checks that come before the client and its sequence id (as in
+ * Linux's nfsd): they neither use the sequence id nor reserve anything. */
+static uint32_t check_session_args(uint32_t flags, const struct nfs4_channel_attrs *fore,
+				   const struct nfs4_channel_attrs *back)
 {
-	uint32_t status = NFS4_OK;
-	memset(res, 0, sizeof(*res));
-	pthread_mutex_lock(&st->mu);
-	struct client *c = tnfs__find_client(st, clientid);
-	if (!c) {
-		status = NFS4ERR_STALE_CLIENTID;
-		goto out;
-	}
-	if (seqid + 1 == c->cs_seq && c->cs_cached) {
-		status = c->cs_status;
-		*res = c->cs_res;
-		goto out;
-	}
-	if (seqid != c->cs_seq) {
-		status = NFS4ERR_SEQ_MISORDERED;
-		goto out;
-	}
-	c->renewed = tnfs__now(st);
-	if (fore->maxreq < 1024 || fore->maxresp < 1024 || fore->maxops < 2) {
-		status = NFS4ERR_TOOSMALL;
-		goto cache;
-	}
-	if (c->nsessions >= TNFS_MAX_SESSIONS) {
-		/* this client's sessions are all in use: not a fault, and
-		 * not cached (the client may retry with the same seqid) */
-		status = NFS4ERR_DELAY;
-		goto out;
-	}
+	if (flags & ~(uint32_t)(CREATE_SESSION4_FLAG_PERSIST |
+				CREATE_SESSION4_FLAG_CONN_BACK_CHAN |
+				CREATE_SESSION4_FLAG_CONN_RDMA))
+		return NFS4ERR_INVAL;
+	if (fore->maxreq < TNFS_MIN_REQ || fore->maxresp < TNFS_MIN_REQ || fore->maxops < 2)
+		return NFS4ERR_TOOSMALL;
+	if (back->maxreq < TNFS_MIN_CB_REQ || back->maxresp < TNFS_MIN_CB_RESP ||
+	    back->maxops < 2)
+		return NFS4ERR_TOOSMALL;
+	return NFS4_OK;
+}
+
+/* The client ID CREATE_SESSION names, checked as RFC 8881 18.36.4 says. */
+static uint32_t session_client(struct tnfs_state *st, const struct tnfs_cred *who,
+			       uint64_t clientid, struct client **out)
+{
+	struct client *c = tnfs__live_client(st, clientid);
+	if (!c)
+		return NFS4ERR_STALE_CLIENTID;
+	if (!c->confirmed && !same_principal(&c->principal, who))
+		return NFS4ERR_CLID_INUSE;
+	*out = c;
+	return NFS4_OK;
+}
+
+static struct session *new_session(struct tnfs_state *st, struct client *c,
+				   const struct nfs4_channel_attrs *fore)
+{
 	struct session *se = calloc(1, sizeof(*se));
-	if (!se) {
-		status = NFS4ERR_DELAY;
-		goto out;
-	}
-	se->clientid = clientid;
+	if (!se)
+		return NULL;
+	se->clientid = c->clientid;
 	uint32_t n = st->next_session++;
 	memcpy(se->id, st->boot, 8);
 	for (int i = 0; i < 4; i++) {
-		se->id[8 + i] = (uint8_t)(clientid >> (24 - 8 * i));
+		se->id[8 + i] = (uint8_t)(c->clientid >> (24 - 8 * i));
 		se->id[12 + i] = (uint8_t)(n >> (24 - 8 * i));
 	}
 	se->fore.headerpadsize = 0;
-	se->fore.maxreq = clamp(fore->maxreq, 1024, TNFS_MAX_REQ);
-	se->fore.maxresp = clamp(fore->maxresp, 1024, TNFS_MAX_REQ);
+	se->fore.maxreq = clamp(fore->maxreq, TNFS_MIN_REQ, TNFS_MAX_REQ);
+	se->fore.maxresp = clamp(fore->maxresp, TNFS_MIN_REQ, TNFS_MAX_REQ);
 	se->fore.maxresp_cached = clamp(fore->maxresp_cached, 0, TNFS_MAX_CACHED);
 	se->fore.maxops = clamp(fore->maxops, 2, TNFS_MAX_OPS);
 	se->fore.maxreqs = clamp(fore->maxreqs, 1, TNFS_MAX_SLOTS);
@@ -207,27 +247,69 @@ uint32_t tnfs_state_create_session(struct tnfs_state *st, uint64_t clientid,
 	se->next = st->sessions;
 	st->sessions = se;
 	c->nsessions++;
-	if (!c->confirmed) {
-		/* purge an older, confirmed incarnation of the same owner */
-		for (struct client *o = st->clients; o; o = o->next) {
-			if (o != c && o->confirmed && o->owner_len == c->owner_len &&
-			    memcmp(o->owner, c->owner, c->owner_len) == 0) {
-				tnfs__remove_client(st, o);
-				break;
-			}
+	return se;
+}
+
+/* c is confirmed: the confirmed record of an older incarnation of the
+ * same owner goes (RFC 8881 18.35.5 case 5). */
+static void confirm(struct tnfs_state *st, struct client *c)
+{
+	if (c->confirmed)
+		return;
+	for (struct client *o = st->clients; o; o = o->next) {
+		if (o != c && o->confirmed && o->owner_len == c->owner_len &&
+		    memcmp(o->owner, c->owner, c->owner_len) == 0) {
+			tnfs__remove_client(st, o);
+			break;
 		}
-		c->confirmed = true;
 	}
+	c->confirmed = true;
+}
+
+uint32_t tnfs_state_create_session(struct tnfs_state *st, const struct tnfs_cred *who,
+				   uint64_t clientid, uint32_t seqid, uint32_t flags,
+				   const struct nfs4_channel_attrs *fore,
+				   const struct nfs4_channel_attrs *back,
+				   union nfs4_res *res)
+{
 	memset(res, 0, sizeof(*res));
+	uint32_t status = check_session_args(flags, fore, back);
+	if (status != NFS4_OK)
+		return status;
+	pthread_mutex_lock(&st->mu);
+	struct client *c = NULL;
+	status = session_client(st, who, clientid, &c);
+	if (status != NFS4_OK)
+		goto out;
+	if (seqid + 1 == c->cs_seq && c->cs_cached) {
+		status = c->cs_status;
+		*res = c->cs_res;
+		goto out;
+	}
+	if (seqid != c->cs_seq) {
+		status = NFS4ERR_SEQ_MISORDERED;
+		goto out;
+	}
+	c->renewed = tnfs__now(st);
+	/* this client's sessions all in use, or no memory: not a fault,
+	 * and not cached (the client may retry with the same seqid) */
+	struct session *se = c->nsessions < TNFS_MAX_SESSIONS ? new_session(st, c, fore) : NULL;
+	if (!se) {
+		status = NFS4ERR_DELAY;
+		goto out;
+	}
+	confirm(st, c);
 	memcpy(res->create_session.sessionid, se->id, NFS4_SESSIONID_SIZE);
 	res->create_session.seqid = seqid;
 	res->create_session.flags = 0;
 	res->create_session.fore = se->fore;
-	res->create_session.back = *back;
-	res->create_session.back.nird = 0;
-	res->create_session.back.headerpadsize = 0;
-	res->create_session.back.maxreqs = clamp(back->maxreqs, 1, 1);
-cache:
+	/* no callbacks are ever sent: the back channel is negotiated down
+	 * to one slot within the server's limits, and caches nothing */
+	struct nfs4_channel_attrs *bk = &res->create_session.back;
+	bk->maxreq = clamp(back->maxreq, TNFS_MIN_CB_REQ, TNFS_MAX_REQ);
+	bk->maxresp = clamp(back->maxresp, TNFS_MIN_CB_RESP, TNFS_MAX_REQ);
+	bk->maxops = clamp(back->maxops, 2, TNFS_MAX_OPS);
+	bk->maxreqs = 1;
 	c->cs_seq++;
 	c->cs_cached = true;
 	c->cs_status = status;
@@ -257,9 +339,14 @@ uint32_t tnfs_state_sequence(struct tnfs_state *st, const uint8_t sid[16],
 		status = NFS4ERR_DELAY;
 		goto out;
 	}
-	struct client *c = tnfs__find_client(st, se->clientid);
-	if (c)
-		c->renewed = tnfs__now(st); /* SEQUENCE renews the lease */
+	/* SEQUENCE renews the lease; a lapsed client without state is
+	 * gone (its sessions with it), a courtesy client is served again */
+	struct client *c = tnfs__live_client(st, se->clientid);
+	if (!c) {
+		status = NFS4ERR_BADSESSION;
+		goto out;
+	}
+	c->renewed = tnfs__now(st);
 	out->clientid = se->clientid;
 	out->nslots = se->fore.maxreqs;
 	out->maxops = se->fore.maxops;

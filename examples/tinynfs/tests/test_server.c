@@ -592,6 +592,58 @@ static void test_fd_flood(void **state)
 	e->p.fd = flooder;
 }
 
+/* EXCHANGE_ID of "tcp owner" with the given flags. */
+static uint32_t tcp_exchange_id(struct fx *f, uint32_t flags, uint64_t *cid, uint32_t *seq)
+{
+	fx_begin(f);
+	req_op(&f->rq, OP_EXCHANGE_ID);
+	xdr_put_u64(&f->rq.x, 42);
+	put_str(&f->rq.x, "tcp owner");
+	xdr_put_u32(&f->rq.x, flags);
+	xdr_put_u32(&f->rq.x, SP4_NONE);
+	xdr_put_u32(&f->rq.x, 0);
+	uint32_t st = fx_call(f);
+	if (st == NFS4_OK) {
+		assert_int_equal(rep_op(&f->rp, OP_EXCHANGE_ID), NFS4_OK);
+		*cid = xdr_get_u64(&f->rp.x);
+		*seq = xdr_get_u32(&f->rp.x);
+	}
+	return st;
+}
+
+static uint32_t tcp_create_session(struct fx *f, uint64_t cid, uint32_t seq)
+{
+	fx_begin(f);
+	req_op(&f->rq, OP_CREATE_SESSION);
+	put_create_session(&f->rq.x, cid, seq);
+	return fx_call(f);
+}
+
+/* The principal of a client record is the AUTH_SYS credential of the
+ * RPC call that made it (uid, gid, groups; AUTH_NONE is another). */
+static void test_principal(void **state)
+{
+	struct env *e = *state;
+	struct fx *f = e->f;
+	uint64_t cid, cid2;
+	uint32_t seq, seq2;
+	assert_int_equal(tcp_exchange_id(f, 0, &cid, &seq), NFS4_OK);
+	e->p.uid = TEST_UID + 1;
+	assert_int_equal(tcp_create_session(f, cid, seq), NFS4ERR_CLID_INUSE);
+	e->p.uid = UINT32_MAX;
+	assert_int_equal(tcp_create_session(f, cid, seq), NFS4ERR_CLID_INUSE);
+	e->p.uid = TEST_UID;
+	assert_int_equal(tcp_create_session(f, cid, seq), NFS4_OK);
+	e->p.uid = TEST_UID + 1;
+	assert_int_equal(tcp_exchange_id(f, EXCHGID4_FLAG_UPD_CONFIRMED_REC_A, &cid2, &seq2),
+			 NFS4ERR_PERM);
+	assert_int_equal(tcp_exchange_id(f, 0, &cid2, &seq2), NFS4ERR_CLID_INUSE);
+	e->p.uid = TEST_UID;
+	assert_int_equal(tcp_exchange_id(f, EXCHGID4_FLAG_UPD_CONFIRMED_REC_A, &cid2, &seq2),
+			 NFS4_OK);
+	assert_true(cid2 == cid);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
@@ -604,6 +656,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_null, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_refusals, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_session_io, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_principal, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fd_flood, setup_few_fds, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
