@@ -40,6 +40,7 @@
 #include <string.h>
 
 #include "nfs_harness.h"
+#include "../tests/unit/rpc_record.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max, unsigned int seed);
@@ -54,19 +55,6 @@ struct sess {
 	unsigned nstid;
 	uint32_t boot32;
 };
-
-static void put32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 24);
-	p[1] = (uint8_t)(v >> 16);
-	p[2] = (uint8_t)(v >> 8);
-	p[3] = (uint8_t)v;
-}
-
-static uint32_t get32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
 
 static void harvest(struct sess *ss, const uint8_t *r, size_t out)
 {

@@ -28,54 +28,12 @@
 #include <cmocka.h>
 
 #include <rpcrdma/svc.h>
-#include "../svc/testprog.h"
-
-static void put32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 24);
-	p[1] = (uint8_t)(v >> 16);
-	p[2] = (uint8_t)(v >> 8);
-	p[3] = (uint8_t)v;
-}
-
-static uint32_t get32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
+#include "svc_net_util.h"
 
 /* An AUTH_NONE NULL call of the test program (40 bytes). */
 static size_t mknull(uint8_t *b, uint32_t xid)
 {
-	uint32_t w[10] = { xid, 0, 2, TESTPROG_PROG, 1, TP_NULL, 0, 0, 0, 0 };
-	for (int i = 0; i < 10; i++)
-		put32(b + 4 * i, w[i]);
-	return 40;
-}
-
-struct server {
-	struct rpcrdma_svc *svc;
-	struct testprog *tp;
-	uint16_t tcp_port, udp_port;
-};
-
-static void server_start(struct server *s, const struct rpcrdma_svc_opts *o)
-{
-	assert_int_equal(rpcrdma_svc_create(o, &s->svc), 0);
-	assert_int_equal(testprog_create(&s->tp), 0);
-	assert_int_equal(rpcrdma_svc_register(s->svc, testprog_program(s->tp)), 0);
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	struct sockaddr_storage b;
-	assert_int_equal(rpcrdma_svc_listen_tcp(s->svc, (struct sockaddr *)&a, sizeof(a), &b), 0);
-	s->tcp_port = ntohs(((struct sockaddr_in *)&b)->sin_port);
-	assert_int_equal(rpcrdma_svc_listen_udp(s->svc, (struct sockaddr *)&a, sizeof(a), &b), 0);
-	s->udp_port = ntohs(((struct sockaddr_in *)&b)->sin_port);
-	assert_int_equal(rpcrdma_svc_start(s->svc), 0);
-}
-
-static void server_stop(struct server *s)
-{
-	rpcrdma_svc_destroy(s->svc);
-	testprog_destroy(s->tp);
+	return mkcall(b, xid, 1, TP_NULL, NULL, UINT32_MAX);
 }
 
 static struct rpcrdma_svc_stats stats(struct server *s)
@@ -83,70 +41,6 @@ static struct rpcrdma_svc_stats stats(struct server *s)
 	struct rpcrdma_svc_stats st = { 0 };
 	rpcrdma_svc_get_stats(s->svc, &st, sizeof(st));
 	return st;
-}
-
-/* A socket to the server; receives time out after timeout_s (a liveness
- * bound: a reply that never comes fails the test instead of hanging it). */
-static int sock_connect(int type, uint16_t port, int timeout_s)
-{
-	int fd = socket(AF_INET, type, 0);
-	assert_true(fd >= 0);
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(port),
-				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	assert_int_equal(connect(fd, (struct sockaddr *)&a, sizeof(a)), 0);
-	struct timeval tv = { timeout_s, 0 };
-	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-	if (type == SOCK_STREAM) {
-		int one = 1;
-		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-	}
-	return fd;
-}
-
-static int send_all(int fd, const void *p, size_t n)
-{
-	const uint8_t *b = p;
-	while (n) {
-		ssize_t k = send(fd, b, n, MSG_NOSIGNAL);
-		if (k <= 0)
-			return -1;
-		b += k;
-		n -= (size_t)k;
-	}
-	return 0;
-}
-
-static int recv_all(int fd, void *p, size_t n)
-{
-	uint8_t *b = p;
-	while (n) {
-		ssize_t k = recv(fd, b, n, 0);
-		if (k <= 0)
-			return -1;
-		b += k;
-		n -= (size_t)k;
-	}
-	return 0;
-}
-
-static int send_record(int fd, const uint8_t *msg, size_t n)
-{
-	uint8_t mark[4];
-	put32(mark, 0x80000000u | (uint32_t)n);
-	return send_all(fd, mark, 4) || send_all(fd, msg, n) ? -1 : 0;
-}
-
-static ssize_t recv_record(int fd, uint8_t *buf, size_t cap)
-{
-	uint8_t mark[4];
-	if (recv_all(fd, mark, 4))
-		return -1;
-	uint32_t w = get32(mark);
-	size_t n = w & 0x7fffffffu;
-	if (!(w >> 31) || n > cap || recv_all(fd, buf, n))
-		return -1;
-	return (ssize_t)n;
 }
 
 /* A NULL call on a fresh TCP connection is answered. */
@@ -215,7 +109,7 @@ static void test_auth_past_end(void **state)
 {
 	(void)state;
 	struct server s;
-	server_start(&s, NULL);
+	server_start(&s, NULL, true);
 	static const struct {
 		uint32_t len;
 		size_t body;
@@ -313,7 +207,7 @@ static void test_partial_record_memory(void **state)
 {
 	(void)state;
 	struct server s;
-	server_start(&s, NULL);
+	server_start(&s, NULL, true);
 	int fds[NCONN];
 	uint8_t part[1004];
 	memset(part, 0, sizeof(part));
@@ -388,7 +282,7 @@ static void test_svc_memory_cap(void **state)
 	struct rpcrdma_svc_opts o = { .size = sizeof(o), .max_record = 128 * 1024,
 				      .max_svc_bytes = 256 * 1024 };
 	struct server s;
-	server_start(&s, &o);
+	server_start(&s, &o, true);
 	pthread_t th[4];
 	struct bulk_arg a[4];
 	pthread_barrier_t go;
@@ -433,7 +327,7 @@ static void test_conn_memory_cap(void **state)
 	(void)state;
 	struct rpcrdma_svc_opts o = { .size = sizeof(o), .max_conn_bytes = 48 * 1024 };
 	struct server s;
-	server_start(&s, &o);
+	server_start(&s, &o, true);
 	int fd = socket(AF_INET, SOCK_STREAM, 0);
 	int small = 4096;
 	setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &small, sizeof(small));
@@ -495,7 +389,7 @@ static void test_conn_flood(void **state)
 	(void)state;
 	struct rpcrdma_svc_opts o = { .size = sizeof(o), .max_conns = 32 };
 	struct server s;
-	server_start(&s, &o);
+	server_start(&s, &o, true);
 	enum { N = 300 };
 	int *fds = malloc(N * sizeof(int));
 	uint8_t part[8];
@@ -581,7 +475,7 @@ static void test_fairness(void **state)
 {
 	(void)state;
 	struct server s;
-	server_start(&s, NULL);
+	server_start(&s, NULL, true);
 	struct flood_arg a[3];
 	pthread_t th[3];
 	for (int k = 0; k < 3; k++) {
@@ -612,7 +506,7 @@ static void test_fragment_limits(void **state)
 {
 	(void)state;
 	struct server s;
-	server_start(&s, NULL);
+	server_start(&s, NULL, true);
 	static uint8_t call[1100], r[1100], wire[2048 * 5];
 	size_t len = mknull(call, 0x6000);
 	put32(call + 20, TP_ECHO);

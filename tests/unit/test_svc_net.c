@@ -29,135 +29,25 @@
 #include <cmocka.h>
 
 #include <rpcrdma/svc.h>
-#include "../svc/testprog.h"
+#include "svc_net_util.h"
 
-static void put32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 24);
-	p[1] = (uint8_t)(v >> 16);
-	p[2] = (uint8_t)(v >> 8);
-	p[3] = (uint8_t)v;
-}
-
-static uint32_t get32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
-/* Writes an AUTH_NONE call to b (room for 48 + len bytes); returns length.
- * len == UINT32_MAX: no arguments. */
-static size_t mkcall(uint8_t *b, uint32_t xid, uint32_t vers, uint32_t proc,
-		     const void *data, uint32_t len)
-{
-	uint32_t w[10] = { xid, 0, 2, TESTPROG_PROG, vers, proc, 0, 0, 0, 0 };
-	for (int i = 0; i < 10; i++)
-		put32(b + 4 * i, w[i]);
-	if (len == UINT32_MAX)
-		return 40;
-	put32(b + 40, len);
-	memcpy(b + 44, data, len);
-	size_t n = 44 + len;
-	while (n & 3)
-		b[n++] = 0;
-	return n;
-}
-
-struct server {
-	struct rpcrdma_svc *svc;
-	struct testprog *tp;
-	uint16_t tcp_port, udp_port;
-};
-
-static void server_start(struct server *s, unsigned max_calls, size_t max_record, bool thread)
+static void net_server_start(struct server *s, unsigned max_calls, size_t max_record, bool thread)
 {
 	struct rpcrdma_svc_opts o = { .size = sizeof(o), .max_calls = max_calls,
 				      .max_record = max_record };
-	assert_int_equal(rpcrdma_svc_create(&o, &s->svc), 0);
-	assert_int_equal(testprog_create(&s->tp), 0);
-	assert_int_equal(rpcrdma_svc_register(s->svc, testprog_program(s->tp)), 0);
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	struct sockaddr_storage b;
-	assert_int_equal(rpcrdma_svc_listen_tcp(s->svc, (struct sockaddr *)&a, sizeof(a), &b), 0);
-	s->tcp_port = ntohs(((struct sockaddr_in *)&b)->sin_port);
-	assert_int_equal(rpcrdma_svc_listen_udp(s->svc, (struct sockaddr *)&a, sizeof(a), &b), 0);
-	s->udp_port = ntohs(((struct sockaddr_in *)&b)->sin_port);
-	if (thread)
-		assert_int_equal(rpcrdma_svc_start(s->svc), 0);
-}
-
-static void server_stop(struct server *s)
-{
-	rpcrdma_svc_destroy(s->svc);
-	testprog_destroy(s->tp);
+	server_start(s, &o, thread);
 }
 
 static int tcp_connect(uint16_t port)
 {
-	int fd = socket(AF_INET, SOCK_STREAM, 0);
-	assert_true(fd >= 0);
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(port),
-				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	assert_int_equal(connect(fd, (struct sockaddr *)&a, sizeof(a)), 0);
-	struct timeval tv = { 20, 0 };
-	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-	int one = 1;
-	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-	return fd;
-}
-
-static int send_all(int fd, const void *p, size_t n)
-{
-	const uint8_t *b = p;
-	while (n) {
-		ssize_t k = send(fd, b, n, MSG_NOSIGNAL);
-		if (k <= 0)
-			return -1;
-		b += k;
-		n -= (size_t)k;
-	}
-	return 0;
-}
-
-static int recv_all(int fd, void *p, size_t n)
-{
-	uint8_t *b = p;
-	while (n) {
-		ssize_t k = recv(fd, b, n, 0);
-		if (k <= 0)
-			return -1;
-		b += k;
-		n -= (size_t)k;
-	}
-	return 0;
-}
-
-/* Sends one record in one fragment. */
-static int send_record(int fd, const uint8_t *msg, size_t n)
-{
-	uint8_t mark[4];
-	put32(mark, 0x80000000u | (uint32_t)n);
-	return send_all(fd, mark, 4) || send_all(fd, msg, n) ? -1 : 0;
-}
-
-/* Reads one reply record (one fragment, as the server sends); length or -1. */
-static ssize_t recv_record(int fd, uint8_t *buf, size_t cap)
-{
-	uint8_t mark[4];
-	if (recv_all(fd, mark, 4))
-		return -1;
-	uint32_t w = get32(mark);
-	size_t n = w & 0x7fffffffu;
-	if (!(w >> 31) || n > cap || recv_all(fd, buf, n))
-		return -1;
-	return (ssize_t)n;
+	return sock_connect(SOCK_STREAM, port, 20);
 }
 
 static void test_tcp_exact(void **state)
 {
 	(void)state;
 	struct server s;
-	server_start(&s, 0, 0, true);
+	net_server_start(&s, 0, 0, true);
 	int fd = tcp_connect(s.tcp_port);
 	uint8_t m[64], r[64];
 	size_t n = mkcall(m, 0xabcd0001, 1, TP_NULL, NULL, UINT32_MAX);
@@ -186,7 +76,7 @@ static void test_tcp_fragments(void **state)
 {
 	(void)state;
 	struct server s;
-	server_start(&s, 0, 0, true);
+	net_server_start(&s, 0, 0, true);
 	int fd = tcp_connect(s.tcp_port);
 	uint8_t m[128], wire[160], r[128];
 	size_t n = mkcall(m, 7, 1, TP_ECHO, "fragmented!", 11); /* 56 bytes */
@@ -221,7 +111,7 @@ static void test_tcp_oversize(void **state)
 {
 	(void)state;
 	struct server s;
-	server_start(&s, 0, 1024, true);
+	net_server_start(&s, 0, 1024, true);
 	int fd = tcp_connect(s.tcp_port);
 	uint8_t m[2048], r[64];
 	/* 600 + 600 bytes in two fragments: the record is over 1024 */
@@ -272,7 +162,7 @@ static void test_tcp_slow_reader(void **state)
 {
 	(void)state;
 	struct server s;
-	server_start(&s, 8, 0, true);
+	net_server_start(&s, 8, 0, true);
 	int fd = tcp_connect(s.tcp_port);
 	int small = 65536;
 	setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &small, sizeof(small));
@@ -306,7 +196,7 @@ static void test_adopt_partial_writes(void **state)
 	(void)state;
 	struct server s;
 	int sv[2];
-	server_start(&s, 8, 0, true);
+	net_server_start(&s, 8, 0, true);
 	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
 	int small = 4096;
 	assert_int_equal(setsockopt(sv[1], SOL_SOCKET, SO_SNDBUF, &small, sizeof(small)), 0);
@@ -346,7 +236,7 @@ static void test_adopt_partial_writes(void **state)
 static int shed_child(void)
 {
 	struct server s;
-	server_start(&s, 0, 0, true);
+	net_server_start(&s, 0, 0, true);
 	int maxfd = 0;
 	for (int fd = 0; fd < 1024; fd++)
 		if (fcntl(fd, F_GETFD) >= 0)
@@ -525,7 +415,7 @@ static void test_udp(void **state)
 {
 	(void)state;
 	struct server s;
-	server_start(&s, 0, 0, true);
+	net_server_start(&s, 0, 0, true);
 	int fd = socket(AF_INET, SOCK_DGRAM, 0);
 	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(s.udp_port),
 				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
@@ -563,7 +453,7 @@ static void test_embedded_poll(void **state)
 {
 	(void)state;
 	struct server s;
-	server_start(&s, 0, 0, false);
+	net_server_start(&s, 0, 0, false);
 	int fd = tcp_connect(s.tcp_port);
 	uint8_t m[64], r[64];
 	size_t n = mkcall(m, 0x77, 1, TP_NULL, NULL, UINT32_MAX);
@@ -734,7 +624,7 @@ static void test_soak(void **state)
 {
 	(void)state;
 	struct server s;
-	server_start(&s, 4, 4096, true);
+	net_server_start(&s, 4, 4096, true);
 	pthread_t t[SOAK_THREADS];
 	struct soak_arg a[SOAK_THREADS];
 	for (unsigned i = 0; i < SOAK_THREADS; i++) {

@@ -440,6 +440,145 @@ static inline void put_open(struct xdr_out *x, const char *owner, uint32_t acces
 	put_str(x, name);
 }
 
+/* After OPEN's NFS4_OK: the OPEN4resok up to its delegation, which must
+ * be none; the stateid to *sid (cinfo, rflags and attrset skipped). */
+static inline void get_open_resok(struct xdr_in *x, struct nfs4_stateid *sid)
+{
+	get_stateid(x, sid);
+	for (int i = 0; i < 6; i++)
+		(void)xdr_get_u32(x); /* cinfo, rflags */
+	uint32_t n = xdr_get_u32(x);
+	for (uint32_t i = 0; i < n; i++)
+		(void)xdr_get_u32(x); /* attrset */
+	assert_int_equal(xdr_get_u32(x), OPEN_DELEGATE_NONE);
+}
+
+/* GETFH's result, which must be NFS4_OK, to *h. */
+static inline void fx_getfh_after(struct fx *f, struct fh *h)
+{
+	assert_int_equal(rep_op(&f->rp, OP_GETFH), NFS4_OK);
+	get_fh(&f->rp.x, h);
+}
+
+/* SEQUENCE, PUTROOTFH, (LOOKUP name unless NULL), GETFH: all must work. */
+static inline void fx_fh_of(struct fx *f, const char *name, struct fh *h)
+{
+	fx_seq(f);
+	req_op(&f->rq, OP_PUTROOTFH);
+	if (name) {
+		req_op(&f->rq, OP_LOOKUP);
+		put_str(&f->rq.x, name);
+	}
+	req_op(&f->rq, OP_GETFH);
+	assert_int_equal(fx_call(f), NFS4_OK);
+	fx_seq_ok(f);
+	assert_int_equal(rep_op(&f->rp, OP_PUTROOTFH), NFS4_OK);
+	if (name)
+		assert_int_equal(rep_op(&f->rp, OP_LOOKUP), NFS4_OK);
+	fx_getfh_after(f, h);
+}
+
+/* SEQUENCE, PUTROOTFH, OPEN (put_open's arguments), GETFH.  Returns
+ * OPEN's status (the COMPOUND's too), and on NFS4_OK *sid and *h.
+ * PUTROOTFH must succeed; unless root_st: then its status goes there,
+ * and is returned when it failed. */
+static inline uint32_t fx_open_root(struct fx *f, const char *owner, uint32_t access,
+				    bool create, uint32_t mode, const char *name,
+				    struct nfs4_stateid *sid, struct fh *h, uint32_t *root_st)
+{
+	fx_seq(f);
+	req_op(&f->rq, OP_PUTROOTFH);
+	req_op(&f->rq, OP_OPEN);
+	put_open(&f->rq.x, owner, access, create, mode, name);
+	req_op(&f->rq, OP_GETFH);
+	uint32_t st = fx_call(f);
+	fx_seq_ok(f);
+	uint32_t rs = rep_op(&f->rp, OP_PUTROOTFH);
+	if (root_st)
+		*root_st = rs;
+	if (root_st && rs != NFS4_OK)
+		return rs;
+	assert_int_equal(rs, NFS4_OK);
+	uint32_t os = rep_op(&f->rp, OP_OPEN);
+	assert_int_equal(os, st);
+	if (os != NFS4_OK)
+		return os;
+	get_open_resok(&f->rp.x, sid);
+	fx_getfh_after(f, h);
+	return NFS4_OK;
+}
+
+/* The fixture's client OPENs files "flood-0", "flood-1", ... through
+ * open_fn until one is refused, which must come before `max`; returns how
+ * many it opened, the refusal's status in *st. */
+static inline unsigned fx_open_flood(struct fx *f,
+				     uint32_t (*open_fn)(struct fx *, const char *,
+							 struct nfs4_stateid *, struct fh *),
+				     unsigned max, uint32_t *st)
+{
+	struct nfs4_stateid sid;
+	struct fh fh;
+	char name[32];
+	unsigned n = 0;
+	for (;; n++) {
+		assert_true(n < max);
+		snprintf(name, sizeof(name), "flood-%u", n);
+		*st = open_fn(f, name, &sid, &fh);
+		if (*st != NFS4_OK)
+			return n;
+	}
+}
+
+/* SEQUENCE, PUTFH fh, LOCK (reclaim false) of type over [off, off + len);
+ * with new_owner, open_to_lock_owner from the open stateid sid (seqids 0,
+ * lock owner `owner` of the fixture's client), else exist_lock_owner with
+ * the lock stateid sid (seqid 0).  Returns LOCK's status, *out on NFS4_OK. */
+static inline uint32_t fx_lock(struct fx *f, const struct fh *fh, uint32_t type, uint64_t off,
+			       uint64_t len, bool new_owner, const struct nfs4_stateid *sid,
+			       const char *owner, struct nfs4_stateid *out)
+{
+	struct xdr_out *x = &f->rq.x;
+	fx_seq(f);
+	req_op(&f->rq, OP_PUTFH);
+	put_fh(x, fh);
+	req_op(&f->rq, OP_LOCK);
+	xdr_put_u32(x, type);
+	xdr_put_bool(x, false);
+	xdr_put_u64(x, off);
+	xdr_put_u64(x, len);
+	xdr_put_bool(x, new_owner);
+	if (new_owner) {
+		xdr_put_u32(x, 0);
+		put_stateid(x, sid);
+		xdr_put_u32(x, 0);
+		xdr_put_u64(x, f->clientid);
+		put_str(x, owner);
+	} else {
+		put_stateid(x, sid);
+		xdr_put_u32(x, 0);
+	}
+	uint32_t st = fx_call(f);
+	fx_seq_ok(f);
+	assert_int_equal(rep_op(&f->rp, OP_PUTFH), NFS4_OK);
+	assert_int_equal(rep_op(&f->rp, OP_LOCK), st);
+	if (st == NFS4_OK)
+		get_stateid(&f->rp.x, out);
+	return st;
+}
+
+/* SEQUENCE, PUTFH fh, CLOSE (seqid 0) of sid; returns the COMPOUND's
+ * status, the reply not yet read. */
+static inline uint32_t fx_close(struct fx *f, const struct fh *fh, const struct nfs4_stateid *sid)
+{
+	fx_seq(f);
+	req_op(&f->rq, OP_PUTFH);
+	put_fh(&f->rq.x, fh);
+	req_op(&f->rq, OP_CLOSE);
+	xdr_put_u32(&f->rq.x, 0);
+	put_stateid(&f->rq.x, sid);
+	return fx_call(f);
+}
+
 /* READDIR4args from `cookie` with a zero cookieverf. */
 static inline void put_readdir(struct xdr_out *x, uint64_t cookie, uint32_t dircount,
 			       uint32_t maxcount, uint32_t w0, uint32_t w1, uint32_t w2)

@@ -50,14 +50,15 @@ static void mkfile(struct fx *f, const char *name, uid_t uid, gid_t gid, mode_t 
 	assert_int_equal(chmod(path, mode), 0);
 }
 
-static void owner_of(struct fx *f, const char *name, uid_t *uid, gid_t *gid)
+/* The file `name` of the export is owned by uid and gid. */
+static void assert_owner(struct fx *f, const char *name, uid_t uid, gid_t gid)
 {
 	char path[160];
 	snprintf(path, sizeof(path), "%s/%s", f->dir, name);
 	struct stat st;
 	assert_int_equal(stat(path, &st), 0);
-	*uid = st.st_uid;
-	*gid = st.st_gid;
+	assert_int_equal(st.st_uid, uid);
+	assert_int_equal(st.st_gid, gid);
 }
 
 /* PUTROOTFH, OPEN name (create: UNCHECKED4 with mode), GETFH; returns
@@ -65,44 +66,7 @@ static void owner_of(struct fx *f, const char *name, uid_t *uid, gid_t *gid)
 static uint32_t open_name(struct fx *f, const char *owner, uint32_t access, bool create,
 			  uint32_t mode, const char *name, struct nfs4_stateid *sid, struct fh *h)
 {
-	fx_seq(f);
-	req_op(&f->rq, OP_PUTROOTFH);
-	req_op(&f->rq, OP_OPEN);
-	put_open(&f->rq.x, owner, access, create, mode, name);
-	req_op(&f->rq, OP_GETFH);
-	uint32_t st = fx_call(f);
-	fx_seq_ok(f);
-	assert_int_equal(rep_op(&f->rp, OP_PUTROOTFH), NFS4_OK);
-	uint32_t os = rep_op(&f->rp, OP_OPEN);
-	assert_int_equal(os, st);
-	if (os != NFS4_OK)
-		return os;
-	get_stateid(&f->rp.x, sid);
-	for (int i = 0; i < 6; i++)
-		(void)xdr_get_u32(&f->rp.x); /* cinfo, rflags */
-	uint32_t n = xdr_get_u32(&f->rp.x);
-	for (uint32_t i = 0; i < n; i++)
-		(void)xdr_get_u32(&f->rp.x);
-	assert_int_equal(xdr_get_u32(&f->rp.x), OPEN_DELEGATE_NONE);
-	assert_int_equal(rep_op(&f->rp, OP_GETFH), NFS4_OK);
-	get_fh(&f->rp.x, h);
-	return NFS4_OK;
-}
-
-/* PUTROOTFH, LOOKUP name, GETFH. */
-static void lookup_fh(struct fx *f, const char *name, struct fh *h)
-{
-	fx_seq(f);
-	req_op(&f->rq, OP_PUTROOTFH);
-	req_op(&f->rq, OP_LOOKUP);
-	put_str(&f->rq.x, name);
-	req_op(&f->rq, OP_GETFH);
-	assert_int_equal(fx_call(f), NFS4_OK);
-	fx_seq_ok(f);
-	assert_int_equal(rep_op(&f->rp, OP_PUTROOTFH), NFS4_OK);
-	assert_int_equal(rep_op(&f->rp, OP_LOOKUP), NFS4_OK);
-	assert_int_equal(rep_op(&f->rp, OP_GETFH), NFS4_OK);
-	get_fh(&f->rp.x, h);
+	return fx_open_root(f, owner, access, create, mode, name, sid, h, NULL);
 }
 
 /* SEQUENCE, PUTFH, then READ, WRITE (UNSTABLE4, 4 bytes) or SEEK at 0
@@ -156,12 +120,19 @@ static uint32_t setattr_op(struct fx *f, const struct fh *fh, const struct nfs4_
 	return st;
 }
 
-static bool need_root(void)
+/* A mounted fixture of the export options given, its directory open to
+ * all, minor version `minor`; skips the test unless root. */
+static struct fx *root_fx(const char *options, uint32_t minor)
 {
-	if (geteuid() == 0)
-		return true;
-	print_message("skipped: the server switches file-system ids only as root\n");
-	return false;
+	if (geteuid() != 0) {
+		print_message("skipped: the server switches file-system ids only as root\n");
+		skip();
+	}
+	struct fx *f = fx_new(options);
+	f->minor = minor;
+	assert_int_equal(chmod(f->dir, 0777), 0);
+	fx_mount(f);
+	return f;
 }
 
 /* root_squash: gid 0 is squashed wherever the caller names it, and the
@@ -169,11 +140,7 @@ static bool need_root(void)
 static void test_root_squash_groups(void **state)
 {
 	(void)state;
-	if (!need_root())
-		skip();
-	struct fx *f = fx_new("*(rw,root_squash)");
-	assert_int_equal(chmod(f->dir, 0777), 0);
-	fx_mount(f);
+	struct fx *f = root_fx("*(rw,root_squash)", 1);
 	mkfile(f, "rootgrp", 0, 0, 0660);
 	mkfile(f, "g5000", 0, 5000, 0660);
 	struct nfs4_stateid sid;
@@ -192,7 +159,7 @@ static void test_root_squash_groups(void **state)
 			 NFS4ERR_ACCESS);
 	/* nor with the anonymous stateid (the caller's ids, no open) */
 	as(f, 0, 0, 0, NULL);
-	lookup_fh(f, "rootgrp", &fh);
+	fx_fh_of(f, "rootgrp", &fh);
 	as(f, 1000, 1000, 1, g0);
 	assert_int_equal(data_op(f, &fh, OP_READ, &zero_sid), NFS4ERR_ACCESS);
 	assert_int_equal(data_op(f, &fh, OP_WRITE, &zero_sid), NFS4ERR_ACCESS);
@@ -208,11 +175,7 @@ static void test_root_squash_groups(void **state)
 	/* what squashed root creates is anonuid's and anongid's */
 	assert_int_equal(open_name(f, "o2", OPEN4_SHARE_ACCESS_BOTH, true, 0644, "made", &sid, &fh),
 			 NFS4_OK);
-	uid_t u;
-	gid_t g;
-	owner_of(f, "made", &u, &g);
-	assert_int_equal(u, 65534);
-	assert_int_equal(g, 65534);
+	assert_owner(f, "made", 65534, 65534);
 	/* the thread has its own ids back */
 	assert_int_equal(setfsuid((uid_t)-1), 0);
 	assert_int_equal(setfsgid((gid_t)-1), 0);
@@ -223,11 +186,7 @@ static void test_root_squash_groups(void **state)
 static void test_all_squash_groups(void **state)
 {
 	(void)state;
-	if (!need_root())
-		skip();
-	struct fx *f = fx_new("*(rw,all_squash,anonuid=2000,anongid=2001)");
-	assert_int_equal(chmod(f->dir, 0777), 0);
-	fx_mount(f);
+	struct fx *f = root_fx("*(rw,all_squash,anonuid=2000,anongid=2001)", 1);
 	mkfile(f, "g5000", 0, 5000, 0660);
 	mkfile(f, "anon", 2000, 2001, 0600);
 	struct nfs4_stateid sid;
@@ -240,11 +199,7 @@ static void test_all_squash_groups(void **state)
 			 NFS4_OK);
 	assert_int_equal(open_name(f, "o", OPEN4_SHARE_ACCESS_BOTH, true, 0600, "made", &sid, &fh),
 			 NFS4_OK);
-	uid_t u;
-	gid_t g;
-	owner_of(f, "made", &u, &g);
-	assert_int_equal(u, 2000);
-	assert_int_equal(g, 2001);
+	assert_owner(f, "made", 2000, 2001);
 	fx_teardown((void **)&f);
 }
 
@@ -253,22 +208,14 @@ static void test_all_squash_groups(void **state)
 static void test_minus_one_ids(void **state)
 {
 	(void)state;
-	if (!need_root())
-		skip();
-	struct fx *f = fx_new("*(rw,no_root_squash,anonuid=2000,anongid=2001)");
-	assert_int_equal(chmod(f->dir, 0777), 0);
-	fx_mount(f);
+	struct fx *f = root_fx("*(rw,no_root_squash,anonuid=2000,anongid=2001)", 1);
 	struct nfs4_stateid sid;
 	struct fh fh;
 	static const uint32_t gm1[] = { UINT32_MAX, 5000 };
 	as(f, UINT32_MAX, UINT32_MAX, 2, gm1);
 	assert_int_equal(open_name(f, "o", OPEN4_SHARE_ACCESS_BOTH, true, 0600, "made", &sid, &fh),
 			 NFS4_OK);
-	uid_t u;
-	gid_t g;
-	owner_of(f, "made", &u, &g);
-	assert_int_equal(u, 2000);
-	assert_int_equal(g, 2001);
+	assert_owner(f, "made", 2000, 2001);
 	fx_teardown((void **)&f);
 }
 
@@ -277,12 +224,7 @@ static void test_minus_one_ids(void **state)
 static void test_stateid_lends_nothing(void **state)
 {
 	(void)state;
-	if (!need_root())
-		skip();
-	struct fx *f = fx_new("*(rw,no_root_squash)");
-	f->minor = 2; /* SEEK */
-	assert_int_equal(chmod(f->dir, 0777), 0);
-	fx_mount(f);
+	struct fx *f = root_fx("*(rw,no_root_squash)", 2); /* SEEK */
 	struct nfs4_stateid rs;
 	struct fh fh;
 	as(f, 0, 0, 0, NULL);
@@ -323,11 +265,7 @@ static void test_stateid_lends_nothing(void **state)
 static void test_owner_override(void **state)
 {
 	(void)state;
-	if (!need_root())
-		skip();
-	struct fx *f = fx_new("*(rw,no_root_squash)");
-	assert_int_equal(chmod(f->dir, 0777), 0);
-	fx_mount(f);
+	struct fx *f = root_fx("*(rw,no_root_squash)", 1);
 	struct nfs4_stateid sid;
 	struct fh fh;
 	as(f, 1000, 1000, 0, NULL);

@@ -23,23 +23,6 @@ static int setup(void **state)
 	return 0;
 }
 
-static void getfh_after(struct fx *f, struct fh *h)
-{
-	assert_int_equal(rep_op(&f->rp, OP_GETFH), NFS4_OK);
-	get_fh(&f->rp.x, h);
-}
-
-static void root_fh(struct fx *f, struct fh *h)
-{
-	fx_seq(f);
-	req_op(&f->rq, OP_PUTROOTFH);
-	req_op(&f->rq, OP_GETFH);
-	assert_int_equal(fx_call(f), NFS4_OK);
-	fx_seq_ok(f);
-	assert_int_equal(rep_op(&f->rp, OP_PUTROOTFH), NFS4_OK);
-	getfh_after(f, h);
-}
-
 /* PUTFH dir, OPEN name, GETFH -> stateid and handle. */
 static uint32_t do_open(struct fx *f, const struct fh *dir, const char *owner,
 			uint32_t access, bool create, const char *name,
@@ -67,7 +50,7 @@ static uint32_t do_open(struct fx *f, const struct fh *dir, const char *owner,
 	for (uint32_t i = 0; i < n; i++)
 		(void)xdr_get_u32(&f->rp.x);
 	assert_int_equal(xdr_get_u32(&f->rp.x), OPEN_DELEGATE_NONE);
-	getfh_after(f, h);
+	fx_getfh_after(f, h);
 	return NFS4_OK;
 }
 
@@ -113,7 +96,7 @@ static void test_mount_sequence(void **state)
 	fx_seq_ok(f);
 	assert_int_equal(rep_op(&f->rp, OP_PUTROOTFH), NFS4_OK);
 	struct fh root;
-	getfh_after(f, &root);
+	fx_getfh_after(f, &root);
 	assert_int_equal(rep_op(&f->rp, OP_GETATTR), NFS4_OK);
 	uint32_t w[3];
 	struct xdr_opaque vals = get_fattr(&f->rp.x, w);
@@ -149,7 +132,7 @@ static void test_mount_sequence(void **state)
 
 	/* the handle is stable and works with PUTFH */
 	struct fh again;
-	root_fh(f, &again);
+	fx_fh_of(f, NULL, &again);
 	assert_int_equal(again.len, root.len);
 	assert_memory_equal(again.d, root.d, root.len);
 }
@@ -159,7 +142,7 @@ static void test_file_lifecycle(void **state)
 	struct fx *f = *state;
 	fx_mount(f);
 	struct fh root, fh;
-	root_fh(f, &root);
+	fx_fh_of(f, NULL, &root);
 	struct nfs4_stateid sid;
 	assert_int_equal(do_open(f, &root, "owner1", OPEN4_SHARE_ACCESS_BOTH, true, "file1", &sid, &fh), 0);
 	assert_int_equal(sid.seqid, 1);
@@ -334,7 +317,7 @@ static void test_sync_error_changes_verifier(void **state)
 	f->srv->sync_arg = &rec;
 	fx_mount(f);
 	struct fh root, fh;
-	root_fh(f, &root);
+	fx_fh_of(f, NULL, &root);
 	struct nfs4_stateid sid;
 	assert_int_equal(do_open(f, &root, "o", OPEN4_SHARE_ACCESS_BOTH, true, "sync", &sid, &fh), 0);
 	uint8_t v0[8], v[8], exp[8];
@@ -385,7 +368,7 @@ static void test_file_sync_and_verifier(void **state)
 	struct fx *f = *state;
 	fx_mount(f);
 	struct fh root, fh;
-	root_fh(f, &root);
+	fx_fh_of(f, NULL, &root);
 	struct nfs4_stateid sid;
 	assert_int_equal(do_open(f, &root, "o", OPEN4_SHARE_ACCESS_WRITE, true, "s", &sid, &fh), 0);
 	fx_seq(f);
@@ -446,7 +429,7 @@ static void test_create_rename_link(void **state)
 	struct fx *f = *state;
 	fx_mount(f);
 	struct fh root, sub, fh;
-	root_fh(f, &root);
+	fx_fh_of(f, NULL, &root);
 	/* CREATE a directory (mode 0750) */
 	fx_seq(f);
 	req_op(&f->rq, OP_PUTFH);
@@ -468,7 +451,7 @@ static void test_create_rename_link(void **state)
 	assert_int_equal(xdr_get_u32(&f->rp.x), 2); /* attrset */
 	assert_int_equal(xdr_get_u32(&f->rp.x), 0);
 	assert_int_equal(xdr_get_u32(&f->rp.x), W1(FATTR4_MODE));
-	getfh_after(f, &sub);
+	fx_getfh_after(f, &sub);
 	char path[160];
 	struct stat st;
 	snprintf(path, sizeof(path), "%s/sub", f->dir);
@@ -599,7 +582,7 @@ static void test_dir_handle_cache(void **state)
 	struct tnfs_fh_cache *c = f->srv->exp->dirs;
 	assert_non_null(c);
 	struct fh root, dirs[TNFS_FHC_SLOTS + 8], file;
-	root_fh(f, &root);
+	fx_fh_of(f, NULL, &root);
 	char path[192];
 	struct tnfs_fhc_stats s0, s1;
 	for (unsigned i = 0; i < TNFS_FHC_SLOTS + 8; i++) {
@@ -674,7 +657,7 @@ static void test_confinement(void **state)
 	struct fx *f = *state;
 	fx_mount(f);
 	struct fh root;
-	root_fh(f, &root);
+	fx_fh_of(f, NULL, &root);
 	/* ".." is not a name */
 	fx_seq(f);
 	req_op(&f->rq, OP_PUTROOTFH);
@@ -718,7 +701,7 @@ static void test_confinement(void **state)
 	assert_int_equal(rep_op(&f->rp, OP_LOOKUP), NFS4_OK);
 	assert_int_equal(rep_op(&f->rp, OP_LOOKUPP), NFS4_OK);
 	struct fh up;
-	getfh_after(f, &up);
+	fx_getfh_after(f, &up);
 	assert_int_equal(up.len, root.len);
 	assert_memory_equal(up.d, root.d, up.len);
 
@@ -800,7 +783,7 @@ static void test_setattr_split(void **state)
 	assert_int_equal(write(fd, "0123456789", 10), 10);
 	close(fd);
 	struct fh root, fh;
-	root_fh(f, &root);
+	fx_fh_of(f, NULL, &root);
 	fx_seq(f);
 	req_op(&f->rq, OP_PUTFH);
 	put_fh(&f->rq.x, &root);
@@ -811,7 +794,7 @@ static void test_setattr_split(void **state)
 	fx_seq_ok(f);
 	assert_int_equal(rep_op(&f->rp, OP_PUTFH), NFS4_OK);
 	assert_int_equal(rep_op(&f->rp, OP_LOOKUP), NFS4_OK);
-	getfh_after(f, &fh);
+	fx_getfh_after(f, &fh);
 
 	/* size + mode: truncate alone, then the mode */
 	memset(f->est.setattr_steps, 0, sizeof(f->est.setattr_steps));
@@ -1183,52 +1166,19 @@ static void test_sessions(void **state)
 	assert_int_equal(fx_call(f), NFS4ERR_STALE_CLIENTID);
 }
 
-static uint32_t lock_req(struct fx *f, const struct fh *fh, uint32_t type,
-			 uint64_t off, uint64_t len, bool new_owner,
-			 const struct nfs4_stateid *sid, const char *owner,
-			 struct nfs4_stateid *out)
-{
-	fx_seq(f);
-	req_op(&f->rq, OP_PUTFH);
-	put_fh(&f->rq.x, fh);
-	req_op(&f->rq, OP_LOCK);
-	xdr_put_u32(&f->rq.x, type);
-	xdr_put_bool(&f->rq.x, false);
-	xdr_put_u64(&f->rq.x, off);
-	xdr_put_u64(&f->rq.x, len);
-	xdr_put_bool(&f->rq.x, new_owner);
-	if (new_owner) {
-		xdr_put_u32(&f->rq.x, 0);
-		put_stateid(&f->rq.x, sid);
-		xdr_put_u32(&f->rq.x, 0);
-		xdr_put_u64(&f->rq.x, f->clientid);
-		put_str(&f->rq.x, owner);
-	} else {
-		put_stateid(&f->rq.x, sid);
-		xdr_put_u32(&f->rq.x, 0);
-	}
-	uint32_t st = fx_call(f);
-	fx_seq_ok(f);
-	assert_int_equal(rep_op(&f->rp, OP_PUTFH), NFS4_OK);
-	assert_int_equal(rep_op(&f->rp, OP_LOCK), st);
-	if (st == NFS4_OK)
-		get_stateid(&f->rp.x, out);
-	return st;
-}
-
 static void test_locks(void **state)
 {
 	struct fx *f = *state;
 	fx_mount(f);
 	struct fh root, fh, fh2;
-	root_fh(f, &root);
+	fx_fh_of(f, NULL, &root);
 	struct nfs4_stateid oa, ob, la, lb;
 	assert_int_equal(do_open(f, &root, "openA", OPEN4_SHARE_ACCESS_BOTH, true, "lk", &oa, &fh), 0);
 	assert_int_equal(do_open(f, &root, "openB", OPEN4_SHARE_ACCESS_READ, false, "lk", &ob, &fh2), 0);
-	assert_int_equal(lock_req(f, &fh, WRITE_LT, 0, 100, true, &oa, "lockownerA", &la), 0);
+	assert_int_equal(fx_lock(f, &fh, WRITE_LT, 0, 100, true, &oa, "lockownerA", &la), 0);
 	assert_int_equal(la.seqid, 1);
 	/* B's read lock inside A's write lock: DENIED, naming A's lock */
-	assert_int_equal(lock_req(f, &fh, READ_LT, 50, 10, true, &ob, "lockownerB", &lb), NFS4ERR_DENIED);
+	assert_int_equal(fx_lock(f, &fh, READ_LT, 50, 10, true, &ob, "lockownerB", &lb), NFS4ERR_DENIED);
 	assert_int_equal(xdr_get_u64(&f->rp.x), 0);
 	assert_int_equal(xdr_get_u64(&f->rp.x), 100);
 	assert_int_equal(xdr_get_u32(&f->rp.x), WRITE_LT);
@@ -1237,13 +1187,13 @@ static void test_locks(void **state)
 	assert_int_equal(o.len, 10);
 	assert_memory_equal(o.data, "lockownerA", 10);
 	/* outside the range: fine; B's open is read-only: write lock OPENMODE */
-	assert_int_equal(lock_req(f, &fh, READ_LT, 100, NFS4_UINT64_MAX, true, &ob, "lockownerB", &lb), 0);
-	assert_int_equal(lock_req(f, &fh, WRITE_LT, 200, 1, false, &lb, NULL, &lb), NFS4ERR_OPENMODE);
+	assert_int_equal(fx_lock(f, &fh, READ_LT, 100, NFS4_UINT64_MAX, true, &ob, "lockownerB", &lb), 0);
+	assert_int_equal(fx_lock(f, &fh, WRITE_LT, 200, 1, false, &lb, NULL, &lb), NFS4ERR_OPENMODE);
 	/* A's write lock overlapping B's read range: denied */
-	assert_int_equal(lock_req(f, &fh, WRITE_LT, 150, 10, false, &la, NULL, &la), NFS4ERR_DENIED);
+	assert_int_equal(fx_lock(f, &fh, WRITE_LT, 150, 10, false, &la, NULL, &la), NFS4ERR_DENIED);
 	/* bad ranges */
-	assert_int_equal(lock_req(f, &fh, READ_LT, 0, 0, false, &la, NULL, &la), NFS4ERR_INVAL);
-	assert_int_equal(lock_req(f, &fh, READ_LT, UINT64_MAX - 5, 10, false, &la, NULL, &la), NFS4ERR_INVAL);
+	assert_int_equal(fx_lock(f, &fh, READ_LT, 0, 0, false, &la, NULL, &la), NFS4ERR_INVAL);
+	assert_int_equal(fx_lock(f, &fh, READ_LT, UINT64_MAX - 5, 10, false, &la, NULL, &la), NFS4ERR_INVAL);
 	/* LOCKT as B over A's range */
 	fx_seq(f);
 	req_op(&f->rq, OP_PUTFH);
@@ -1272,10 +1222,10 @@ static void test_locks(void **state)
 	struct nfs4_stateid la2;
 	get_stateid(&f->rp.x, &la2);
 	assert_int_equal(la2.seqid, la.seqid + 1);
-	assert_int_equal(lock_req(f, &fh, READ_LT, 45, 10, false, &lb, NULL, &lb), 0);
-	assert_int_equal(lock_req(f, &fh, READ_LT, 35, 10, false, &lb, NULL, &lb), NFS4ERR_DENIED);
+	assert_int_equal(fx_lock(f, &fh, READ_LT, 45, 10, false, &lb, NULL, &lb), 0);
+	assert_int_equal(fx_lock(f, &fh, READ_LT, 35, 10, false, &lb, NULL, &lb), NFS4ERR_DENIED);
 	/* the old seqid of A's lock stateid is OLD_STATEID */
-	assert_int_equal(lock_req(f, &fh, WRITE_LT, 0, 1, false, &la, NULL, &la), NFS4ERR_OLD_STATEID);
+	assert_int_equal(fx_lock(f, &fh, WRITE_LT, 0, 1, false, &la, NULL, &la), NFS4ERR_OLD_STATEID);
 	/* CLOSE with locks held */
 	fx_seq(f);
 	req_op(&f->rq, OP_PUTFH);
@@ -1329,7 +1279,7 @@ static void test_locks(void **state)
 	put_stateid(&f->rq.x, &oa);
 	assert_int_equal(fx_call(f), NFS4_OK);
 	/* now A's write lock at 35 conflicts with nobody but B's read at 45 */
-	assert_int_equal(lock_req(f, &fh, READ_LT, 0, 45, false, &lb, NULL, &lb), 0);
+	assert_int_equal(fx_lock(f, &fh, READ_LT, 0, 45, false, &lb, NULL, &lb), 0);
 }
 
 static uint64_t fake_clock(void *arg)
@@ -1345,20 +1295,20 @@ static void test_lease_expiry(void **state)
 	struct fx_client a, b;
 	fx_mount_as(f, "client A");
 	struct fh root, fh;
-	root_fh(f, &root);
+	fx_fh_of(f, NULL, &root);
 	struct nfs4_stateid oa, la, ob, lb;
 	assert_int_equal(do_open(f, &root, "A", OPEN4_SHARE_ACCESS_BOTH, true, "shared", &oa, &fh), 0);
-	assert_int_equal(lock_req(f, &fh, WRITE_LT, 0, 10, true, &oa, "A", &la), 0);
+	assert_int_equal(fx_lock(f, &fh, WRITE_LT, 0, 10, true, &oa, "A", &la), 0);
 	fx_save(f, &a);
 	t += 60;
 	fx_mount_as(f, "client B");
 	fx_save(f, &b);
 	assert_int_equal(do_open(f, &root, "B", OPEN4_SHARE_ACCESS_BOTH, false, "shared", &ob, &fh), 0);
 	/* A's lease (renewed at 1000) still runs at 1060: denied */
-	assert_int_equal(lock_req(f, &fh, WRITE_LT, 5, 1, true, &ob, "B", &lb), NFS4ERR_DENIED);
+	assert_int_equal(fx_lock(f, &fh, WRITE_LT, 5, 1, true, &ob, "B", &lb), NFS4ERR_DENIED);
 	/* at 1091 it has run out: A's lock goes, B gets it */
 	t += 31;
-	assert_int_equal(lock_req(f, &fh, WRITE_LT, 5, 1, true, &ob, "B", &lb), 0);
+	assert_int_equal(fx_lock(f, &fh, WRITE_LT, 5, 1, true, &ob, "B", &lb), 0);
 	/* A learns it lost its session */
 	fx_save(f, &b);
 	fx_use(f, &a);
@@ -1390,7 +1340,7 @@ static void test_lease_expiry(void **state)
 	 * lapses again, to E's; then E's to F's) */
 	t += 91;
 	fx_mount_as(f, "client E");
-	root_fh(f, &root);
+	fx_fh_of(f, NULL, &root);
 	struct nfs4_stateid oe, of;
 	fx_seq(f);
 	req_op(&f->rq, OP_PUTFH);
@@ -1609,7 +1559,7 @@ static void test_readonly_and_squash(void **state)
 	struct fx *f = fx_new("*(ro)");
 	fx_mount(f);
 	struct fh root, fh;
-	root_fh(f, &root);
+	fx_fh_of(f, NULL, &root);
 	struct nfs4_stateid sid;
 	assert_int_equal(do_open(f, &root, "o", OPEN4_SHARE_ACCESS_WRITE, true, "x", &sid, &fh), NFS4ERR_ROFS);
 	fx_seq(f);
@@ -1628,7 +1578,7 @@ static void test_readonly_and_squash(void **state)
 	 * 0755 directory; the kernel says so */
 	f = fx_new("*(rw,all_squash)");
 	fx_mount(f);
-	root_fh(f, &root);
+	fx_fh_of(f, NULL, &root);
 	assert_int_equal(do_open(f, &root, "o", OPEN4_SHARE_ACCESS_WRITE, true, "x", &sid, &fh), NFS4ERR_ACCESS);
 	fx_seq(f);
 	req_op(&f->rq, OP_PUTROOTFH);
@@ -1649,16 +1599,7 @@ static void test_readonly_and_squash(void **state)
 	assert_int_equal(mkdir(path, 0755), 0);
 	assert_int_equal(chown(path, 65534, 65534), 0);
 	struct fh anon;
-	fx_seq(f);
-	req_op(&f->rq, OP_PUTROOTFH);
-	req_op(&f->rq, OP_LOOKUP);
-	put_str(&f->rq.x, "anon");
-	req_op(&f->rq, OP_GETFH);
-	assert_int_equal(fx_call(f), NFS4_OK);
-	fx_seq_ok(f);
-	assert_int_equal(rep_op(&f->rp, OP_PUTROOTFH), NFS4_OK);
-	assert_int_equal(rep_op(&f->rp, OP_LOOKUP), NFS4_OK);
-	getfh_after(f, &anon);
+	fx_fh_of(f, "anon", &anon);
 	assert_int_equal(do_open(f, &anon, "o", OPEN4_SHARE_ACCESS_BOTH, true, "mine", &sid, &fh), 0);
 	snprintf(path, sizeof(path), "%s/anon/mine", f->dir);
 	struct stat st;
@@ -1767,7 +1708,7 @@ static void test_inode_handles(void **state)
 	struct fx *f = fx_new_opts("*(rw,no_root_squash)", true);
 	fx_mount(f);
 	struct fh root, dir, fh;
-	root_fh(f, &root);
+	fx_fh_of(f, NULL, &root);
 	assert_int_equal(root.len, 16);
 	assert_int_equal(root.d[0], 2);
 	fx_seq(f);
@@ -1785,7 +1726,7 @@ static void test_inode_handles(void **state)
 	assert_int_equal(rep_op(&f->rp, OP_CREATE), NFS4_OK);
 	for (int i = 0; i < 6; i++)
 		(void)xdr_get_u32(&f->rp.x);
-	getfh_after(f, &dir);
+	fx_getfh_after(f, &dir);
 	struct nfs4_stateid sid;
 	assert_int_equal(do_open(f, &dir, "o", OPEN4_SHARE_ACCESS_BOTH, true, "f", &sid, &fh), 0);
 	/* rename the directory: its handle and the file's follow */
@@ -1811,7 +1752,7 @@ static void test_inode_handles(void **state)
 	assert_int_equal(rep_op(&f->rp, OP_PUTFH), NFS4_OK);
 	assert_int_equal(rep_op(&f->rp, OP_LOOKUP), NFS4_OK);
 	struct fh again;
-	getfh_after(f, &again);
+	fx_getfh_after(f, &again);
 	assert_int_equal(again.len, fh.len);
 	assert_memory_equal(again.d, fh.d, fh.len);
 	/* handles the server never gave out: a file inside, one outside */
@@ -1891,7 +1832,7 @@ static void test_every_estimator_checked(void **state)
 	assert_int_equal(write(fd, "abc", 3), 3);
 	close(fd);
 	struct fh root, fh;
-	root_fh(f, &root);
+	fx_fh_of(f, NULL, &root);
 	struct nfs4_stateid sid;
 	assert_int_equal(do_open(f, &root, "o", OPEN4_SHARE_ACCESS_BOTH, false, "x", &sid, &fh), 0);
 	fx_seq(f);

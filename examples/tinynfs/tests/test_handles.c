@@ -17,28 +17,23 @@
  */
 #include "nfstest.h"
 
-static void getfh_after(struct fx *f, struct fh *h)
+/* An empty file `name` in the export, made directly (kept if there). */
+static void touch(struct fx *f, const char *name)
 {
-	assert_int_equal(rep_op(&f->rp, OP_GETFH), NFS4_OK);
-	get_fh(&f->rp.x, h);
+	char path[160];
+	snprintf(path, sizeof(path), "%s/%s", f->dir, name);
+	int fd = open(path, O_CREAT | O_WRONLY, 0644);
+	assert_true(fd >= 0);
+	close(fd);
 }
 
-/* PUTROOTFH, (LOOKUP name), GETFH. */
-static void fh_of(struct fx *f, const char *name, struct fh *h)
+/* A mounted fixture of rw,no_root_squash whose export holds "file". */
+static struct fx *fx_with_file(bool inode_handles)
 {
-	fx_seq(f);
-	req_op(&f->rq, OP_PUTROOTFH);
-	if (name) {
-		req_op(&f->rq, OP_LOOKUP);
-		put_str(&f->rq.x, name);
-	}
-	req_op(&f->rq, OP_GETFH);
-	assert_int_equal(fx_call(f), NFS4_OK);
-	fx_seq_ok(f);
-	assert_int_equal(rep_op(&f->rp, OP_PUTROOTFH), NFS4_OK);
-	if (name)
-		assert_int_equal(rep_op(&f->rp, OP_LOOKUP), NFS4_OK);
-	getfh_after(f, h);
+	struct fx *f = fx_new_opts("*(rw,no_root_squash)", inode_handles);
+	fx_mount(f);
+	touch(f, "file");
+	return f;
 }
 
 /* --- names ------------------------------------------------------------------ */
@@ -124,10 +119,7 @@ static uint32_t named_op(struct fx *f, uint32_t op, uint32_t len, int which)
 static void test_long_names(void **state)
 {
 	(void)state;
-	struct fx *f = fx_new("*(rw,no_root_squash)");
-	fx_mount(f);
-	char path[160];
-	snprintf(path, sizeof(path), "%s/file", f->dir);
+	struct fx *f = fx_with_file(false);
 	static const uint32_t lens[] = { 256, 257, 300, 1024, 4096, 65536 };
 	static const struct {
 		uint32_t op;
@@ -139,9 +131,7 @@ static void test_long_names(void **state)
 	};
 	for (size_t o = 0; o < sizeof(ops) / sizeof(ops[0]); o++) {
 		/* "file" for LINK and RENAME (a 255-byte RENAME moves it) */
-		int fd = open(path, O_CREAT | O_WRONLY, 0644);
-		assert_true(fd >= 0);
-		close(fd);
+		touch(f, "file");
 		for (size_t l = 0; l < sizeof(lens) / sizeof(lens[0]); l++) {
 			uint32_t st = named_op(f, ops[o].op, lens[l], ops[o].which);
 			if (st != NFS4ERR_NAMETOOLONG)
@@ -160,13 +150,7 @@ static void test_long_names(void **state)
 static void test_secinfo(void **state)
 {
 	(void)state;
-	struct fx *f = fx_new("*(rw,no_root_squash)");
-	fx_mount(f);
-	char path[160];
-	snprintf(path, sizeof(path), "%s/file", f->dir);
-	FILE *fp = fopen(path, "w");
-	assert_non_null(fp);
-	fclose(fp);
+	struct fx *f = fx_with_file(false);
 	fx_seq(f);
 	req_op(&f->rq, OP_PUTROOTFH);
 	req_op(&f->rq, OP_SECINFO);
@@ -291,19 +275,14 @@ static void refuse_variants(struct fx *f, const struct fh *h, const char *what)
 
 static void handles_of(bool inode_handles)
 {
-	struct fx *f = fx_new_opts("*(rw,no_root_squash)", inode_handles);
-	fx_mount(f);
+	struct fx *f = fx_with_file(inode_handles);
 	char path[160];
-	snprintf(path, sizeof(path), "%s/file", f->dir);
-	FILE *fp = fopen(path, "w");
-	assert_non_null(fp);
-	fclose(fp);
 	snprintf(path, sizeof(path), "%s/sub", f->dir);
 	assert_int_equal(mkdir(path, 0755), 0);
 	struct fh root, file, sub;
-	fh_of(f, NULL, &root);
-	fh_of(f, "file", &file);
-	fh_of(f, "sub", &sub);
+	fx_fh_of(f, NULL, &root);
+	fx_fh_of(f, "file", &file);
+	fx_fh_of(f, "sub", &sub);
 	refuse_variants(f, &file, "file");
 	refuse_variants(f, &root, "root");
 	/* the directory is in the handle cache now (PUTFH of it worked) */

@@ -99,28 +99,7 @@ static void seq_slot(struct fx *f, const uint8_t sid[16], uint32_t slot, uint32_
  * returns OPEN's status, *sid and *fh on NFS4_OK. */
 static uint32_t open_new(struct fx *f, const char *name, struct nfs4_stateid *sid, struct fh *fh)
 {
-	fx_seq(f);
-	req_op(&f->rq, OP_PUTROOTFH);
-	req_op(&f->rq, OP_OPEN);
-	put_open(&f->rq.x, "owner", OPEN4_SHARE_ACCESS_BOTH, true, 0644, name);
-	req_op(&f->rq, OP_GETFH);
-	uint32_t st = fx_call(f);
-	fx_seq_ok(f);
-	assert_int_equal(rep_op(&f->rp, OP_PUTROOTFH), NFS4_OK);
-	uint32_t ost = rep_op(&f->rp, OP_OPEN);
-	if (ost != NFS4_OK)
-		return ost;
-	assert_int_equal(st, NFS4_OK);
-	get_stateid(&f->rp.x, sid);
-	for (int i = 0; i < 6; i++)
-		(void)xdr_get_u32(&f->rp.x);
-	uint32_t n = xdr_get_u32(&f->rp.x);
-	for (uint32_t i = 0; i < n; i++)
-		(void)xdr_get_u32(&f->rp.x);
-	assert_int_equal(xdr_get_u32(&f->rp.x), OPEN_DELEGATE_NONE);
-	assert_int_equal(rep_op(&f->rp, OP_GETFH), NFS4_OK);
-	get_fh(&f->rp.x, fh);
-	return NFS4_OK;
+	return fx_open_root(f, "owner", OPEN4_SHARE_ACCESS_BOTH, true, 0644, name, sid, fh, NULL);
 }
 
 /* The fixture's client is served: an OPEN, a WRITE and a READ back. */
@@ -283,32 +262,17 @@ static uint32_t lock_op(struct fx *f, const struct fh *fh, uint32_t op, bool new
 			const struct nfs4_stateid *sid, uint64_t off, uint64_t len,
 			struct nfs4_stateid *out)
 {
+	if (op == OP_LOCK)
+		return fx_lock(f, fh, WRITE_LT, off, len, new_owner, sid, "range flooder", out);
 	fx_seq(f);
 	req_op(&f->rq, OP_PUTFH);
 	put_fh(&f->rq.x, fh);
 	req_op(&f->rq, op);
 	xdr_put_u32(&f->rq.x, WRITE_LT);
-	if (op == OP_LOCK) {
-		xdr_put_bool(&f->rq.x, false);
-		xdr_put_u64(&f->rq.x, off);
-		xdr_put_u64(&f->rq.x, len);
-		xdr_put_bool(&f->rq.x, new_owner);
-		if (new_owner) {
-			xdr_put_u32(&f->rq.x, 0);
-			put_stateid(&f->rq.x, sid);
-			xdr_put_u32(&f->rq.x, 0);
-			xdr_put_u64(&f->rq.x, f->clientid);
-			put_str(&f->rq.x, "range flooder");
-		} else {
-			put_stateid(&f->rq.x, sid);
-			xdr_put_u32(&f->rq.x, 0);
-		}
-	} else {
-		xdr_put_u32(&f->rq.x, 0);
-		put_stateid(&f->rq.x, sid);
-		xdr_put_u64(&f->rq.x, off);
-		xdr_put_u64(&f->rq.x, len);
-	}
+	xdr_put_u32(&f->rq.x, 0);
+	put_stateid(&f->rq.x, sid);
+	xdr_put_u64(&f->rq.x, off);
+	xdr_put_u64(&f->rq.x, len);
 	uint32_t st = fx_call(f);
 	fx_seq_ok(f);
 	assert_int_equal(rep_op(&f->rp, OP_PUTFH), NFS4_OK);
@@ -386,15 +350,8 @@ static void test_fd_share(void **state)
 	struct nfs4_stateid sid;
 	struct fh fh;
 	char name[32];
-	unsigned n = 0;
 	uint32_t st;
-	for (;; n++) {
-		assert_true(n < 100);
-		snprintf(name, sizeof(name), "flood-%u", n);
-		st = open_new(f, name, &sid, &fh);
-		if (st != NFS4_OK)
-			break;
-	}
+	unsigned n = fx_open_flood(f, open_new, 100, &st);
 	assert_int_equal(st, NFS4ERR_DELAY);
 	assert_int_equal(n, 5);
 	struct tnfs_state_usage u;
@@ -414,13 +371,7 @@ static void test_fd_share(void **state)
 	tnfs_state_usage(f->srv->state, &u);
 	assert_int_equal(u.fds, 12);
 	/* CLOSE gives the descriptor back */
-	fx_seq(f);
-	req_op(&f->rq, OP_PUTFH);
-	put_fh(&f->rq.x, &fh);
-	req_op(&f->rq, OP_CLOSE);
-	xdr_put_u32(&f->rq.x, 0);
-	put_stateid(&f->rq.x, &sid);
-	assert_int_equal(fx_call(f), NFS4_OK);
+	assert_int_equal(fx_close(f, &fh, &sid), NFS4_OK);
 	assert_int_equal(open_new(f, "third-2", &sid, &fh), NFS4_OK);
 }
 
@@ -440,18 +391,8 @@ static void test_reply_cache_bound(void **state)
 		fputc('a' + (int)(i % 26), fp);
 	fclose(fp);
 	fx_mount(f);
-	fx_seq(f);
-	req_op(&f->rq, OP_PUTROOTFH);
-	req_op(&f->rq, OP_LOOKUP);
-	put_str(&f->rq.x, "data");
-	req_op(&f->rq, OP_GETFH);
-	assert_int_equal(fx_call(f), NFS4_OK);
-	fx_seq_ok(f);
-	assert_int_equal(rep_op(&f->rp, OP_PUTROOTFH), NFS4_OK);
-	assert_int_equal(rep_op(&f->rp, OP_LOOKUP), NFS4_OK);
-	assert_int_equal(rep_op(&f->rp, OP_GETFH), NFS4_OK);
 	struct fh fh;
-	get_fh(&f->rp.x, &fh);
+	fx_fh_of(f, "data", &fh);
 	const struct nfs4_stateid anon = { 0 };
 
 	const unsigned nsessions = 48, per_client = TNFS_MAX_SESSIONS;

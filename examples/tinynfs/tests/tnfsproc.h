@@ -5,7 +5,9 @@
  * (record marking, AUTH_SYS), with as many connections as a test wants,
  * each with its own credentials.  A call may be sent without waiting for
  * its reply, so that a test can show that another connection is served
- * while one call is outstanding.  Header-only, after nfstest.h.
+ * while one call is outstanding.  A connection may also be IPv6 or UDP,
+ * call any program and version, and read what the reply header says when
+ * it is not SUCCESS.  Header-only, after nfstest.h.
  */
 #ifndef TINYNFS_TNFSPROC_H
 #define TINYNFS_TNFSPROC_H
@@ -16,6 +18,7 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 
@@ -27,6 +30,7 @@ struct tnfsproc {
 	pid_t pid;
 	int out; /* the server's stdout */
 	unsigned tcp_port;
+	unsigned udp_port; /* 0 when the log names none */
 	char log[8192];
 	size_t log_len;
 };
@@ -34,6 +38,7 @@ struct tnfsproc {
 struct tnfsconn {
 	int fd;
 	uint32_t xid, uid, gid;
+	uint32_t ngroups, groups[16]; /* AUTH_SYS supplementary groups */
 	uint8_t *rec; /* last reply record */
 	size_t rec_len;
 };
@@ -61,9 +66,10 @@ static inline int tnfsproc_read_log(struct tnfsproc *p, const char *until)
 }
 
 /* Starts `binary` serving `dir` with the export options given, on
- * 127.0.0.1 port 0. */
-static inline void tnfsproc_start(struct tnfsproc *p, const char *binary, const char *dir,
-				  const char *options)
+ * 127.0.0.1 port 0, and on ::1 too if ipv6; nofile: RLIMIT_NOFILE (soft
+ * and hard) of the server, 0 for the inherited one. */
+static inline void tnfsproc_start_ex(struct tnfsproc *p, const char *binary, const char *dir,
+				     const char *options, bool ipv6, rlim_t nofile)
 {
 	memset(p, 0, sizeof(*p));
 	int pfd[2];
@@ -75,8 +81,17 @@ static inline void tnfsproc_start(struct tnfsproc *p, const char *binary, const 
 	if (p->pid == 0) {
 		dup2(pfd[1], 1);
 		close(pfd[0]);
-		execl(binary, "tinynfs", "--export", line, "-p", "0", "-l", "127.0.0.1",
-		      "--stats", (char *)NULL);
+		if (nofile) {
+			struct rlimit rl = { nofile, nofile };
+			if (setrlimit(RLIMIT_NOFILE, &rl) != 0)
+				_exit(126);
+		}
+		if (ipv6)
+			execl(binary, "tinynfs", "--export", line, "-p", "0", "-l", "127.0.0.1",
+			      "-l", "::1", "--stats", (char *)NULL);
+		else
+			execl(binary, "tinynfs", "--export", line, "-p", "0", "-l", "127.0.0.1",
+			      "--stats", (char *)NULL);
 		_exit(127);
 	}
 	close(pfd[1]);
@@ -86,6 +101,31 @@ static inline void tnfsproc_start(struct tnfsproc *p, const char *binary, const 
 	assert_non_null(t);
 	p->tcp_port = (unsigned)atoi(t + strlen("listening tcp 127.0.0.1 "));
 	assert_true(p->tcp_port > 0);
+	const char *u = strstr(p->log, "listening udp 127.0.0.1 ");
+	if (u)
+		p->udp_port = (unsigned)atoi(u + strlen("listening udp 127.0.0.1 "));
+}
+
+static inline void tnfsproc_start(struct tnfsproc *p, const char *binary, const char *dir,
+				  const char *options)
+{
+	tnfsproc_start_ex(p, binary, dir, options, false, 0);
+}
+
+/* A fixture for a server process: a fresh mode-0777 directory made from
+ * template (mkdtemp's), the reply buffer, minor version 1; no server of
+ * its own (the test points f->call at a connection). */
+static inline struct fx *tnfsproc_fx_new(const char *template)
+{
+	struct fx *f = calloc(1, sizeof(*f));
+	assert_non_null(f);
+	snprintf(f->dir, sizeof(f->dir), "%s", template);
+	assert_non_null(mkdtemp(f->dir));
+	assert_int_equal(chmod(f->dir, 0777), 0);
+	f->rp.buf = malloc(BUFSZ);
+	assert_non_null(f->rp.buf);
+	f->minor = 1;
+	return f;
 }
 
 /* SIGTERM: a clean exit, with no estimate exceeded. */
@@ -101,15 +141,31 @@ static inline void tnfsproc_stop(struct tnfsproc *p)
 	assert_non_null(strstr(p->log, "estimate_exceeded 0,"));
 }
 
-static inline void tnfsconn_open(struct tnfsconn *c, const struct tnfsproc *p,
-				 uint32_t uid, uint32_t gid)
+/* A connected socket of `family` (AF_INET: 127.0.0.1, AF_INET6: ::1) and
+ * `type` (SOCK_STREAM or SOCK_DGRAM) to port, as uid and gid. */
+static inline void tnfsconn_open_at(struct tnfsconn *c, int family, int type, unsigned port,
+				    uint32_t uid, uint32_t gid)
 {
 	memset(c, 0, sizeof(*c));
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)p->tcp_port) };
-	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	c->fd = socket(AF_INET, SOCK_STREAM, 0);
+	struct sockaddr_storage ss;
+	memset(&ss, 0, sizeof(ss));
+	socklen_t len;
+	if (family == AF_INET) {
+		struct sockaddr_in *a = (struct sockaddr_in *)&ss;
+		a->sin_family = AF_INET;
+		a->sin_port = htons((uint16_t)port);
+		a->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		len = sizeof(*a);
+	} else {
+		struct sockaddr_in6 *a = (struct sockaddr_in6 *)&ss;
+		a->sin6_family = AF_INET6;
+		a->sin6_port = htons((uint16_t)port);
+		a->sin6_addr = in6addr_loopback;
+		len = sizeof(*a);
+	}
+	c->fd = socket(family, type, 0);
 	assert_true(c->fd >= 0);
-	assert_int_equal(connect(c->fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	assert_int_equal(connect(c->fd, (struct sockaddr *)&ss, len), 0);
 	struct timeval tv = { .tv_sec = TNFSPROC_WAIT_S };
 	setsockopt(c->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	c->uid = uid;
@@ -117,6 +173,13 @@ static inline void tnfsconn_open(struct tnfsconn *c, const struct tnfsproc *p,
 	c->xid = 0x1000;
 	c->rec = malloc(BUFSZ + 4096);
 	assert_non_null(c->rec);
+}
+
+/* TCP to the server on 127.0.0.1. */
+static inline void tnfsconn_open(struct tnfsconn *c, const struct tnfsproc *p,
+				 uint32_t uid, uint32_t gid)
+{
+	tnfsconn_open_at(c, AF_INET, SOCK_STREAM, p->tcp_port, uid, gid);
 }
 
 static inline void tnfsconn_close(struct tnfsconn *c)
@@ -127,25 +190,35 @@ static inline void tnfsconn_close(struct tnfsconn *c)
 	c->rec = NULL;
 }
 
-/* The RPC call header: NFS (100003) version 4, AUTH_SYS. */
-static inline void tnfsconn_put_hdr(struct xdr_out *x, struct tnfsconn *c, uint32_t proc)
+/* The RPC call header: the next xid, CALL, rpcvers 2, prog, vers, proc,
+ * AUTH_SYS with the connection's ids and groups, AUTH_NONE verifier. */
+static inline void tnfsconn_put_call_hdr(struct xdr_out *x, struct tnfsconn *c, uint32_t prog,
+					 uint32_t vers, uint32_t proc)
 {
 	static const char host[] = "tinynfs-test";
 	xdr_put_u32(x, ++c->xid);
 	xdr_put_u32(x, 0);
 	xdr_put_u32(x, 2);
-	xdr_put_u32(x, 100003);
-	xdr_put_u32(x, 4);
+	xdr_put_u32(x, prog);
+	xdr_put_u32(x, vers);
 	xdr_put_u32(x, proc);
 	xdr_put_u32(x, 1);
-	xdr_put_u32(x, (uint32_t)(4 + 4 + 12 + 4 + 4 + 4));
+	xdr_put_u32(x, (uint32_t)(4 + 4 + 12 + 4 + 4 + 4 + 4 * c->ngroups));
 	xdr_put_u32(x, 12345); /* stamp */
 	xdr_put_opaque(x, host, 12);
 	xdr_put_u32(x, c->uid);
 	xdr_put_u32(x, c->gid);
-	xdr_put_u32(x, 0); /* no supplementary groups */
+	xdr_put_u32(x, c->ngroups);
+	for (uint32_t i = 0; i < c->ngroups; i++)
+		xdr_put_u32(x, c->groups[i]);
 	xdr_put_u32(x, 0);
 	xdr_put_u32(x, 0);
+}
+
+/* The same for NFS (100003) version 4. */
+static inline void tnfsconn_put_hdr(struct xdr_out *x, struct tnfsconn *c, uint32_t proc)
+{
+	tnfsconn_put_call_hdr(x, c, 100003, 4, proc);
 }
 
 static inline void tnfsconn_write(int fd, const void *buf, size_t len)
@@ -192,10 +265,18 @@ static inline void tnfsconn_send(struct tnfsconn *c, uint32_t proc, const void *
 	free(msg);
 }
 
-/* Reads the reply record of the last call; checks its header (the xid,
- * accepted, SUCCESS) and returns the offset of the results in c->rec.
- * Fails the test when no reply comes within TNFSPROC_WAIT_S. */
-static inline size_t tnfsconn_reply(struct tnfsconn *c)
+/* Sends msg (len bytes) as one record, a single last fragment. */
+static inline void tnfsconn_send_record(struct tnfsconn *c, const void *msg, size_t len)
+{
+	uint8_t mark[4];
+	xdr_wr32(mark, 0x80000000u | (uint32_t)len);
+	tnfsconn_write(c->fd, mark, 4);
+	tnfsconn_write(c->fd, msg, len);
+}
+
+/* Reads one reply record (all its fragments) into c->rec.  Fails the test
+ * when no reply comes within TNFSPROC_WAIT_S. */
+static inline void tnfsconn_recv_record(struct tnfsconn *c)
 {
 	c->rec_len = 0;
 	for (;;) {
@@ -211,15 +292,38 @@ static inline size_t tnfsconn_reply(struct tnfsconn *c)
 		if (m & 0x80000000u)
 			break;
 	}
+}
+
+/* Walks the reply header in c->rec (the last call's xid, accepted, an
+ * AUTH_NONE verifier); returns accept_stat and leaves x at the results.
+ * PROG_MISMATCH's low and high go to *low, *high. */
+static inline uint32_t tnfsconn_reply_hdr(struct tnfsconn *c, struct xdr_in *x, uint32_t *low,
+					  uint32_t *high)
+{
+	xdr_in_init(x, c->rec, c->rec_len);
+	assert_int_equal(xdr_get_u32(x), c->xid);
+	assert_int_equal(xdr_get_u32(x), 1); /* REPLY */
+	assert_int_equal(xdr_get_u32(x), 0); /* MSG_ACCEPTED */
+	assert_int_equal(xdr_get_u32(x), 0); /* verifier AUTH_NONE */
+	assert_int_equal(xdr_get_u32(x), 0);
+	uint32_t st = xdr_get_u32(x);
+	if (st == 2) {
+		*low = xdr_get_u32(x);
+		*high = xdr_get_u32(x);
+	}
+	assert_false(x->bad);
+	return st;
+}
+
+/* Reads the reply record of the last call; checks its header (the xid,
+ * accepted, SUCCESS) and returns the offset of the results in c->rec.
+ * Fails the test when no reply comes within TNFSPROC_WAIT_S. */
+static inline size_t tnfsconn_reply(struct tnfsconn *c)
+{
+	tnfsconn_recv_record(c);
 	struct xdr_in x;
-	xdr_in_init(&x, c->rec, c->rec_len);
-	assert_int_equal(xdr_get_u32(&x), c->xid);
-	assert_int_equal(xdr_get_u32(&x), 1); /* REPLY */
-	assert_int_equal(xdr_get_u32(&x), 0); /* MSG_ACCEPTED */
-	(void)xdr_get_u32(&x);		      /* verifier */
-	(void)xdr_get_opaque(&x, 400);
-	assert_int_equal(xdr_get_u32(&x), 0); /* SUCCESS */
-	assert_false(x.bad);
+	uint32_t lo, hi;
+	assert_int_equal(tnfsconn_reply_hdr(c, &x, &lo, &hi), 0); /* SUCCESS */
 	return xdr_in_pos(&x);
 }
 

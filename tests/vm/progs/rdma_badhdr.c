@@ -38,6 +38,8 @@
 #include <rpcrdma/cm_private.h>
 #include <rpcrdma/proto.h>
 
+#include "rdma_conn.h"
+
 #define NRECV 8
 #define BUFSZ 4096
 
@@ -63,21 +65,6 @@ static int failures;
 		}                                             \
 	} while (0)
 
-static int wait_ev(struct conn *c, enum rdma_cm_event_type want)
-{
-	struct rdma_cm_event *ev;
-	int ok;
-
-	if (rdma_get_cm_event(c->ech, &ev))
-		return -1;
-	ok = ev->event == want;
-	if (!ok)
-		fprintf(stderr, "cm event %s, wanted %s\n", rdma_event_str(ev->event),
-			rdma_event_str(want));
-	rdma_ack_cm_event(ev);
-	return ok ? 0 : -1;
-}
-
 static int post_recv(struct conn *c, int i)
 {
 	struct ibv_sge sge = { (uintptr_t)(c->buf + i * BUFSZ), BUFSZ, c->mr->lkey };
@@ -93,13 +80,9 @@ static int conn_open(struct conn *c, struct sockaddr *dst)
 						.max_send_sge = 1, .max_recv_sge = 1 } };
 	struct rdma_conn_param p = { 0 };
 	struct rpcrdma_cm_private priv = { false, 4096, 4096 };
-	uint8_t pd[8];
 
 	memset(c, 0, sizeof(*c));
-	c->ech = rdma_create_event_channel();
-	if (!c->ech || rdma_create_id(c->ech, &c->id, NULL, RDMA_PS_TCP) ||
-	    rdma_resolve_addr(c->id, NULL, dst, 5000) || wait_ev(c, RDMA_CM_EVENT_ADDR_RESOLVED) ||
-	    rdma_resolve_route(c->id, 5000) || wait_ev(c, RDMA_CM_EVENT_ROUTE_RESOLVED))
+	if (rc_resolve(&c->ech, &c->id, dst))
 		return -1;
 	c->pd = ibv_alloc_pd(c->id->verbs);
 	c->cq = ibv_create_cq(c->id->verbs, 64, NULL, NULL, 0);
@@ -113,34 +96,18 @@ static int conn_open(struct conn *c, struct sockaddr *dst)
 	for (int i = 0; i < NRECV; i++)
 		if (post_recv(c, i))
 			return -1;
-	rpcrdma_cm_private_encode(pd, sizeof(pd), &priv);
-	p.private_data = pd;
-	p.private_data_len = sizeof(pd);
 	p.initiator_depth = p.responder_resources = 1;
-	p.retry_count = 7;
-	p.rnr_retry_count = 7;
-	if (rdma_connect(c->id, &p) || wait_ev(c, RDMA_CM_EVENT_ESTABLISHED))
+	if (rc_connect(c->ech, c->id, &p, &priv))
 		return -1;
 	return 0;
 }
 
 static void conn_close(struct conn *c)
 {
-	if (c->id) {
-		rdma_disconnect(c->id);
-		if (c->id->qp)
-			rdma_destroy_qp(c->id);
-	}
+	rc_disconnect(c->id);
 	if (c->mr)
 		ibv_dereg_mr(c->mr);
-	if (c->cq)
-		ibv_destroy_cq(c->cq);
-	if (c->pd)
-		ibv_dealloc_pd(c->pd);
-	if (c->id)
-		rdma_destroy_id(c->id);
-	if (c->ech)
-		rdma_destroy_event_channel(c->ech);
+	rc_release(c->ech, c->id, c->pd, c->cq);
 	free(c->buf);
 }
 
@@ -334,17 +301,13 @@ static int flood_open(struct flood *f, struct sockaddr *dst, int n)
 						.max_send_sge = 1, .max_recv_sge = 1 } };
 	struct rdma_conn_param p = { 0 };
 	struct rpcrdma_cm_private priv = { false, FLOOD_BUF, FLOOD_BUF };
-	uint8_t pd[8];
 	size_t len;
 
 	memset(f, 0, sizeof(*f));
 	f->nrecv = n + 16;   /* every reply finds a receive: no RNR on our side */
 	len = (size_t)(f->nrecv + n + 1) * FLOOD_BUF;
 	qa.cap.max_recv_wr = (uint32_t)f->nrecv;
-	c->ech = rdma_create_event_channel();
-	if (!c->ech || rdma_create_id(c->ech, &c->id, NULL, RDMA_PS_TCP) ||
-	    rdma_resolve_addr(c->id, NULL, dst, 5000) || wait_ev(c, RDMA_CM_EVENT_ADDR_RESOLVED) ||
-	    rdma_resolve_route(c->id, 5000) || wait_ev(c, RDMA_CM_EVENT_ROUTE_RESOLVED))
+	if (rc_resolve(&c->ech, &c->id, dst))
 		return -1;
 	c->pd = ibv_alloc_pd(c->id->verbs);
 	c->cq = ibv_create_cq(c->id->verbs, f->nrecv + FLOOD_SQ + 16, NULL, NULL, 0);
@@ -363,13 +326,8 @@ static int flood_open(struct flood *f, struct sockaddr *dst, int n)
 		if (ibv_post_recv(c->id->qp, &wr, &bad))
 			return -1;
 	}
-	rpcrdma_cm_private_encode(pd, sizeof(pd), &priv);
-	p.private_data = pd;
-	p.private_data_len = sizeof(pd);
 	p.initiator_depth = p.responder_resources = 1;
-	p.retry_count = 7;
-	p.rnr_retry_count = 7;
-	if (rdma_connect(c->id, &p) || wait_ev(c, RDMA_CM_EVENT_ESTABLISHED))
+	if (rc_connect(c->ech, c->id, &p, &priv))
 		return -1;
 	/* From now on the CM channel is only read for a disconnect. */
 	return fcntl(c->ech->fd, F_SETFL, fcntl(c->ech->fd, F_GETFL) | O_NONBLOCK);

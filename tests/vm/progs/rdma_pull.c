@@ -35,6 +35,8 @@
 #include <rpcrdma/cm_private.h>
 #include <rpcrdma/proto.h>
 
+#include "rdma_conn.h"
+
 #define BUFSZ 4096
 #define ECHO_PROG 0x20049001u
 #define SINK 2u
@@ -59,21 +61,6 @@ static size_t size = 15u << 20;
 static unsigned ncalls = 48;
 static bool expect_err;
 
-static int wait_ev(struct conn *c, enum rdma_cm_event_type want)
-{
-	struct rdma_cm_event *ev;
-	int ok;
-
-	if (rdma_get_cm_event(c->ech, &ev))
-		return -1;
-	ok = ev->event == want;
-	if (!ok)
-		fprintf(stderr, "cm event %s, wanted %s\n", rdma_event_str(ev->event),
-			rdma_event_str(want));
-	rdma_ack_cm_event(ev);
-	return ok ? 0 : -1;
-}
-
 static int post_recv(struct conn *c, unsigned i)
 {
 	struct ibv_sge sge = { (uintptr_t)(c->buf + (size_t)i * BUFSZ), BUFSZ, c->mr->lkey };
@@ -88,14 +75,10 @@ static int conn_open(struct conn *c, struct sockaddr *dst)
 	struct rdma_conn_param p = { 0 };
 	struct rpcrdma_cm_private priv = { false, BUFSZ, BUFSZ };
 	struct ibv_device_attr da;
-	uint8_t pd[8];
 
 	memset(c, 0, sizeof(*c));
 	c->nbuf = ncalls + 2;
-	c->ech = rdma_create_event_channel();
-	if (!c->ech || rdma_create_id(c->ech, &c->id, NULL, RDMA_PS_TCP) ||
-	    rdma_resolve_addr(c->id, NULL, dst, 5000) || wait_ev(c, RDMA_CM_EVENT_ADDR_RESOLVED) ||
-	    rdma_resolve_route(c->id, 5000) || wait_ev(c, RDMA_CM_EVENT_ROUTE_RESOLVED))
+	if (rc_resolve(&c->ech, &c->id, dst))
 		return -1;
 	if (ibv_query_device(c->id->verbs, &da))
 		return -1;
@@ -116,38 +99,22 @@ static int conn_open(struct conn *c, struct sockaddr *dst)
 	for (unsigned i = 0; i < c->nbuf; i++)
 		if (post_recv(c, i))
 			return -1;
-	rpcrdma_cm_private_encode(pd, sizeof(pd), &priv);
-	p.private_data = pd;
-	p.private_data_len = sizeof(pd);
 	/* The server reads from us: let it have several Reads out at once. */
 	p.responder_resources = (uint8_t)(da.max_qp_rd_atom < 16 ? da.max_qp_rd_atom : 16);
 	p.initiator_depth = 1;
-	p.retry_count = 7;
-	p.rnr_retry_count = 7;
-	if (rdma_connect(c->id, &p) || wait_ev(c, RDMA_CM_EVENT_ESTABLISHED))
+	if (rc_connect(c->ech, c->id, &p, &priv))
 		return -1;
 	return 0;
 }
 
 static void conn_close(struct conn *c)
 {
-	if (c->id) {
-		rdma_disconnect(c->id);
-		if (c->id->qp)
-			rdma_destroy_qp(c->id);
-	}
+	rc_disconnect(c->id);
 	if (c->data_mr)
 		ibv_dereg_mr(c->data_mr);
 	if (c->mr)
 		ibv_dereg_mr(c->mr);
-	if (c->cq)
-		ibv_destroy_cq(c->cq);
-	if (c->pd)
-		ibv_dealloc_pd(c->pd);
-	if (c->id)
-		rdma_destroy_id(c->id);
-	if (c->ech)
-		rdma_destroy_event_channel(c->ech);
+	rc_release(c->ech, c->id, c->pd, c->cq);
 	free(c->buf);
 	free(c->pending);
 }
