@@ -196,6 +196,14 @@ static size_t est_seek(const struct tnfs_est *e, const union nfs4_args *a)
 	return HDR + 4 + 8; /* eof, offset */
 }
 
+/* COPY4resok without callback id: wr_callback_id<1> empty, wr_count,
+ * wr_committed, wr_writeverf, then copy_requirements4 */
+static size_t est_copy(const struct tnfs_est *e, const union nfs4_args *a)
+{
+	(void)e, (void)a;
+	return HDR + 4 + 8 + 4 + NFS4_VERIFIER_SIZE + 4 + 4;
+}
+
 #define C OPF_CFH
 #define S OPF_SESSION
 #define P OPF_PSEUDO
@@ -237,6 +245,16 @@ static const struct tnfs_op ops[] = {
 	[OP_DESTROY_CLIENTID] = { "DESTROY_CLIENTID", OPF_FIRST, est_hdr, tnfs_op_destroy_clientid, NULL },
 	[OP_RECLAIM_COMPLETE] = { "RECLAIM_COMPLETE", S, est_hdr, tnfs_op_reclaim_complete, NULL },
 	[OP_SEEK] = { "SEEK", C | S, est_seek, tnfs_op_seek, NULL },
+	[OP_VERIFY] = { "VERIFY", C | P, est_hdr, tnfs_op_verify, NULL },
+	[OP_NVERIFY] = { "NVERIFY", C | P, est_hdr, tnfs_op_nverify, NULL },
+	[OP_ALLOCATE] = { "ALLOCATE", C | S, est_hdr, tnfs_op_allocate, NULL },
+	[OP_DEALLOCATE] = { "DEALLOCATE", C | S, est_hdr, tnfs_op_deallocate, NULL },
+	[OP_COPY] = { "COPY", C | S, est_copy, tnfs_op_copy, NULL },
+	[OP_CLONE] = { "CLONE", C | S, est_hdr, tnfs_op_clone, NULL },
+	/* refused: the status is the whole result */
+	[OP_COPY_NOTIFY] = { "COPY_NOTIFY", C | S, est_hdr, tnfs_op_copy_notify, NULL },
+	[OP_OFFLOAD_CANCEL] = { "OFFLOAD_CANCEL", C | S, est_hdr, tnfs_op_offload_cancel, NULL },
+	[OP_OFFLOAD_STATUS] = { "OFFLOAD_STATUS", C | S, est_hdr, tnfs_op_offload_status, NULL },
 };
 #undef C
 #undef S
