@@ -223,6 +223,8 @@ static const struct tnfs_op ops[] = {
 	[OP_OPEN] = { "OPEN", C | S, est_open, tnfs_op_open, NULL },
 	[OP_OPEN_DOWNGRADE] = { "OPEN_DOWNGRADE", C | S, est_stateid, tnfs_op_open_downgrade, NULL },
 	[OP_PUTFH] = { "PUTFH", 0, est_hdr, tnfs_op_putfh, NULL },
+	/* the public file handle is the root, as in Linux nfsd */
+	[OP_PUTPUBFH] = { "PUTPUBFH", 0, est_hdr, tnfs_op_putrootfh, NULL },
 	[OP_PUTROOTFH] = { "PUTROOTFH", 0, est_hdr, tnfs_op_putrootfh, NULL },
 	[OP_READ] = { "READ", C | S, est_read, tnfs_op_read, bulk_read },
 	[OP_READDIR] = { "READDIR", C | P, est_readdir, tnfs_op_readdir, NULL },

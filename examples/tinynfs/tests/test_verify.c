@@ -4,7 +4,7 @@
  * NVERIFY (18.31, 18.15).
  *
  * Current stateid: every operation that changes the current file handle
- * (PUTFH, PUTROOTFH, LOOKUP, CREATE, SECINFO consuming it)
+ * (PUTFH, PUTROOTFH, PUTPUBFH, LOOKUP, CREATE, SECINFO consuming it)
  * clears it, so CLOSE with the special current stateid after it is
  * NFS4ERR_BAD_STATEID, even when the new handle is the same file; OPEN
  * sets it, SAVEFH/RESTOREFH carry it.
@@ -60,7 +60,7 @@ static void put_close(struct fx *f, const struct nfs4_stateid *sid)
 /* The file handle changers, each followed by what makes the current file
  * handle "a" again where it can.  (LOOKUPP clears it too, but only runs
  * from a directory, which no stateid-setting operation leaves current.) */
-enum changer { PUTROOTFH_LOOKUP, PUTFH_SAME, SECINFO_PUTFH, CREATE_PUTFH,
+enum changer { PUTROOTFH_LOOKUP, PUTPUBFH_LOOKUP, PUTFH_SAME, SECINFO_PUTFH, CREATE_PUTFH,
 	       N_CHANGERS };
 
 static void test_fh_change_clears_current_stateid(void **state)
@@ -94,6 +94,12 @@ static void test_fh_change_clears_current_stateid(void **state)
 		switch (k) {
 		case PUTROOTFH_LOOKUP:
 			req_op(&f->rq, OP_PUTROOTFH);
+			req_op(&f->rq, OP_LOOKUP);
+			put_str(&f->rq.x, "a");
+			nops += 2;
+			break;
+		case PUTPUBFH_LOOKUP: /* the public handle is the root */
+			req_op(&f->rq, OP_PUTPUBFH);
 			req_op(&f->rq, OP_LOOKUP);
 			put_str(&f->rq.x, "a");
 			nops += 2;
@@ -379,6 +385,7 @@ static void test_estimates_checked(void **state)
 	(void)state;
 	assert_true(ops_checked_ok[OP_VERIFY]);
 	assert_true(ops_checked_ok[OP_NVERIFY]);
+	assert_true(ops_checked_ok[OP_PUTPUBFH]);
 }
 
 int main(void)
