@@ -729,6 +729,7 @@ static const struct nfs4_codec codecs[] = {
 	[OP_DEALLOCATE] = { dec_allocate, NULL },
 	[OP_COPY] = { dec_copy, enc_copy },
 	[OP_CLONE] = { dec_copy_common, NULL },
+	[OP_READ_PLUS] = { dec_read, NULL },
 	[OP_COPY_NOTIFY] = { dec_copy_notify, NULL },
 	[OP_OFFLOAD_CANCEL] = { dec_offload, NULL },
 	[OP_OFFLOAD_STATUS] = { dec_offload, NULL },
@@ -750,7 +751,7 @@ static const uint8_t implemented[] = {
 	[OP_TEST_STATEID] = 1, [OP_DESTROY_CLIENTID] = 1,
 	[OP_RECLAIM_COMPLETE] = 1, [OP_SEEK] = 1,
 	[OP_VERIFY] = 1, [OP_NVERIFY] = 1, [OP_ALLOCATE] = 1, [OP_DEALLOCATE] = 1,
-	[OP_COPY] = 1, [OP_CLONE] = 1, [OP_COPY_NOTIFY] = 1,
+	[OP_COPY] = 1, [OP_CLONE] = 1, [OP_READ_PLUS] = 1, [OP_COPY_NOTIFY] = 1,
 	[OP_OFFLOAD_CANCEL] = 1, [OP_OFFLOAD_STATUS] = 1,
 };
 

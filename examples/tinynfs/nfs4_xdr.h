@@ -18,7 +18,7 @@
  *
  * Encoders write a result's body (after the resop and status words, which
  * compound.c writes); results whose body is streamed by the operation
- * itself (GETATTR, READ, READDIR, READLINK, GETFH, TEST_STATEID,
+ * itself (GETATTR, READ, READ_PLUS, READDIR, READLINK, GETFH, TEST_STATEID,
  * SECINFO, SECINFO_NO_NAME) have no encoder here but use the helpers below.
  */
 #ifndef TINYNFS_NFS4_XDR_H
@@ -118,7 +118,7 @@ union nfs4_args {
 		uint32_t seqid, share_access, share_deny;
 	} open_downgrade;
 	struct { struct xdr_opaque fh; } putfh;
-	struct { struct nfs4_stateid stateid; uint64_t offset; uint32_t count; } read;
+	struct { struct nfs4_stateid stateid; uint64_t offset; uint32_t count; } read; /* READ_PLUS too */
 	struct {
 		uint64_t cookie;
 		uint8_t verf[NFS4_VERIFIER_SIZE];

@@ -149,7 +149,11 @@ tnfs_op_fn tnfs_op_open, tnfs_op_close, tnfs_op_open_downgrade, tnfs_op_read,
 	tnfs_op_write, tnfs_op_commit, tnfs_op_setattr, tnfs_op_seek;
 /* ops_space.c (RFC 7862) */
 tnfs_op_fn tnfs_op_allocate, tnfs_op_deallocate, tnfs_op_copy, tnfs_op_clone,
-	tnfs_op_copy_notify, tnfs_op_offload_cancel, tnfs_op_offload_status;
+	tnfs_op_read_plus, tnfs_op_copy_notify, tnfs_op_offload_cancel,
+	tnfs_op_offload_status;
+/* READ_PLUS4resok's body around its data: eof, contents count, type,
+ * offset, data length */
+#define READ_PLUS_BODY 24u
 /* ops_pseudo.c: the pseudo-node halves of the OPF_PSEUDO operations */
 uint32_t tnfs_pseudo_refusal(uint32_t op);
 /* The current file handle becomes pseudo node `node`, or at a junction

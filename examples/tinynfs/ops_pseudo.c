@@ -35,6 +35,7 @@ uint32_t tnfs_pseudo_refusal(uint32_t op)
 	case OP_READLINK:
 		return NFS4ERR_INVAL; /* not a symbolic link */
 	case OP_READ:
+	case OP_READ_PLUS:
 	case OP_COMMIT:
 	case OP_LOCK:
 	case OP_LOCKT:

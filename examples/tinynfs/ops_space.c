@@ -1,8 +1,12 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * NFSv4.2 space and copy operations (RFC 7862): ALLOCATE, DEALLOCATE,
- * COPY (synchronous, within the server), CLONE, and the refusals of
- * COPY_NOTIFY, OFFLOAD_CANCEL and OFFLOAD_STATUS.
+ * COPY (synchronous, within the server), CLONE, READ_PLUS, and the
+ * refusals of COPY_NOTIFY, OFFLOAD_CANCEL and OFFLOAD_STATUS.
+ *
+ * READ_PLUS answers one segment per call, like a short READ: the data
+ * from the offset up to the next hole, or the hole from the offset up to
+ * the next data (SEEK_DATA/SEEK_HOLE), at most `count` bytes either way.
  *
  * Each checks its stateids as WRITE and READ do (tnfs_io_fd(): the open
  * behind the stateid must allow the access, and the caller's credentials
@@ -256,6 +260,94 @@ uint32_t tnfs_op_clone(struct tnfs_ctx *c, const union nfs4_args *a,
 	}
 	close2(sfd, dfd);
 	return s;
+}
+
+/* READ_PLUS4resok: eof, one read_plus_content (type, offset, then the
+ * data<> or the hole's length); `room` bytes of body at most. */
+uint32_t tnfs_op_read_plus(struct tnfs_ctx *c, const union nfs4_args *a,
+			   union nfs4_res *r, struct xdr_out *x)
+{
+	(void)r;
+	int fd;
+	struct stat st;
+	struct nfs4_stateid sid;
+	uint32_t s = tnfs_ctx_stateid(c, &a->read.stateid, &sid);
+	if (s == NFS4_OK)
+		s = tnfs_io_fd(c, &c->cfh, &sid, false, &fd, &st);
+	if (s != NFS4_OK)
+		return s;
+	size_t room = xdr_out_left(x);
+	uint64_t count = a->read.count < c->srv->maxread ? a->read.count : c->srv->maxread;
+	uint64_t fit = room > READ_PLUS_BODY ? (room - READ_PLUS_BODY) & ~(size_t)3 : 0;
+	if (count > fit)
+		count = fit;
+	const uint64_t off = a->read.offset;
+	struct stat now;
+	if (tnfs_fstat(fd, &now) != 0) {
+		s = tnfs_errno_to_nfs(errno);
+		close(fd);
+		return s;
+	}
+	const uint64_t size = (uint64_t)now.st_size;
+	if (off >= size || count == 0) {
+		close(fd);
+		xdr_put_bool(x, off >= size);
+		xdr_put_u32(x, 0); /* no contents */
+		return NFS4_OK;
+	}
+	off_t data = lseek(fd, (off_t)off, SEEK_DATA);
+	if (data < 0 && errno == ENXIO) /* a hole up to the end */
+		data = (off_t)size;
+	if (data < 0) {
+		s = tnfs_errno_to_nfs(errno);
+		close(fd);
+		return s;
+	}
+	if ((uint64_t)data > off) {
+		uint64_t len = (uint64_t)data - off < count ? (uint64_t)data - off : count;
+		close(fd);
+		xdr_put_bool(x, off + len >= size);
+		xdr_put_u32(x, 1);
+		xdr_put_u32(x, NFS4_CONTENT_HOLE);
+		xdr_put_u64(x, off);
+		xdr_put_u64(x, len);
+		return NFS4_OK;
+	}
+	off_t hole = lseek(fd, (off_t)off, SEEK_HOLE);
+	if (hole >= 0 && (uint64_t)hole > off && (uint64_t)hole - off < count)
+		count = (uint64_t)hole - off;
+	uint8_t *hdr = xdr_reserve(x, 20); /* eof, count, type, offset */
+	uint8_t *lenp = xdr_reserve(x, 4);
+	if (!hdr || !lenp) {
+		close(fd);
+		return NFS4ERR_REP_TOO_BIG;
+	}
+	uint8_t *p = x->p;
+	size_t got = 0;
+	while (got < count) {
+		ssize_t n = pread(fd, p + got, (size_t)count - got, (off_t)(off + got));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			s = errno == EBADF ? NFS4ERR_OPENMODE : tnfs_errno_to_nfs(errno);
+			close(fd);
+			return s;
+		}
+		if (n == 0)
+			break;
+		got += (size_t)n;
+	}
+	bool eof = tnfs_fstat(fd, &now) == 0 ? off + got >= (uint64_t)now.st_size : got < count;
+	close(fd);
+	xdr_wr32(hdr, eof);
+	xdr_wr32(hdr + 4, 1);
+	xdr_wr32(hdr + 8, NFS4_CONTENT_DATA);
+	xdr_wr32(hdr + 12, (uint32_t)(off >> 32));
+	xdr_wr32(hdr + 16, (uint32_t)off);
+	xdr_wr32(lenp, (uint32_t)got);
+	memset(p + got, 0, xdr_pad((uint32_t)got) - got);
+	x->p = p + xdr_pad((uint32_t)got);
+	return NFS4_OK;
 }
 
 uint32_t tnfs_op_copy_notify(struct tnfs_ctx *c, const union nfs4_args *a,

@@ -204,6 +204,15 @@ static size_t est_copy(const struct tnfs_est *e, const union nfs4_args *a)
 	return HDR + 4 + 8 + 4 + NFS4_VERIFIER_SIZE + 4 + 4;
 }
 
+/* READ_PLUS: one segment, data (as much as READ would give, in the room
+ * left after its 24 bytes) or a hole (20 bytes, less) */
+static size_t est_read_plus(const struct tnfs_est *e, const union nfs4_args *a)
+{
+	size_t n = a->read.count < e->srv->maxread ? a->read.count : e->srv->maxread;
+	size_t fit = e->room > HDR + READ_PLUS_BODY ? (e->room - HDR - READ_PLUS_BODY) & ~(size_t)3 : 0;
+	return HDR + READ_PLUS_BODY + xdr_pad((uint32_t)(n < fit ? n : fit));
+}
+
 #define C OPF_CFH
 #define S OPF_SESSION
 #define P OPF_PSEUDO
@@ -253,6 +262,7 @@ static const struct tnfs_op ops[] = {
 	[OP_DEALLOCATE] = { "DEALLOCATE", C | S, est_hdr, tnfs_op_deallocate, NULL },
 	[OP_COPY] = { "COPY", C | S, est_copy, tnfs_op_copy, NULL },
 	[OP_CLONE] = { "CLONE", C | S, est_hdr, tnfs_op_clone, NULL },
+	[OP_READ_PLUS] = { "READ_PLUS", C | S, est_read_plus, tnfs_op_read_plus, NULL },
 	/* refused: the status is the whole result */
 	[OP_COPY_NOTIFY] = { "COPY_NOTIFY", C | S, est_hdr, tnfs_op_copy_notify, NULL },
 	[OP_OFFLOAD_CANCEL] = { "OFFLOAD_CANCEL", C | S, est_hdr, tnfs_op_offload_cancel, NULL },

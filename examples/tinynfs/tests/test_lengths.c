@@ -247,6 +247,7 @@ static const struct args cases[] = {
 	{ OP_VERIFY, a_verify }, { OP_NVERIFY, a_verify },
 	{ OP_ALLOCATE, a_allocate }, { OP_DEALLOCATE, a_allocate },
 	{ OP_COPY, a_copy }, { OP_COPY, a_copy_local }, { OP_CLONE, a_clone },
+	{ OP_READ_PLUS, a_read },
 	{ OP_COPY_NOTIFY, a_copy_notify }, { OP_OFFLOAD_CANCEL, a_stateid },
 	{ OP_OFFLOAD_STATUS, a_stateid },
 };

@@ -7,7 +7,8 @@
  * per operation, and is UNSTABLE4 under the write verifier; CLONE shares
  * extents or is NFS4ERR_NOTSUPP where the file system cannot (whichever
  * FICLONERANGE says here); COPY_NOTIFY is NFS4ERR_NOTSUPP, OFFLOAD_CANCEL
- * and OFFLOAD_STATUS NFS4ERR_BAD_STATEID.  Each checks its stateids as
+ * and OFFLOAD_STATUS NFS4ERR_BAD_STATEID; READ_PLUS gives one segment, data
+ * or hole, a call.  Each checks its stateids as
  * WRITE and READ do (the open's access, a closed stateid, the caller's
  * rights with the anonymous stateid), ranges (NFS4ERR_INVAL, _FBIG), the
  * saved file handle (NFS4ERR_NOFILEHANDLE), overlap within one file.
@@ -454,6 +455,149 @@ static void test_clone(void **state)
 	assert_int_equal(copy(f, OP_CLONE, &c, NULL), NFS4ERR_BAD_STATEID);
 }
 
+struct seg {
+	bool eof;
+	uint32_t n, type;
+	uint64_t off, len;
+};
+
+/* PUTFH h, READ_PLUS; the status, the (first) segment in *g. */
+static uint32_t read_plus(struct fx *f, const struct fh *h, const struct nfs4_stateid *sid,
+			  uint64_t off, uint32_t count, struct seg *g, uint8_t *data)
+{
+	fx_seq(f);
+	req_op(&f->rq, OP_PUTFH);
+	put_fh(&f->rq.x, h);
+	req_op(&f->rq, OP_READ_PLUS);
+	put_stateid(&f->rq.x, sid);
+	xdr_put_u64(&f->rq.x, off);
+	xdr_put_u32(&f->rq.x, count);
+	uint32_t st = fx_call(f);
+	fx_seq_ok(f);
+	assert_int_equal(rep_op(&f->rp, OP_PUTFH), NFS4_OK);
+	assert_int_equal(rep_op(&f->rp, OP_READ_PLUS), st);
+	if (st != NFS4_OK)
+		return st;
+	memset(g, 0, sizeof(*g));
+	g->eof = xdr_get_bool(&f->rp.x);
+	g->n = xdr_get_u32(&f->rp.x);
+	assert_true(g->n <= 1);
+	if (g->n) {
+		g->type = xdr_get_u32(&f->rp.x);
+		g->off = xdr_get_u64(&f->rp.x);
+		if (g->type == NFS4_CONTENT_HOLE) {
+			g->len = xdr_get_u64(&f->rp.x);
+		} else {
+			assert_int_equal(g->type, NFS4_CONTENT_DATA);
+			struct xdr_opaque o = xdr_get_opaque(&f->rp.x, UINT32_MAX);
+			g->len = o.len;
+			memcpy(data, o.data, o.len);
+		}
+	}
+	assert_false(f->rp.x.bad);
+	assert_int_equal(xdr_in_left(&f->rp.x), 0);
+	return st;
+}
+
+/* READ_PLUS over data, a hole, data: one segment a call, each bounded by
+ * count and by the next change of kind; the bytes as written. */
+static void test_read_plus(void **state)
+{
+	struct fx *f = *state;
+	const size_t size = 256 << 10;
+	mkdata(f, "sparse", size, 8);
+	char path[160];
+	path_of(f, "sparse", path, sizeof(path));
+	int fd = open(path, O_RDWR);
+	assert_true(fd >= 0);
+	int rc = fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 64 << 10, 128 << 10);
+	close(fd);
+	if (rc != 0)
+		skip();
+	size_t n;
+	uint8_t *want = slurp(f, "sparse", &n);
+	uint8_t *got = malloc(size);
+	struct nfs4_stateid sid;
+	struct fh h;
+	open_file(f, "sparse", OPEN4_SHARE_ACCESS_READ, &sid, &h);
+	struct seg g;
+	assert_int_equal(read_plus(f, &h, &sid, 0, 1 << 20, &g, got), NFS4_OK);
+	assert_true(g.n == 1 && g.type == NFS4_CONTENT_DATA && g.off == 0 && !g.eof);
+	assert_int_equal(g.len, 64 << 10);
+	assert_memory_equal(got, want, g.len);
+	assert_int_equal(read_plus(f, &h, &sid, 100, 10, &g, got), NFS4_OK);
+	assert_true(g.type == NFS4_CONTENT_DATA && g.off == 100 && g.len == 10 && !g.eof);
+	assert_memory_equal(got, want + 100, 10);
+	assert_int_equal(read_plus(f, &h, &sid, 64 << 10, 1 << 20, &g, got), NFS4_OK);
+	assert_true(g.n == 1 && g.type == NFS4_CONTENT_HOLE && !g.eof);
+	assert_int_equal(g.off, 64 << 10);
+	assert_int_equal(g.len, 128 << 10);
+	assert_int_equal(read_plus(f, &h, &sid, 70000, 1000, &g, got), NFS4_OK);
+	assert_true(g.type == NFS4_CONTENT_HOLE && g.off == 70000 && g.len == 1000);
+	assert_int_equal(read_plus(f, &h, &sid, 192 << 10, 1 << 20, &g, got), NFS4_OK);
+	assert_true(g.type == NFS4_CONTENT_DATA && g.eof);
+	assert_int_equal(g.len, 64 << 10);
+	assert_memory_equal(got, want + (192 << 10), g.len);
+	/* at and past the end, far past 2^63, count 0 */
+	const uint64_t past[] = { size, size + 1, UINT64_C(1) << 63, UINT64_MAX };
+	for (int i = 0; i < 4; i++) {
+		assert_int_equal(read_plus(f, &h, &sid, past[i], 100, &g, got), NFS4_OK);
+		assert_true(g.eof && g.n == 0);
+	}
+	assert_int_equal(read_plus(f, &h, &sid, 0, 0, &g, got), NFS4_OK);
+	assert_true(!g.eof && g.n == 0);
+	/* a directory, a closed stateid, another user without read */
+	struct fh dh;
+	fx_seq(f);
+	req_op(&f->rq, OP_PUTROOTFH);
+	req_op(&f->rq, OP_GETFH);
+	assert_int_equal(fx_call(f), NFS4_OK);
+	fx_seq_ok(f);
+	assert_int_equal(rep_op(&f->rp, OP_PUTROOTFH), NFS4_OK);
+	assert_int_equal(rep_op(&f->rp, OP_GETFH), NFS4_OK);
+	get_fh(&f->rp.x, &dh);
+	assert_int_equal(read_plus(f, &dh, &zero_sid, 0, 10, &g, got), NFS4ERR_ISDIR);
+	if (geteuid() == 0) {
+		assert_int_equal(chmod(path, 0600), 0);
+		f->cred.uid = f->cred.gid = 4321;
+		uint32_t st = read_plus(f, &h, &zero_sid, 0, 10, &g, got);
+		f->cred.uid = f->cred.gid = 0;
+		assert_int_equal(st, NFS4ERR_ACCESS);
+	}
+	free(want);
+	free(got);
+}
+
+/* READ_PLUS in a COMPOUND whose reply room is small: the data shrinks to
+ * fit, and the result stays within its estimate (the op hook). */
+static void test_read_plus_room(void **state)
+{
+	struct fx *f = *state;
+	mkdata(f, "d", 100000, 2);
+	struct nfs4_stateid sid;
+	struct fh h;
+	open_file(f, "d", OPEN4_SHARE_ACCESS_READ, &sid, &h);
+	for (uint32_t k = 0; k < 4; k++) {
+		fx_seq(f);
+		req_op(&f->rq, OP_PUTFH);
+		put_fh(&f->rq.x, &h);
+		for (int i = 0; i < 3; i++) {
+			req_op(&f->rq, OP_READ_PLUS);
+			put_stateid(&f->rq.x, &sid);
+			xdr_put_u64(&f->rq.x, k * 1000);
+			xdr_put_u32(&f->rq.x, 1u << 20);
+		}
+		uint8_t *rep = malloc(BUFSZ);
+		size_t len;
+		size_t cap = 300000 + k * 1001;
+		assert_int_equal(tnfs_compound(f->srv, &f->cred, f->rq.buf, req_len(&f->rq), rep,
+					       cap, &len, NULL, NULL), 0);
+		assert_true(len <= cap);
+		free(rep);
+	}
+	assert_int_equal(f->est.violations, 0);
+}
+
 static void test_offload_refused(void **state)
 {
 	struct fx *f = *state;
@@ -507,7 +651,7 @@ static void test_estimates(void **state)
 	uint32_t missing = 0;
 	assert_int_equal(tnfs_optable_check(&missing), 0);
 	/* the results the op hook checked against their estimates */
-	const uint32_t ok[] = { OP_ALLOCATE, OP_DEALLOCATE, OP_COPY };
+	const uint32_t ok[] = { OP_ALLOCATE, OP_DEALLOCATE, OP_COPY, OP_READ_PLUS };
 	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++)
 		assert_true(ops_checked_ok[ok[i]]);
 }
@@ -519,6 +663,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_copy, setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_copy_is_bounded, setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_clone, setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_read_plus, setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_read_plus_room, setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_offload_refused, setup, fx_teardown),
 		cmocka_unit_test(test_estimates),
 	};
