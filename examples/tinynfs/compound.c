@@ -16,8 +16,20 @@ static bool op_in_minor(uint32_t op, uint32_t minor)
 	return op >= NFS4_OP_MIN && op <= max;
 }
 
+/* RFC 8881 16.2.3.1.2: an operation that changes the current file handle
+ * clears the current stateid (PUTFH, PUTPUBFH, PUTROOTFH, LOOKUP, LOOKUPP,
+ * CREATE, SECINFO's consuming of it); OPEN then sets its own and
+ * RESTOREFH restores the saved one.  A later use of the special current
+ * stateid is NFS4ERR_BAD_STATEID, never the stateid of another file. */
+void tnfs_ctx_clear_stateid(struct tnfs_ctx *c)
+{
+	c->have_cur_sid = false;
+	memset(&c->cur_sid, 0, sizeof(c->cur_sid));
+}
+
 void tnfs_ctx_set_cfh(struct tnfs_ctx *c, struct tnfs_node *n, const struct tnfs_fh *fh)
 {
+	tnfs_ctx_clear_stateid(c);
 	tnfs_node_put(&c->cfh);
 	c->cfh = *n;
 	*n = TNFS_NODE_NONE;
@@ -37,6 +49,7 @@ void tnfs_ctx_set_cfh_in(struct tnfs_ctx *c, const struct tnfs_export *x, struct
 
 void tnfs_ctx_set_pseudo(struct tnfs_ctx *c, uint32_t node)
 {
+	tnfs_ctx_clear_stateid(c);
 	tnfs_node_put(&c->cfh);
 	c->exp = &c->srv->pseudo_exp;
 	c->cpseudo = node;

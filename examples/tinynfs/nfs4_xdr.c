@@ -440,6 +440,68 @@ static void dec_seek(struct xdr_in *x, union nfs4_args *a)
 	a->seek.what = xdr_get_u32(x);
 }
 
+static void dec_verify(struct xdr_in *x, union nfs4_args *a)
+{
+	dec_fattr(x, &a->verify.attrs);
+}
+
+static void dec_allocate(struct xdr_in *x, union nfs4_args *a)
+{
+	nfs4_dec_stateid(x, &a->allocate.stateid);
+	a->allocate.offset = xdr_get_u64(x);
+	a->allocate.length = xdr_get_u64(x);
+}
+
+/* netloc4 (RFC 7862 section 3.3): its contents are not used. */
+enum { NL4_NAME = 1, NL4_URL = 2, NL4_NETADDR = 3 };
+#define NETLOC_MAX 16
+
+static void skip_netloc(struct xdr_in *x)
+{
+	switch (xdr_get_u32(x)) {
+	case NL4_NAME:
+	case NL4_URL:
+		(void)xdr_get_opaque(x, NFS4_OPAQUE_LIMIT);
+		break;
+	case NL4_NETADDR:
+		(void)xdr_get_opaque(x, NFS4_OPAQUE_LIMIT); /* na_r_netid */
+		(void)xdr_get_opaque(x, NFS4_OPAQUE_LIMIT); /* na_r_addr */
+		break;
+	default:
+		xdr_fail(x);
+	}
+}
+
+static void dec_copy_common(struct xdr_in *x, union nfs4_args *a)
+{
+	nfs4_dec_stateid(x, &a->copy.src);
+	nfs4_dec_stateid(x, &a->copy.dst);
+	a->copy.src_offset = xdr_get_u64(x);
+	a->copy.dst_offset = xdr_get_u64(x);
+	a->copy.count = xdr_get_u64(x);
+}
+
+static void dec_copy(struct xdr_in *x, union nfs4_args *a)
+{
+	dec_copy_common(x, a);
+	a->copy.consecutive = xdr_get_bool(x);
+	a->copy.synchronous = xdr_get_bool(x);
+	a->copy.nsource = xdr_get_count(x, NETLOC_MAX, 8);
+	for (uint32_t i = 0; i < a->copy.nsource && !x->bad; i++)
+		skip_netloc(x);
+}
+
+static void dec_copy_notify(struct xdr_in *x, union nfs4_args *a)
+{
+	nfs4_dec_stateid(x, &a->offload.stateid);
+	skip_netloc(x);
+}
+
+static void dec_offload(struct xdr_in *x, union nfs4_args *a)
+{
+	nfs4_dec_stateid(x, &a->offload.stateid);
+}
+
 /* --- encoders ---------------------------------------------------------- */
 
 static void enc_access(struct xdr_out *x, uint32_t st, const union nfs4_res *r)
@@ -604,6 +666,20 @@ static void enc_seek(struct xdr_out *x, uint32_t st, const union nfs4_res *r)
 	}
 }
 
+static void enc_copy(struct xdr_out *x, uint32_t st, const union nfs4_res *r)
+{
+	if (st == NFS4_OK) {
+		xdr_put_u32(x, 0); /* wr_callback_id<1>: none, the copy is done */
+		xdr_put_u64(x, r->copy.count);
+		xdr_put_u32(x, r->copy.committed);
+		xdr_put_fixed(x, r->copy.verf, NFS4_VERIFIER_SIZE);
+	}
+	if (st == NFS4_OK || st == NFS4ERR_OFFLOAD_NO_REQS) {
+		xdr_put_bool(x, r->copy.consecutive);
+		xdr_put_bool(x, r->copy.synchronous);
+	}
+}
+
 /* Operations without arguments or result body have an all-NULL entry but
  * must still be listed as decodable: `none` marks them. */
 static const struct nfs4_codec none = { NULL, NULL };
@@ -624,6 +700,7 @@ static const struct nfs4_codec codecs[] = {
 	[OP_OPEN] = { dec_open, enc_open },
 	[OP_OPEN_DOWNGRADE] = { dec_open_downgrade, enc_stateid },
 	[OP_PUTFH] = { dec_putfh, NULL },
+	[OP_PUTPUBFH] = { NULL, NULL },
 	[OP_PUTROOTFH] = { NULL, NULL },
 	[OP_READ] = { dec_read, NULL },
 	[OP_READDIR] = { dec_readdir, NULL },
@@ -646,6 +723,16 @@ static const struct nfs4_codec codecs[] = {
 	[OP_DESTROY_CLIENTID] = { dec_destroy_clientid, NULL },
 	[OP_RECLAIM_COMPLETE] = { dec_reclaim_complete, NULL },
 	[OP_SEEK] = { dec_seek, enc_seek },
+	[OP_VERIFY] = { dec_verify, NULL },
+	[OP_NVERIFY] = { dec_verify, NULL },
+	[OP_ALLOCATE] = { dec_allocate, NULL },
+	[OP_DEALLOCATE] = { dec_allocate, NULL },
+	[OP_COPY] = { dec_copy, enc_copy },
+	[OP_CLONE] = { dec_copy_common, NULL },
+	[OP_READ_PLUS] = { dec_read, NULL },
+	[OP_COPY_NOTIFY] = { dec_copy_notify, NULL },
+	[OP_OFFLOAD_CANCEL] = { dec_offload, NULL },
+	[OP_OFFLOAD_STATUS] = { dec_offload, NULL },
 };
 
 /* Which slots of codecs[] are implemented (an all-NULL entry is valid). */
@@ -654,7 +741,7 @@ static const uint8_t implemented[] = {
 	[OP_GETATTR] = 1, [OP_GETFH] = 1, [OP_LINK] = 1, [OP_LOCK] = 1,
 	[OP_LOCKT] = 1, [OP_LOCKU] = 1, [OP_LOOKUP] = 1, [OP_LOOKUPP] = 1,
 	[OP_OPEN] = 1, [OP_OPEN_DOWNGRADE] = 1, [OP_PUTFH] = 1,
-	[OP_PUTROOTFH] = 1, [OP_READ] = 1, [OP_READDIR] = 1,
+	[OP_PUTPUBFH] = 1, [OP_PUTROOTFH] = 1, [OP_READ] = 1, [OP_READDIR] = 1,
 	[OP_READLINK] = 1, [OP_REMOVE] = 1, [OP_RENAME] = 1,
 	[OP_RESTOREFH] = 1, [OP_SAVEFH] = 1, [OP_SECINFO] = 1, [OP_SETATTR] = 1,
 	[OP_WRITE] = 1,
@@ -663,6 +750,9 @@ static const uint8_t implemented[] = {
 	[OP_FREE_STATEID] = 1, [OP_SECINFO_NO_NAME] = 1, [OP_SEQUENCE] = 1,
 	[OP_TEST_STATEID] = 1, [OP_DESTROY_CLIENTID] = 1,
 	[OP_RECLAIM_COMPLETE] = 1, [OP_SEEK] = 1,
+	[OP_VERIFY] = 1, [OP_NVERIFY] = 1, [OP_ALLOCATE] = 1, [OP_DEALLOCATE] = 1,
+	[OP_COPY] = 1, [OP_CLONE] = 1, [OP_READ_PLUS] = 1, [OP_COPY_NOTIFY] = 1,
+	[OP_OFFLOAD_CANCEL] = 1, [OP_OFFLOAD_STATUS] = 1,
 };
 
 const struct nfs4_codec *nfs4_codec(uint32_t op)

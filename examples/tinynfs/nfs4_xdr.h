@@ -11,12 +11,14 @@
  * the operation's NFS4ERR_NAMETOOLONG, not bad), owners and client ids
  * <= NFS4_OPAQUE_LIMIT, file handles <= NFS4_FHSIZE, link text <=
  * NFS4_MAXPATHLEN, WRITE data <= what the buffer holds, attribute bitmaps
- * <= 8 words (bits beyond FATTR4_WORDS words are recorded in `extra`).
+ * <= 8 words (bits beyond FATTR4_WORDS words are recorded in `extra`),
+ * netloc4 lists (COPY, COPY_NOTIFY) <= 16 entries of <= NFS4_OPAQUE_LIMIT
+ * bytes each.
  * Decoded opaques point into the request buffer and live as long as it.
  *
  * Encoders write a result's body (after the resop and status words, which
  * compound.c writes); results whose body is streamed by the operation
- * itself (GETATTR, READ, READDIR, READLINK, GETFH, TEST_STATEID,
+ * itself (GETATTR, READ, READ_PLUS, READDIR, READLINK, GETFH, TEST_STATEID,
  * SECINFO, SECINFO_NO_NAME) have no encoder here but use the helpers below.
  */
 #ifndef TINYNFS_NFS4_XDR_H
@@ -116,7 +118,7 @@ union nfs4_args {
 		uint32_t seqid, share_access, share_deny;
 	} open_downgrade;
 	struct { struct xdr_opaque fh; } putfh;
-	struct { struct nfs4_stateid stateid; uint64_t offset; uint32_t count; } read;
+	struct { struct nfs4_stateid stateid; uint64_t offset; uint32_t count; } read; /* READ_PLUS too */
 	struct {
 		uint64_t cookie;
 		uint8_t verf[NFS4_VERIFIER_SIZE];
@@ -155,6 +157,20 @@ union nfs4_args {
 	struct { uint64_t clientid; } destroy_clientid;
 	struct { bool one_fs; } reclaim_complete;
 	struct { struct nfs4_stateid stateid; uint64_t offset; uint32_t what; } seek;
+	struct { struct nfs4_fattr_in attrs; } verify; /* VERIFY, NVERIFY */
+	/* ALLOCATE, DEALLOCATE (RFC 7862 15.1, 15.4) */
+	struct { struct nfs4_stateid stateid; uint64_t offset, length; } allocate;
+	/* COPY and CLONE (RFC 7862 15.2, 15.13); CLONE has no flags and no
+	 * source servers */
+	struct {
+		struct nfs4_stateid src, dst;
+		uint64_t src_offset, dst_offset, count;
+		bool consecutive, synchronous;
+		uint32_t nsource; /* ca_source_server<>: decoded, not kept */
+	} copy;
+	/* COPY_NOTIFY (its netloc4 decoded, not kept), OFFLOAD_CANCEL,
+	 * OFFLOAD_STATUS */
+	struct { struct nfs4_stateid stateid; } offload;
 };
 
 struct nfs4_lock_denied {
@@ -200,6 +216,14 @@ union nfs4_res {
 		uint32_t seqid, slotid, highest_slotid, target_highest_slotid, status_flags;
 	} sequence;
 	struct { bool eof; uint64_t offset; } seek;
+	/* COPY4resok without callback id (synchronous), or the
+	 * copy_requirements4 of NFS4ERR_OFFLOAD_NO_REQS */
+	struct {
+		uint64_t count;
+		uint32_t committed;
+		uint8_t verf[NFS4_VERIFIER_SIZE];
+		bool consecutive, synchronous;
+	} copy;
 };
 
 /* COMPOUND4args header: tag (utf8str_cs, <= 1024 bytes here), minorversion,

@@ -83,7 +83,8 @@ struct tnfs_op {
 const struct tnfs_op *tnfs_op_get(uint32_t op);
 
 /* Replace the current file handle (takes ownership of n); it is a file
- * of the current export (c->exp). */
+ * of the current export (c->exp).  These three clear the current
+ * stateid. */
 void tnfs_ctx_set_cfh(struct tnfs_ctx *c, struct tnfs_node *n, const struct tnfs_fh *fh);
 /* The same, a file of export x (a PUTFH, or a LOOKUP into a junction). */
 void tnfs_ctx_set_cfh_in(struct tnfs_ctx *c, const struct tnfs_export *x, struct tnfs_node *n,
@@ -94,6 +95,8 @@ void tnfs_ctx_set_pseudo(struct tnfs_ctx *c, uint32_t node);
 uint32_t tnfs_ctx_stateid(const struct tnfs_ctx *c, const struct nfs4_stateid *in,
 			  struct nfs4_stateid *out);
 void tnfs_ctx_set_stateid(struct tnfs_ctx *c, const struct nfs4_stateid *s);
+/* No current stateid any more (the current file handle changed). */
+void tnfs_ctx_clear_stateid(struct tnfs_ctx *c);
 bool tnfs_ctx_readonly(const struct tnfs_ctx *c);
 
 /* One half of a directory's change_info4: *v is the change attribute of
@@ -122,6 +125,13 @@ bool tnfs_dirlist_add(struct tnfs_dirlist *d, uint64_t cookie, const char *name,
 bool tnfs_dirlist_keep(struct tnfs_dirlist *d, uint32_t attrs_status);
 uint32_t tnfs_dirlist_end(struct tnfs_dirlist *d, struct xdr_out *x, bool eof);
 
+/* ops_io.c: the descriptor for I/O on file n with stateid sid (resolved
+ * by tnfs_ctx_stateid()), the caller's rights checked (tnfs_fs_may_io());
+ * *st its stat.  A directory is NFS4ERR_ISDIR, another non-regular file
+ * NFS4ERR_INVAL.  The caller closes *fd. */
+uint32_t tnfs_io_fd(struct tnfs_ctx *c, const struct tnfs_node *n,
+		    const struct nfs4_stateid *sid, bool write, int *fd, struct stat *st);
+
 /* ops_session.c */
 tnfs_op_fn tnfs_op_exchange_id, tnfs_op_create_session, tnfs_op_sequence,
 	tnfs_op_destroy_session, tnfs_op_destroy_clientid,
@@ -129,13 +139,21 @@ tnfs_op_fn tnfs_op_exchange_id, tnfs_op_create_session, tnfs_op_sequence,
 /* ops_fh.c */
 tnfs_op_fn tnfs_op_putrootfh, tnfs_op_putfh, tnfs_op_getfh, tnfs_op_savefh,
 	tnfs_op_restorefh, tnfs_op_lookup, tnfs_op_lookupp, tnfs_op_access,
-	tnfs_op_getattr, tnfs_op_readlink, tnfs_op_secinfo, tnfs_op_secinfo_no_name;
+	tnfs_op_getattr, tnfs_op_readlink, tnfs_op_secinfo, tnfs_op_secinfo_no_name,
+	tnfs_op_verify, tnfs_op_nverify;
 /* ops_dir.c */
 tnfs_op_fn tnfs_op_readdir, tnfs_op_create, tnfs_op_remove, tnfs_op_rename,
 	tnfs_op_link;
 /* ops_io.c */
 tnfs_op_fn tnfs_op_open, tnfs_op_close, tnfs_op_open_downgrade, tnfs_op_read,
 	tnfs_op_write, tnfs_op_commit, tnfs_op_setattr, tnfs_op_seek;
+/* ops_space.c (RFC 7862) */
+tnfs_op_fn tnfs_op_allocate, tnfs_op_deallocate, tnfs_op_copy, tnfs_op_clone,
+	tnfs_op_read_plus, tnfs_op_copy_notify, tnfs_op_offload_cancel,
+	tnfs_op_offload_status;
+/* READ_PLUS4resok's body around its data: eof, contents count, type,
+ * offset, data length */
+#define READ_PLUS_BODY 24u
 /* ops_pseudo.c: the pseudo-node halves of the OPF_PSEUDO operations */
 uint32_t tnfs_pseudo_refusal(uint32_t op);
 /* The current file handle becomes pseudo node `node`, or at a junction

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* File-handle and lookup operations: PUTROOTFH, PUTFH, GETFH, SAVEFH,
- * RESTOREFH, LOOKUP, LOOKUPP, ACCESS, GETATTR, READLINK, SECINFO,
- * SECINFO_NO_NAME. */
+ * RESTOREFH, LOOKUP, LOOKUPP, ACCESS, GETATTR, VERIFY, NVERIFY, READLINK,
+ * SECINFO, SECINFO_NO_NAME. */
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -183,12 +184,15 @@ uint32_t tnfs_op_access(struct tnfs_ctx *c, const union nfs4_args *a,
 	return NFS4_OK;
 }
 
-uint32_t tnfs_op_getattr(struct tnfs_ctx *c, const union nfs4_args *a,
-			 union nfs4_res *r, struct xdr_out *x)
+/* The fattr4 of the current file handle for `mask`, as GETATTR encodes it. */
+static uint32_t cfh_attrs(struct tnfs_ctx *c, const struct nfs4_bitmap *mask, struct xdr_out *x)
 {
-	(void)r;
-	if (c->cpseudo != TNFS_NOT_PSEUDO)
-		return tnfs_pseudo_op_getattr(c, a, x);
+	if (c->cpseudo != TNFS_NOT_PSEUDO) {
+		union nfs4_args ga;
+		memset(&ga, 0, sizeof(ga));
+		ga.getattr.mask = *mask;
+		return tnfs_pseudo_op_getattr(c, &ga, x);
+	}
 	struct stat st;
 	uint32_t s = tnfs_fs_stat(&c->cfh, &st);
 	if (s != NFS4_OK)
@@ -199,7 +203,79 @@ uint32_t tnfs_op_getattr(struct tnfs_ctx *c, const union nfs4_args *a,
 		.mounted_on = c->srv->pseudo && tnfs_fs_is_root(c->exp, &st) ?
 			      tnfs_pseudo_mounted_on(c, c->exp) : 0,
 	};
-	return tnfs_attrs_encode(x, &a->getattr.mask, &src);
+	return tnfs_attrs_encode(x, mask, &src);
+}
+
+uint32_t tnfs_op_getattr(struct tnfs_ctx *c, const union nfs4_args *a,
+			 union nfs4_res *r, struct xdr_out *x)
+{
+	(void)r;
+	return cfh_attrs(c, &a->getattr.mask, x);
+}
+
+/*
+ * VERIFY and NVERIFY (RFC 8881 18.31, 18.15), as Linux nfsd does them: an
+ * attribute the server does not support is NFS4ERR_ATTRNOTSUPP; then
+ * rdattr_error or a write-only attribute is NFS4ERR_INVAL; otherwise the
+ * file's attributes for the client's mask, encoded by GETATTR's encoder,
+ * are compared byte for byte with the client's fattr4: NFS4ERR_SAME or
+ * NFS4ERR_NOT_SAME.  An attribute GETATTR cannot produce for this file
+ * (it leaves it out of its bitmap) or values of another length are not
+ * the same.
+ */
+static uint32_t attrs_compare(struct tnfs_ctx *c, const struct nfs4_fattr_in *in)
+{
+	struct nfs4_bitmap supp;
+	tnfs_attrs_supported(c->exp, c->minor, &supp);
+	if (in->mask.extra)
+		return NFS4ERR_ATTRNOTSUPP;
+	for (int i = 0; i < FATTR4_WORDS; i++)
+		if (in->mask.w[i] & ~supp.w[i])
+			return NFS4ERR_ATTRNOTSUPP;
+	if (nfs4_bm_isset(&in->mask, FATTR4_RDATTR_ERROR) ||
+	    nfs4_bm_isset(&in->mask, FATTR4_TIME_ACCESS_SET) ||
+	    nfs4_bm_isset(&in->mask, FATTR4_TIME_MODIFY_SET))
+		return NFS4ERR_INVAL;
+	/* room for the same bitmap and as many value bytes, one word more:
+	 * a longer encoding runs out of it (NFS4ERR_RESOURCE), not the same */
+	size_t cap = 4 + 4 * FATTR4_WORDS + 4 + (size_t)in->vals.len + 4;
+	uint8_t *buf = malloc(cap);
+	if (!buf)
+		return NFS4ERR_DELAY;
+	struct xdr_out w;
+	xdr_out_init(&w, buf, cap);
+	uint32_t s = cfh_attrs(c, &in->mask, &w);
+	if (s == NFS4ERR_RESOURCE || (s == NFS4_OK && w.bad)) {
+		s = NFS4ERR_NOT_SAME;
+	} else if (s == NFS4_OK) {
+		struct xdr_in r;
+		struct nfs4_bitmap got;
+		xdr_in_init(&r, buf, (size_t)(w.p - buf));
+		nfs4_dec_bitmap(&r, &got);
+		struct xdr_opaque vals = xdr_get_opaque(&r, UINT32_MAX);
+		bool same = !r.bad && memcmp(got.w, in->mask.w, sizeof(got.w)) == 0 &&
+			    vals.len == in->vals.len &&
+			    (vals.len == 0 || memcmp(vals.data, in->vals.data, vals.len) == 0);
+		s = same ? NFS4ERR_SAME : NFS4ERR_NOT_SAME;
+	}
+	free(buf);
+	return s;
+}
+
+uint32_t tnfs_op_verify(struct tnfs_ctx *c, const union nfs4_args *a,
+			union nfs4_res *r, struct xdr_out *x)
+{
+	(void)r, (void)x;
+	uint32_t s = attrs_compare(c, &a->verify.attrs);
+	return s == NFS4ERR_SAME ? NFS4_OK : s;
+}
+
+uint32_t tnfs_op_nverify(struct tnfs_ctx *c, const union nfs4_args *a,
+			 union nfs4_res *r, struct xdr_out *x)
+{
+	(void)r, (void)x;
+	uint32_t s = attrs_compare(c, &a->verify.attrs);
+	return s == NFS4ERR_NOT_SAME ? NFS4_OK : s;
 }
 
 uint32_t tnfs_op_readlink(struct tnfs_ctx *c, const union nfs4_args *a,
@@ -223,6 +299,7 @@ static uint32_t secinfo_reply(struct tnfs_ctx *c, struct xdr_out *x)
 	tnfs_node_put(&c->cfh);
 	c->cfh_fh.len = 0;
 	c->cpseudo = TNFS_NOT_PSEUDO;
+	tnfs_ctx_clear_stateid(c);
 	return NFS4_OK;
 }
 

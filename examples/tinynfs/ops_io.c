@@ -244,21 +244,18 @@ uint32_t tnfs_op_open_downgrade(struct tnfs_ctx *c, const union nfs4_args *a,
  * stateid is a descriptor some user of the client opened, and lends no
  * right to another (tnfs_fs_may_io()).
  */
-static uint32_t io_fd(struct tnfs_ctx *c, const struct nfs4_stateid *in,
-		      bool write, int *fd, struct stat *st)
+uint32_t tnfs_io_fd(struct tnfs_ctx *c, const struct tnfs_node *n,
+		    const struct nfs4_stateid *sid, bool write, int *fd, struct stat *st)
 {
 	*fd = -1;
-	struct nfs4_stateid sid;
 	struct tnfs_file_key k;
-	uint32_t s = tnfs_ctx_stateid(c, in, &sid);
+	uint32_t s = file_key(n, &k, st);
 	if (s == NFS4_OK)
-		s = file_key(&c->cfh, &k, st);
+		s = tnfs_state_io_fd(c->srv->state, c->clientid, sid, k, write, fd);
 	if (s == NFS4_OK)
-		s = tnfs_state_io_fd(c->srv->state, c->clientid, &sid, k, write, fd);
-	if (s == NFS4_OK)
-		s = tnfs_fs_may_io(&c->cfh, st, c->cred.uid, write);
+		s = tnfs_fs_may_io(n, st, c->cred.uid, write);
 	if (s == NFS4_OK && *fd < 0) /* special stateid: no open state */
-		s = tnfs_fs_open_checked(&c->cfh, write ? O_WRONLY : O_RDONLY, fd);
+		s = tnfs_fs_open_checked(n, write ? O_WRONLY : O_RDONLY, fd);
 	if (s != NFS4_OK && *fd >= 0) {
 		close(*fd);
 		*fd = -1;
@@ -266,6 +263,16 @@ static uint32_t io_fd(struct tnfs_ctx *c, const struct nfs4_stateid *in,
 	if (s == NFS4ERR_ISDIR || s == NFS4ERR_SYMLINK || s == NFS4ERR_WRONG_TYPE)
 		s = s == NFS4ERR_ISDIR ? NFS4ERR_ISDIR : NFS4ERR_INVAL;
 	return s;
+}
+
+/* The same for the current file handle and a stateid as sent. */
+static uint32_t io_fd(struct tnfs_ctx *c, const struct nfs4_stateid *in,
+		      bool write, int *fd, struct stat *st)
+{
+	*fd = -1;
+	struct nfs4_stateid sid;
+	uint32_t s = tnfs_ctx_stateid(c, in, &sid);
+	return s == NFS4_OK ? tnfs_io_fd(c, &c->cfh, &sid, write, fd, st) : s;
 }
 
 uint32_t tnfs_op_read(struct tnfs_ctx *c, const union nfs4_args *a,

@@ -25,10 +25,17 @@ uint32_t tnfs_pseudo_refusal(uint32_t op)
 	case OP_RENAME:
 	case OP_SETATTR:
 	case OP_WRITE:
+	case OP_ALLOCATE:
+	case OP_DEALLOCATE:
+	case OP_COPY:
+	case OP_CLONE:
+		/* not NOTSUPP: the Linux client would stop sending these
+		 * operations to the whole server */
 		return NFS4ERR_ROFS;
 	case OP_READLINK:
 		return NFS4ERR_INVAL; /* not a symbolic link */
 	case OP_READ:
+	case OP_READ_PLUS:
 	case OP_COMMIT:
 	case OP_LOCK:
 	case OP_LOCKT:

@@ -196,6 +196,23 @@ static size_t est_seek(const struct tnfs_est *e, const union nfs4_args *a)
 	return HDR + 4 + 8; /* eof, offset */
 }
 
+/* COPY4resok without callback id: wr_callback_id<1> empty, wr_count,
+ * wr_committed, wr_writeverf, then copy_requirements4 */
+static size_t est_copy(const struct tnfs_est *e, const union nfs4_args *a)
+{
+	(void)e, (void)a;
+	return HDR + 4 + 8 + 4 + NFS4_VERIFIER_SIZE + 4 + 4;
+}
+
+/* READ_PLUS: one segment, data (as much as READ would give, in the room
+ * left after its 24 bytes) or a hole (20 bytes, less) */
+static size_t est_read_plus(const struct tnfs_est *e, const union nfs4_args *a)
+{
+	size_t n = a->read.count < e->srv->maxread ? a->read.count : e->srv->maxread;
+	size_t fit = e->room > HDR + READ_PLUS_BODY ? (e->room - HDR - READ_PLUS_BODY) & ~(size_t)3 : 0;
+	return HDR + READ_PLUS_BODY + xdr_pad((uint32_t)(n < fit ? n : fit));
+}
+
 #define C OPF_CFH
 #define S OPF_SESSION
 #define P OPF_PSEUDO
@@ -215,6 +232,8 @@ static const struct tnfs_op ops[] = {
 	[OP_OPEN] = { "OPEN", C | S, est_open, tnfs_op_open, NULL },
 	[OP_OPEN_DOWNGRADE] = { "OPEN_DOWNGRADE", C | S, est_stateid, tnfs_op_open_downgrade, NULL },
 	[OP_PUTFH] = { "PUTFH", 0, est_hdr, tnfs_op_putfh, NULL },
+	/* the public file handle is the root, as in Linux nfsd */
+	[OP_PUTPUBFH] = { "PUTPUBFH", 0, est_hdr, tnfs_op_putrootfh, NULL },
 	[OP_PUTROOTFH] = { "PUTROOTFH", 0, est_hdr, tnfs_op_putrootfh, NULL },
 	[OP_READ] = { "READ", C | S, est_read, tnfs_op_read, bulk_read },
 	[OP_READDIR] = { "READDIR", C | P, est_readdir, tnfs_op_readdir, NULL },
@@ -237,6 +256,17 @@ static const struct tnfs_op ops[] = {
 	[OP_DESTROY_CLIENTID] = { "DESTROY_CLIENTID", OPF_FIRST, est_hdr, tnfs_op_destroy_clientid, NULL },
 	[OP_RECLAIM_COMPLETE] = { "RECLAIM_COMPLETE", S, est_hdr, tnfs_op_reclaim_complete, NULL },
 	[OP_SEEK] = { "SEEK", C | S, est_seek, tnfs_op_seek, NULL },
+	[OP_VERIFY] = { "VERIFY", C | P, est_hdr, tnfs_op_verify, NULL },
+	[OP_NVERIFY] = { "NVERIFY", C | P, est_hdr, tnfs_op_nverify, NULL },
+	[OP_ALLOCATE] = { "ALLOCATE", C | S, est_hdr, tnfs_op_allocate, NULL },
+	[OP_DEALLOCATE] = { "DEALLOCATE", C | S, est_hdr, tnfs_op_deallocate, NULL },
+	[OP_COPY] = { "COPY", C | S, est_copy, tnfs_op_copy, NULL },
+	[OP_CLONE] = { "CLONE", C | S, est_hdr, tnfs_op_clone, NULL },
+	[OP_READ_PLUS] = { "READ_PLUS", C | S, est_read_plus, tnfs_op_read_plus, NULL },
+	/* refused: the status is the whole result */
+	[OP_COPY_NOTIFY] = { "COPY_NOTIFY", C | S, est_hdr, tnfs_op_copy_notify, NULL },
+	[OP_OFFLOAD_CANCEL] = { "OFFLOAD_CANCEL", C | S, est_hdr, tnfs_op_offload_cancel, NULL },
+	[OP_OFFLOAD_STATUS] = { "OFFLOAD_STATUS", C | S, est_hdr, tnfs_op_offload_status, NULL },
 };
 #undef C
 #undef S

@@ -117,6 +117,24 @@ cases = {
                                    u32(27)])),
     "v42_seek": lambda seq: frame(compound([seq(), PUTROOT, lookup("f"), u32(69) + ZERO_SID + u64(0) + u32(1),
                                 getattr_(0, 0, 1 << 16)], minor=2)),
+    # ALLOCATE, DEALLOCATE, READ_PLUS, SAVEFH + COPY and CLONE into a new
+    # file, COPY_NOTIFY, OFFLOAD_STATUS
+    "v42_space": lambda seq: frame(
+        compound([seq(), PUTROOT, open_("new"), u32(59) + CUR_SID + u64(0) + u64(8192),
+                  write(b"0123456789abcdef"), u32(62) + CUR_SID + u64(4096) + u64(4096),
+                  u32(68) + CUR_SID + u64(0) + u32(8192)], minor=2),
+        compound([seq(), PUTROOT, lookup("new"), u32(32), PUTROOT, open_("dst"),
+                  u32(60) + ZERO_SID + CUR_SID + u64(0) + u64(0) + u64(0) + u32(1) + u32(1) + u32(0)],
+                 minor=2),
+        compound([seq(), PUTROOT, lookup("new"), u32(32), PUTROOT, lookup("dst"),
+                  u32(71) + ZERO_SID + ZERO_SID + u64(0) + u64(0) + u64(4096)], minor=2),
+        compound([seq(), PUTROOT, lookup("new"),
+                  u32(61) + ZERO_SID + u32(3) + opaque("tcp") + opaque("127.0.0.1.8.1")], minor=2),
+        compound([seq(), PUTROOT, lookup("new"), u32(67) + ZERO_SID], minor=2)),
+    # NVERIFY type != directory, VERIFY type == regular
+    "verify": lambda seq: frame(compound([
+        seq(), PUTROOT, lookup("f"), u32(17) + bitmap(0x2) + opaque(u32(2)),
+        u32(37) + bitmap(0x2) + opaque(u32(1)), GETFH])),
     "errors": lambda seq: frame(compound([seq(), u32(999)]), compound([seq(), PUTROOT, u32(7) + u64(0)]),
                     compound([PUTROOT]), compound([], minor=0), b"\0\0\0\x09", cap=0),
     "replay": lambda seq: frame(compound([seq(slot=3, cache=True), PUTROOT, GETFH]),

@@ -212,6 +212,19 @@ static void a_test_stateid(struct tpl *t) { C(t, 2); stateid(t); stateid(t); }
 static void a_clientid(struct tpl *t) { W64(t, 1); }
 static void a_reclaim(struct tpl *t) { W(t, 1); }
 static void a_seek(struct tpl *t) { stateid(t); W64(t, 0); W(t, 1); }
+static void a_verify(struct tpl *t) { bitmap(t); L(t, 12); }
+static void a_allocate(struct tpl *t) { stateid(t); W64(t, 0); W64(t, 4096); }
+static void copy_head(struct tpl *t) { stateid(t); stateid(t); W64(t, 0); W64(t, 8); W64(t, 4096); }
+static void a_clone(struct tpl *t) { copy_head(t); }
+static void netloc_name(struct tpl *t) { W(t, 1); L(t, 7); }
+static void netloc_addr(struct tpl *t) { W(t, 3); L(t, 3); L(t, 11); }
+static void a_copy(struct tpl *t)
+{
+	copy_head(t); W(t, 0); W(t, 1);
+	C(t, 3); netloc_name(t); W(t, 2); L(t, 9); netloc_addr(t);
+}
+static void a_copy_local(struct tpl *t) { copy_head(t); W(t, 1); W(t, 1); C(t, 0); }
+static void a_copy_notify(struct tpl *t) { stateid(t); netloc_addr(t); }
 
 static const struct args cases[] = {
 	{ OP_ACCESS, a_access }, { OP_CLOSE, a_close }, { OP_COMMIT, a_commit },
@@ -231,6 +244,12 @@ static const struct args cases[] = {
 	{ OP_SECINFO_NO_NAME, a_secinfo }, { OP_SEQUENCE, a_sequence },
 	{ OP_TEST_STATEID, a_test_stateid }, { OP_DESTROY_CLIENTID, a_clientid },
 	{ OP_RECLAIM_COMPLETE, a_reclaim }, { OP_SEEK, a_seek },
+	{ OP_VERIFY, a_verify }, { OP_NVERIFY, a_verify },
+	{ OP_ALLOCATE, a_allocate }, { OP_DEALLOCATE, a_allocate },
+	{ OP_COPY, a_copy }, { OP_COPY, a_copy_local }, { OP_CLONE, a_clone },
+	{ OP_READ_PLUS, a_read },
+	{ OP_COPY_NOTIFY, a_copy_notify }, { OP_OFFLOAD_CANCEL, a_stateid },
+	{ OP_OFFLOAD_STATUS, a_stateid },
 };
 
 /* The template's words, word i replaced by v, cut to len bytes, in a heap
@@ -281,6 +300,7 @@ static void check_opaques(uint32_t op, const union nfs4_args *a, const uint8_t *
 		in_buf(&a->rename.newname, b, len);
 		break;
 	case OP_SETATTR: in_buf(&a->setattr.attrs.vals, b, len); break;
+	case OP_VERIFY: case OP_NVERIFY: in_buf(&a->verify.attrs.vals, b, len); break;
 	case OP_WRITE: in_buf(&a->write.data, b, len); break;
 	case OP_EXCHANGE_ID: in_buf(&a->exchange_id.ownerid, b, len); break;
 	case OP_TEST_STATEID: {

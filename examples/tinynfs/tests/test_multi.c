@@ -169,6 +169,40 @@ static void args_read(struct fx *f)
 	xdr_put_u32(&f->rq.x, 100);
 }
 
+static void args_range(struct fx *f)
+{
+	struct nfs4_stateid z = { 0 };
+	put_stateid(&f->rq.x, &z);
+	xdr_put_u64(&f->rq.x, 0);
+	xdr_put_u64(&f->rq.x, 4096);
+}
+
+static void args_clone(struct fx *f)
+{
+	struct nfs4_stateid z = { 0 };
+	put_stateid(&f->rq.x, &z);
+	put_stateid(&f->rq.x, &z);
+	xdr_put_u64(&f->rq.x, 0);
+	xdr_put_u64(&f->rq.x, 0);
+	xdr_put_u64(&f->rq.x, 10);
+}
+
+static void args_copy(struct fx *f)
+{
+	args_clone(f);
+	xdr_put_bool(&f->rq.x, true);
+	xdr_put_bool(&f->rq.x, true);
+	xdr_put_u32(&f->rq.x, 0);
+}
+
+/* fattr4 { type = NF4DIR } */
+static void args_type_dir(struct fx *f)
+{
+	put_bitmap(&f->rq.x, W0(FATTR4_TYPE), 0, 0);
+	xdr_put_u32(&f->rq.x, 4);
+	xdr_put_u32(&f->rq.x, NF4DIR);
+}
+
 /* The walk: PUTROOTFH, a pseudo root; LOOKUP to <dir>, a pseudo
  * directory whose READDIR lists the two junctions; LOOKUP a and b give
  * the export roots, with the exports' fsid; LOOKUPP gets back out. */
@@ -349,6 +383,17 @@ static void test_walk_and_refusals(void **state)
 	assert_int_equal(on(f, &dir, OP_REMOVE, args_remove), NFS4ERR_ROFS);
 	assert_int_equal(on(f, &dir, OP_READLINK, NULL), NFS4ERR_INVAL);
 	assert_int_equal(on(f, &dir, OP_READ, args_read), NFS4ERR_ISDIR);
+	/* the 4.2 operations that write are read-only there too (NOTSUPP
+	 * would make the Linux client give them up for the whole server);
+	 * VERIFY compares the pseudo node's attributes */
+	f->minor = 2;
+	assert_int_equal(on(f, &dir, OP_ALLOCATE, args_range), NFS4ERR_ROFS);
+	assert_int_equal(on(f, &dir, OP_DEALLOCATE, args_range), NFS4ERR_ROFS);
+	assert_int_equal(on(f, &dir, OP_COPY, args_copy), NFS4ERR_ROFS);
+	assert_int_equal(on(f, &dir, OP_CLONE, args_clone), NFS4ERR_ROFS);
+	f->minor = 1;
+	assert_int_equal(on(f, &dir, OP_VERIFY, args_type_dir), NFS4_OK);
+	assert_int_equal(on(f, &dir, OP_NVERIFY, args_type_dir), NFS4ERR_SAME);
 	assert_int_equal(on(f, &dir, OP_ACCESS, args_access), NFS4_OK);
 	assert_int_equal(xdr_get_u32(&f->rp.x),
 			 ACCESS4_READ | ACCESS4_LOOKUP | ACCESS4_MODIFY | ACCESS4_DELETE);

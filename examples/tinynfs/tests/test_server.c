@@ -351,17 +351,17 @@ static void test_principal(void **state)
 	uint64_t cid, cid2;
 	uint32_t seq, seq2;
 	assert_int_equal(tcp_exchange_id(f, 0, &cid, &seq), NFS4_OK);
-	e->p.uid = TEST_UID + 1;
+	e->c.uid = TEST_UID + 1;
 	assert_int_equal(tcp_create_session(f, cid, seq), NFS4ERR_CLID_INUSE);
-	e->p.uid = UINT32_MAX;
+	e->c.uid = UINT32_MAX;
 	assert_int_equal(tcp_create_session(f, cid, seq), NFS4ERR_CLID_INUSE);
-	e->p.uid = TEST_UID;
+	e->c.uid = TEST_UID;
 	assert_int_equal(tcp_create_session(f, cid, seq), NFS4_OK);
-	e->p.uid = TEST_UID + 1;
+	e->c.uid = TEST_UID + 1;
 	assert_int_equal(tcp_exchange_id(f, EXCHGID4_FLAG_UPD_CONFIRMED_REC_A, &cid2, &seq2),
 			 NFS4ERR_PERM);
 	assert_int_equal(tcp_exchange_id(f, 0, &cid2, &seq2), NFS4ERR_CLID_INUSE);
-	e->p.uid = TEST_UID;
+	e->c.uid = TEST_UID;
 	assert_int_equal(tcp_exchange_id(f, EXCHGID4_FLAG_UPD_CONFIRMED_REC_A, &cid2, &seq2),
 			 NFS4_OK);
 	assert_true(cid2 == cid);
