@@ -572,6 +572,14 @@ static const struct xp_ops rv_ops = {
 	.xp_destroy = rv_destroy,
 };
 
+int rpcrdma_tirpc_svc_stats(const SVCXPRT *xprt, struct rpcrdma_stats *out)
+{
+	if (!xprt || !out || xprt->xp_ops != &rv_ops)
+		return -EINVAL;
+	rpcrdma_listener_stats(((const struct tsvc *)xprt->xp_p1)->listener, out);
+	return 0;
+}
+
 SVCXPRT *rpcrdma_tirpc_svc_create(const char *addr, unsigned short port, u_int sendsz,
 				  u_int recvsz)
 {

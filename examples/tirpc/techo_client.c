@@ -11,6 +11,7 @@
  * authunix_create_default().  -q: TECHO_QUIT at the end.  Lines:
  *   techo TRANSPORT add     COUNT calls  AVG us
  *   techo TRANSPORT echo SIZE COUNT calls AVG us MiB/s
+ *   techo TRANSPORT rev  NINTS COUNT calls AVG us
  * and "techo TRANSPORT ok" when every reply was right.
  */
 #include <arpa/inet.h>
@@ -83,6 +84,38 @@ static int echo_size(CLIENT *cl, const char *tr, unsigned long size, int count)
 	return 0;
 }
 
+/* REVERSE of n ints: no opaque item, so large lists go whole by chunk. */
+static int reverse_n(CLIENT *cl, const char *tr, u_int n, int count)
+{
+	techo_ints in;
+	in.techo_ints_len = n;
+	in.techo_ints_val = malloc((n + 1) * sizeof(int));
+	for (u_int i = 0; i < n; i++)
+		in.techo_ints_val[i] = (int)(i * 2654435761u);
+	double t0 = now_us();
+	for (int k = 0; k < count; k++) {
+		techo_ints *out = techo_reverse_1(&in, cl);
+		if (!out) {
+			clnt_perror(cl, "techo-client: reverse");
+			free(in.techo_ints_val);
+			return -1;
+		}
+		bool_t ok = out->techo_ints_len == n;
+		for (u_int i = 0; ok && i < n; i++)
+			ok = out->techo_ints_val[i] == in.techo_ints_val[n - 1 - i];
+		clnt_freeres(cl, (xdrproc_t)xdr_techo_ints, (char *)out);
+		if (!ok) {
+			fprintf(stderr, "techo-client: reverse of %u ints came back wrong\n", n);
+			free(in.techo_ints_val);
+			return -1;
+		}
+	}
+	printf("techo %-4s rev  %8u %5d calls %10.1f us\n", tr, n, count,
+	       (now_us() - t0) / count);
+	free(in.techo_ints_val);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *sizes = "0,1,1000,4000,8192,65536,1M";
@@ -136,6 +169,12 @@ int main(int argc, char **argv)
 			return 1;
 	}
 	free(list);
+	/* 2 KiB inline, 8 KiB and 400 KiB by position-zero read chunk and
+	 * reply chunk */
+	static const u_int lens[] = { 500, 2000, 100000 };
+	for (size_t i = 0; i < sizeof(lens) / sizeof(lens[0]); i++)
+		if (reverse_n(cl, tr, lens[i], lens[i] > 10000 ? (count + 9) / 10 : count))
+			return 1;
 	if (quit && !techo_quit_1(NULL, cl)) {
 		clnt_perror(cl, "techo-client: quit");
 		return 1;

@@ -8,7 +8,8 @@
  *   techo-server tcp PORT           127.0.0.1 (svc_vc_create)
  *
  * Prints "listening PORT" once it serves; TECHO_QUIT ends svc_run, the
- * transport is destroyed and it exits 0.
+ * transport is destroyed (over RDMA after printing the listener's
+ * counters) and it exits 0.
  */
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -25,33 +26,6 @@
 
 /* rpcgen -m writes the dispatch routine but declares it nowhere. */
 void techo_prog_1(struct svc_req *rqstp, SVCXPRT *transp);
-
-/* ---- the procedures, as rpcgen's (non -M) interface wants them ---- */
-
-int *techo_add_1_svc(techo_pair *p, struct svc_req *rq)
-{
-	static int sum;
-	(void)rq;
-	sum = (int)((unsigned)p->a + (unsigned)p->b);
-	return &sum;
-}
-
-techo_buf *techo_echo_1_svc(techo_buf *b, struct svc_req *rq)
-{
-	static techo_buf out;
-	(void)rq;
-	out = *b;  /* the arguments are freed after the reply is sent */
-	return &out;
-}
-
-void *techo_quit_1_svc(void *v, struct svc_req *rq)
-{
-	static char nothing;
-	(void)v;
-	(void)rq;
-	svc_exit();
-	return &nothing;
-}
 
 static SVCXPRT *tcp_xprt(unsigned short port)
 {
@@ -90,6 +64,21 @@ int main(int argc, char **argv)
 	fflush(stdout);
 	svc_run();
 	svc_unreg(TECHO_PROG, TECHO_VERS);
+	struct rpcrdma_stats st;
+	if (rpcrdma_tirpc_svc_stats(x, &st) == 0) {
+		/* Which paths carried the calls and replies. */
+		static const enum rpcrdma_stat shown[] = {
+			RPCRDMA_STAT_CALLS, RPCRDMA_STAT_CALLS_READ, RPCRDMA_STAT_REPLIES_INLINE,
+			RPCRDMA_STAT_REPLIES_WRITE, RPCRDMA_STAT_REPLIES_RCHUNK,
+			RPCRDMA_STAT_WRITES_UNCOPIED, RPCRDMA_STAT_ERR_REPLY,
+			RPCRDMA_STAT_ERR_CHUNK, RPCRDMA_STAT_CONNECTS,
+		};
+		printf("techo-server: counters");
+		for (size_t i = 0; i < sizeof(shown) / sizeof(shown[0]); i++)
+			printf(" %s=%llu", rpcrdma_stat_name(shown[i]),
+			       (unsigned long long)st.v[shown[i]]);
+		printf("\n");
+	}
 	svc_destroy(x);
 	printf("techo-server: done\n");
 	return 0;

@@ -51,6 +51,7 @@
 #include <rpc/rpc.h>
 
 #include <rpcrdma/api.h>
+#include <rpcrdma/stats.h>
 
 RPCRDMA_BEGIN_DECLS
 
@@ -70,6 +71,15 @@ RPCRDMA_BEGIN_DECLS
  */
 RPCRDMA_API SVCXPRT *rpcrdma_tirpc_svc_create(const char *addr, unsigned short port,
 					      u_int sendsz, u_int recvsz);
+
+/*
+ * The RDMA listener's counters (<rpcrdma/stats.h>: replies inline, by
+ * write chunk, by reply chunk, calls with read chunks, ...) summed over
+ * every connection it has had.  xprt: a transport returned by
+ * rpcrdma_tirpc_svc_create().  Returns 0, or -EINVAL for any other
+ * transport.  Thread-safe.
+ */
+RPCRDMA_API int rpcrdma_tirpc_svc_stats(const SVCXPRT *xprt, struct rpcrdma_stats *out);
 
 /*
  * Connects to addr (numeric IPv4 or IPv6, "%ifname" for link-local) and
