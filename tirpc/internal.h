@@ -66,4 +66,8 @@ struct sockaddr_storage;
 int rpcrdma__tx_parse_addr(const char *addr, unsigned short port,
 			   struct sockaddr_storage *ss, socklen_t *len);
 
+/* The bound address of a rendezvous transport of svc.c: 0, or -EINVAL
+ * for any other transport. */
+int rpcrdma__tx_svc_local(const SVCXPRT *xprt, const struct sockaddr_storage **local);
+
 #endif /* RPCRDMA_TIRPC_INTERNAL_H */

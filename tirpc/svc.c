@@ -572,6 +572,14 @@ static const struct xp_ops rv_ops = {
 	.xp_destroy = rv_destroy,
 };
 
+int rpcrdma__tx_svc_local(const SVCXPRT *xprt, const struct sockaddr_storage **local)
+{
+	if (!xprt || xprt->xp_ops != &rv_ops)
+		return -EINVAL;
+	*local = &((const struct tsvc *)xprt->xp_p1)->local;
+	return 0;
+}
+
 int rpcrdma_tirpc_svc_stats(const SVCXPRT *xprt, struct rpcrdma_stats *out)
 {
 	if (!xprt || !out || xprt->xp_ops != &rv_ops)

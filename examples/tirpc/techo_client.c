@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <rpc/rpc.h>
 #include <rpcrdma/tirpc.h>
@@ -149,6 +150,17 @@ int main(int argc, char **argv)
 		cl->cl_auth = authunix_create_default();
 	}
 
+	/* clnt_control: the server's address, a timeout set and read back */
+	struct sockaddr_storage srv;
+	struct timeval tv = { 20, 0 }, got = { 0, 0 };
+	if (!clnt_control(cl, CLGET_SERVER_ADDR, (char *)&srv) ||
+	    ntohs(((struct sockaddr_in *)&srv)->sin_port) != port ||
+	    !clnt_control(cl, CLSET_TIMEOUT, (char *)&tv) ||
+	    !clnt_control(cl, CLGET_TIMEOUT, (char *)&got) || got.tv_sec != 20) {
+		fprintf(stderr, "techo-client: clnt_control failed\n");
+		return 1;
+	}
+
 	techo_pair p = { .a = 40, .b = 2 };
 	double t0 = now_us();
 	for (int k = 0; k < count; k++) {
@@ -178,6 +190,31 @@ int main(int argc, char **argv)
 	if (quit && !techo_quit_1(NULL, cl)) {
 		clnt_perror(cl, "techo-client: quit");
 		return 1;
+	}
+	/* The server gone, a call fails with a transport error (and does
+	 * not hang): clnt_geterr says which, in libtirpc's terms. */
+	for (int k = 0; quit; k++) {
+		p.a = k;
+		tv.tv_sec = 5;
+		clnt_control(cl, CLSET_TIMEOUT, (char *)&tv);
+		if (techo_add_1(&p, cl)) {
+			if (k == 100) {
+				fprintf(stderr, "techo-client: the server still answers\n");
+				return 1;
+			}
+			usleep(100000);
+			continue;
+		}
+		struct rpc_err e;
+		clnt_geterr(cl, &e);
+		if (e.re_status != RPC_CANTSEND && e.re_status != RPC_CANTRECV &&
+		    e.re_status != RPC_TIMEDOUT) {
+			clnt_perror(cl, "techo-client: after quit, unexpected");
+			return 1;
+		}
+		printf("techo %s after quit: %s (errno %d)\n", tr, clnt_sperrno(e.re_status),
+		       e.re_errno);
+		break;
 	}
 	printf("techo %s ok\n", tr);
 	auth_destroy(cl->cl_auth);

@@ -6,6 +6,7 @@
  *
  *   techo-server rdma ADDR PORT     ADDR: IPv4, IPv6, fe80::1%ifname
  *   techo-server tcp PORT           127.0.0.1 (svc_vc_create)
+ *   ... -r                          registers with rpcbind too
  *
  * Prints "listening PORT" once it serves; TECHO_QUIT ends svc_run, the
  * transport is destroyed (over RDMA after printing the listener's
@@ -44,6 +45,9 @@ int main(int argc, char **argv)
 {
 	SVCXPRT *x = NULL;
 
+	int with_rpcbind = argc > 1 && !strcmp(argv[argc - 1], "-r");
+	if (with_rpcbind)
+		argc--;
 	if (argc == 4 && !strcmp(argv[1], "rdma"))
 		x = rpcrdma_tirpc_svc_create(argv[2], (unsigned short)atoi(argv[3]), 0, 0);
 	else if (argc == 3 && !strcmp(argv[1], "tcp"))
@@ -58,6 +62,18 @@ int main(int argc, char **argv)
 	}
 	if (!svc_reg(x, TECHO_PROG, TECHO_VERS, techo_prog_1, NULL)) {
 		fprintf(stderr, "techo-server: svc_reg failed\n");
+		return 1;
+	}
+	/* -r: with rpcbind too (over TCP: libtirpc's own rpcb_set) */
+	if (with_rpcbind && argc == 4) {
+		int rc = rpcrdma_tirpc_rpcb_set(x, TECHO_PROG, TECHO_VERS);
+		if (rc) {
+			fprintf(stderr, "techo-server: rpcrdma_tirpc_rpcb_set: %s\n", strerror(-rc));
+			return 1;
+		}
+	} else if (with_rpcbind && !svc_reg(x, TECHO_PROG, TECHO_VERS, techo_prog_1,
+					    getnetconfigent("tcp"))) {
+		fprintf(stderr, "techo-server: rpcb_set failed\n");
 		return 1;
 	}
 	printf("listening %u\n", argc == 4 ? x->xp_port : (unsigned)atoi(argv[2]));

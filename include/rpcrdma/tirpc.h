@@ -18,9 +18,11 @@
  * The transport of a closed connection is destroyed when the next new
  * connection's first call arrives, or with the rendezvous transport.
  * AUTH_NONE and AUTH_SYS (and whatever libtirpc's _authenticate handles)
- * work as over TCP.  The transport's netid is "rdma" (IPv4) or "rdma6":
- * passing svc_reg() a struct netconfig of that netid registers the
- * program with rpcbind at the transport's address (xp_ltaddr).
+ * work as over TCP.  The transport's netid is "rdma" (IPv4) or "rdma6";
+ * rpcrdma_tirpc_rpcb_set() registers a program with rpcbind at the
+ * transport's address (xp_ltaddr), as the kernel's NFS server registers
+ * its RDMA listeners (libtirpc's rpcb_set() knows no RDMA netid);
+ * svc_unreg() unregisters it with the others.
  *
  * CLIENT.  rpcrdma_tirpc_clnt_create() connects with librpcrdma's RDMA
  * client and returns a CLIENT for clnt_call() and rpcgen's client stubs.
@@ -71,6 +73,17 @@ RPCRDMA_BEGIN_DECLS
  */
 RPCRDMA_API SVCXPRT *rpcrdma_tirpc_svc_create(const char *addr, unsigned short port,
 					      u_int sendsz, u_int recvsz);
+
+/*
+ * Registers prog and vers with the local rpcbind (its AF_LOCAL socket, as
+ * rpcb_set() does) for xprt's netid ("rdma" or "rdma6") at xprt's
+ * address and port, owned by the caller's effective uid.  xprt: a
+ * transport of rpcrdma_tirpc_svc_create().  Returns 0, -EINVAL (another
+ * transport), -ECONNREFUSED (no rpcbind), -EIO (the call failed) or
+ * -EEXIST (rpcbind refused: registered already by another owner).
+ * Blocks up to 5 s; any thread.
+ */
+RPCRDMA_API int rpcrdma_tirpc_rpcb_set(const SVCXPRT *xprt, rpcprog_t prog, rpcvers_t vers);
 
 /*
  * The RDMA listener's counters (<rpcrdma/stats.h>: replies inline, by
