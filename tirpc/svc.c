@@ -275,9 +275,21 @@ static bool_t cn_getargs(SVCXPRT *x, xdrproc_t proc, void *args)
 	if (!c->cur)
 		return FALSE;
 	c->xdr.x_op = XDR_DECODE;
-	if (a->svc_ah_ops)
-		return SVCAUTH_UNWRAP(a, &c->xdr, proc, args);
-	return proc(&c->xdr, args);
+	bool_t ok = a->svc_ah_ops ? SVCAUTH_UNWRAP(a, &c->xdr, proc, args) : proc(&c->xdr, args);
+	if (!ok) {
+		/* What the routine allocated before it failed (xdr_array
+		 * allocates the count the peer claims, before it finds the
+		 * elements missing, and keeps it) is freed here: rpcgen's
+		 * dispatch routine answers GARBAGE_ARGS and never calls
+		 * svc_freeargs then.  The
+		 * XDR_FREE routines set the pointers they free to NULL, so a
+		 * dispatch routine that does call it frees nothing twice. */
+		XDR xf;
+		memset(&xf, 0, sizeof(xf));
+		xf.x_op = XDR_FREE;
+		(void)proc(&xf, args);
+	}
+	return ok;
 }
 
 static bool_t cn_freeargs(SVCXPRT *x, xdrproc_t proc, void *args)
