@@ -149,6 +149,13 @@ static enum clnt_stat decode_reply(CLIENT *cl, const struct rpcrdma_client_call 
 			c->err.re_status = RPC_AUTHERROR;
 			c->err.re_why = AUTH_INVALIDRESP;
 		} else if (!AUTH_UNWRAP(cl->cl_auth, &xd, xres, resp)) {
+			/* What the results' routine allocated before it failed
+			 * (an array of the count the server claims) is freed:
+			 * a stub returning NULL leaves nobody to free it. */
+			XDR xf;
+			memset(&xf, 0, sizeof(xf));
+			xf.x_op = XDR_FREE;
+			(void)xres(&xf, resp);
 			c->err.re_status = RPC_CANTDECODERES;
 		}
 	}

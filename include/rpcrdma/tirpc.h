@@ -15,6 +15,10 @@
  * the whole call); replies encode into one buffer whose largest opaque
  * item (from 1 KiB up) the transport may send by the call's write chunk;
  * the rest goes inline or by the reply chunk, as the client's chunks allow.
+ * Arguments that fail to decode are freed (XDR_FREE) before xp_getargs
+ * returns FALSE: rpcgen's dispatch routines never free them, and
+ * libtirpc's xdr_array keeps what it allocated for the count the peer
+ * claimed.  (Results that fail to decode on the client side likewise.)
  * The transport of a closed connection is destroyed when the next new
  * connection's first call arrives, or with the rendezvous transport.
  * AUTH_NONE and AUTH_SYS (and whatever libtirpc's _authenticate handles)
