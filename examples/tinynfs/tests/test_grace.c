@@ -10,6 +10,7 @@
 #include <sys/file.h>
 
 #include "nfstest.h"
+#include "tnfsproc.h"
 
 #include "clientrec.h"
 #include "grace.h"
@@ -33,6 +34,8 @@ struct gx {
 	struct clock clk;
 	uint8_t boot;
 };
+
+static const char *tinynfs_path;
 
 /* (Re)starts the server over the state directory, grace `secs`, its
  * clock at `now`: a restart as far as the clients can tell. */
@@ -167,6 +170,23 @@ static uint32_t open_c(struct fx *f, uint32_t claim, const char *name, const cha
 	return NFS4_OK;
 }
 
+/* The handle of `name` under the root (after a restart: handles survive
+ * restarts only with CAP_DAC_READ_SEARCH, names always). */
+static void lookup_fh(struct fx *f, const char *name, struct fh *fh)
+{
+	fx_seq(f);
+	req_op(&f->rq, OP_PUTROOTFH);
+	req_op(&f->rq, OP_LOOKUP);
+	put_str(&f->rq.x, name);
+	req_op(&f->rq, OP_GETFH);
+	assert_int_equal(fx_call(f), NFS4_OK);
+	fx_seq_ok(f);
+	assert_int_equal(rep_op(&f->rp, OP_PUTROOTFH), NFS4_OK);
+	assert_int_equal(rep_op(&f->rp, OP_LOOKUP), NFS4_OK);
+	assert_int_equal(rep_op(&f->rp, OP_GETFH), NFS4_OK);
+	get_fh(&f->rp.x, fh);
+}
+
 /* LOCK (a new lock owner on open stateid *osid) of [off, off + 10). */
 static uint32_t lock_c(struct fx *f, const struct fh *fh, const struct nfs4_stateid *osid,
 		       bool reclaim, const char *owner, uint64_t off)
@@ -249,6 +269,7 @@ static void test_restart_reclaim(void **state)
 	gx_start(g, 30, 5000); /* the restart */
 	assert_true(tnfs_state_in_grace(f->srv->state));
 	mount_only(f, "old client");
+	lookup_fh(f, "a", &fh);
 	struct fx_client old;
 	assert_int_equal(open_c(f, CLAIM_PREVIOUS, NULL, "o1", &fh, &sid), NFS4_OK);
 	assert_int_equal(lock_c(f, &fh, &sid, true, "l1", 0), NFS4_OK);
@@ -321,6 +342,7 @@ static void test_grace_times_out(void **state)
 	mount_only(f, "c2");
 	assert_int_equal(open_c(f, CLAIM_PREVIOUS, NULL, "o2", &fh, &sid), NFS4ERR_RECLAIM_BAD);
 	mount_only(f, "c1");
+	lookup_fh(f, "a", &fh);
 	assert_int_equal(open_c(f, CLAIM_PREVIOUS, NULL, "o2", &fh, &sid), NFS4_OK);
 	gx_free(g);
 }
@@ -361,6 +383,135 @@ static void test_state_dir_exclusive(void **state)
 	tnfs_state_free(st2);
 	assert_int_equal(tnfs_state_set_grace(g->f->srv->state, g->sdir, 30), -EALREADY);
 	gx_free(g);
+}
+
+/* tinynfs started (--state-dir DIR) when DIR has a corrupt record: it
+ * exits 2 naming the record, without serving. */
+static void start_refused(const char *dir, const char *const *more)
+{
+	int pfd[2];
+	assert_int_equal(pipe(pfd), 0);
+	char line[256];
+	snprintf(line, sizeof(line), "%s %s", dir, EXPORT_OPTS);
+	const char *argv[] = { "tinynfs", "--export", line, "-p", "0", "-l", "127.0.0.1",
+			       more[0], more[1], NULL };
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		dup2(pfd[1], 1);
+		dup2(pfd[1], 2);
+		close(pfd[0]);
+		execv(tinynfs_path, (char *const *)argv);
+		_exit(127);
+	}
+	close(pfd[1]);
+	char out[4096];
+	size_t len = 0;
+	for (;;) {
+		struct pollfd q = { .fd = pfd[0], .events = POLLIN };
+		assert_int_equal(poll(&q, 1, TNFSPROC_WAIT_S * 1000), 1);
+		ssize_t n = read(pfd[0], out + len, sizeof(out) - 1 - len);
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+	}
+	out[len] = 0;
+	close(pfd[0]);
+	int st;
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 2);
+	assert_non_null(strstr(out, "corrupt record clients"));
+	assert_null(strstr(out, "tinynfs: ready"));
+}
+
+/* The server of test_program_restart, while it runs: killed by the
+ * teardown should the test fail (a child left behind would keep the
+ * test's output open). */
+static struct tnfsproc *running;
+
+static int kill_running(void **state)
+{
+	(void)state;
+	if (running && running->pid > 0) {
+		kill(running->pid, SIGKILL);
+		waitpid(running->pid, NULL, 0);
+		close(running->out);
+	}
+	running = NULL;
+	return 0;
+}
+
+static void start_p(struct tnfsproc *p, const char *dir, const char *const *more)
+{
+	tnfsproc_start_args(p, tinynfs_path, dir, EXPORT_OPTS, more);
+	running = p;
+}
+
+static void stop_p(struct tnfsproc *p)
+{
+	tnfsproc_stop(p);
+	p->pid = 0;
+	running = NULL;
+}
+
+/* The program itself, stopped and started again over one --state-dir,
+ * over loopback TCP: the old client reclaims, a new one waits for the
+ * grace period (--grace 3600: ended early only by the RECLAIM_COMPLETE
+ * of the old one), and a corrupt record stops the start. */
+static void test_program_restart(void **state)
+{
+	(void)state;
+	if (!tinynfs_path)
+		skip();
+	struct fx *f = fx_new(EXPORT_OPTS);
+	char sdir[64] = "/tmp/tinynfs-grace-XXXXXX";
+	assert_non_null(mkdtemp(sdir));
+	const char *more[] = { "--state-dir", sdir, "--grace", "3600", NULL };
+	struct tnfsproc p;
+	struct tnfsconn c;
+	start_p(&p, f->dir, more);
+	tnfsconn_open(&c, &p, 0, 0);
+	f->call = tnfsconn_fx_call;
+	f->call_arg = &c;
+	fx_mount_as(f, "e2e old client");
+	struct fh fh, fh_b;
+	struct nfs4_stateid sid, sid_b;
+	assert_int_equal(open_c(f, CLAIM_NULL, "a", "o1", &fh, &sid), NFS4_OK);
+	assert_int_equal(lock_c(f, &fh, &sid, false, "l1", 0), NFS4_OK);
+	tnfsconn_close(&c);
+	stop_p(&p);
+
+	start_p(&p, f->dir, more);
+	tnfsconn_open(&c, &p, 0, 0);
+	mount_only(f, "e2e old client");
+	lookup_fh(f, "a", &fh);
+	assert_int_equal(open_c(f, CLAIM_PREVIOUS, NULL, "o1", &fh, &sid), NFS4_OK);
+	assert_int_equal(lock_c(f, &fh, &sid, true, "l1", 0), NFS4_OK);
+	struct fx_client old, young;
+	fx_save(f, &old);
+	mount_only(f, "e2e new client");
+	assert_int_equal(open_c(f, CLAIM_PREVIOUS, NULL, "n1", &fh, &sid_b), NFS4ERR_RECLAIM_BAD);
+	assert_int_equal(reclaim_complete(f), NFS4_OK);
+	assert_int_equal(open_c(f, CLAIM_NULL, "b", "n1", &fh_b, &sid_b), NFS4ERR_GRACE);
+	fx_save(f, &young);
+	fx_use(f, &old);
+	assert_int_equal(reclaim_complete(f), NFS4_OK);
+	assert_int_equal(open_c(f, CLAIM_PREVIOUS, NULL, "o2", &fh, &sid), NFS4ERR_NO_GRACE);
+	fx_use(f, &young);
+	assert_int_equal(open_c(f, CLAIM_NULL, "b", "n1", &fh_b, &sid_b), NFS4_OK);
+	tnfsconn_close(&c);
+	stop_p(&p);
+
+	char path[128];
+	snprintf(path, sizeof(path), "%s/" TNFS_CLIENTREC_FILE, sdir);
+	FILE *w = fopen(path, "w");
+	assert_non_null(w);
+	fputs("tinynfs-clients 1\nnot hex\n", w);
+	fclose(w);
+	start_refused(f->dir, more);
+	fx_free(f);
+	fx_rmtree(sdir);
 }
 
 /* --- the record file, hostile ------------------------------------------- */
@@ -466,8 +617,9 @@ static void test_record_file_hostile(void **state)
 	fx_rmtree(dir);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+	tinynfs_path = argc > 1 ? argv[1] : NULL;
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_open_before_reclaim_complete),
 		cmocka_unit_test(test_restart_reclaim),
@@ -476,6 +628,7 @@ int main(void)
 		cmocka_unit_test(test_state_dir_exclusive),
 		cmocka_unit_test(test_record_parse_hostile),
 		cmocka_unit_test(test_record_file_hostile),
+		cmocka_unit_test_teardown(test_program_restart, kill_running),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

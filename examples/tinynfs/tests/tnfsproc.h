@@ -61,22 +61,28 @@ static inline int tnfsproc_read_log(struct tnfsproc *p, const char *until)
 }
 
 /* Starts `binary` serving `dir` with the export options given, on
- * 127.0.0.1 port 0. */
-static inline void tnfsproc_start(struct tnfsproc *p, const char *binary, const char *dir,
-				  const char *options)
+ * 127.0.0.1 port 0, with up to 4 more arguments (NULL-terminated `more`,
+ * or NULL); its stderr goes to the test's. */
+static inline void tnfsproc_start_args(struct tnfsproc *p, const char *binary, const char *dir,
+				       const char *options, const char *const *more)
 {
 	memset(p, 0, sizeof(*p));
 	int pfd[2];
 	assert_int_equal(pipe(pfd), 0);
 	char line[256];
 	snprintf(line, sizeof(line), "%s %s", dir, options);
+	const char *argv[16] = { "tinynfs", "--export", line, "-p", "0", "-l", "127.0.0.1",
+				 "--stats" };
+	for (int i = 0; more && more[i]; i++) {
+		assert_true(i < 4);
+		argv[8 + i] = more[i];
+	}
 	p->pid = fork();
 	assert_true(p->pid >= 0);
 	if (p->pid == 0) {
 		dup2(pfd[1], 1);
 		close(pfd[0]);
-		execl(binary, "tinynfs", "--export", line, "-p", "0", "-l", "127.0.0.1",
-		      "--stats", (char *)NULL);
+		execv(binary, (char *const *)argv);
 		_exit(127);
 	}
 	close(pfd[1]);
@@ -86,6 +92,12 @@ static inline void tnfsproc_start(struct tnfsproc *p, const char *binary, const 
 	assert_non_null(t);
 	p->tcp_port = (unsigned)atoi(t + strlen("listening tcp 127.0.0.1 "));
 	assert_true(p->tcp_port > 0);
+}
+
+static inline void tnfsproc_start(struct tnfsproc *p, const char *binary, const char *dir,
+				  const char *options)
+{
+	tnfsproc_start_args(p, binary, dir, options, NULL);
 }
 
 /* SIGTERM: a clean exit, with no estimate exceeded. */
