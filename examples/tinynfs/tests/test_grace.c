@@ -562,7 +562,7 @@ static void test_record_parse_hostile(void **state)
 	assert_int_equal(parse_str(big, hl + 2 * 1025 + 1, &n), -EINVAL);
 	free(big);
 	/* entries: TNFS_CLIENTREC_MAX fit, one more is -E2BIG */
-	size_t cap = hl + (TNFS_CLIENTREC_MAX + 1) * 9;
+	size_t cap = hl + (TNFS_CLIENTREC_MAX + 1) * 9 + 1; /* sprintf's NUL */
 	char *many = malloc(cap), *p = many;
 	assert_non_null(many);
 	memcpy(p, TNFS_CLIENTREC_HEADER, hl);
