@@ -15,6 +15,7 @@ struct tnfs_grace {
 	int dirfd;
 	unsigned secs;
 	bool in_grace;
+	bool batch, dirty; /* tnfs_grace_batch */
 	uint64_t end;
 	uint32_t nreclaimed; /* entries of `known` marked reclaimed */
 	struct tnfs_clientrec known; /* the record found at start */
@@ -24,6 +25,7 @@ struct tnfs_grace {
 
 static void store(struct tnfs_grace *g)
 {
+	g->dirty = false;
 	int rc = tnfs_clientrec_store(g->dirfd, &g->cur, g->in_grace ? &g->known : NULL);
 	if (rc)
 		g->error = rc;
@@ -118,7 +120,17 @@ void tnfs_grace_forget(struct tnfs_grace *g, const uint8_t *id, uint32_t len)
 	if (i < 0)
 		return;
 	tnfs_clientrec_del(&g->cur, (uint32_t)i);
-	store(g);
+	if (g->batch)
+		g->dirty = true;
+	else
+		store(g);
+}
+
+void tnfs_grace_batch(struct tnfs_grace *g, bool on)
+{
+	g->batch = on;
+	if (!on && g->dirty)
+		store(g);
 }
 
 int tnfs_grace_error(const struct tnfs_grace *g)

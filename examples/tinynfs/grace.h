@@ -47,6 +47,10 @@ bool tnfs_grace_known(const struct tnfs_grace *g, const uint8_t *id, uint32_t le
 void tnfs_grace_reclaimed(struct tnfs_grace *g, const uint8_t *id, uint32_t len);
 /* A recorded client is gone: it leaves the record. */
 void tnfs_grace_forget(struct tnfs_grace *g, const uint8_t *id, uint32_t len);
+/* on: tnfs_grace_forget only marks the record to write (many clients
+ * expiring at once cost one write, not one fsync each); off: writes it
+ * if marked. */
+void tnfs_grace_batch(struct tnfs_grace *g, bool on);
 /* The last record write error (-errno), 0 if none. */
 int tnfs_grace_error(const struct tnfs_grace *g);
 

@@ -176,11 +176,13 @@ static bool expired(const struct tnfs_state *st, const struct client *c)
 
 void tnfs__expire_clients(struct tnfs_state *st)
 {
+	tnfs__grace_batch(st, true); /* one record write for them all */
 	for (struct client *c = st->clients, *next; c; c = next) {
 		next = c->next;
 		if (expired(st, c))
 			tnfs__remove_client(st, c);
 	}
+	tnfs__grace_batch(st, false);
 }
 
 struct client *tnfs__find_client(struct tnfs_state *st, uint64_t id)

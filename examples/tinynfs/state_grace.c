@@ -74,6 +74,12 @@ void tnfs__grace_forget(struct tnfs_state *st, const struct client *c)
 		tnfs_grace_forget(st->grace, c->owner, c->owner_len);
 }
 
+void tnfs__grace_batch(struct tnfs_state *st, bool on)
+{
+	if (st->grace)
+		tnfs_grace_batch(st->grace, on);
+}
+
 void tnfs__grace_free(struct tnfs_state *st)
 {
 	tnfs_grace_free(st->grace);

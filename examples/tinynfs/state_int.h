@@ -146,6 +146,8 @@ uint32_t tnfs__lock_allowed(struct tnfs_state *st, uint64_t clientid, bool recla
 void tnfs__grace_reclaimed(struct tnfs_state *st, const struct client *c);
 void tnfs__grace_forget(struct tnfs_state *st, const struct client *c);
 void tnfs__grace_free(struct tnfs_state *st);
+/* on: removals only mark the record; off: it is written if they did */
+void tnfs__grace_batch(struct tnfs_state *st, bool on);
 
 /* Byte ranges locked: delta more in all and for client c (may be NULL). */
 static inline void tnfs__count_locks(struct tnfs_state *st, struct client *c, int delta)

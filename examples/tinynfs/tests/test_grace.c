@@ -370,6 +370,24 @@ static void test_destroyed_client_forgotten(void **state)
 	gx_free(g);
 }
 
+/* Clients whose lease ran out, removed together (at the next
+ * EXCHANGE_ID), leave the record together. */
+static void test_expired_clients_forgotten(void **state)
+{
+	(void)state;
+	struct gx *g = gx_new();
+	struct fx *f = g->f;
+	fx_mount_as(f, "exp1");
+	fx_mount_as(f, "exp2");
+	assert_true(recorded(g, "exp1") && recorded(g, "exp2"));
+	g->clk.now += TNFS_LEASE_TIME + 1;
+	mount_only(f, "trigger"); /* its EXCHANGE_ID removes them */
+	assert_false(recorded(g, "exp1"));
+	assert_false(recorded(g, "exp2"));
+	assert_int_equal(tnfs_state_grace_error(f->srv->state), 0);
+	gx_free(g);
+}
+
 /* One server per state directory; the grace period of a record with
  * clients ends at once with --grace 0 (tnfs_grace_new). */
 static void test_state_dir_exclusive(void **state)
@@ -625,6 +643,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_restart_reclaim),
 		cmocka_unit_test(test_grace_times_out),
 		cmocka_unit_test(test_destroyed_client_forgotten),
+		cmocka_unit_test(test_expired_clients_forgotten),
 		cmocka_unit_test(test_state_dir_exclusive),
 		cmocka_unit_test(test_record_parse_hostile),
 		cmocka_unit_test(test_record_file_hostile),
