@@ -561,6 +561,9 @@ int main(int argc, char **argv)
 		printf("%s %s (%s)", i ? "," : "", srv->exps[i]->path,
 		       (srv->exps[i]->flags & TNFS_EXP_RW) ? "rw" : "ro");
 	printf("%s, versions %s\n", srv->pseudo ? " under the pseudo root" : "", vbuf);
+	if (c.state_dir && tnfs_state_in_grace(srv->state))
+		printf("tinynfs: grace period of %u s: the clients of %s/%s may reclaim\n",
+		       c.grace ? c.grace : TNFS_LEASE_TIME, c.state_dir, TNFS_CLIENTREC_FILE);
 	printf("tinynfs: ready\n");
 	fflush(stdout);
 
