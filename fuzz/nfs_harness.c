@@ -345,6 +345,10 @@ struct tnfs_server *nfsfz_begin(bool pseudo)
 			  NULL, NULL) != 0 || out < 36 || be32(reply + 16) != 0)
 		abort();
 	memcpy(sessionid, reply + 20, 16);
+	/* OPEN is NFS4ERR_GRACE until the client's RECLAIM_COMPLETE (RFC
+	 * 8881 18.51.3): said here, not by a slot of the session */
+	if (tnfs_state_reclaim_complete(s->state, clientid, false) != NFS4_OK)
+		abort();
 	/* the same setup every time: its edges would only cost libFuzzer
 	 * time (it weighs every edge an input reaches) */
 	uint8_t *cb = __start___sancov_cntrs, *ce = __stop___sancov_cntrs;

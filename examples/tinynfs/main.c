@@ -42,6 +42,7 @@
 #include <rpcrdma/xprt.h>
 #endif
 
+#include "clientrec.h"
 #include "exports.h"
 #include "rpc.h"
 #include "server.h"
@@ -63,6 +64,8 @@ struct config {
 	const char *rdma_poller;
 	bool udp, rpcbind, print_versions, stats, inode_handles;
 	unsigned max_calls;
+	const char *state_dir;
+	unsigned grace;
 };
 
 static void usage(FILE *f)
@@ -90,6 +93,12 @@ static void usage(FILE *f)
 		"      --rpcbind          register with rpcbind (unset at exit)\n"
 		"      --inode-handles    inode-number file handles (no restart survival)\n"
 		"      --max-calls N      calls in progress per connection (default 64)\n"
+		"      --state-dir DIR    keep the client record in DIR (created 0700):\n"
+		"                         after a restart its clients reclaim their opens\n"
+		"                         and locks in a grace period (default: no record,\n"
+		"                         no grace period, reclaims refused)\n"
+		"      --grace SECONDS    the grace period (default the lease, 90; it ends\n"
+		"                         early once every recorded client is back)\n"
 		"      --stats            print the RPC counters at exit\n"
 		"  -h, --help\n");
 }
@@ -117,7 +126,7 @@ static int parse_port(const char *what, const char *arg, unsigned *out)
 static int parse_args(int argc, char **argv, struct config *c)
 {
 	enum { O_EXPORT = 256, O_NOUDP, O_PRINTV, O_RPCBIND, O_STATS, O_INODE, O_MAXCALLS,
-	       O_RDMA, O_RDMAPORT, O_RDMASPIN, O_RDMAPOLLER };
+	       O_RDMA, O_RDMAPORT, O_RDMASPIN, O_RDMAPOLLER, O_STATEDIR, O_GRACE };
 	static const struct option longopts[] = {
 		{ "exports", required_argument, NULL, 'e' },
 		{ "export", required_argument, NULL, O_EXPORT },
@@ -134,6 +143,8 @@ static int parse_args(int argc, char **argv, struct config *c)
 		{ "inode-handles", no_argument, NULL, O_INODE },
 		{ "max-calls", required_argument, NULL, O_MAXCALLS },
 		{ "stats", no_argument, NULL, O_STATS },
+		{ "state-dir", required_argument, NULL, O_STATEDIR },
+		{ "grace", required_argument, NULL, O_GRACE },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -205,6 +216,13 @@ static int parse_args(int argc, char **argv, struct config *c)
 			break;
 		case O_STATS:
 			c->stats = true;
+			break;
+		case O_STATEDIR:
+			c->state_dir = optarg;
+			break;
+		case O_GRACE:
+			if (parse_uint("--grace", optarg, 1, 3600, &c->grace) != 0)
+				return -1;
 			break;
 		case 'h':
 			usage(stdout);
@@ -519,6 +537,16 @@ int main(int argc, char **argv)
 		status = 2;
 		goto out;
 	}
+	if (c.state_dir && (rc = tnfs_state_set_grace(srv->state, c.state_dir,
+						      c.grace ? c.grace : TNFS_LEASE_TIME))) {
+		fprintf(stderr, "tinynfs: --state-dir %s: %s%s\n", c.state_dir, strerror(-rc),
+			rc == -EBUSY ? " (another tinynfs uses it)" :
+			rc == -EINVAL || rc == -E2BIG || rc == -EFBIG ?
+			" (a corrupt record " TNFS_CLIENTREC_FILE ": remove it to start without"
+			" reclaims)" : "");
+		status = 2;
+		goto out;
+	}
 	struct rpcrdma_svc_opts vo = {
 		.size = sizeof(vo),
 		.max_calls = c.max_calls,
@@ -561,6 +589,9 @@ int main(int argc, char **argv)
 		printf("%s %s (%s)", i ? "," : "", srv->exps[i]->path,
 		       (srv->exps[i]->flags & TNFS_EXP_RW) ? "rw" : "ro");
 	printf("%s, versions %s\n", srv->pseudo ? " under the pseudo root" : "", vbuf);
+	if (c.state_dir && tnfs_state_in_grace(srv->state))
+		printf("tinynfs: grace period of %u s: the clients of %s/%s may reclaim\n",
+		       c.grace ? c.grace : TNFS_LEASE_TIME, c.state_dir, TNFS_CLIENTREC_FILE);
 	printf("tinynfs: ready\n");
 	fflush(stdout);
 

@@ -67,22 +67,28 @@ uint32_t tnfs_op_open(struct tnfs_ctx *c, const union nfs4_args *a,
 		if (create)
 			return NFS4ERR_INVAL;
 		break;
-	case CLAIM_PREVIOUS:
-		return NFS4ERR_NO_GRACE; /* no state survives a restart */
+	case CLAIM_PREVIOUS: /* a reclaim after a restart: of the current fh */
+		if (create)
+			return NFS4ERR_INVAL;
+		break;
 	case CLAIM_DELEGATE_CUR:
 	case CLAIM_DELEG_CUR_FH:
 		return NFS4ERR_BAD_STATEID; /* no delegation was ever given */
 	default:
 		return NFS4ERR_NOTSUPP;
 	}
+	bool by_fh = a->open.claim == CLAIM_FH || a->open.claim == CLAIM_PREVIOUS;
+	uint32_t s = tnfs_state_may_open(c->srv->state, c->clientid,
+					 a->open.claim == CLAIM_PREVIOUS);
+	if (s != NFS4_OK)
+		return s; /* grace and reclaim rules (state.h) */
 	if ((create || (access & OPEN4_SHARE_ACCESS_WRITE)) && tnfs_ctx_readonly(c))
 		return NFS4ERR_ROFS;
 
 	struct tnfs_node n = TNFS_NODE_NONE;
 	int fd = -1;
-	uint32_t s;
 	memset(&r->open, 0, sizeof(r->open));
-	if (a->open.claim == CLAIM_FH) {
+	if (by_fh) {
 		s = tnfs_node_dup(&c->cfh, &n);
 		if (s != NFS4_OK)
 			return s;

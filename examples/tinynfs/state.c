@@ -14,6 +14,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "grace.h"
+
 static uint64_t mono_seconds(void *arg)
 {
 	(void)arg;
@@ -29,6 +31,8 @@ void tnfs_state_set_clock(struct tnfs_state *st, tnfs_clock_fn *fn, void *arg)
 	pthread_mutex_lock(&st->mu);
 	st->clock = fn ? fn : mono_seconds;
 	st->clock_arg = arg;
+	if (st->grace)
+		tnfs_grace_restart(st->grace, tnfs__now(st));
 	pthread_mutex_unlock(&st->mu);
 }
 
@@ -136,6 +140,7 @@ static void purge_client_state(struct tnfs_state *st, const struct client *c)
 
 void tnfs__remove_client(struct tnfs_state *st, struct client *c)
 {
+	tnfs__grace_forget(st, c);
 	purge_client_state(st, c);
 	for (struct client **pp = &st->clients; *pp; pp = &(*pp)->next) {
 		if (*pp == c) {
@@ -151,6 +156,7 @@ void tnfs_state_free(struct tnfs_state *st)
 {
 	if (!st)
 		return;
+	tnfs__grace_free(st); /* the record keeps the clients: not removed */
 	while (st->clients)
 		tnfs__remove_client(st, st->clients);
 	free(st->stids);
@@ -180,11 +186,13 @@ static bool gone(const struct tnfs_state *st, const struct client *c)
 
 void tnfs__expire_clients(struct tnfs_state *st)
 {
+	tnfs__grace_batch(st, true); /* one record write for them all */
 	for (struct client *c = st->clients, *next; c; c = next) {
 		next = c->next;
 		if (gone(st, c))
 			tnfs__remove_client(st, c);
 	}
+	tnfs__grace_batch(st, false);
 }
 
 struct client *tnfs__live_client(struct tnfs_state *st, uint64_t id)

@@ -6,8 +6,13 @@
  * no callbacks (CREATE_SESSION never grants a back channel).
  *
  * All functions are thread-safe (one mutex inside) and return an
- * nfsstat4.  Nothing here survives a restart: after one, clients see
- * NFS4ERR_STALE_CLIENTID / NFS4ERR_BADSESSION, start over, and reclaims
+ * nfsstat4.  Only the client record survives a restart, and only with a
+ * state directory (tnfs_state_set_grace, grace.h): after a restart,
+ * clients see NFS4ERR_STALE_CLIENTID / NFS4ERR_BADSESSION and start over;
+ * those in the record reclaim their opens and locks during the grace
+ * period (the server keeps no state of theirs to compare with: it grants
+ * the reclaims as asked, and nothing else until the grace period ends).
+ * Without a state directory there is no grace period, and reclaims
  * (CLAIM_PREVIOUS, reclaim LOCKs) are answered NFS4ERR_NO_GRACE.
  *
  * Rules enforced:
@@ -58,6 +63,13 @@
  *  - stateids: unknown or another client's -> NFS4ERR_BAD_STATEID; seqid 0
  *    matches any; older -> NFS4ERR_OLD_STATEID; newer -> BAD_STATEID;
  *    a stateid of another file -> NFS4ERR_BAD_STATEID.
+ *  - grace (RFC 8881 8.4.2.1, 18.51.3): during the grace period, OPEN
+ *    other than CLAIM_PREVIOUS, LOCK without reclaim and LOCKT ->
+ *    NFS4ERR_GRACE; at any time, an OPEN other than CLAIM_PREVIOUS
+ *    before the client's RECLAIM_COMPLETE -> NFS4ERR_GRACE (as Linux).
+ *    A reclaim outside the grace period, or after the client's
+ *    RECLAIM_COMPLETE -> NFS4ERR_NO_GRACE; by a client not in the record
+ *    from before the restart -> NFS4ERR_RECLAIM_BAD.
  *  - locks: length 0, or offset + length beyond 2^64 -> NFS4ERR_INVAL;
  *    conflicting lock of another owner -> NFS4ERR_DENIED with the holder;
  *    write lock through a read-only open -> NFS4ERR_OPENMODE; a LOCK
@@ -158,6 +170,19 @@ void tnfs_state_usage(struct tnfs_state *st, struct tnfs_state_usage *out);
  * seconds; NULL restores CLOCK_MONOTONIC (tests set their own). */
 typedef uint64_t tnfs_clock_fn(void *arg);
 void tnfs_state_set_clock(struct tnfs_state *st, tnfs_clock_fn *fn, void *arg);
+
+/* Grace and reclaim (grace.h): keeps the client record in directory
+ * `dir` (created if missing, flock'd: -EBUSY if another server holds
+ * it); when it names clients, the grace period of `secs` seconds starts
+ * now.  0, -EALREADY (set before), or the -errno of grace.h.  A later
+ * tnfs_state_set_clock restarts a grace period in progress. */
+int tnfs_state_set_grace(struct tnfs_state *st, const char *dir, unsigned secs);
+bool tnfs_state_in_grace(struct tnfs_state *st);
+/* The last error writing the record (-errno), 0 if none (tests). */
+int tnfs_state_grace_error(struct tnfs_state *st);
+/* OPEN: may this client open (reclaim: CLAIM_PREVIOUS) now?  NFS4_OK or
+ * the error of the grace rules above. */
+uint32_t tnfs_state_may_open(struct tnfs_state *st, uint64_t clientid, bool reclaim);
 
 /* who: the caller's credential (before squashing), the record's
  * principal. */

@@ -106,6 +106,7 @@ struct tnfs_state {
 	_Atomic uint32_t max_owner_len;
 	tnfs_clock_fn *clock;
 	void *clock_arg;
+	struct tnfs_grace *grace; /* NULL: no record, never in grace */
 };
 
 uint64_t tnfs__now(const struct tnfs_state *st);
@@ -144,6 +145,19 @@ void tnfs__make_stateid(const struct tnfs_state *st, const struct stid *s,
 uint32_t tnfs__find_stid(struct tnfs_state *st, uint64_t clientid,
 			 const struct nfs4_stateid *sid, struct stid **out);
 bool tnfs__same_file(const struct stid *s, struct tnfs_file_key key);
+
+/* state_grace.c.  May this client take a lock (OPEN, LOCK, LOCKT) now?
+ * reclaim: CLAIM_PREVIOUS or a reclaim LOCK; need_complete: refused
+ * before the client's RECLAIM_COMPLETE (OPEN, as Linux does).  NFS4_OK,
+ * NFS4ERR_GRACE, NFS4ERR_NO_GRACE or NFS4ERR_RECLAIM_BAD. */
+uint32_t tnfs__lock_allowed(struct tnfs_state *st, uint64_t clientid, bool reclaim,
+			    bool need_complete);
+/* c sent RECLAIM_COMPLETE / c (if recorded) is removed: the record follows. */
+void tnfs__grace_reclaimed(struct tnfs_state *st, const struct client *c);
+void tnfs__grace_forget(struct tnfs_state *st, const struct client *c);
+void tnfs__grace_free(struct tnfs_state *st);
+/* on: removals only mark the record; off: it is written if they did */
+void tnfs__grace_batch(struct tnfs_state *st, bool on);
 
 /* Byte ranges locked: delta more in all and for client c (may be NULL). */
 static inline void tnfs__count_locks(struct tnfs_state *st, struct client *c, int delta)

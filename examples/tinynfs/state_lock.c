@@ -143,10 +143,10 @@ uint32_t tnfs_state_lock(struct tnfs_state *st, uint64_t clientid,
 	uint32_t status = lock_range(a->lock.offset, a->lock.length, &end);
 	if (status != NFS4_OK)
 		return status;
-	if (a->lock.reclaim)
-		return NFS4ERR_NO_GRACE;
 	pthread_mutex_lock(&st->mu);
 	struct stid *s = NULL, *open;
+	if ((status = tnfs__lock_allowed(st, clientid, a->lock.reclaim, false)) != NFS4_OK)
+		goto out;
 	if (a->lock.new_owner) {
 		status = tnfs__find_stid(st, clientid, &a->lock.stateid, &open);
 		if (status != NFS4_OK)
@@ -226,6 +226,10 @@ uint32_t tnfs_state_lockt(struct tnfs_state *st, uint64_t clientid,
 	if (status != NFS4_OK)
 		return status;
 	pthread_mutex_lock(&st->mu);
+	if ((status = tnfs__lock_allowed(st, clientid, false, false)) != NFS4_OK) {
+		pthread_mutex_unlock(&st->mu);
+		return status;
+	}
 	struct file *f = tnfs__get_file(st, key, false);
 	struct owner *o = tnfs__get_owner(st, clientid, true, a->lockt.owner.owner.data,
 				    a->lockt.owner.owner.len, false);

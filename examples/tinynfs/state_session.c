@@ -457,8 +457,10 @@ uint32_t tnfs_state_reclaim_complete(struct tnfs_state *st, uint64_t clientid,
 		status = NFS4ERR_STALE_CLIENTID;
 	else if (!one_fs && c->reclaim_done)
 		status = NFS4ERR_COMPLETE_ALREADY;
-	else if (!one_fs)
+	else if (!one_fs) {
 		c->reclaim_done = true;
+		tnfs__grace_reclaimed(st, c);
+	}
 	pthread_mutex_unlock(&st->mu);
 	return status;
 }

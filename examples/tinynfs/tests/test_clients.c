@@ -150,6 +150,18 @@ static void mount_verf(struct fx *f, const char *owner, uint64_t verf)
 	speak_for(f, e.clientid, sid);
 }
 
+/* mount_verf, then RECLAIM_COMPLETE: the client may OPEN (18.51.3). */
+static void mount_ready(struct fx *f, const char *owner, uint64_t verf)
+{
+	mount_verf(f, owner, verf);
+	fx_seq(f);
+	req_op(&f->rq, OP_RECLAIM_COMPLETE);
+	xdr_put_bool(&f->rq.x, false);
+	assert_int_equal(fx_call(f), NFS4_OK);
+	fx_seq_ok(f);
+	assert_int_equal(rep_op(&f->rp, OP_RECLAIM_COMPLETE), NFS4_OK);
+}
+
 /* --- EXCHANGE_ID: RFC 8881 18.35.5 ---------------------------------------- */
 
 static void test_exchange_id_cases(void **state)
@@ -438,7 +450,7 @@ static void test_lease_courtesy(void **state)
 {
 	struct fx *f = *state;
 	use_fake_clock(f);
-	mount_verf(f, "A", 1);
+	mount_ready(f, "A", 1);
 	struct fx_client a, b;
 	struct nfs4_stateid oa, ob;
 	struct fh fh;
@@ -447,7 +459,7 @@ static void test_lease_courtesy(void **state)
 	fx_save(f, &a);
 	/* A lapses holding a lock; another client arrives meanwhile */
 	fake_now += TNFS_LEASE_TIME + 1;
-	mount_verf(f, "B", 1);
+	mount_ready(f, "B", 1);
 	fx_save(f, &b);
 	/* A, a courtesy client, is served again and keeps its lock */
 	fx_use(f, &a);

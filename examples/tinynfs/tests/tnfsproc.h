@@ -66,16 +66,30 @@ static inline int tnfsproc_read_log(struct tnfsproc *p, const char *until)
 }
 
 /* Starts `binary` serving `dir` with the export options given, on
- * 127.0.0.1 port 0, and on ::1 too if ipv6; nofile: RLIMIT_NOFILE (soft
- * and hard) of the server, 0 for the inherited one. */
-static inline void tnfsproc_start_ex(struct tnfsproc *p, const char *binary, const char *dir,
-				     const char *options, bool ipv6, rlim_t nofile)
+ * 127.0.0.1 port 0, and on ::1 too if ipv6, with up to 4 more arguments
+ * (NULL-terminated `more`, or NULL); nofile: RLIMIT_NOFILE (soft and
+ * hard) of the server, 0 for the inherited one.  Its stderr goes to the
+ * test's. */
+static inline void tnfsproc_start_full(struct tnfsproc *p, const char *binary, const char *dir,
+				       const char *options, bool ipv6, rlim_t nofile,
+				       const char *const *more)
 {
 	memset(p, 0, sizeof(*p));
 	int pfd[2];
 	assert_int_equal(pipe(pfd), 0);
 	char line[256];
 	snprintf(line, sizeof(line), "%s %s", dir, options);
+	const char *argv[16] = { "tinynfs", "--export", line, "-p", "0", "-l", "127.0.0.1",
+				 "--stats" };
+	int n = 8;
+	if (ipv6) {
+		argv[n++] = "-l";
+		argv[n++] = "::1";
+	}
+	for (int i = 0; more && more[i]; i++) {
+		assert_true(i < 4);
+		argv[n++] = more[i];
+	}
 	p->pid = fork();
 	assert_true(p->pid >= 0);
 	if (p->pid == 0) {
@@ -86,12 +100,7 @@ static inline void tnfsproc_start_ex(struct tnfsproc *p, const char *binary, con
 			if (setrlimit(RLIMIT_NOFILE, &rl) != 0)
 				_exit(126);
 		}
-		if (ipv6)
-			execl(binary, "tinynfs", "--export", line, "-p", "0", "-l", "127.0.0.1",
-			      "-l", "::1", "--stats", (char *)NULL);
-		else
-			execl(binary, "tinynfs", "--export", line, "-p", "0", "-l", "127.0.0.1",
-			      "--stats", (char *)NULL);
+		execv(binary, (char *const *)argv);
 		_exit(127);
 	}
 	close(pfd[1]);
@@ -106,10 +115,22 @@ static inline void tnfsproc_start_ex(struct tnfsproc *p, const char *binary, con
 		p->udp_port = (unsigned)atoi(u + strlen("listening udp 127.0.0.1 "));
 }
 
+static inline void tnfsproc_start_ex(struct tnfsproc *p, const char *binary, const char *dir,
+				     const char *options, bool ipv6, rlim_t nofile)
+{
+	tnfsproc_start_full(p, binary, dir, options, ipv6, nofile, NULL);
+}
+
+static inline void tnfsproc_start_args(struct tnfsproc *p, const char *binary, const char *dir,
+				       const char *options, const char *const *more)
+{
+	tnfsproc_start_full(p, binary, dir, options, false, 0, more);
+}
+
 static inline void tnfsproc_start(struct tnfsproc *p, const char *binary, const char *dir,
 				  const char *options)
 {
-	tnfsproc_start_ex(p, binary, dir, options, false, 0);
+	tnfsproc_start_full(p, binary, dir, options, false, 0, NULL);
 }
 
 /* A fixture for a server process: a fresh mode-0777 directory made from
