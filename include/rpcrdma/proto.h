@@ -59,7 +59,7 @@ RPCRDMA_BEGIN_DECLS
 #endif
 
 /** The only protocol version this library speaks. */
-#define RPCRDMA_VERSION 1u
+#define RPCRDMA_PROTO_VERSION 1u
 
 /** Message types (rdma_proc), RFC 8166 section 4.2.1. */
 enum rpcrdma_proc {
@@ -79,7 +79,7 @@ enum rpcrdma_errcode {
 /* Pre-swapped wire words. */
 #define RPCRDMA_XDR_ZERO RPCRDMA_WIRE32(0)
 #define RPCRDMA_XDR_ONE RPCRDMA_WIRE32(1)
-#define RPCRDMA_XDR_VERSION RPCRDMA_WIRE32(RPCRDMA_VERSION)
+#define RPCRDMA_XDR_VERSION RPCRDMA_WIRE32(RPCRDMA_PROTO_VERSION)
 #define RPCRDMA_XDR_MSG RPCRDMA_WIRE32(RPCRDMA_MSG)
 #define RPCRDMA_XDR_NOMSG RPCRDMA_WIRE32(RPCRDMA_NOMSG)
 #define RPCRDMA_XDR_MSGP RPCRDMA_WIRE32(RPCRDMA_MSGP)
