@@ -124,7 +124,7 @@ struct rpcrdma_client {
 void rpcrdma_client_opts_init(struct rpcrdma_client_opts *o)
 {
 	memset(o, 0, sizeof(*o));
-	o->opts_size = sizeof(*o);
+	o->size = sizeof(*o);
 	o->max_credits = 32;
 	o->recv_inline = 4096;
 	o->send_inline = 4096;
@@ -1414,10 +1414,10 @@ int rpcrdma_client_create(struct rpcrdma_poller *poller, const struct sockaddr *
 		return -EINVAL;
 	rpcrdma_client_opts_init(&opts);
 	if (uopts) {
-		if (uopts->opts_size < sizeof(size_t) || uopts->opts_size > sizeof(opts))
+		if (uopts->size < sizeof(size_t) || uopts->size > sizeof(opts))
 			return -EINVAL;
-		memcpy(&opts, uopts, uopts->opts_size);
-		opts.opts_size = sizeof(opts);
+		memcpy(&opts, uopts, uopts->size);
+		opts.size = sizeof(opts);
 	}
 	if (opts.max_credits == 0 || opts.max_credits > 1024 || opts.recv_inline < 1024 ||
 	    opts.recv_inline > 65536 || opts.send_inline < 1024 || opts.send_inline > 65536 ||

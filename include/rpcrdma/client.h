@@ -51,7 +51,7 @@ RPCRDMA_BEGIN_DECLS
 struct rpcrdma_client;
 
 struct rpcrdma_client_opts {
-	size_t opts_size;         /* sizeof(struct rpcrdma_client_opts) */
+	size_t size;         /* sizeof(struct rpcrdma_client_opts) */
 	uint32_t max_credits;     /* calls in flight at most, 1..1024 (32) */
 	uint32_t recv_inline;     /* our receive buffer size, 1024..65536 (4096) */
 	uint32_t send_inline;     /* largest Send we make, 1024..65536 (4096) */

@@ -137,17 +137,17 @@ static void test_opts_rejected(void **state)
 	p = NULL;
 	rpcrdma_poller_opts_init(&o);
 	o.spin_us = 5;                  /* past an older struct's end: ignored */
-	o.opts_size = offsetof(struct rpcrdma_poller_opts, spin_us);
+	o.size = offsetof(struct rpcrdma_poller_opts, spin_us);
 	assert_int_equal(rpcrdma_poller_create(&o, &p), 0);
 	assert_int_equal(p->opts.spin_us, 0);
 	rpcrdma_poller_destroy(p);
 	p = NULL;
 	rpcrdma_poller_opts_init(&o);
-	o.opts_size = sizeof(o) + 8;    /* a newer, larger struct */
+	o.size = sizeof(o) + 8;    /* a newer, larger struct */
 	assert_int_equal(rpcrdma_poller_create(&o, &p), -EINVAL);
 	assert_null(p);
 	/* A smaller (older) struct: the rest takes the defaults. */
-	o.opts_size = offsetof(struct rpcrdma_poller_opts, threads);
+	o.size = offsetof(struct rpcrdma_poller_opts, threads);
 	o.mode = RPCRDMA_POLLER_DIRECT;
 	assert_int_equal(rpcrdma_poller_create(&o, &p), 0);
 	assert_int_equal(p->opts.batch, 32);
