@@ -390,7 +390,7 @@ size_t rpcrdma_ida_count(const struct rpcrdma_ida *ida)
 	return ida->count;
 }
 
-size_t rpcrdma_ida_node_count(const struct rpcrdma_ida *ida)
+size_t rpcrdma__ida_node_count(const struct rpcrdma_ida *ida)
 {
 	return ida->mem.nodes;
 }

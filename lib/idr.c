@@ -363,7 +363,7 @@ size_t rpcrdma_idr_count(const struct rpcrdma_idr *idr)
 	return idr->count;
 }
 
-size_t rpcrdma_idr_node_count(const struct rpcrdma_idr *idr)
+size_t rpcrdma__idr_node_count(const struct rpcrdma_idr *idr)
 {
 	return idr->mem.nodes;
 }

@@ -16,9 +16,9 @@ struct rpcrdma__svc_prog {
 	struct rpcrdma_svc_version vers[];
 };
 
-struct rpcrdma_svc_xprt {
+struct rpcrdma__svc_xprt {
 	struct rpcrdma_svc *svc;
-	const struct rpcrdma_svc_xprt_ops *ops;
+	const struct rpcrdma__svc_xprt_ops *ops;
 	void *priv;
 	char netid[16];
 	uint32_t flags;
@@ -29,7 +29,7 @@ struct rpcrdma_svc_xprt {
 };
 
 struct rpcrdma_svc_call {
-	struct rpcrdma_svc_xprt *xprt;
+	struct rpcrdma__svc_xprt *xprt;
 	void *ctx;
 	const struct rpcrdma__svc_prog *prog;
 	const struct rpcrdma_svc_proc *proc;
@@ -125,17 +125,17 @@ void rpcrdma__svc_free_programs(struct rpcrdma_svc *svc)
 
 /* ----------------------------------------------------------- transports */
 
-int rpcrdma_svc_xprt_create(struct rpcrdma_svc *svc, const struct rpcrdma_svc_xprt_ops *ops,
-			    void *priv, const struct rpcrdma_svc_xprt_info *info,
-			    struct rpcrdma_svc_xprt **out)
+int rpcrdma__svc_xprt_create(struct rpcrdma_svc *svc, const struct rpcrdma__svc_xprt_ops *ops,
+			    void *priv, const struct rpcrdma__svc_xprt_info *info,
+			    struct rpcrdma__svc_xprt **out)
 {
 	if (!svc || !ops || !ops->reply_buf || !ops->done || !info || !out ||
 	    info->size < sizeof(*info) || !info->netid ||
-	    strlen(info->netid) >= sizeof(((struct rpcrdma_svc_xprt *)0)->netid) ||
+	    strlen(info->netid) >= sizeof(((struct rpcrdma__svc_xprt *)0)->netid) ||
 	    (info->local && info->local_len > sizeof(struct sockaddr_storage)) ||
-	    (info->flags & ~RPCRDMA_SVC_XPRT_CONGESTION_CONTROL))
+	    (info->flags & ~RPCRDMA__SVC_XPRT_CONGESTION_CONTROL))
 		return -EINVAL;
-	struct rpcrdma_svc_xprt *x = calloc(1, sizeof(*x));
+	struct rpcrdma__svc_xprt *x = calloc(1, sizeof(*x));
 	if (!x)
 		return -ENOMEM;
 	x->svc = svc;
@@ -156,7 +156,7 @@ int rpcrdma_svc_xprt_create(struct rpcrdma_svc *svc, const struct rpcrdma_svc_xp
 	return 0;
 }
 
-int rpcrdma_svc_xprt_destroy(struct rpcrdma_svc_xprt *x)
+int rpcrdma__svc_xprt_destroy(struct rpcrdma__svc_xprt *x)
 {
 	if (!x)
 		return 0;
@@ -172,24 +172,24 @@ int rpcrdma_svc_xprt_destroy(struct rpcrdma_svc_xprt *x)
 	return 0;
 }
 
-void rpcrdma_svc_xprt_complete(struct rpcrdma_svc_xprt *x)
+void rpcrdma__svc_xprt_complete(struct rpcrdma__svc_xprt *x)
 {
 	atomic_fetch_sub_explicit(&x->in_progress, 1, memory_order_release);
 }
 
-unsigned rpcrdma_svc_xprt_in_progress(const struct rpcrdma_svc_xprt *x)
+unsigned rpcrdma__svc_xprt_in_progress(const struct rpcrdma__svc_xprt *x)
 {
 	return atomic_load_explicit(&x->in_progress, memory_order_acquire);
 }
 
-int rpcrdma_svc_xprt_busy(const struct rpcrdma_svc_xprt *x)
+int rpcrdma__svc_xprt_busy(const struct rpcrdma__svc_xprt *x)
 {
-	return rpcrdma_svc_xprt_in_progress(x) >= x->max_calls;
+	return rpcrdma__svc_xprt_in_progress(x) >= x->max_calls;
 }
 
 /* ------------------------------------------------------------- dispatch */
 
-static void finish(struct rpcrdma_svc_xprt *x, void *ctx, void *buf, size_t len)
+static void finish(struct rpcrdma__svc_xprt *x, void *ctx, void *buf, size_t len)
 {
 	if (len == 0)
 		RPCRDMA__STAT_INC(x->svc, dropped);
@@ -199,7 +199,7 @@ static void finish(struct rpcrdma_svc_xprt *x, void *ctx, void *buf, size_t len)
 /* Sends a reply that is only a header (every status but SUCCESS). */
 enum small_kind { SMALL_ACCEPTED, SMALL_RPC_MISMATCH, SMALL_AUTH };
 
-static void reply_small(struct rpcrdma_svc_xprt *x, void *ctx, uint32_t xid,
+static void reply_small(struct rpcrdma__svc_xprt *x, void *ctx, uint32_t xid,
 			enum small_kind kind, uint32_t stat, uint32_t low, uint32_t high)
 {
 	struct rpcrdma_svc *svc = x->svc;
@@ -258,7 +258,7 @@ static size_t align_up(size_t n)
 	return (n + alignof(max_align_t) - 1) & ~(alignof(max_align_t) - 1);
 }
 
-static void dispatch(struct rpcrdma_svc_xprt *x, const struct iovec *iov, unsigned niov,
+static void dispatch(struct rpcrdma__svc_xprt *x, const struct iovec *iov, unsigned niov,
 		     const struct sockaddr *peer, socklen_t peer_len, void *ctx)
 {
 	struct rpcrdma_svc *svc = x->svc;
@@ -267,7 +267,7 @@ static void dispatch(struct rpcrdma_svc_xprt *x, const struct iovec *iov, unsign
 	const struct rpcrdma__svc_prog *sp;
 	const struct rpcrdma_svc_version *ver = NULL;
 	const struct rpcrdma_svc_proc *proc;
-	bool has_cc = x->flags & RPCRDMA_SVC_XPRT_CONGESTION_CONTROL;
+	bool has_cc = x->flags & RPCRDMA__SVC_XPRT_CONGESTION_CONTROL;
 	uint32_t low = 0, high = 0;
 
 	if (niov == 0)
@@ -368,7 +368,7 @@ out_drop:
 	finish(x, ctx, NULL, 0);
 }
 
-int rpcrdma_svc_xprt_recv(struct rpcrdma_svc_xprt *x, const struct iovec *iov,
+int rpcrdma__svc_xprt_recv(struct rpcrdma__svc_xprt *x, const struct iovec *iov,
 			  unsigned niov, const struct sockaddr *peer, socklen_t peer_len,
 			  void *ctx)
 {
@@ -384,7 +384,7 @@ int rpcrdma_svc_xprt_recv(struct rpcrdma_svc_xprt *x, const struct iovec *iov,
 
 void rpcrdma_svc_reply(struct rpcrdma_svc_call *c, int status)
 {
-	struct rpcrdma_svc_xprt *x = c->xprt;
+	struct rpcrdma__svc_xprt *x = c->xprt;
 	struct rpcrdma_svc *svc = x->svc;
 	void *ctx = c->ctx;
 	uint8_t *buf = c->rbuf;
@@ -484,7 +484,7 @@ void *rpcrdma_svc_call_program_ctx(const struct rpcrdma_svc_call *c)
 	return c->prog->p.ctx;
 }
 
-void *rpcrdma_svc_call_xprt_ctx(const struct rpcrdma_svc_call *c)
+void *rpcrdma__svc_call_xprt_ctx(const struct rpcrdma_svc_call *c)
 {
 	return c->ctx;
 }

@@ -68,7 +68,7 @@ struct rdma_req {
 struct rpcrdma__svc_rdma {
 	struct rpcrdma__svc_source src; /* eventfd: calls queued / slots freed */
 	struct rpcrdma_svc *svc;
-	struct rpcrdma_svc_xprt *xprt;
+	struct rpcrdma__svc_xprt *xprt;
 	struct rpcrdma_listener *listener;
 	struct rpcrdma__svc_rdma *next; /* svc->rdmas, svc->lock */
 
@@ -251,7 +251,7 @@ static void drain(struct rpcrdma__svc_rdma *r)
 		const struct iovec *iov = rpcrdma_call_payload(q->call, &n);
 		socklen_t plen = 0;
 		const struct sockaddr *peer = rpcrdma_call_peer(q->call, &plen);
-		if (rpcrdma_svc_xprt_recv(r->xprt, iov, n, peer, plen, q) == -EBUSY) {
+		if (rpcrdma__svc_xprt_recv(r->xprt, iov, n, peer, plen, q) == -EBUSY) {
 			pthread_mutex_lock(&r->lock);
 			q->next = r->head;
 			r->head = q;
@@ -260,7 +260,7 @@ static void drain(struct rpcrdma__svc_rdma *r)
 			r->stalled = true;
 			pthread_mutex_unlock(&r->lock);
 			/* A call may have completed in between and seen no stall. */
-			if (!rpcrdma_svc_xprt_busy(r->xprt)) {
+			if (!rpcrdma__svc_xprt_busy(r->xprt)) {
 				pthread_mutex_lock(&r->lock);
 				r->stalled = false;
 				pthread_mutex_unlock(&r->lock);
@@ -325,7 +325,7 @@ static void send_one(struct rpcrdma__svc_rdma *r, struct rdma_req *q)
 	if (!q->registered)
 		free(q->buf); /* else the call's, gone with it */
 	req_free(r, q);
-	rpcrdma_svc_xprt_complete(r->xprt);
+	rpcrdma__svc_xprt_complete(r->xprt);
 
 	pthread_mutex_lock(&r->lock);
 	bool wake = r->stalled && !r->closing;
@@ -538,7 +538,7 @@ static int rdrive_get(struct rpcrdma_svc *svc, struct rpcrdma_poller *p,
 	return 0;
 }
 
-static const struct rpcrdma_svc_xprt_ops rdma_ops = {
+static const struct rpcrdma__svc_xprt_ops rdma_ops = {
 	.reply_buf = rdma_reply_buf,
 	.done = rdma_done,
 	.bulk = rdma_bulk,
@@ -557,7 +557,7 @@ static void svc_rdma_free(struct rpcrdma__svc_rdma *r)
 	if (r->src.fd >= 0)
 		close(r->src.fd);
 	if (r->xprt)
-		rpcrdma_svc_xprt_destroy(r->xprt);
+		rpcrdma__svc_xprt_destroy(r->xprt);
 	pthread_cond_destroy(&r->gone);
 	pthread_mutex_destroy(&r->lock);
 	free(r);
@@ -596,15 +596,15 @@ int rpcrdma_svc_listen_rdma(struct rpcrdma_svc *svc, struct rpcrdma_poller *poll
 	memset(&ss, 0, sizeof(ss));
 	memcpy(&ss, addr, sslen);
 	const char *netid = addr->sa_family == AF_INET6 ? "rdma6" : "rdma";
-	struct rpcrdma_svc_xprt_info info = {
+	struct rpcrdma__svc_xprt_info info = {
 		.size = sizeof(info),
 		.netid = netid,
-		.flags = RPCRDMA_SVC_XPRT_CONGESTION_CONTROL,
+		.flags = RPCRDMA__SVC_XPRT_CONGESTION_CONTROL,
 		.local = (const struct sockaddr *)&ss,
 		.local_len = sslen,
 		.max_calls = SVC_RDMA_SLOTS,
 	};
-	int rc = rpcrdma_svc_xprt_create(svc, &rdma_ops, r, &info, &r->xprt);
+	int rc = rpcrdma__svc_xprt_create(svc, &rdma_ops, r, &info, &r->xprt);
 	if (rc) {
 		svc_rdma_free(r);
 		return rc;
@@ -644,7 +644,7 @@ int rpcrdma_svc_listen_rdma(struct rpcrdma_svc *svc, struct rpcrdma_poller *poll
 		((struct sockaddr_in6 *)&ss)->sin6_port = htons((uint16_t)port);
 	else
 		((struct sockaddr_in *)&ss)->sin_port = htons((uint16_t)port);
-	rc = rpcrdma_svc_add_endpoint(svc, netid, (const struct sockaddr *)&ss, sslen, 1);
+	rc = rpcrdma__svc_add_endpoint(svc, netid, (const struct sockaddr *)&ss, sslen, 1);
 	if (rc) {
 		rpcrdma_listener_destroy(r->listener);
 		rpcrdma__svc_unwatch(svc, &r->src);

@@ -68,7 +68,7 @@ struct tcp_call {
 	size_t req_charge, rep_charge; /* in conn->held and svc->tcp_bytes */
 };
 
-static const struct rpcrdma_svc_xprt_ops tcp_ops;
+static const struct rpcrdma__svc_xprt_ops tcp_ops;
 
 uint64_t rpcrdma__tcp_now_ms(void)
 {
@@ -132,9 +132,9 @@ static void conn_free(struct rpcrdma__svc_tcp_conn *c)
 	free(c->rec);
 	svc_uncharge(svc, c->rec_cap);
 	pthread_mutex_destroy(&c->lock);
-	struct rpcrdma_svc_xprt *x = c->xprt;
+	struct rpcrdma__svc_xprt *x = c->xprt;
 	free(c);
-	rpcrdma_svc_xprt_destroy(x); /* last touch of svc */
+	rpcrdma__svc_xprt_destroy(x); /* last touch of svc */
 }
 
 void rpcrdma__tcp_conn_put(struct rpcrdma__svc_tcp_conn *c)
@@ -154,7 +154,7 @@ static void call_free(struct tcp_call *tc)
 /* Under conn->lock: whether a stopped connection may read again. */
 static bool may_read(const struct rpcrdma__svc_tcp_conn *c)
 {
-	return !rpcrdma_svc_xprt_busy(c->xprt) &&
+	return !rpcrdma__svc_xprt_busy(c->xprt) &&
 	       (!c->want || mem_fits(c, c->want_cap, c->want));
 }
 
@@ -193,7 +193,7 @@ static void sq_pop(struct rpcrdma__svc_tcp_conn *c, struct tcp_call **done)
 	if (!c->sq_head)
 		c->sq_tail = &c->sq_head;
 	c->sq_off = 0;
-	rpcrdma_svc_xprt_complete(c->xprt);
+	rpcrdma__svc_xprt_complete(c->xprt);
 	tc->next = *done;
 	*done = tc;
 }
@@ -297,7 +297,7 @@ static void tcp_done(void *priv, void *ctx, void *buf, size_t len)
 	}
 	pthread_mutex_lock(&c->lock);
 	if (len == 0 || !buf || c->dead) {
-		rpcrdma_svc_xprt_complete(c->xprt);
+		rpcrdma__svc_xprt_complete(c->xprt);
 		rpcrdma__tcp_update_watch(c);
 		pthread_mutex_unlock(&c->lock);
 		call_free(tc);
@@ -316,7 +316,7 @@ static void tcp_done(void *priv, void *ctx, void *buf, size_t len)
 	finish_done(done);
 }
 
-static const struct rpcrdma_svc_xprt_ops tcp_ops = {
+static const struct rpcrdma__svc_xprt_ops tcp_ops = {
 	.reply_buf = tcp_reply_buf,
 	.done = tcp_done,
 };
@@ -441,7 +441,7 @@ static bool deliver(struct rpcrdma__svc_tcp_conn *c)
 	c->rec = NULL;
 	c->rec_len = c->rec_cap = 0;
 	atomic_fetch_add_explicit(&c->refs, 1, memory_order_relaxed);
-	if (rpcrdma_svc_xprt_recv(c->xprt, &tc->iov, 1, (struct sockaddr *)&c->peer,
+	if (rpcrdma__svc_xprt_recv(c->xprt, &tc->iov, 1, (struct sockaddr *)&c->peer,
 				  c->peer_len, tc) != 0) {
 		call_free(tc);
 		rpcrdma__tcp_conn_put(c);
@@ -455,7 +455,7 @@ static bool deliver(struct rpcrdma__svc_tcp_conn *c)
  */
 static bool reading_allowed(struct rpcrdma__svc_tcp_conn *c)
 {
-	if (c->dead || (c->reading && !rpcrdma_svc_xprt_busy(c->xprt)))
+	if (c->dead || (c->reading && !rpcrdma__svc_xprt_busy(c->xprt)))
 		return true;
 	if (c->reading)
 		RPCRDMA__STAT_INC(c->svc, read_pauses);
@@ -511,14 +511,14 @@ int rpcrdma__tcp_conn_add(struct rpcrdma_svc *svc, int fd, const char *netid,
 	struct rpcrdma__svc_tcp_conn *c = calloc(1, sizeof(*c));
 	if (!c)
 		return -ENOMEM;
-	struct rpcrdma_svc_xprt_info info = {
+	struct rpcrdma__svc_xprt_info info = {
 		.size = sizeof(info),
 		.netid = netid,
-		.flags = RPCRDMA_SVC_XPRT_CONGESTION_CONTROL,
+		.flags = RPCRDMA__SVC_XPRT_CONGESTION_CONTROL,
 		.local = (const struct sockaddr *)local,
 		.local_len = local_len,
 	};
-	int rc = rpcrdma_svc_xprt_create(svc, &tcp_ops, c, &info, &c->xprt);
+	int rc = rpcrdma__svc_xprt_create(svc, &tcp_ops, c, &info, &c->xprt);
 	if (rc) {
 		free(c);
 		return rc;

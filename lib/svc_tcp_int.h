@@ -16,7 +16,7 @@ struct tcp_call; /* svc_tcp.c */
 struct rpcrdma__svc_tcp_conn {
 	struct rpcrdma__svc_source src;
 	struct rpcrdma_svc *svc;
-	struct rpcrdma_svc_xprt *xprt;
+	struct rpcrdma__svc_xprt *xprt;
 	struct rpcrdma__svc_tcp_conn *next, **pprev; /* svc->conns, svc->lock */
 	struct rpcrdma__svc_tcp_conn *kill_next;     /* destroy's / sweep's list */
 	atomic_int refs;

@@ -28,7 +28,7 @@ struct rpcrdma__svc_tcp_listener {
 /* Under svc->lock and c->lock: nothing in progress, nothing to send. */
 static bool conn_idle(struct rpcrdma__svc_tcp_conn *c)
 {
-	return !c->dead && !c->sq_head && rpcrdma_svc_xprt_in_progress(c->xprt) == 0;
+	return !c->dead && !c->sq_head && rpcrdma__svc_xprt_in_progress(c->xprt) == 0;
 }
 
 /*

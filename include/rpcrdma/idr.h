@@ -168,7 +168,7 @@ RPCRDMA_API bool rpcrdma_idr_is_empty(const struct rpcrdma_idr *idr);
 RPCRDMA_API size_t rpcrdma_idr_count(const struct rpcrdma_idr *idr);
 
 /** The number of tree nodes held (0 when empty); for memory accounting. */
-RPCRDMA_API size_t rpcrdma_idr_node_count(const struct rpcrdma_idr *idr);
+RPCRDMA_API size_t rpcrdma__idr_node_count(const struct rpcrdma_idr *idr);
 
 /* ------------------------------------------------------------------ IDA */
 
@@ -208,7 +208,7 @@ RPCRDMA_API bool rpcrdma_ida_is_empty(const struct rpcrdma_ida *ida);
 RPCRDMA_API size_t rpcrdma_ida_count(const struct rpcrdma_ida *ida);
 
 /** The number of tree nodes (interior and bitmap) held; 0 when inline. */
-RPCRDMA_API size_t rpcrdma_ida_node_count(const struct rpcrdma_ida *ida);
+RPCRDMA_API size_t rpcrdma__ida_node_count(const struct rpcrdma_ida *ida);
 
 RPCRDMA_END_DECLS
 
