@@ -11,6 +11,8 @@
 
 #include <rpcrdma/svc.h>
 
+#include "svc_xprt.h"
+
 /* A 32-bit constant in network byte order, usable in constant expressions. */
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 #define RPCRDMA__BE32(x) __builtin_bswap32((uint32_t)(x))
