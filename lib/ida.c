@@ -68,6 +68,8 @@ static bool child_full(const void *child, unsigned child_level)
 
 int rpcrdma_ida_create(const struct rpcrdma_idr_allocator *allocator, struct rpcrdma_ida **out)
 {
+	if (out)
+		*out = NULL; /* api.h: a failed create leaves *out NULL */
 	struct rpcrdma__id_mem mem;
 	int r = rpcrdma__id_mem_init(&mem, allocator);
 	if (r < 0)

@@ -489,6 +489,8 @@ bool rpcrdma__poller_direct_spin(const struct rpcrdma_poller *p)
 
 int rpcrdma_poller_create(const struct rpcrdma_poller_opts *uopts, struct rpcrdma_poller **out)
 {
+	if (out)
+		*out = NULL; /* api.h: a failed create leaves *out NULL */
 	struct rpcrdma_poller_opts opts;
 	struct rpcrdma_poller *p;
 	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = NULL };

@@ -5,11 +5,18 @@
  */
 #include <errno.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <rpcrdma/proto.h>
 
 #include "proto_walk.h"
 #include "xdr.h"
+
+void rpcrdma_limits_init(struct rpcrdma_limits *limits)
+{
+	memset(limits, 0, sizeof(*limits));
+	limits->size = sizeof(*limits);
+}
 
 /* A field is taken from the caller's struct when its size covers it. */
 #define LIM_FIELD(l, f)                                                       \

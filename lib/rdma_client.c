@@ -1406,6 +1406,8 @@ static void reaper_stop(struct rpcrdma_client *c)
 int rpcrdma_client_create(struct rpcrdma_poller *poller, const struct sockaddr *dst,
 			  const struct rpcrdma_client_opts *uopts, struct rpcrdma_client **out)
 {
+	if (out)
+		*out = NULL; /* api.h: a failed create leaves *out NULL */
 	struct rpcrdma_client_opts opts;
 	struct rpcrdma_client *c;
 	int err;

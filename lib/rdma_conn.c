@@ -908,6 +908,8 @@ int rpcrdma_listener_create(struct rpcrdma_poller *poller, const struct sockaddr
 			    const struct rpcrdma_listener_opts *uopts, rpcrdma_call_handler handler,
 			    void *handler_arg, struct rpcrdma_listener **out)
 {
+	if (out)
+		*out = NULL; /* api.h: a failed create leaves *out NULL */
 	struct rpcrdma_listener_opts opts;
 	struct rpcrdma_listener *l;
 	int err;

@@ -281,6 +281,12 @@ static void collect(void *arg, uint32_t prog, uint32_t vers, uint32_t flags)
 	l->n++;
 }
 
+void rpcrdma_rpcbind_opts_init(struct rpcrdma_rpcbind_opts *opts)
+{
+	memset(opts, 0, sizeof(*opts));
+	opts->size = sizeof(*opts);
+}
+
 int rpcrdma_svc_rpcbind_set(struct rpcrdma_svc *svc, const struct rpcrdma_rpcbind_opts *opts)
 {
 	struct rpcrdma_rpcbind_opts o = {0};

@@ -129,6 +129,8 @@ int rpcrdma__svc_xprt_create(struct rpcrdma_svc *svc, const struct rpcrdma__svc_
 			    void *priv, const struct rpcrdma__svc_xprt_info *info,
 			    struct rpcrdma__svc_xprt **out)
 {
+	if (out)
+		*out = NULL; /* api.h: a failed create leaves *out NULL */
 	if (!svc || !ops || !ops->reply_buf || !ops->done || !info || !out ||
 	    info->size < sizeof(*info) || !info->netid ||
 	    strlen(info->netid) >= sizeof(((struct rpcrdma__svc_xprt *)0)->netid) ||

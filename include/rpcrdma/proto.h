@@ -120,6 +120,9 @@ struct rpcrdma_limits {
 	uint32_t max_write_chunks; /**< chunks in the write list */
 };
 
+/** Fills *limits with the defaults (every field 0) and sets size. */
+RPCRDMA_API void rpcrdma_limits_init(struct rpcrdma_limits *limits);
+
 /** Why a checker rejected (or dropped) a header; see rpcrdma_check_reason_str(). */
 enum rpcrdma_check_reason {
 	RPCRDMA_CHECK_OK = 0,

@@ -328,6 +328,9 @@ struct rpcrdma_svc_opts {
 				   * RPCRDMA_SVC_DEFAULT_SVC_BYTES (256 MiB) */
 };
 
+/* Fills *opts with the defaults (every field 0) and sets size. */
+RPCRDMA_API void rpcrdma_svc_opts_init(struct rpcrdma_svc_opts *opts);
+
 /*
  * Creates a service.  opts may be NULL (defaults); opts->size must cover at
  * least the size field, and fields beyond it take their defaults.  -EINVAL
@@ -462,6 +465,9 @@ struct rpcrdma_rpcbind_opts {
 	int timeout_ms;          /* per exchange; 0: 2000 */
 	const char *owner;       /* NULL: the uid as a decimal string */
 };
+
+/* Fills *opts with the defaults (every field 0 or NULL) and sets size. */
+RPCRDMA_API void rpcrdma_rpcbind_opts_init(struct rpcrdma_rpcbind_opts *opts);
 
 /*
  * Registers every (program, version) with rpcbind (version 4 SET, falling

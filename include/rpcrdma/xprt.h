@@ -132,7 +132,7 @@ struct rpcrdma_rescg_group;  /* <rpcrdma/rescg.h> */
 typedef void (*rpcrdma_call_handler)(struct rpcrdma_call *call, void *arg);
 
 struct rpcrdma_listener_opts {
-	size_t size;        /* sizeof(struct rpcrdma_listener_opts) */
+	size_t size;             /* sizeof(struct rpcrdma_listener_opts) */
 	uint32_t max_credits;    /* grant upper bound, 1..65535 (default 64) */
 	uint32_t recv_inline;    /* our receive buffer size, 1024..65536 (4096) */
 	uint32_t send_inline;    /* largest Send we make, 1024..65536 (4096) */
