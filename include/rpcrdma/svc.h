@@ -140,8 +140,7 @@ struct rpcrdma_svc_cred {
 
 /*
  * One procedure.  A procedure with a NULL handler is a hole in the table
- * (PROC_UNAVAIL).  A procedure with a handler must have an estimator:
- * registration fails with -EINVAL otherwise.
+ * (PROC_UNAVAIL).
  *
  * args_size / res_size: bytes the core allocates (zeroed, aligned for any
  *   type) for the decoded arguments and the results; 0 for none.
@@ -154,6 +153,7 @@ struct rpcrdma_svc_cred {
  *   core reserves the reply header plus this before running the handler;
  *   the RDMA transport uses it to choose an inline reply or a reply chunk.
  *   It must be a true upper bound: the encoder gets exactly that room.
+ *   NULL: 0 bytes, for a procedure whose results are void.
  * handler(call, args, res): does the work; returns an rpcrdma_svc_status:
  *   SUCCESS (results encoded), PROC_UNAVAIL, GARBAGE_ARGS, SYSTEM_ERR, DROP,
  *   or ASYNC (see rpcrdma_svc_reply).  Any other value is sent as SYSTEM_ERR.
@@ -206,8 +206,8 @@ struct rpcrdma_svc_program {
  * Registers a program.  The program and version structs are copied; the
  * name and the procedure tables are borrowed and must stay valid while the
  * service lives (static tables).  -EINVAL: no versions, duplicate version
- * numbers, a procedure with a handler but no estimator, nprocs with a NULL
- * table; -EEXIST: the program number is already registered; -ENOMEM.
+ * numbers, nprocs with a NULL table, a procedure with args_size but no
+ * decoder or res_size but no encoder; -EEXIST: the program number is already registered; -ENOMEM.
  */
 RPCRDMA_API int rpcrdma_svc_register(struct rpcrdma_svc *svc,
 				     const struct rpcrdma_svc_program *prog);

@@ -680,11 +680,24 @@ static int enc_fail(struct rpcrdma_xdr_enc *e, const void *r)
 static void test_register_rules(void **state)
 {
 	struct fixture *f = *state;
-	struct rpcrdma_svc_proc noest = { .name = "X", .handler = h_ok };
-	struct rpcrdma_svc_version v = { 1, 0, 1, &noest };
+	/* A NULL estimator means a 0-byte result: a void procedure needs no
+	 * dummy estimator; one that encodes results anyway runs past it. */
+	static const struct rpcrdma_svc_proc noest[2] = {
+		{ .name = "VOID", .handler = h_void },
+		{ .name = "RES", .res_size = 4, .handler = h_ok, .encode_res = enc_one },
+	};
+	struct rpcrdma_svc_version v = { 1, 0, 2, noest };
 	struct rpcrdma_svc_program p = { 0x20000100, "x", 1, &v, NULL };
-	assert_int_equal(rpcrdma_svc_register(f->svc, &p), -EINVAL);
+	assert_int_equal(rpcrdma_svc_register(f->svc, &p), 0);
+	struct msg nm;
+	call_none(&nm, 0x50, 0x20000100, 1, 0);
+	roundtrip(&f->cc, &nm);
+	EXPECT(&f->cc, 0x50, 1, 0, 0, 0, 0);
+	call_none(&nm, 0x51, 0x20000100, 1, 1);
+	roundtrip(&f->cc, &nm);
+	EXPECT(&f->cc, 0x51, 1, 0, 0, 0, 5);
 	struct rpcrdma_svc_version two[2] = { { 1, 0, 0, NULL }, { 1, 0, 0, NULL } };
+	p.prog = 0x20000102;
 	p.vers = two;
 	p.nvers = 2;
 	assert_int_equal(rpcrdma_svc_register(f->svc, &p), -EINVAL);
@@ -722,7 +735,7 @@ static void test_register_rules(void **state)
 	EXPECT(&f->cc, 0x63, 1, 0, 0, 0, 0);
 	struct rpcrdma_svc_stats st;
 	rpcrdma_svc_get_stats(f->svc, &st, sizeof(st));
-	assert_int_equal(st.estimate_exceeded, 1);
+	assert_int_equal(st.estimate_exceeded, 2);
 	assert_int_equal(st.encode_errors, 1);
 }
 
