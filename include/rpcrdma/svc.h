@@ -413,7 +413,13 @@ RPCRDMA_API int rpcrdma_svc_fd(const struct rpcrdma_svc *svc);
 /* One loop step: waits up to timeout_ms (-1: forever) and handles what is
  * ready.  Returns the number of events handled, or -errno. */
 RPCRDMA_API int rpcrdma_svc_poll(struct rpcrdma_svc *svc, int timeout_ms);
-/* Event loop, own thread.  start: -EALREADY if running.  stop: joins it. */
+/*
+ * Event loop, own thread.  start: -EALREADY if running.  stop: joins it.
+ * The thread inherits the caller's signal mask: a program that handles
+ * signals on one thread of its own (sigwait, signalfd) blocks them with
+ * pthread_sigmask() before rpcrdma_svc_start(), or a signal may be
+ * delivered on the loop thread and interrupt its handlers.
+ */
 RPCRDMA_API int rpcrdma_svc_start(struct rpcrdma_svc *svc);
 RPCRDMA_API void rpcrdma_svc_stop(struct rpcrdma_svc *svc);
 
