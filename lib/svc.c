@@ -182,6 +182,11 @@ unsigned rpcrdma__svc_xprt_in_progress(const struct rpcrdma__svc_xprt *x)
 	return atomic_load_explicit(&x->in_progress, memory_order_acquire);
 }
 
+const char *rpcrdma__svc_xprt_netid(const struct rpcrdma__svc_xprt *x)
+{
+	return x->netid;
+}
+
 int rpcrdma__svc_xprt_busy(const struct rpcrdma__svc_xprt *x)
 {
 	return rpcrdma__svc_xprt_in_progress(x) >= x->max_calls;
@@ -189,10 +194,17 @@ int rpcrdma__svc_xprt_busy(const struct rpcrdma__svc_xprt *x)
 
 /* ------------------------------------------------------------- dispatch */
 
-static void finish(struct rpcrdma__svc_xprt *x, void *ctx, void *buf, size_t len)
+/* why: the reason logged when nothing is sent (len 0); NULL when the
+ * caller logged it already. */
+static void finish(struct rpcrdma__svc_xprt *x, void *ctx, void *buf, size_t len,
+		   const char *why)
 {
-	if (len == 0)
+	if (len == 0) {
 		RPCRDMA__STAT_INC(x->svc, dropped);
+		if (why)
+			rpcrdma__svc_log(x->svc, RPCRDMA_LOG_CALL_DROPPED, x->netid, NULL, 0,
+					 why, 0);
+	}
 	x->ops->done(x->priv, ctx, buf, len);
 }
 
@@ -207,7 +219,7 @@ static void reply_small(struct rpcrdma__svc_xprt *x, void *ctx, uint32_t xid,
 	size_t len;
 
 	if (!buf) {
-		finish(x, ctx, NULL, 0);
+		finish(x, ctx, NULL, 0, "the transport refused a reply buffer");
 		return;
 	}
 	switch (kind) {
@@ -224,7 +236,7 @@ static void reply_small(struct rpcrdma__svc_xprt *x, void *ctx, uint32_t xid,
 		RPCRDMA__STAT_INC(svc, auth_errors);
 		break;
 	}
-	finish(x, ctx, buf, len);
+	finish(x, ctx, buf, len, NULL);
 }
 
 /* Lowest and highest version this transport may use (all_versions: any
@@ -270,6 +282,7 @@ static void dispatch(struct rpcrdma__svc_xprt *x, const struct iovec *iov, unsig
 	bool has_cc = x->flags & RPCRDMA__SVC_XPRT_CONGESTION_CONTROL;
 	uint32_t low = 0, high = 0;
 
+	const char *why = "not an RPC call (too short, or not a CALL)";
 	if (niov == 0)
 		goto out_drop;
 	v = rpcrdma__svc_call_decode(iov[0].iov_base, iov[0].iov_len, &h);
@@ -350,6 +363,7 @@ static void dispatch(struct rpcrdma__svc_xprt *x, const struct iovec *iov, unsig
 	c->rbuf = x->ops->reply_buf(x->priv, ctx, c->rmax);
 	if (!c->rbuf) {
 		free_call(c);
+		why = "the transport refused a reply buffer";
 		goto out_drop;
 	}
 	RPCRDMA__STAT_INC(svc, calls);
@@ -365,7 +379,8 @@ out_system_err:
 	reply_small(x, ctx, h.xid, SMALL_ACCEPTED, RPCRDMA_SVC_SYSTEM_ERR, 0, 0);
 	return;
 out_drop:
-	finish(x, ctx, NULL, 0);
+	rpcrdma__svc_log(svc, RPCRDMA_LOG_CALL_DROPPED, x->netid, peer, peer_len, why, 0);
+	finish(x, ctx, NULL, 0, NULL);
 }
 
 int rpcrdma__svc_xprt_recv(struct rpcrdma__svc_xprt *x, const struct iovec *iov,
@@ -394,7 +409,7 @@ void rpcrdma_svc_reply(struct rpcrdma_svc_call *c, int status)
 	switch (status) {
 	case RPCRDMA_SVC_DROP:
 		free_call(c);
-		finish(x, ctx, buf, 0);
+		finish(x, ctx, buf, 0, "the handler returned RPCRDMA_SVC_DROP");
 		return;
 	case RPCRDMA_SVC_SUCCESS:
 		len = rpcrdma__svc_reply_accepted(buf, xid, RPCRDMA_SVC_SUCCESS, 0, 0);
@@ -424,7 +439,7 @@ void rpcrdma_svc_reply(struct rpcrdma_svc_call *c, int status)
 		}
 		RPCRDMA__STAT_INC(svc, replies[RPCRDMA_SVC_SUCCESS]);
 		free_call(c);
-		finish(x, ctx, buf, len);
+		finish(x, ctx, buf, len, NULL);
 		return;
 	case RPCRDMA_SVC_PROC_UNAVAIL:
 	case RPCRDMA_SVC_GARBAGE_ARGS:
@@ -437,7 +452,7 @@ void rpcrdma_svc_reply(struct rpcrdma_svc_call *c, int status)
 	len = rpcrdma__svc_reply_accepted(buf, xid, (uint32_t)status, 0, 0);
 	RPCRDMA__STAT_INC(svc, replies[status]);
 	free_call(c);
-	finish(x, ctx, buf, len);
+	finish(x, ctx, buf, len, NULL);
 }
 
 /* ---------------------------------------------------------- accessors */

@@ -52,6 +52,7 @@
 #include <rdma/rdma_cma.h>
 #include <rpcrdma/xprt.h>
 
+#include "rdma_internal.h" /* rpcrdma__listener_opts_get */
 #include "svc_int.h"
 
 struct rdma_req {
@@ -166,6 +167,8 @@ static void on_call(struct rpcrdma_call *call, void *arg)
 
 	if (!q) {
 		RPCRDMA__STAT_INC(r->svc, dropped);
+		rpcrdma__svc_log(r->svc, RPCRDMA_LOG_CALL_DROPPED, "rdma", NULL, 0,
+				 "out of memory queueing the call", -ENOMEM);
 		rpcrdma_call_drop(call);
 		return;
 	}
@@ -633,7 +636,15 @@ int rpcrdma_svc_listen_rdma(struct rpcrdma_svc *svc, struct rpcrdma_poller *poll
 			return rc;
 		}
 	}
-	rc = rpcrdma_listener_create(poller, addr, opts, on_call, r, &r->listener);
+	/* The service's log hook, unless the listener's opts name one. */
+	struct rpcrdma_listener_opts lo;
+	rc = rpcrdma__listener_opts_get(opts, &lo);
+	if (!rc && !lo.log_fn) {
+		lo.log_fn = svc->opts.log_fn;
+		lo.log_arg = svc->opts.log_arg;
+	}
+	if (!rc)
+		rc = rpcrdma_listener_create(poller, addr, &lo, on_call, r, &r->listener);
 	if (rc) {
 		rpcrdma__svc_unwatch(svc, &r->src);
 		svc_rdma_free(r);
@@ -682,6 +693,8 @@ void rpcrdma__svc_rdma_shutdown(struct rpcrdma_svc *svc)
 		while (q) {
 			struct rdma_req *n = q->next;
 			RPCRDMA__STAT_INC(svc, dropped);
+			rpcrdma__svc_log(svc, RPCRDMA_LOG_CALL_DROPPED, "rdma", NULL, 0,
+					 "service shutting down", 0);
 			rpcrdma_call_drop(q->call);
 			req_free(r, q);
 			pthread_mutex_lock(&r->lock);

@@ -236,8 +236,8 @@ static void finish_done(struct tcp_call *done)
 
 /* Closes the connection (loop thread or destroy).  Idempotent. */
 /* Closes the connection but keeps the loop's reference; false if it was
- * closed already. */
-bool rpcrdma__tcp_conn_close(struct rpcrdma__svc_tcp_conn *c)
+ * closed already.  why (NULL: c->why, else "closed") goes to the log. */
+bool rpcrdma__tcp_conn_close(struct rpcrdma__svc_tcp_conn *c, const char *why)
 {
 	struct tcp_call *done = NULL;
 	pthread_mutex_lock(&c->lock);
@@ -254,13 +254,16 @@ bool rpcrdma__tcp_conn_close(struct rpcrdma__svc_tcp_conn *c)
 	c->src.fd = -1;
 	pthread_mutex_unlock(&c->lock);
 	RPCRDMA__STAT_INC(c->svc, conns_closed);
+	rpcrdma__svc_log(c->svc, RPCRDMA_LOG_CONN_CLOSED, rpcrdma__svc_xprt_netid(c->xprt),
+			 (const struct sockaddr *)&c->peer, c->peer_len,
+			 why ? why : c->why ? c->why : "closed", why ? 0 : c->why_err);
 	finish_done(done);
 	return true;
 }
 
-void rpcrdma__tcp_conn_kill(struct rpcrdma__svc_tcp_conn *c)
+void rpcrdma__tcp_conn_kill(struct rpcrdma__svc_tcp_conn *c, const char *why)
 {
-	if (rpcrdma__tcp_conn_close(c))
+	if (rpcrdma__tcp_conn_close(c, why))
 		rpcrdma__tcp_conn_put(c); /* the loop's reference */
 }
 
@@ -337,8 +340,11 @@ static int rec_grow(struct rpcrdma__svc_tcp_conn *c)
 	if (!mem_fits(c, c->rec_cap, add))
 		goto out_park;
 	uint8_t *r = realloc(c->rec, cap);
-	if (!r)
+	if (!r) {
+		c->why = "out of memory";
+		c->why_err = -ENOMEM;
 		return -1;
+	}
 	svc_charge(c->svc, add);
 	c->rec = r;
 	c->rec_cap = cap;
@@ -368,11 +374,13 @@ static bool frag_start(struct rpcrdma__svc_tcp_conn *c)
 	c->frag_got = 0;
 	if (c->frag_len > c->svc->opts.max_record - c->rec_len) {
 		RPCRDMA__STAT_INC(c->svc, record_too_big);
+		c->why = "record larger than max_record";
 		return false;
 	}
 	c->empty_run = c->frag_len || c->last ? 0 : c->empty_run + 1;
 	if (++c->nfrags > MAX_FRAGS || c->empty_run > MAX_EMPTY_RUN) {
 		RPCRDMA__STAT_INC(c->svc, protocol_errors);
+		c->why = "record breaks the fragment rules";
 		return false;
 	}
 	return true;
@@ -423,6 +431,8 @@ static int read_record(struct rpcrdma__svc_tcp_conn *c, int *reads)
 out_read:
 	if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
 		return 0;
+	c->why = n == 0 ? "end of file from the peer" : "read error";
+	c->why_err = n == 0 ? 0 : -errno;
 	return -1;
 }
 
@@ -430,8 +440,11 @@ out_read:
 static bool deliver(struct rpcrdma__svc_tcp_conn *c)
 {
 	struct tcp_call *tc = calloc(1, sizeof(*tc));
-	if (!tc)
+	if (!tc) {
+		c->why = "out of memory";
+		c->why_err = -ENOMEM;
 		return false;
+	}
 	tc->conn = c;
 	tc->iov.iov_base = c->rec;
 	tc->iov.iov_len = c->rec_len;
@@ -489,14 +502,14 @@ static void conn_handle(struct rpcrdma__svc_source *src, uint32_t events)
 		if (!ok) {
 			/* Not reading: a hang-up would fire forever; close now. */
 			if (events & (EPOLLHUP | EPOLLERR))
-				rpcrdma__tcp_conn_kill(c);
+				rpcrdma__tcp_conn_kill(c, "hang-up while not reading");
 			return;
 		}
 		int r = read_record(c, &reads);
 		if (r == 0)
 			return;
 		if (r < 0 || !deliver(c)) {
-			rpcrdma__tcp_conn_kill(c);
+			rpcrdma__tcp_conn_kill(c, NULL);
 			return;
 		}
 	}

@@ -107,6 +107,9 @@ static void udp_handle(struct rpcrdma__svc_source *src, uint32_t events)
 		}
 		if ((size_t)n > max || plen > sizeof(peer)) {
 			RPCRDMA__STAT_INC(u->svc, dropped);
+			rpcrdma__svc_log(u->svc, RPCRDMA_LOG_CALL_DROPPED, rpcrdma__svc_xprt_netid(u->xprt),
+					 plen > sizeof(peer) ? NULL : (struct sockaddr *)&peer,
+					 plen, "datagram larger than max_datagram", 0);
 			continue;
 		}
 		if (rpcrdma__svc_xprt_busy(u->xprt)) {
@@ -116,6 +119,8 @@ static void udp_handle(struct rpcrdma__svc_source *src, uint32_t events)
 		struct udp_call *uc = malloc(sizeof(*uc) + (size_t)n);
 		if (!uc) {
 			RPCRDMA__STAT_INC(u->svc, dropped);
+			rpcrdma__svc_log(u->svc, RPCRDMA_LOG_CALL_DROPPED, rpcrdma__svc_xprt_netid(u->xprt),
+					 (struct sockaddr *)&peer, plen, "out of memory", -ENOMEM);
 			continue;
 		}
 		memcpy(uc->data, u->buf, (size_t)n);

@@ -103,6 +103,8 @@ int rpcrdma__svc_xprt_destroy(struct rpcrdma__svc_xprt *xprt);
 int rpcrdma__svc_xprt_recv(struct rpcrdma__svc_xprt *xprt, const struct iovec *iov,
 			   unsigned niov, const struct sockaddr *peer, socklen_t peer_len,
 			   void *call_ctx);
+/* The netid given at creation. */
+const char *rpcrdma__svc_xprt_netid(const struct rpcrdma__svc_xprt *xprt);
 /* Releases the slot of a call whose done() has been called. */
 void rpcrdma__svc_xprt_complete(struct rpcrdma__svc_xprt *xprt);
 /* Calls in progress (holding slots) / whether a new call would be -EBUSY. */

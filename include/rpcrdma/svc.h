@@ -84,6 +84,7 @@
 
 #include <rpcrdma/api.h>
 #include <rpcrdma/config.h>
+#include <rpcrdma/diag.h>
 #include <rpcrdma/xdr.h>
 
 RPCRDMA_BEGIN_DECLS
@@ -108,6 +109,10 @@ enum rpcrdma_svc_status {
 	RPCRDMA_SVC_ASYNC = 0x101,
 };
 
+/* The status's name ("SUCCESS", "GARBAGE_ARGS", "DROP", ...) or "unknown";
+ * a static string. */
+RPCRDMA_API const char *rpcrdma_svc_status_str(int status);
+
 /* auth_stat (RFC 5531). */
 enum rpcrdma_svc_auth_stat {
 	RPCRDMA_AUTH_OK = 0,
@@ -117,6 +122,9 @@ enum rpcrdma_svc_auth_stat {
 	RPCRDMA_AUTH_REJECTEDVERF = 4,
 	RPCRDMA_AUTH_TOOWEAK = 5,
 };
+
+/* The auth_stat's name ("AUTH_BADCRED", ...) or "unknown"; static. */
+RPCRDMA_API const char *rpcrdma_svc_auth_stat_str(int stat);
 
 /* Authentication flavours. */
 #define RPCRDMA_AUTH_NONE 0u
@@ -326,6 +334,12 @@ struct rpcrdma_svc_opts {
 	size_t max_svc_bytes;     /* bytes buffered by all TCP connections;
 				   * 0: the larger of max_conn_bytes and
 				   * RPCRDMA_SVC_DEFAULT_SVC_BYTES (256 MiB) */
+	/* Log hook (<rpcrdma/diag.h>; NULL: silent): every call dropped
+	 * without a reply, TCP connection shed and TCP connection closed,
+	 * with its reason; also given to the listeners of
+	 * rpcrdma_svc_listen_rdma whose opts name none. */
+	rpcrdma_log_fn log_fn;
+	void *log_arg;
 };
 
 /* Fills *opts with the defaults (every field 0) and sets size. */

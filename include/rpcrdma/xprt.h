@@ -114,6 +114,7 @@
 #include <sys/uio.h>
 
 #include <rpcrdma/api.h>
+#include <rpcrdma/diag.h>
 #include <rpcrdma/poller.h>
 #include <rpcrdma/stats.h>
 
@@ -185,6 +186,11 @@ struct rpcrdma_listener_opts {
 	 * Each is raised to one call of max_call_bytes when smaller. */
 	size_t read_budget_bytes;
 	size_t read_conn_bytes;
+	/* Log hook (<rpcrdma/diag.h>; NULL: silent): every connection
+	 * request refused and every connection closed, with its reason;
+	 * called on the poller's thread. */
+	rpcrdma_log_fn log_fn;
+	void *log_arg;
 };
 
 /* The default max_call_bytes: 1 MiB of data and 12 KiB of headers, as
