@@ -569,7 +569,7 @@ static void svc_rdma_free(struct rpcrdma__svc_rdma *r)
 int rpcrdma_svc_listen_rdma(struct rpcrdma_svc *svc, struct rpcrdma_poller *poller,
 			    const struct sockaddr *addr,
 			    const struct rpcrdma_listener_opts *opts,
-			    struct sockaddr_storage *bound,
+			    struct sockaddr_storage *bound, socklen_t *bound_len,
 			    struct rpcrdma_listener **listener)
 {
 	if (!svc || !poller || !addr || rpcrdma__poller_direct_spin(poller) ||
@@ -668,6 +668,8 @@ int rpcrdma_svc_listen_rdma(struct rpcrdma_svc *svc, struct rpcrdma_poller *poll
 	pthread_mutex_unlock(&svc->lock);
 	if (bound)
 		*bound = ss;
+	if (bound_len)
+		*bound_len = sslen;
 	if (listener)
 		*listener = r->listener;
 	return 0;

@@ -140,7 +140,7 @@ int rpcrdma_svc_adopt_stream(struct rpcrdma_svc *svc, int fd)
 }
 
 int rpcrdma_svc_listen_tcp(struct rpcrdma_svc *svc, const struct sockaddr *addr,
-			   socklen_t len, struct sockaddr_storage *bound)
+			   socklen_t len, struct sockaddr_storage *bound, socklen_t *bound_len)
 {
 	if (!svc || !addr || (addr->sa_family != AF_INET && addr->sa_family != AF_INET6))
 		return -EINVAL;
@@ -183,6 +183,8 @@ int rpcrdma_svc_listen_tcp(struct rpcrdma_svc *svc, const struct sockaddr *addr,
 	pthread_mutex_unlock(&svc->lock);
 	if (bound)
 		*bound = l->local;
+	if (bound_len)
+		*bound_len = l->local_len;
 	return 0;
 out_close:
 	if (l->spare_fd >= 0)

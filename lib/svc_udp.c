@@ -139,7 +139,7 @@ static void udp_handle(struct rpcrdma__svc_source *src, uint32_t events)
 }
 
 int rpcrdma_svc_listen_udp(struct rpcrdma_svc *svc, const struct sockaddr *addr,
-			   socklen_t len, struct sockaddr_storage *bound)
+			   socklen_t len, struct sockaddr_storage *bound, socklen_t *bound_len)
 {
 	if (!svc || !addr || (addr->sa_family != AF_INET && addr->sa_family != AF_INET6))
 		return -EINVAL;
@@ -194,6 +194,8 @@ int rpcrdma_svc_listen_udp(struct rpcrdma_svc *svc, const struct sockaddr *addr,
 	pthread_mutex_unlock(&svc->lock);
 	if (bound)
 		*bound = local;
+	if (bound_len)
+		*bound_len = local_len;
 	return 0;
 out_free:
 	if (fd >= 0)

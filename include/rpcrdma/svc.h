@@ -364,11 +364,13 @@ RPCRDMA_API void rpcrdma_svc_destroy(struct rpcrdma_svc *svc);
 
 /*
  * Listens on a TCP or UDP socket bound to addr (port 0: any; the bound
- * address is stored in *bound if not NULL).  Non-blocking, on the service's
- * epoll set.  Netid tcp/tcp6 or udp/udp6 by address family.  -errno.
+ * address is stored in *bound and its length in *bound_len, each if not
+ * NULL).  Non-blocking, on the service's epoll set.  Netid tcp/tcp6 or
+ * udp/udp6 by address family.  -errno.
  */
 RPCRDMA_API int rpcrdma_svc_listen_tcp(struct rpcrdma_svc *svc, const struct sockaddr *addr,
-				       socklen_t len, struct sockaddr_storage *bound);
+				       socklen_t len, struct sockaddr_storage *bound,
+				       socklen_t *bound_len);
 /*
  * Serves RPC-over-RDMA (RFC 8166) on addr: creates a listener
  * (rpcrdma_listener_create with poller and opts, which may be NULL) whose
@@ -394,7 +396,8 @@ RPCRDMA_API int rpcrdma_svc_listen_tcp(struct rpcrdma_svc *svc, const struct soc
  * registered memory and the item is written from it, uncopied),
  * the rest by the reply chunk when still too large; what fits none of the
  * client's chunks is answered RDMA_ERROR/ERR_CHUNK.  Port 0 picks one;
- * *bound (if not NULL) gets the bound address.  *listener (if not NULL)
+ * *bound and *bound_len (each if not NULL) get the bound address and its
+ * length.  *listener (if not NULL)
  * gets the listener, borrowed, for rpcrdma_listener_stats and
  * rpcrdma_listener_foreach_conn; rpcrdma_svc_destroy destroys it (the
  * poller must outlive the service).  -EINVAL, -ENOMEM, or the listener's
@@ -405,11 +408,12 @@ RPCRDMA_API int rpcrdma_svc_listen_rdma(struct rpcrdma_svc *svc,
 					struct rpcrdma_poller *poller,
 					const struct sockaddr *addr,
 					const struct rpcrdma_listener_opts *opts,
-					struct sockaddr_storage *bound,
+					struct sockaddr_storage *bound, socklen_t *bound_len,
 					struct rpcrdma_listener **listener);
 #endif
 RPCRDMA_API int rpcrdma_svc_listen_udp(struct rpcrdma_svc *svc, const struct sockaddr *addr,
-				       socklen_t len, struct sockaddr_storage *bound);
+				       socklen_t len, struct sockaddr_storage *bound,
+				       socklen_t *bound_len);
 
 /*
  * Serves an already connected stream socket (TCP, or AF_UNIX with netid

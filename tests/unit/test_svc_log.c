@@ -103,9 +103,15 @@ static void server_start(struct server *s, bool hook, unsigned max_conns, unsign
 	assert_int_equal(rpcrdma_svc_register(s->svc, &prog), 0);
 	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
 	struct sockaddr_storage b;
-	assert_int_equal(rpcrdma_svc_listen_tcp(s->svc, (struct sockaddr *)&a, sizeof(a), &b), 0);
+	socklen_t blen = 0;
+	assert_int_equal(rpcrdma_svc_listen_tcp(s->svc, (struct sockaddr *)&a, sizeof(a), &b, &blen),
+			 0);
+	assert_int_equal(blen, sizeof(struct sockaddr_in));  /* the bound address's length */
 	s->tcp_port = ntohs(((struct sockaddr_in *)&b)->sin_port);
-	assert_int_equal(rpcrdma_svc_listen_udp(s->svc, (struct sockaddr *)&a, sizeof(a), &b), 0);
+	blen = 0;
+	assert_int_equal(rpcrdma_svc_listen_udp(s->svc, (struct sockaddr *)&a, sizeof(a), &b, &blen),
+			 0);
+	assert_int_equal(blen, sizeof(struct sockaddr_in));
 	s->udp_port = ntohs(((struct sockaddr_in *)&b)->sin_port);
 }
 
