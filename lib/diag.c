@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* Error and status strings, and the per-object log hook (see diag.h). */
 #include <errno.h>
+#include <stdbool.h>
 #include <stddef.h>
+#include <netinet/in.h>
 
 #include <rpcrdma/diag.h>
 #include <rpcrdma/svc.h>
@@ -136,4 +138,19 @@ void rpcrdma__log(rpcrdma_log_fn fn, void *arg, enum rpcrdma_log_event event,
 		.err = err,
 	};
 	fn(arg, &rec);
+}
+
+void rpcrdma__client_log(rpcrdma_log_fn fn, void *arg, const struct sockaddr *dst, int status)
+{
+	if (!fn)
+		return;
+	const char *why = status == -ENODEV	? "device removed"
+			  : status == -ETIMEDOUT  ? "a call timed out"
+			  : status == -ECANCELED  ? "client destroyed"
+			  : status == -ECONNRESET ? "connection lost (a work request failed, "
+						    "or the server disconnected)"
+						  : rpcrdma_strerror(status);
+	bool v6 = dst->sa_family == AF_INET6;
+	rpcrdma__log(fn, arg, RPCRDMA_LOG_CONN_CLOSED, v6 ? "rdma6" : "rdma", dst,
+		     v6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in), why, status);
 }

@@ -10,4 +10,7 @@ void rpcrdma__log(rpcrdma_log_fn fn, void *arg, enum rpcrdma_log_event event,
 		  const char *netid, const struct sockaddr *peer, socklen_t peer_len,
 		  const char *reason, int err);
 
+/* A client's connection to dst closed with status (a negative errno). */
+void rpcrdma__client_log(rpcrdma_log_fn fn, void *arg, const struct sockaddr *dst, int status);
+
 #endif /* RPCRDMA_DIAG_INT_H */

@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "diag_int.h"
 #include "rdma_internal.h"
 
 /* One connection; replaced on reconnect, freed once its WRs flushed. */
@@ -423,6 +424,7 @@ static void cconn_break(struct rpcrdma_client *c, struct cconn *cc, int status)
 		return;
 	}
 	cc->dead = true;
+	rpcrdma__client_log(c->opts.log_fn, c->opts.log_arg, (struct sockaddr *)&c->dst, status);
 	rpcrdma__list_add_tail(&c->graveyard, &cc->gnode);
 	was_current = c->cc == cc;
 	if (was_current)

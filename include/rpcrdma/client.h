@@ -43,6 +43,7 @@
 #include <sys/uio.h>
 
 #include <rpcrdma/api.h>
+#include <rpcrdma/diag.h>
 #include <rpcrdma/poller.h>
 #include <rpcrdma/stats.h>
 
@@ -60,6 +61,12 @@ struct rpcrdma_client_opts {
 	 * turns it off.  Defaults 100 and 2000. */
 	int reconnect_min_ms;
 	int reconnect_max_ms;
+	/* Log hook (<rpcrdma/diag.h>; NULL: silent): every connection the
+	 * client closes or loses, with the reason (lost, a call timed out,
+	 * device removed, client destroyed); called on the poller's thread
+	 * or in rpcrdma_client_destroy(). */
+	rpcrdma_log_fn log_fn;
+	void *log_arg;
 };
 
 RPCRDMA_API void rpcrdma_client_opts_init(struct rpcrdma_client_opts *opts);

@@ -5,7 +5,8 @@
  * The log hook is per object, not a process global (the library keeps no
  * global mutable state): a service takes it in rpcrdma_svc_opts, an RDMA
  * listener in rpcrdma_listener_opts (rpcrdma_svc_listen_rdma passes the
- * service's hook to its listener unless the listener's opts name one).
+ * service's hook to its listener unless the listener's opts name one), an
+ * RDMA client in rpcrdma_client_opts.
  * Without a hook (the default) nothing is reported.
  *
  * The hook is called synchronously, on the thread that noticed the event:
