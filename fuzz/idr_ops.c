@@ -130,11 +130,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		case 1: {
 			bool cyclic = op == 1;
 			int64_t want = expect(&mi, cyclic, id, lim);
-			size_t nodes = rpcrdma_idr_node_count(idr);
+			size_t nodes = rpcrdma__idr_node_count(idr);
 			int got = cyclic ? rpcrdma_idr_alloc_cyclic(idr, p, (int)id, end)
 					 : rpcrdma_idr_alloc(idr, p, (int)id, end);
 			if (check_alloc(got, want, &h, failures, calls, nodes,
-					rpcrdma_idr_node_count(idr))) {
+					rpcrdma__idr_node_count(idr))) {
 				id_set_insert(mi.id, mi.ptr, &mi.n, want, p);
 				if (cyclic)
 					mi.next = want == INT_MAX ? 0 : want + 1;
@@ -181,10 +181,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		case 6: {
 			int64_t want = expect(&ma, false, id, lim);
-			size_t nodes = rpcrdma_ida_node_count(ida);
+			size_t nodes = rpcrdma__ida_node_count(ida);
 			int got = rpcrdma_ida_alloc(ida, (int)id, end);
 			if (check_alloc(got, want, &h, failures, calls, nodes,
-					rpcrdma_ida_node_count(ida)))
+					rpcrdma__ida_node_count(ida)))
 				id_set_insert(ma.id, ma.ptr, &ma.n, want, NULL);
 			break;
 		}

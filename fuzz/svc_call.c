@@ -20,7 +20,7 @@
 struct fz {
 	struct rpcrdma_svc *svc;
 	struct testprog *tp;
-	struct rpcrdma_svc_xprt *x[2];
+	struct rpcrdma__svc_xprt *x[2];
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	unsigned done;
@@ -39,7 +39,7 @@ static void *fz_reply_buf(void *priv, void *ctx, size_t max)
 static void fz_done(void *priv, void *ctx, void *buf, size_t len)
 {
 	struct fz *f = priv;
-	struct rpcrdma_svc_xprt *x = ctx;
+	struct rpcrdma__svc_xprt *x = ctx;
 	if (len > f->max)
 		abort();
 	if (len) {
@@ -48,7 +48,7 @@ static void fz_done(void *priv, void *ctx, void *buf, size_t len)
 			abort();
 	}
 	free(buf);
-	rpcrdma_svc_xprt_complete(x);
+	rpcrdma__svc_xprt_complete(x);
 	pthread_mutex_lock(&f->lock);
 	f->len = len;
 	f->done++;
@@ -56,7 +56,7 @@ static void fz_done(void *priv, void *ctx, void *buf, size_t len)
 	pthread_mutex_unlock(&f->lock);
 }
 
-static const struct rpcrdma_svc_xprt_ops fz_ops = { fz_reply_buf, fz_done, NULL };
+static const struct rpcrdma__svc_xprt_ops fz_ops = { fz_reply_buf, fz_done, NULL };
 
 static struct fz *fz_get(void)
 {
@@ -67,11 +67,11 @@ static struct fz *fz_get(void)
 	if (rpcrdma_svc_create(NULL, &f.svc) || testprog_create(&f.tp) ||
 	    rpcrdma_svc_register(f.svc, testprog_program(f.tp)))
 		abort();
-	struct rpcrdma_svc_xprt_info i1 = { .size = sizeof(i1), .netid = "tcp",
-		.flags = RPCRDMA_SVC_XPRT_CONGESTION_CONTROL };
-	struct rpcrdma_svc_xprt_info i2 = { .size = sizeof(i2), .netid = "udp" };
-	if (rpcrdma_svc_xprt_create(f.svc, &fz_ops, &f, &i1, &f.x[0]) ||
-	    rpcrdma_svc_xprt_create(f.svc, &fz_ops, &f, &i2, &f.x[1]))
+	struct rpcrdma__svc_xprt_info i1 = { .size = sizeof(i1), .netid = "tcp",
+		.flags = RPCRDMA__SVC_XPRT_CONGESTION_CONTROL };
+	struct rpcrdma__svc_xprt_info i2 = { .size = sizeof(i2), .netid = "udp" };
+	if (rpcrdma__svc_xprt_create(f.svc, &fz_ops, &f, &i1, &f.x[0]) ||
+	    rpcrdma__svc_xprt_create(f.svc, &fz_ops, &f, &i2, &f.x[1]))
 		abort();
 	pthread_mutex_init(&f.lock, NULL);
 	pthread_cond_init(&f.cond, NULL);
@@ -104,7 +104,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	pthread_mutex_lock(&f->lock);
 	unsigned before = f->done;
 	pthread_mutex_unlock(&f->lock);
-	if (rpcrdma_svc_xprt_recv(f->x[which], iov, 2, NULL, 0, f->x[which]) != 0)
+	if (rpcrdma__svc_xprt_recv(f->x[which], iov, 2, NULL, 0, f->x[which]) != 0)
 		abort();
 	pthread_mutex_lock(&f->lock);
 	while (f->done == before)
@@ -115,7 +115,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (cut >= 12 && rpcrdma__get_be32(data + 4) == 0 && f->len == 0)
 		abort();
 	pthread_mutex_unlock(&f->lock);
-	if (rpcrdma_svc_xprt_in_progress(f->x[which]) != 0)
+	if (rpcrdma__svc_xprt_in_progress(f->x[which]) != 0)
 		abort();
 	return 0;
 }

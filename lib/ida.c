@@ -68,6 +68,8 @@ static bool child_full(const void *child, unsigned child_level)
 
 int rpcrdma_ida_create(const struct rpcrdma_idr_allocator *allocator, struct rpcrdma_ida **out)
 {
+	if (out)
+		*out = NULL; /* api.h: a failed create leaves *out NULL */
 	struct rpcrdma__id_mem mem;
 	int r = rpcrdma__id_mem_init(&mem, allocator);
 	if (r < 0)
@@ -390,7 +392,7 @@ size_t rpcrdma_ida_count(const struct rpcrdma_ida *ida)
 	return ida->count;
 }
 
-size_t rpcrdma_ida_node_count(const struct rpcrdma_ida *ida)
+size_t rpcrdma__ida_node_count(const struct rpcrdma_ida *ida)
 {
 	return ida->mem.nodes;
 }

@@ -35,6 +35,8 @@ static unsigned height_for(int64_t id)
 
 int rpcrdma_idr_create(const struct rpcrdma_idr_allocator *allocator, struct rpcrdma_idr **out)
 {
+	if (out)
+		*out = NULL; /* api.h: a failed create leaves *out NULL */
 	struct rpcrdma__id_mem mem;
 	int r = rpcrdma__id_mem_init(&mem, allocator);
 	if (r < 0)
@@ -363,7 +365,7 @@ size_t rpcrdma_idr_count(const struct rpcrdma_idr *idr)
 	return idr->count;
 }
 
-size_t rpcrdma_idr_node_count(const struct rpcrdma_idr *idr)
+size_t rpcrdma__idr_node_count(const struct rpcrdma_idr *idr)
 {
 	return idr->mem.nodes;
 }

@@ -28,6 +28,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The number of tree nodes held (0 when empty); for memory accounting. */
+size_t rpcrdma__idr_node_count(const struct rpcrdma_idr *idr);
+/* The number of tree nodes (interior and bitmap) held; 0 when inline. */
+size_t rpcrdma__ida_node_count(const struct rpcrdma_ida *ida);
+
 #define RPCRDMA__ID_BITS 6
 #define RPCRDMA__ID_SLOTS 64
 #define RPCRDMA__ID_LIMIT ((int64_t)INT_MAX + 1) /* ids are < this */

@@ -27,7 +27,7 @@
 void rpcrdma_poller_opts_init(struct rpcrdma_poller_opts *opts)
 {
 	memset(opts, 0, sizeof(*opts));
-	opts->opts_size = sizeof(*opts);
+	opts->size = sizeof(*opts);
 	opts->mode = RPCRDMA_POLLER_WORKQUEUE;
 	opts->threads = 2;
 	opts->batch = 32;
@@ -489,6 +489,8 @@ bool rpcrdma__poller_direct_spin(const struct rpcrdma_poller *p)
 
 int rpcrdma_poller_create(const struct rpcrdma_poller_opts *uopts, struct rpcrdma_poller **out)
 {
+	if (out)
+		*out = NULL; /* api.h: a failed create leaves *out NULL */
 	struct rpcrdma_poller_opts opts;
 	struct rpcrdma_poller *p;
 	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = NULL };
@@ -496,10 +498,10 @@ int rpcrdma_poller_create(const struct rpcrdma_poller_opts *uopts, struct rpcrdm
 
 	rpcrdma_poller_opts_init(&opts);
 	if (uopts) {
-		if (uopts->opts_size < sizeof(size_t) || uopts->opts_size > sizeof(opts))
+		if (uopts->size < sizeof(size_t) || uopts->size > sizeof(opts))
 			return -EINVAL;
-		memcpy(&opts, uopts, uopts->opts_size);
-		opts.opts_size = sizeof(opts);
+		memcpy(&opts, uopts, uopts->size);
+		opts.size = sizeof(opts);
 	}
 	if (opts.mode > RPCRDMA_POLLER_DIRECT || opts.batch == 0 || opts.batch > WC_BATCH_MAX ||
 	    opts.budget < opts.batch || opts.cq_entries < 16 || opts.spin_us > 100000 ||

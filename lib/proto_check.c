@@ -5,11 +5,18 @@
  */
 #include <errno.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <rpcrdma/proto.h>
 
 #include "proto_walk.h"
 #include "xdr.h"
+
+void rpcrdma_limits_init(struct rpcrdma_limits *limits)
+{
+	memset(limits, 0, sizeof(*limits));
+	limits->size = sizeof(*limits);
+}
 
 /* A field is taken from the caller's struct when its size covers it. */
 #define LIM_FIELD(l, f)                                                       \
@@ -217,7 +224,7 @@ static __attribute__((noinline)) int check_call_full(const uint32_t *p, size_t l
 	hdr->xid = p[0];
 	if (rpcrdma__unlikely(p[1] != RPCRDMA_XDR_VERSION))
 		goto out_version;
-	hdr->vers = RPCRDMA_VERSION;
+	hdr->vers = RPCRDMA_PROTO_VERSION;
 	hdr->credits = xdr_to_host(p[2]);
 	type = p[3];
 	if (rpcrdma__unlikely(len < RPCRDMA_HDRLEN_MIN))
@@ -234,7 +241,7 @@ out_tiny:
 	if (len >= RPCRDMA_HDRLEN_FIXED && !((uintptr_t)p & 3) && p[1] == RPCRDMA_XDR_VERSION &&
 	    (p[3] == RPCRDMA_XDR_DONE || p[3] == RPCRDMA_XDR_ERROR)) {
 		hdr->xid = p[0];
-		hdr->vers = RPCRDMA_VERSION;
+		hdr->vers = RPCRDMA_PROTO_VERSION;
 		hdr->credits = xdr_to_host(p[2]);
 		type = p[3];
 		goto out_proc;
@@ -503,7 +510,7 @@ RPCRDMA__INLINE int check_call(const void *buf, size_t len, struct rpcrdma_hdr *
 			      ((uintptr_t)buf & 3) || p[1] != RPCRDMA_XDR_VERSION))
 		return check_call_full(p, len, lim, hdr);
 	hdr->xid = p[0];
-	hdr->vers = RPCRDMA_VERSION;
+	hdr->vers = RPCRDMA_PROTO_VERSION;
 	hdr->credits = xdr_to_host(p[2]);
 	type = p[3];
 	/* RDMA_MSG is the wire word 0, like an empty list. */

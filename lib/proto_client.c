@@ -174,7 +174,7 @@ check_reply(const void *buf, size_t len, struct rpcrdma_hdr *hdr, const struct r
 	if (rpcrdma__unlikely(p[1] != RPCRDMA_XDR_VERSION))
 		goto out_version;
 	type = p[3];
-	hdr->vers = RPCRDMA_VERSION;
+	hdr->vers = RPCRDMA_PROTO_VERSION;
 	hdr->credits = xdr_to_host(p[2]);
 	hdr->type = xdr_to_host(type);
 	hdr->reason = RPCRDMA_CHECK_OK;

@@ -18,7 +18,7 @@
 void rpcrdma_listener_opts_init(struct rpcrdma_listener_opts *o)
 {
 	memset(o, 0, sizeof(*o));
-	o->opts_size = sizeof(*o);
+	o->size = sizeof(*o);
 	o->max_credits = 64;
 	o->recv_inline = 4096;
 	o->send_inline = 4096;
@@ -41,10 +41,10 @@ int rpcrdma__listener_opts_get(const struct rpcrdma_listener_opts *uopts,
 
 	rpcrdma_listener_opts_init(opts);
 	if (uopts) {
-		if (uopts->opts_size < sizeof(size_t) || uopts->opts_size > sizeof(*opts))
+		if (uopts->size < sizeof(size_t) || uopts->size > sizeof(*opts))
 			return -EINVAL;
-		memcpy(opts, uopts, uopts->opts_size);
-		opts->opts_size = sizeof(*opts);
+		memcpy(opts, uopts, uopts->size);
+		opts->size = sizeof(*opts);
 	}
 	if (opts->max_credits == 0 || opts->max_credits > 65535 || opts->recv_inline < 1024 ||
 	    opts->recv_inline > 65536 || opts->send_inline < 1024 || opts->send_inline > 65536 ||

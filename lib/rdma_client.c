@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "diag_int.h"
 #include "rdma_internal.h"
 
 /* One connection; replaced on reconnect, freed once its WRs flushed. */
@@ -124,7 +125,7 @@ struct rpcrdma_client {
 void rpcrdma_client_opts_init(struct rpcrdma_client_opts *o)
 {
 	memset(o, 0, sizeof(*o));
-	o->opts_size = sizeof(*o);
+	o->size = sizeof(*o);
 	o->max_credits = 32;
 	o->recv_inline = 4096;
 	o->send_inline = 4096;
@@ -423,6 +424,7 @@ static void cconn_break(struct rpcrdma_client *c, struct cconn *cc, int status)
 		return;
 	}
 	cc->dead = true;
+	rpcrdma__client_log(c->opts.log_fn, c->opts.log_arg, (struct sockaddr *)&c->dst, status);
 	rpcrdma__list_add_tail(&c->graveyard, &cc->gnode);
 	was_current = c->cc == cc;
 	if (was_current)
@@ -1406,6 +1408,8 @@ static void reaper_stop(struct rpcrdma_client *c)
 int rpcrdma_client_create(struct rpcrdma_poller *poller, const struct sockaddr *dst,
 			  const struct rpcrdma_client_opts *uopts, struct rpcrdma_client **out)
 {
+	if (out)
+		*out = NULL; /* api.h: a failed create leaves *out NULL */
 	struct rpcrdma_client_opts opts;
 	struct rpcrdma_client *c;
 	int err;
@@ -1414,10 +1418,10 @@ int rpcrdma_client_create(struct rpcrdma_poller *poller, const struct sockaddr *
 		return -EINVAL;
 	rpcrdma_client_opts_init(&opts);
 	if (uopts) {
-		if (uopts->opts_size < sizeof(size_t) || uopts->opts_size > sizeof(opts))
+		if (uopts->size < sizeof(size_t) || uopts->size > sizeof(opts))
 			return -EINVAL;
-		memcpy(&opts, uopts, uopts->opts_size);
-		opts.opts_size = sizeof(opts);
+		memcpy(&opts, uopts, uopts->size);
+		opts.size = sizeof(opts);
 	}
 	if (opts.max_credits == 0 || opts.max_credits > 1024 || opts.recv_inline < 1024 ||
 	    opts.recv_inline > 65536 || opts.send_inline < 1024 || opts.send_inline > 65536 ||

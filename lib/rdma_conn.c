@@ -100,7 +100,6 @@ void rpcrdma__conn_close(struct rpcrdma__conn *conn, const char *why)
 {
 	bool drop;
 
-	(void)why;
 	pthread_mutex_lock(&conn->lock);
 	drop = !conn->closing_started;
 	conn->closing_started = true;
@@ -108,6 +107,7 @@ void rpcrdma__conn_close(struct rpcrdma__conn *conn, const char *why)
 	pthread_mutex_unlock(&conn->lock);
 	if (!drop)
 		return;
+	rpcrdma__conn_log(conn->l, RPCRDMA_LOG_CONN_CLOSED, conn->id, why, 0);
 	/* Moves the QP to the error state: every posted WR completes flushed. */
 	rdma_disconnect(conn->id);
 	if (conn->qp) {
@@ -833,6 +833,9 @@ static int cm_handle(struct rpcrdma__source *s, unsigned budget)
 			err = conn_accept(l, ev);
 
 			if (err) {
+				rpcrdma__conn_log(l, RPCRDMA_LOG_CONN_REFUSED, id,
+					 err == -EAGAIN ? "over the resource group's limit"
+							: "connection setup failed", err);
 				rdma_reject(id, NULL, 0);
 				rdma_ack_cm_event(ev);
 				rdma_destroy_id(id);
@@ -908,6 +911,8 @@ int rpcrdma_listener_create(struct rpcrdma_poller *poller, const struct sockaddr
 			    const struct rpcrdma_listener_opts *uopts, rpcrdma_call_handler handler,
 			    void *handler_arg, struct rpcrdma_listener **out)
 {
+	if (out)
+		*out = NULL; /* api.h: a failed create leaves *out NULL */
 	struct rpcrdma_listener_opts opts;
 	struct rpcrdma_listener *l;
 	int err;

@@ -10,6 +10,7 @@
 #include <limits.h>
 #include <unistd.h>
 
+#include "diag_int.h"
 #include "rdma_internal.h"
 
 /* ---- the device's CQs ---- */
@@ -196,4 +197,18 @@ int rpcrdma_listener_foreach_conn(struct rpcrdma_listener *l,
 	}
 	pthread_mutex_unlock(&l->lock);
 	return n;
+}
+
+/* Reports a connection event to the listener's log hook (if any). */
+void rpcrdma__conn_log(const struct rpcrdma_listener *l, enum rpcrdma_log_event ev,
+		       struct rdma_cm_id *id, const char *why, int err)
+{
+	if (!l || !l->opts.log_fn)
+		return;
+	struct sockaddr *peer = id ? rdma_get_peer_addr(id) : NULL;
+	socklen_t plen = !peer ? 0 : peer->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6)
+				 : peer->sa_family == AF_INET ? sizeof(struct sockaddr_in) : 0;
+	const char *netid = peer && peer->sa_family == AF_INET6 ? "rdma6" : "rdma";
+	rpcrdma__log(l->opts.log_fn, l->opts.log_arg, ev, netid, plen ? peer : NULL, plen,
+		     why ? why : "closed", err);
 }

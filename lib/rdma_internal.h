@@ -656,6 +656,9 @@ void rpcrdma__conn_get(struct rpcrdma__conn *conn);
 void rpcrdma__conn_put(struct rpcrdma__conn *conn);
 /* Starts closing (disconnect + flush); idempotent, any thread. */
 void rpcrdma__conn_close(struct rpcrdma__conn *conn, const char *why);
+/* Reports a connection event (peer from id, may be NULL) to l's log hook. */
+void rpcrdma__conn_log(const struct rpcrdma_listener *l, enum rpcrdma_log_event ev,
+		       struct rdma_cm_id *id, const char *why, int err);
 /* The drain Send's completion (RPCRDMA__WR_DRAIN): drops its reference. */
 void rpcrdma__conn_drain_done(struct rpcrdma__ctxt *c, const struct ibv_wc *wc);
 /* The device's connections by QP number (rdma_qpmap.c), listener lock

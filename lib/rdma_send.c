@@ -183,7 +183,7 @@ void rpcrdma__send_error(struct rpcrdma_call *call, bool vers)
 	/* The checker may stop before the xid and version are filled. */
 	memcpy(&h.xid, call->c.buf, 4);
 	if (!vers)
-		h.vers = RPCRDMA_VERSION;
+		h.vers = RPCRDMA_PROTO_VERSION;
 	len = vers ? rpcrdma_encode_err_vers(s->c.buf, s->c.pool->buf_size, &h,
 					     rpcrdma_credits_word(&conn->credits)) :
 		     rpcrdma_encode_err_chunk(s->c.buf, s->c.pool->buf_size, &h,

@@ -54,6 +54,8 @@ static bool cname_ok(const char *name, size_t *lenp)
 
 int rpcrdma_rescg_create(struct rpcrdma_rescg **out)
 {
+	if (out)
+		*out = NULL; /* api.h: a failed create leaves *out NULL */
 	if (!out)
 		return -EINVAL;
 	struct rpcrdma_rescg *ctl = calloc(1, sizeof(*ctl));
@@ -242,6 +244,8 @@ static void group_link_locked(struct rpcrdma_rescg_group *grp)
 int rpcrdma_rescg_group_create(struct rpcrdma_rescg *ctl, const char *name,
 			       struct rpcrdma_rescg_group **out)
 {
+	if (out)
+		*out = NULL; /* api.h: a failed create leaves *out NULL */
 	size_t len;
 	if (!ctl || !cname_ok(name, &len))
 		return -EINVAL;

@@ -57,7 +57,7 @@ int rpcrdma_uaddr_format(const struct sockaddr *sa, socklen_t len, char *buf, si
 	return n;
 }
 
-int rpcrdma_svc_add_endpoint(struct rpcrdma_svc *svc, const char *netid,
+int rpcrdma__svc_add_endpoint(struct rpcrdma_svc *svc, const char *netid,
 			     const struct sockaddr *addr, socklen_t len, int has_cc)
 {
 	if (!svc || !netid || strlen(netid) >= sizeof(svc->endpoints->netid))
@@ -86,7 +86,7 @@ int rpcrdma__svc_add_endpoint_sa(struct rpcrdma_svc *svc, bool udp,
 {
 	bool v6 = ss->ss_family == AF_INET6;
 	const char *netid = udp ? (v6 ? "udp6" : "udp") : (v6 ? "tcp6" : "tcp");
-	return rpcrdma_svc_add_endpoint(svc, netid, (const struct sockaddr *)ss,
+	return rpcrdma__svc_add_endpoint(svc, netid, (const struct sockaddr *)ss,
 					sizeof(*ss), !udp);
 }
 
@@ -279,6 +279,12 @@ static void collect(void *arg, uint32_t prog, uint32_t vers, uint32_t flags)
 	l->v[l->n].vers = vers;
 	l->v[l->n].flags = flags;
 	l->n++;
+}
+
+void rpcrdma_rpcbind_opts_init(struct rpcrdma_rpcbind_opts *opts)
+{
+	memset(opts, 0, sizeof(*opts));
+	opts->size = sizeof(*opts);
 }
 
 int rpcrdma_svc_rpcbind_set(struct rpcrdma_svc *svc, const struct rpcrdma_rpcbind_opts *opts)

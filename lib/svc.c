@@ -16,9 +16,9 @@ struct rpcrdma__svc_prog {
 	struct rpcrdma_svc_version vers[];
 };
 
-struct rpcrdma_svc_xprt {
+struct rpcrdma__svc_xprt {
 	struct rpcrdma_svc *svc;
-	const struct rpcrdma_svc_xprt_ops *ops;
+	const struct rpcrdma__svc_xprt_ops *ops;
 	void *priv;
 	char netid[16];
 	uint32_t flags;
@@ -29,7 +29,7 @@ struct rpcrdma_svc_xprt {
 };
 
 struct rpcrdma_svc_call {
-	struct rpcrdma_svc_xprt *xprt;
+	struct rpcrdma__svc_xprt *xprt;
 	void *ctx;
 	const struct rpcrdma__svc_prog *prog;
 	const struct rpcrdma_svc_proc *proc;
@@ -55,8 +55,6 @@ static int check_version(const struct rpcrdma_svc_version *v)
 		return -EINVAL;
 	for (uint32_t i = 0; i < v->nprocs; i++) {
 		const struct rpcrdma_svc_proc *pr = &v->procs[i];
-		if (pr->handler && !pr->estimate)
-			return -EINVAL;
 		if (pr->handler && ((pr->args_size && !pr->decode_args) ||
 				    (pr->res_size && !pr->encode_res)))
 			return -EINVAL;
@@ -125,17 +123,19 @@ void rpcrdma__svc_free_programs(struct rpcrdma_svc *svc)
 
 /* ----------------------------------------------------------- transports */
 
-int rpcrdma_svc_xprt_create(struct rpcrdma_svc *svc, const struct rpcrdma_svc_xprt_ops *ops,
-			    void *priv, const struct rpcrdma_svc_xprt_info *info,
-			    struct rpcrdma_svc_xprt **out)
+int rpcrdma__svc_xprt_create(struct rpcrdma_svc *svc, const struct rpcrdma__svc_xprt_ops *ops,
+			    void *priv, const struct rpcrdma__svc_xprt_info *info,
+			    struct rpcrdma__svc_xprt **out)
 {
+	if (out)
+		*out = NULL; /* api.h: a failed create leaves *out NULL */
 	if (!svc || !ops || !ops->reply_buf || !ops->done || !info || !out ||
 	    info->size < sizeof(*info) || !info->netid ||
-	    strlen(info->netid) >= sizeof(((struct rpcrdma_svc_xprt *)0)->netid) ||
+	    strlen(info->netid) >= sizeof(((struct rpcrdma__svc_xprt *)0)->netid) ||
 	    (info->local && info->local_len > sizeof(struct sockaddr_storage)) ||
-	    (info->flags & ~RPCRDMA_SVC_XPRT_CONGESTION_CONTROL))
+	    (info->flags & ~RPCRDMA__SVC_XPRT_CONGESTION_CONTROL))
 		return -EINVAL;
-	struct rpcrdma_svc_xprt *x = calloc(1, sizeof(*x));
+	struct rpcrdma__svc_xprt *x = calloc(1, sizeof(*x));
 	if (!x)
 		return -ENOMEM;
 	x->svc = svc;
@@ -156,7 +156,7 @@ int rpcrdma_svc_xprt_create(struct rpcrdma_svc *svc, const struct rpcrdma_svc_xp
 	return 0;
 }
 
-int rpcrdma_svc_xprt_destroy(struct rpcrdma_svc_xprt *x)
+int rpcrdma__svc_xprt_destroy(struct rpcrdma__svc_xprt *x)
 {
 	if (!x)
 		return 0;
@@ -172,34 +172,46 @@ int rpcrdma_svc_xprt_destroy(struct rpcrdma_svc_xprt *x)
 	return 0;
 }
 
-void rpcrdma_svc_xprt_complete(struct rpcrdma_svc_xprt *x)
+void rpcrdma__svc_xprt_complete(struct rpcrdma__svc_xprt *x)
 {
 	atomic_fetch_sub_explicit(&x->in_progress, 1, memory_order_release);
 }
 
-unsigned rpcrdma_svc_xprt_in_progress(const struct rpcrdma_svc_xprt *x)
+unsigned rpcrdma__svc_xprt_in_progress(const struct rpcrdma__svc_xprt *x)
 {
 	return atomic_load_explicit(&x->in_progress, memory_order_acquire);
 }
 
-int rpcrdma_svc_xprt_busy(const struct rpcrdma_svc_xprt *x)
+const char *rpcrdma__svc_xprt_netid(const struct rpcrdma__svc_xprt *x)
 {
-	return rpcrdma_svc_xprt_in_progress(x) >= x->max_calls;
+	return x->netid;
+}
+
+int rpcrdma__svc_xprt_busy(const struct rpcrdma__svc_xprt *x)
+{
+	return rpcrdma__svc_xprt_in_progress(x) >= x->max_calls;
 }
 
 /* ------------------------------------------------------------- dispatch */
 
-static void finish(struct rpcrdma_svc_xprt *x, void *ctx, void *buf, size_t len)
+/* why: the reason logged when nothing is sent (len 0); NULL when the
+ * caller logged it already. */
+static void finish(struct rpcrdma__svc_xprt *x, void *ctx, void *buf, size_t len,
+		   const char *why)
 {
-	if (len == 0)
+	if (len == 0) {
 		RPCRDMA__STAT_INC(x->svc, dropped);
+		if (why)
+			rpcrdma__svc_log(x->svc, RPCRDMA_LOG_CALL_DROPPED, x->netid, NULL, 0,
+					 why, 0);
+	}
 	x->ops->done(x->priv, ctx, buf, len);
 }
 
 /* Sends a reply that is only a header (every status but SUCCESS). */
 enum small_kind { SMALL_ACCEPTED, SMALL_RPC_MISMATCH, SMALL_AUTH };
 
-static void reply_small(struct rpcrdma_svc_xprt *x, void *ctx, uint32_t xid,
+static void reply_small(struct rpcrdma__svc_xprt *x, void *ctx, uint32_t xid,
 			enum small_kind kind, uint32_t stat, uint32_t low, uint32_t high)
 {
 	struct rpcrdma_svc *svc = x->svc;
@@ -207,7 +219,7 @@ static void reply_small(struct rpcrdma_svc_xprt *x, void *ctx, uint32_t xid,
 	size_t len;
 
 	if (!buf) {
-		finish(x, ctx, NULL, 0);
+		finish(x, ctx, NULL, 0, "the transport refused a reply buffer");
 		return;
 	}
 	switch (kind) {
@@ -224,7 +236,7 @@ static void reply_small(struct rpcrdma_svc_xprt *x, void *ctx, uint32_t xid,
 		RPCRDMA__STAT_INC(svc, auth_errors);
 		break;
 	}
-	finish(x, ctx, buf, len);
+	finish(x, ctx, buf, len, NULL);
 }
 
 /* Lowest and highest version this transport may use (all_versions: any
@@ -258,7 +270,7 @@ static size_t align_up(size_t n)
 	return (n + alignof(max_align_t) - 1) & ~(alignof(max_align_t) - 1);
 }
 
-static void dispatch(struct rpcrdma_svc_xprt *x, const struct iovec *iov, unsigned niov,
+static void dispatch(struct rpcrdma__svc_xprt *x, const struct iovec *iov, unsigned niov,
 		     const struct sockaddr *peer, socklen_t peer_len, void *ctx)
 {
 	struct rpcrdma_svc *svc = x->svc;
@@ -267,9 +279,10 @@ static void dispatch(struct rpcrdma_svc_xprt *x, const struct iovec *iov, unsign
 	const struct rpcrdma__svc_prog *sp;
 	const struct rpcrdma_svc_version *ver = NULL;
 	const struct rpcrdma_svc_proc *proc;
-	bool has_cc = x->flags & RPCRDMA_SVC_XPRT_CONGESTION_CONTROL;
+	bool has_cc = x->flags & RPCRDMA__SVC_XPRT_CONGESTION_CONTROL;
 	uint32_t low = 0, high = 0;
 
+	const char *why = "not an RPC call (too short, or not a CALL)";
 	if (niov == 0)
 		goto out_drop;
 	v = rpcrdma__svc_call_decode(iov[0].iov_base, iov[0].iov_len, &h);
@@ -341,7 +354,7 @@ static void dispatch(struct rpcrdma_svc_xprt *x, const struct iovec *iov, unsign
 			return;
 		}
 	}
-	size_t est = proc->estimate(c, c->args);
+	size_t est = proc->estimate ? proc->estimate(c, c->args) : 0; /* NULL: void */
 	if (est > ((size_t)1 << 31)) {
 		free_call(c);
 		goto out_system_err;
@@ -350,6 +363,7 @@ static void dispatch(struct rpcrdma_svc_xprt *x, const struct iovec *iov, unsign
 	c->rbuf = x->ops->reply_buf(x->priv, ctx, c->rmax);
 	if (!c->rbuf) {
 		free_call(c);
+		why = "the transport refused a reply buffer";
 		goto out_drop;
 	}
 	RPCRDMA__STAT_INC(svc, calls);
@@ -365,10 +379,11 @@ out_system_err:
 	reply_small(x, ctx, h.xid, SMALL_ACCEPTED, RPCRDMA_SVC_SYSTEM_ERR, 0, 0);
 	return;
 out_drop:
-	finish(x, ctx, NULL, 0);
+	rpcrdma__svc_log(svc, RPCRDMA_LOG_CALL_DROPPED, x->netid, peer, peer_len, why, 0);
+	finish(x, ctx, NULL, 0, NULL);
 }
 
-int rpcrdma_svc_xprt_recv(struct rpcrdma_svc_xprt *x, const struct iovec *iov,
+int rpcrdma__svc_xprt_recv(struct rpcrdma__svc_xprt *x, const struct iovec *iov,
 			  unsigned niov, const struct sockaddr *peer, socklen_t peer_len,
 			  void *ctx)
 {
@@ -384,7 +399,7 @@ int rpcrdma_svc_xprt_recv(struct rpcrdma_svc_xprt *x, const struct iovec *iov,
 
 void rpcrdma_svc_reply(struct rpcrdma_svc_call *c, int status)
 {
-	struct rpcrdma_svc_xprt *x = c->xprt;
+	struct rpcrdma__svc_xprt *x = c->xprt;
 	struct rpcrdma_svc *svc = x->svc;
 	void *ctx = c->ctx;
 	uint8_t *buf = c->rbuf;
@@ -394,7 +409,7 @@ void rpcrdma_svc_reply(struct rpcrdma_svc_call *c, int status)
 	switch (status) {
 	case RPCRDMA_SVC_DROP:
 		free_call(c);
-		finish(x, ctx, buf, 0);
+		finish(x, ctx, buf, 0, "the handler returned RPCRDMA_SVC_DROP");
 		return;
 	case RPCRDMA_SVC_SUCCESS:
 		len = rpcrdma__svc_reply_accepted(buf, xid, RPCRDMA_SVC_SUCCESS, 0, 0);
@@ -424,7 +439,7 @@ void rpcrdma_svc_reply(struct rpcrdma_svc_call *c, int status)
 		}
 		RPCRDMA__STAT_INC(svc, replies[RPCRDMA_SVC_SUCCESS]);
 		free_call(c);
-		finish(x, ctx, buf, len);
+		finish(x, ctx, buf, len, NULL);
 		return;
 	case RPCRDMA_SVC_PROC_UNAVAIL:
 	case RPCRDMA_SVC_GARBAGE_ARGS:
@@ -437,7 +452,7 @@ void rpcrdma_svc_reply(struct rpcrdma_svc_call *c, int status)
 	len = rpcrdma__svc_reply_accepted(buf, xid, (uint32_t)status, 0, 0);
 	RPCRDMA__STAT_INC(svc, replies[status]);
 	free_call(c);
-	finish(x, ctx, buf, len);
+	finish(x, ctx, buf, len, NULL);
 }
 
 /* ---------------------------------------------------------- accessors */
@@ -484,7 +499,7 @@ void *rpcrdma_svc_call_program_ctx(const struct rpcrdma_svc_call *c)
 	return c->prog->p.ctx;
 }
 
-void *rpcrdma_svc_call_xprt_ctx(const struct rpcrdma_svc_call *c)
+void *rpcrdma__svc_call_xprt_ctx(const struct rpcrdma_svc_call *c)
 {
 	return c->ctx;
 }

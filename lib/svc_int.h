@@ -11,6 +11,9 @@
 
 #include <rpcrdma/svc.h>
 
+#include "diag_int.h"
+#include "svc_xprt.h"
+
 /* A 32-bit constant in network byte order, usable in constant expressions. */
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 #define RPCRDMA__BE32(x) __builtin_bswap32((uint32_t)(x))
@@ -156,6 +159,16 @@ struct rpcrdma_svc {
 
 	struct rpcrdma__svc_counters st;
 };
+
+/* Reports an event to the service's log hook (if any). */
+static inline void rpcrdma__svc_log(struct rpcrdma_svc *svc, enum rpcrdma_log_event ev,
+				    const char *netid, const struct sockaddr *peer,
+				    socklen_t peer_len, const char *why, int err)
+{
+	if (svc->opts.log_fn)
+		rpcrdma__log(svc->opts.log_fn, svc->opts.log_arg, ev, netid, peer, peer_len, why,
+			     err);
+}
 
 #define RPCRDMA__STAT_INC(svc, f) \
 	atomic_fetch_add_explicit(&(svc)->st.f, 1, memory_order_relaxed)

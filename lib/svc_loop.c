@@ -26,8 +26,16 @@ static void wake_handle(struct rpcrdma__svc_source *src, uint32_t events)
 	rpcrdma__svc_tcp_unpark(svc);
 }
 
+void rpcrdma_svc_opts_init(struct rpcrdma_svc_opts *opts)
+{
+	memset(opts, 0, sizeof(*opts));
+	opts->size = sizeof(*opts);
+}
+
 int rpcrdma_svc_create(const struct rpcrdma_svc_opts *opts, struct rpcrdma_svc **out)
 {
+	if (out)
+		*out = NULL; /* api.h: a failed create leaves *out NULL */
 	struct rpcrdma_svc_opts o = {0};
 	if (!out)
 		return -EINVAL;

@@ -52,6 +52,7 @@
 #include <rdma/rdma_cma.h>
 #include <rpcrdma/xprt.h>
 
+#include "rdma_internal.h" /* rpcrdma__listener_opts_get */
 #include "svc_int.h"
 
 struct rdma_req {
@@ -68,7 +69,7 @@ struct rdma_req {
 struct rpcrdma__svc_rdma {
 	struct rpcrdma__svc_source src; /* eventfd: calls queued / slots freed */
 	struct rpcrdma_svc *svc;
-	struct rpcrdma_svc_xprt *xprt;
+	struct rpcrdma__svc_xprt *xprt;
 	struct rpcrdma_listener *listener;
 	struct rpcrdma__svc_rdma *next; /* svc->rdmas, svc->lock */
 
@@ -166,6 +167,8 @@ static void on_call(struct rpcrdma_call *call, void *arg)
 
 	if (!q) {
 		RPCRDMA__STAT_INC(r->svc, dropped);
+		rpcrdma__svc_log(r->svc, RPCRDMA_LOG_CALL_DROPPED, "rdma", NULL, 0,
+				 "out of memory queueing the call", -ENOMEM);
 		rpcrdma_call_drop(call);
 		return;
 	}
@@ -251,7 +254,7 @@ static void drain(struct rpcrdma__svc_rdma *r)
 		const struct iovec *iov = rpcrdma_call_payload(q->call, &n);
 		socklen_t plen = 0;
 		const struct sockaddr *peer = rpcrdma_call_peer(q->call, &plen);
-		if (rpcrdma_svc_xprt_recv(r->xprt, iov, n, peer, plen, q) == -EBUSY) {
+		if (rpcrdma__svc_xprt_recv(r->xprt, iov, n, peer, plen, q) == -EBUSY) {
 			pthread_mutex_lock(&r->lock);
 			q->next = r->head;
 			r->head = q;
@@ -260,7 +263,7 @@ static void drain(struct rpcrdma__svc_rdma *r)
 			r->stalled = true;
 			pthread_mutex_unlock(&r->lock);
 			/* A call may have completed in between and seen no stall. */
-			if (!rpcrdma_svc_xprt_busy(r->xprt)) {
+			if (!rpcrdma__svc_xprt_busy(r->xprt)) {
 				pthread_mutex_lock(&r->lock);
 				r->stalled = false;
 				pthread_mutex_unlock(&r->lock);
@@ -325,7 +328,7 @@ static void send_one(struct rpcrdma__svc_rdma *r, struct rdma_req *q)
 	if (!q->registered)
 		free(q->buf); /* else the call's, gone with it */
 	req_free(r, q);
-	rpcrdma_svc_xprt_complete(r->xprt);
+	rpcrdma__svc_xprt_complete(r->xprt);
 
 	pthread_mutex_lock(&r->lock);
 	bool wake = r->stalled && !r->closing;
@@ -538,7 +541,7 @@ static int rdrive_get(struct rpcrdma_svc *svc, struct rpcrdma_poller *p,
 	return 0;
 }
 
-static const struct rpcrdma_svc_xprt_ops rdma_ops = {
+static const struct rpcrdma__svc_xprt_ops rdma_ops = {
 	.reply_buf = rdma_reply_buf,
 	.done = rdma_done,
 	.bulk = rdma_bulk,
@@ -557,7 +560,7 @@ static void svc_rdma_free(struct rpcrdma__svc_rdma *r)
 	if (r->src.fd >= 0)
 		close(r->src.fd);
 	if (r->xprt)
-		rpcrdma_svc_xprt_destroy(r->xprt);
+		rpcrdma__svc_xprt_destroy(r->xprt);
 	pthread_cond_destroy(&r->gone);
 	pthread_mutex_destroy(&r->lock);
 	free(r);
@@ -566,7 +569,7 @@ static void svc_rdma_free(struct rpcrdma__svc_rdma *r)
 int rpcrdma_svc_listen_rdma(struct rpcrdma_svc *svc, struct rpcrdma_poller *poller,
 			    const struct sockaddr *addr,
 			    const struct rpcrdma_listener_opts *opts,
-			    struct sockaddr_storage *bound,
+			    struct sockaddr_storage *bound, socklen_t *bound_len,
 			    struct rpcrdma_listener **listener)
 {
 	if (!svc || !poller || !addr || rpcrdma__poller_direct_spin(poller) ||
@@ -596,15 +599,15 @@ int rpcrdma_svc_listen_rdma(struct rpcrdma_svc *svc, struct rpcrdma_poller *poll
 	memset(&ss, 0, sizeof(ss));
 	memcpy(&ss, addr, sslen);
 	const char *netid = addr->sa_family == AF_INET6 ? "rdma6" : "rdma";
-	struct rpcrdma_svc_xprt_info info = {
+	struct rpcrdma__svc_xprt_info info = {
 		.size = sizeof(info),
 		.netid = netid,
-		.flags = RPCRDMA_SVC_XPRT_CONGESTION_CONTROL,
+		.flags = RPCRDMA__SVC_XPRT_CONGESTION_CONTROL,
 		.local = (const struct sockaddr *)&ss,
 		.local_len = sslen,
 		.max_calls = SVC_RDMA_SLOTS,
 	};
-	int rc = rpcrdma_svc_xprt_create(svc, &rdma_ops, r, &info, &r->xprt);
+	int rc = rpcrdma__svc_xprt_create(svc, &rdma_ops, r, &info, &r->xprt);
 	if (rc) {
 		svc_rdma_free(r);
 		return rc;
@@ -633,7 +636,15 @@ int rpcrdma_svc_listen_rdma(struct rpcrdma_svc *svc, struct rpcrdma_poller *poll
 			return rc;
 		}
 	}
-	rc = rpcrdma_listener_create(poller, addr, opts, on_call, r, &r->listener);
+	/* The service's log hook, unless the listener's opts name one. */
+	struct rpcrdma_listener_opts lo;
+	rc = rpcrdma__listener_opts_get(opts, &lo);
+	if (!rc && !lo.log_fn) {
+		lo.log_fn = svc->opts.log_fn;
+		lo.log_arg = svc->opts.log_arg;
+	}
+	if (!rc)
+		rc = rpcrdma_listener_create(poller, addr, &lo, on_call, r, &r->listener);
 	if (rc) {
 		rpcrdma__svc_unwatch(svc, &r->src);
 		svc_rdma_free(r);
@@ -644,7 +655,7 @@ int rpcrdma_svc_listen_rdma(struct rpcrdma_svc *svc, struct rpcrdma_poller *poll
 		((struct sockaddr_in6 *)&ss)->sin6_port = htons((uint16_t)port);
 	else
 		((struct sockaddr_in *)&ss)->sin_port = htons((uint16_t)port);
-	rc = rpcrdma_svc_add_endpoint(svc, netid, (const struct sockaddr *)&ss, sslen, 1);
+	rc = rpcrdma__svc_add_endpoint(svc, netid, (const struct sockaddr *)&ss, sslen, 1);
 	if (rc) {
 		rpcrdma_listener_destroy(r->listener);
 		rpcrdma__svc_unwatch(svc, &r->src);
@@ -657,6 +668,8 @@ int rpcrdma_svc_listen_rdma(struct rpcrdma_svc *svc, struct rpcrdma_poller *poll
 	pthread_mutex_unlock(&svc->lock);
 	if (bound)
 		*bound = ss;
+	if (bound_len)
+		*bound_len = sslen;
 	if (listener)
 		*listener = r->listener;
 	return 0;
@@ -682,6 +695,8 @@ void rpcrdma__svc_rdma_shutdown(struct rpcrdma_svc *svc)
 		while (q) {
 			struct rdma_req *n = q->next;
 			RPCRDMA__STAT_INC(svc, dropped);
+			rpcrdma__svc_log(svc, RPCRDMA_LOG_CALL_DROPPED, "rdma", NULL, 0,
+					 "service shutting down", 0);
 			rpcrdma_call_drop(q->call);
 			req_free(r, q);
 			pthread_mutex_lock(&r->lock);

@@ -68,7 +68,7 @@ struct tcp_call {
 	size_t req_charge, rep_charge; /* in conn->held and svc->tcp_bytes */
 };
 
-static const struct rpcrdma_svc_xprt_ops tcp_ops;
+static const struct rpcrdma__svc_xprt_ops tcp_ops;
 
 uint64_t rpcrdma__tcp_now_ms(void)
 {
@@ -132,9 +132,9 @@ static void conn_free(struct rpcrdma__svc_tcp_conn *c)
 	free(c->rec);
 	svc_uncharge(svc, c->rec_cap);
 	pthread_mutex_destroy(&c->lock);
-	struct rpcrdma_svc_xprt *x = c->xprt;
+	struct rpcrdma__svc_xprt *x = c->xprt;
 	free(c);
-	rpcrdma_svc_xprt_destroy(x); /* last touch of svc */
+	rpcrdma__svc_xprt_destroy(x); /* last touch of svc */
 }
 
 void rpcrdma__tcp_conn_put(struct rpcrdma__svc_tcp_conn *c)
@@ -154,7 +154,7 @@ static void call_free(struct tcp_call *tc)
 /* Under conn->lock: whether a stopped connection may read again. */
 static bool may_read(const struct rpcrdma__svc_tcp_conn *c)
 {
-	return !rpcrdma_svc_xprt_busy(c->xprt) &&
+	return !rpcrdma__svc_xprt_busy(c->xprt) &&
 	       (!c->want || mem_fits(c, c->want_cap, c->want));
 }
 
@@ -193,7 +193,7 @@ static void sq_pop(struct rpcrdma__svc_tcp_conn *c, struct tcp_call **done)
 	if (!c->sq_head)
 		c->sq_tail = &c->sq_head;
 	c->sq_off = 0;
-	rpcrdma_svc_xprt_complete(c->xprt);
+	rpcrdma__svc_xprt_complete(c->xprt);
 	tc->next = *done;
 	*done = tc;
 }
@@ -236,8 +236,8 @@ static void finish_done(struct tcp_call *done)
 
 /* Closes the connection (loop thread or destroy).  Idempotent. */
 /* Closes the connection but keeps the loop's reference; false if it was
- * closed already. */
-bool rpcrdma__tcp_conn_close(struct rpcrdma__svc_tcp_conn *c)
+ * closed already.  why (NULL: c->why, else "closed") goes to the log. */
+bool rpcrdma__tcp_conn_close(struct rpcrdma__svc_tcp_conn *c, const char *why)
 {
 	struct tcp_call *done = NULL;
 	pthread_mutex_lock(&c->lock);
@@ -254,13 +254,16 @@ bool rpcrdma__tcp_conn_close(struct rpcrdma__svc_tcp_conn *c)
 	c->src.fd = -1;
 	pthread_mutex_unlock(&c->lock);
 	RPCRDMA__STAT_INC(c->svc, conns_closed);
+	rpcrdma__svc_log(c->svc, RPCRDMA_LOG_CONN_CLOSED, rpcrdma__svc_xprt_netid(c->xprt),
+			 (const struct sockaddr *)&c->peer, c->peer_len,
+			 why ? why : c->why ? c->why : "closed", why ? 0 : c->why_err);
 	finish_done(done);
 	return true;
 }
 
-void rpcrdma__tcp_conn_kill(struct rpcrdma__svc_tcp_conn *c)
+void rpcrdma__tcp_conn_kill(struct rpcrdma__svc_tcp_conn *c, const char *why)
 {
-	if (rpcrdma__tcp_conn_close(c))
+	if (rpcrdma__tcp_conn_close(c, why))
 		rpcrdma__tcp_conn_put(c); /* the loop's reference */
 }
 
@@ -297,7 +300,7 @@ static void tcp_done(void *priv, void *ctx, void *buf, size_t len)
 	}
 	pthread_mutex_lock(&c->lock);
 	if (len == 0 || !buf || c->dead) {
-		rpcrdma_svc_xprt_complete(c->xprt);
+		rpcrdma__svc_xprt_complete(c->xprt);
 		rpcrdma__tcp_update_watch(c);
 		pthread_mutex_unlock(&c->lock);
 		call_free(tc);
@@ -316,7 +319,7 @@ static void tcp_done(void *priv, void *ctx, void *buf, size_t len)
 	finish_done(done);
 }
 
-static const struct rpcrdma_svc_xprt_ops tcp_ops = {
+static const struct rpcrdma__svc_xprt_ops tcp_ops = {
 	.reply_buf = tcp_reply_buf,
 	.done = tcp_done,
 };
@@ -337,8 +340,11 @@ static int rec_grow(struct rpcrdma__svc_tcp_conn *c)
 	if (!mem_fits(c, c->rec_cap, add))
 		goto out_park;
 	uint8_t *r = realloc(c->rec, cap);
-	if (!r)
+	if (!r) {
+		c->why = "out of memory";
+		c->why_err = -ENOMEM;
 		return -1;
+	}
 	svc_charge(c->svc, add);
 	c->rec = r;
 	c->rec_cap = cap;
@@ -368,11 +374,13 @@ static bool frag_start(struct rpcrdma__svc_tcp_conn *c)
 	c->frag_got = 0;
 	if (c->frag_len > c->svc->opts.max_record - c->rec_len) {
 		RPCRDMA__STAT_INC(c->svc, record_too_big);
+		c->why = "record larger than max_record";
 		return false;
 	}
 	c->empty_run = c->frag_len || c->last ? 0 : c->empty_run + 1;
 	if (++c->nfrags > MAX_FRAGS || c->empty_run > MAX_EMPTY_RUN) {
 		RPCRDMA__STAT_INC(c->svc, protocol_errors);
+		c->why = "record breaks the fragment rules";
 		return false;
 	}
 	return true;
@@ -423,6 +431,8 @@ static int read_record(struct rpcrdma__svc_tcp_conn *c, int *reads)
 out_read:
 	if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
 		return 0;
+	c->why = n == 0 ? "end of file from the peer" : "read error";
+	c->why_err = n == 0 ? 0 : -errno;
 	return -1;
 }
 
@@ -430,8 +440,11 @@ out_read:
 static bool deliver(struct rpcrdma__svc_tcp_conn *c)
 {
 	struct tcp_call *tc = calloc(1, sizeof(*tc));
-	if (!tc)
+	if (!tc) {
+		c->why = "out of memory";
+		c->why_err = -ENOMEM;
 		return false;
+	}
 	tc->conn = c;
 	tc->iov.iov_base = c->rec;
 	tc->iov.iov_len = c->rec_len;
@@ -441,7 +454,7 @@ static bool deliver(struct rpcrdma__svc_tcp_conn *c)
 	c->rec = NULL;
 	c->rec_len = c->rec_cap = 0;
 	atomic_fetch_add_explicit(&c->refs, 1, memory_order_relaxed);
-	if (rpcrdma_svc_xprt_recv(c->xprt, &tc->iov, 1, (struct sockaddr *)&c->peer,
+	if (rpcrdma__svc_xprt_recv(c->xprt, &tc->iov, 1, (struct sockaddr *)&c->peer,
 				  c->peer_len, tc) != 0) {
 		call_free(tc);
 		rpcrdma__tcp_conn_put(c);
@@ -455,7 +468,7 @@ static bool deliver(struct rpcrdma__svc_tcp_conn *c)
  */
 static bool reading_allowed(struct rpcrdma__svc_tcp_conn *c)
 {
-	if (c->dead || (c->reading && !rpcrdma_svc_xprt_busy(c->xprt)))
+	if (c->dead || (c->reading && !rpcrdma__svc_xprt_busy(c->xprt)))
 		return true;
 	if (c->reading)
 		RPCRDMA__STAT_INC(c->svc, read_pauses);
@@ -489,14 +502,14 @@ static void conn_handle(struct rpcrdma__svc_source *src, uint32_t events)
 		if (!ok) {
 			/* Not reading: a hang-up would fire forever; close now. */
 			if (events & (EPOLLHUP | EPOLLERR))
-				rpcrdma__tcp_conn_kill(c);
+				rpcrdma__tcp_conn_kill(c, "hang-up while not reading");
 			return;
 		}
 		int r = read_record(c, &reads);
 		if (r == 0)
 			return;
 		if (r < 0 || !deliver(c)) {
-			rpcrdma__tcp_conn_kill(c);
+			rpcrdma__tcp_conn_kill(c, NULL);
 			return;
 		}
 	}
@@ -511,14 +524,14 @@ int rpcrdma__tcp_conn_add(struct rpcrdma_svc *svc, int fd, const char *netid,
 	struct rpcrdma__svc_tcp_conn *c = calloc(1, sizeof(*c));
 	if (!c)
 		return -ENOMEM;
-	struct rpcrdma_svc_xprt_info info = {
+	struct rpcrdma__svc_xprt_info info = {
 		.size = sizeof(info),
 		.netid = netid,
-		.flags = RPCRDMA_SVC_XPRT_CONGESTION_CONTROL,
+		.flags = RPCRDMA__SVC_XPRT_CONGESTION_CONTROL,
 		.local = (const struct sockaddr *)local,
 		.local_len = local_len,
 	};
-	int rc = rpcrdma_svc_xprt_create(svc, &tcp_ops, c, &info, &c->xprt);
+	int rc = rpcrdma__svc_xprt_create(svc, &tcp_ops, c, &info, &c->xprt);
 	if (rc) {
 		free(c);
 		return rc;

@@ -16,12 +16,14 @@ struct tcp_call; /* svc_tcp.c */
 struct rpcrdma__svc_tcp_conn {
 	struct rpcrdma__svc_source src;
 	struct rpcrdma_svc *svc;
-	struct rpcrdma_svc_xprt *xprt;
+	struct rpcrdma__svc_xprt *xprt;
 	struct rpcrdma__svc_tcp_conn *next, **pprev; /* svc->conns, svc->lock */
 	struct rpcrdma__svc_tcp_conn *kill_next;     /* destroy's / sweep's list */
 	atomic_int refs;
 	struct sockaddr_storage peer;
 	socklen_t peer_len;
+	const char *why;            /* loop thread: why it must close (log) */
+	int why_err;                /* ... and the errno, negative, or 0 */
 
 	/* loop thread only */
 	uint64_t last_active; /* ms, CLOCK_MONOTONIC: last event */
@@ -56,9 +58,9 @@ int rpcrdma__tcp_conn_add(struct rpcrdma_svc *svc, int fd, const char *netid,
 			  const struct sockaddr_storage *peer, socklen_t plen);
 /* Loop thread (or destroy): closes c but keeps the loop's reference;
  * false if it was closed already. */
-bool rpcrdma__tcp_conn_close(struct rpcrdma__svc_tcp_conn *c);
+bool rpcrdma__tcp_conn_close(struct rpcrdma__svc_tcp_conn *c, const char *why);
 /* Closes c and drops the loop's reference.  Idempotent. */
-void rpcrdma__tcp_conn_kill(struct rpcrdma__svc_tcp_conn *c);
+void rpcrdma__tcp_conn_kill(struct rpcrdma__svc_tcp_conn *c, const char *why);
 /* Drops a reference; the last frees c. */
 void rpcrdma__tcp_conn_put(struct rpcrdma__svc_tcp_conn *c);
 /* Under c->lock: re-arms epoll for what the state asks for. */

@@ -28,7 +28,7 @@ struct rpcrdma__svc_tcp_listener {
 /* Under svc->lock and c->lock: nothing in progress, nothing to send. */
 static bool conn_idle(struct rpcrdma__svc_tcp_conn *c)
 {
-	return !c->dead && !c->sq_head && rpcrdma_svc_xprt_in_progress(c->xprt) == 0;
+	return !c->dead && !c->sq_head && rpcrdma__svc_xprt_in_progress(c->xprt) == 0;
 }
 
 /*
@@ -64,7 +64,7 @@ static bool make_room(struct rpcrdma_svc *svc)
 	 * an event later in this epoll batch: its loop reference is dropped
 	 * after the batch (rpcrdma__svc_tcp_reap). */
 	RPCRDMA__STAT_INC(svc, conns_evicted);
-	rpcrdma__tcp_conn_close(oldest);
+	rpcrdma__tcp_conn_close(oldest, "evicted: the oldest idle connection, at max_conns");
 	oldest->kill_next = svc->tcp_reap;
 	svc->tcp_reap = oldest;
 	return true;
@@ -88,6 +88,8 @@ static void listener_handle(struct rpcrdma__svc_source *src, uint32_t events)
 			if (fd >= 0) {
 				close(fd);
 				RPCRDMA__STAT_INC(l->svc, conns_shed);
+				rpcrdma__svc_log(l->svc, RPCRDMA_LOG_CONN_REFUSED, l->netid, NULL, 0,
+						 "out of file descriptors", -EMFILE);
 			}
 			l->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 			if (fd < 0)
@@ -99,6 +101,9 @@ static void listener_handle(struct rpcrdma__svc_source *src, uint32_t events)
 		if (!make_room(l->svc)) {
 			close(fd);
 			RPCRDMA__STAT_INC(l->svc, conns_shed);
+			rpcrdma__svc_log(l->svc, RPCRDMA_LOG_CONN_REFUSED, l->netid,
+					 (const struct sockaddr *)&peer, plen,
+					 "max_conns reached and none idle", 0);
 			continue;
 		}
 		int one = 1;
@@ -135,7 +140,7 @@ int rpcrdma_svc_adopt_stream(struct rpcrdma_svc *svc, int fd)
 }
 
 int rpcrdma_svc_listen_tcp(struct rpcrdma_svc *svc, const struct sockaddr *addr,
-			   socklen_t len, struct sockaddr_storage *bound)
+			   socklen_t len, struct sockaddr_storage *bound, socklen_t *bound_len)
 {
 	if (!svc || !addr || (addr->sa_family != AF_INET && addr->sa_family != AF_INET6))
 		return -EINVAL;
@@ -178,6 +183,8 @@ int rpcrdma_svc_listen_tcp(struct rpcrdma_svc *svc, const struct sockaddr *addr,
 	pthread_mutex_unlock(&svc->lock);
 	if (bound)
 		*bound = l->local;
+	if (bound_len)
+		*bound_len = l->local_len;
 	return 0;
 out_close:
 	if (l->spare_fd >= 0)
@@ -215,7 +222,7 @@ static void kill_conns(struct rpcrdma_svc *svc, bool idle, uint64_t now)
 		kill = c->kill_next;
 		if (idle)
 			RPCRDMA__STAT_INC(svc, conns_idle);
-		rpcrdma__tcp_conn_kill(c);
+		rpcrdma__tcp_conn_kill(c, idle ? "idle timeout" : "service shutting down");
 	}
 }
 

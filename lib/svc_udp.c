@@ -23,7 +23,7 @@
 struct rpcrdma__svc_udp {
 	struct rpcrdma__svc_source src;
 	struct rpcrdma_svc *svc;
-	struct rpcrdma_svc_xprt *xprt;
+	struct rpcrdma__svc_xprt *xprt;
 	struct rpcrdma__svc_udp *next, **pprev; /* svc->udps, svc->lock */
 	atomic_int refs;
 	bool dead;     /* loop thread / destroy */
@@ -52,9 +52,9 @@ static void udp_put(struct rpcrdma__svc_udp *u)
 	pthread_mutex_unlock(&svc->lock);
 	close(u->src.fd);
 	free(u->buf);
-	struct rpcrdma_svc_xprt *x = u->xprt;
+	struct rpcrdma__svc_xprt *x = u->xprt;
 	free(u);
-	rpcrdma_svc_xprt_destroy(x); /* last touch of svc */
+	rpcrdma__svc_xprt_destroy(x); /* last touch of svc */
 }
 
 static void *udp_reply_buf(void *priv, void *ctx, size_t max)
@@ -80,11 +80,11 @@ static void udp_done(void *priv, void *ctx, void *buf, size_t len)
 	}
 	free(uc->reply);
 	free(uc);
-	rpcrdma_svc_xprt_complete(u->xprt);
+	rpcrdma__svc_xprt_complete(u->xprt);
 	udp_put(u);
 }
 
-static const struct rpcrdma_svc_xprt_ops udp_ops = {
+static const struct rpcrdma__svc_xprt_ops udp_ops = {
 	.reply_buf = udp_reply_buf,
 	.done = udp_done,
 };
@@ -107,15 +107,20 @@ static void udp_handle(struct rpcrdma__svc_source *src, uint32_t events)
 		}
 		if ((size_t)n > max || plen > sizeof(peer)) {
 			RPCRDMA__STAT_INC(u->svc, dropped);
+			rpcrdma__svc_log(u->svc, RPCRDMA_LOG_CALL_DROPPED, rpcrdma__svc_xprt_netid(u->xprt),
+					 plen > sizeof(peer) ? NULL : (struct sockaddr *)&peer,
+					 plen, "datagram larger than max_datagram", 0);
 			continue;
 		}
-		if (rpcrdma_svc_xprt_busy(u->xprt)) {
+		if (rpcrdma__svc_xprt_busy(u->xprt)) {
 			RPCRDMA__STAT_INC(u->svc, busy);
 			continue;
 		}
 		struct udp_call *uc = malloc(sizeof(*uc) + (size_t)n);
 		if (!uc) {
 			RPCRDMA__STAT_INC(u->svc, dropped);
+			rpcrdma__svc_log(u->svc, RPCRDMA_LOG_CALL_DROPPED, rpcrdma__svc_xprt_netid(u->xprt),
+					 (struct sockaddr *)&peer, plen, "out of memory", -ENOMEM);
 			continue;
 		}
 		memcpy(uc->data, u->buf, (size_t)n);
@@ -125,7 +130,7 @@ static void udp_handle(struct rpcrdma__svc_source *src, uint32_t events)
 		uc->peer = peer;
 		uc->peer_len = plen;
 		atomic_fetch_add_explicit(&u->refs, 1, memory_order_relaxed);
-		if (rpcrdma_svc_xprt_recv(u->xprt, &uc->iov, 1, (struct sockaddr *)&peer,
+		if (rpcrdma__svc_xprt_recv(u->xprt, &uc->iov, 1, (struct sockaddr *)&peer,
 					  plen, uc) != 0) {
 			free(uc);
 			udp_put(u);
@@ -134,7 +139,7 @@ static void udp_handle(struct rpcrdma__svc_source *src, uint32_t events)
 }
 
 int rpcrdma_svc_listen_udp(struct rpcrdma_svc *svc, const struct sockaddr *addr,
-			   socklen_t len, struct sockaddr_storage *bound)
+			   socklen_t len, struct sockaddr_storage *bound, socklen_t *bound_len)
 {
 	if (!svc || !addr || (addr->sa_family != AF_INET && addr->sa_family != AF_INET6))
 		return -EINVAL;
@@ -156,14 +161,14 @@ int rpcrdma_svc_listen_udp(struct rpcrdma_svc *svc, const struct sockaddr *addr,
 		rc = -errno;
 		goto out_free;
 	}
-	struct rpcrdma_svc_xprt_info info = {
+	struct rpcrdma__svc_xprt_info info = {
 		.size = sizeof(info),
 		.netid = addr->sa_family == AF_INET ? "udp" : "udp6",
 		.flags = 0, /* no congestion control */
 		.local = (struct sockaddr *)&local,
 		.local_len = local_len,
 	};
-	rc = rpcrdma_svc_xprt_create(svc, &udp_ops, u, &info, &u->xprt);
+	rc = rpcrdma__svc_xprt_create(svc, &udp_ops, u, &info, &u->xprt);
 	if (rc)
 		goto out_free;
 	u->svc = svc;
@@ -177,7 +182,7 @@ int rpcrdma_svc_listen_udp(struct rpcrdma_svc *svc, const struct sockaddr *addr,
 			rpcrdma__svc_unwatch(svc, &u->src);
 	}
 	if (rc) {
-		rpcrdma_svc_xprt_destroy(u->xprt);
+		rpcrdma__svc_xprt_destroy(u->xprt);
 		goto out_free;
 	}
 	pthread_mutex_lock(&svc->lock);
@@ -189,6 +194,8 @@ int rpcrdma_svc_listen_udp(struct rpcrdma_svc *svc, const struct sockaddr *addr,
 	pthread_mutex_unlock(&svc->lock);
 	if (bound)
 		*bound = local;
+	if (bound_len)
+		*bound_len = local_len;
 	return 0;
 out_free:
 	if (fd >= 0)

@@ -108,6 +108,24 @@ int rpcrdma_xdr_get_u64(struct rpcrdma_xdr_dec *x, uint64_t *v)
 	return 0;
 }
 
+int rpcrdma_xdr_get_i32(struct rpcrdma_xdr_dec *x, int32_t *v)
+{
+	uint32_t w;
+	int r = rpcrdma_xdr_get_u32(x, &w);
+	if (r == 0)
+		*v = (int32_t)w; /* two's complement (C11 implementation-defined; gcc, clang: modulo) */
+	return r;
+}
+
+int rpcrdma_xdr_get_i64(struct rpcrdma_xdr_dec *x, int64_t *v)
+{
+	uint64_t w;
+	int r = rpcrdma_xdr_get_u64(x, &w);
+	if (r == 0)
+		*v = (int64_t)w;
+	return r;
+}
+
 int rpcrdma_xdr_get_bool(struct rpcrdma_xdr_dec *x, int *v)
 {
 	struct rpcrdma_xdr_dec save = *x;
@@ -290,6 +308,21 @@ int rpcrdma_xdr_put_u64(struct rpcrdma_xdr_enc *x, uint64_t v)
 	wr32(p + 4, (uint32_t)v);
 	x->p = p + 8;
 	return 0;
+}
+
+int rpcrdma_xdr_put_i32(struct rpcrdma_xdr_enc *x, int32_t v)
+{
+	return rpcrdma_xdr_put_u32(x, (uint32_t)v);
+}
+
+int rpcrdma_xdr_put_i64(struct rpcrdma_xdr_enc *x, int64_t v)
+{
+	return rpcrdma_xdr_put_u64(x, (uint64_t)v);
+}
+
+int rpcrdma_xdr_put_bool(struct rpcrdma_xdr_enc *x, int v)
+{
+	return rpcrdma_xdr_put_u32(x, v != 0);
 }
 
 int rpcrdma_xdr_put_fixed(struct rpcrdma_xdr_enc *x, const void *src, size_t n)

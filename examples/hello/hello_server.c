@@ -103,9 +103,9 @@ int main(int argc, char **argv)
 	if (!rc)
 		rc = rpcrdma_svc_register(svc, &hello_prog);
 	if (!rc)
-		rc = rpcrdma_svc_listen_tcp(svc, (struct sockaddr *)&a, sizeof(a), &tcp);
+		rc = rpcrdma_svc_listen_tcp(svc, (struct sockaddr *)&a, sizeof(a), &tcp, NULL);
 	if (!rc)
-		rc = rpcrdma_svc_listen_udp(svc, (struct sockaddr *)&a, sizeof(a), &udp);
+		rc = rpcrdma_svc_listen_udp(svc, (struct sockaddr *)&a, sizeof(a), &udp, NULL);
 #if HELLO_RDMA
 	struct rpcrdma_poller *poller = NULL;
 	if (!rc && rdma_addr) {
@@ -116,7 +116,7 @@ int main(int argc, char **argv)
 		if (!rc)
 			rc = rpcrdma_poller_create(NULL, &poller); /* must outlive the service */
 		if (!rc)
-			rc = rpcrdma_svc_listen_rdma(svc, poller, ai->ai_addr, NULL, &rdma, NULL);
+			rc = rpcrdma_svc_listen_rdma(svc, poller, ai->ai_addr, NULL, &rdma, NULL, NULL);
 		if (ai)
 			freeaddrinfo(ai);
 	}

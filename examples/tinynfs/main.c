@@ -329,7 +329,7 @@ static int listen_all(struct rpcrdma_svc *svc, const struct config *c)
 			fprintf(stderr, "tinynfs: bad address '%s'\n", c->listen[i]);
 			return -EINVAL;
 		}
-		int rc = rpcrdma_svc_listen_tcp(svc, (struct sockaddr *)&ss, len, &bound);
+		int rc = rpcrdma_svc_listen_tcp(svc, (struct sockaddr *)&ss, len, &bound, NULL);
 		if (rc) {
 			fprintf(stderr, "tinynfs: tcp %s port %u: %s\n", c->listen[i], port,
 				strerror(-rc));
@@ -341,7 +341,7 @@ static int listen_all(struct rpcrdma_svc *svc, const struct config *c)
 			continue;
 		if (make_addr(c->listen[i], port, &ss, &len) != 0)
 			return -EINVAL;
-		rc = rpcrdma_svc_listen_udp(svc, (struct sockaddr *)&ss, len, &bound);
+		rc = rpcrdma_svc_listen_udp(svc, (struct sockaddr *)&ss, len, &bound, NULL);
 		if (rc) {
 			fprintf(stderr, "tinynfs: udp %s port %u: %s\n", c->listen[i], port,
 				strerror(-rc));
@@ -396,7 +396,7 @@ static int listen_rdma(struct rpcrdma_svc *svc, const struct config *c,
 			fprintf(stderr, "tinynfs: bad --rdma address '%s'\n", c->rdma[i]);
 			return -EINVAL;
 		}
-		rc = rpcrdma_svc_listen_rdma(svc, *poller, (struct sockaddr *)&ss, &lo, &bound,
+		rc = rpcrdma_svc_listen_rdma(svc, *poller, (struct sockaddr *)&ss, &lo, &bound, NULL,
 					     &ls[i]);
 		if (rc) {
 			fprintf(stderr, "tinynfs: rdma %s port %u: %s\n", c->rdma[i], port,

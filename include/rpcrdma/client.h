@@ -43,6 +43,7 @@
 #include <sys/uio.h>
 
 #include <rpcrdma/api.h>
+#include <rpcrdma/diag.h>
 #include <rpcrdma/poller.h>
 #include <rpcrdma/stats.h>
 
@@ -51,7 +52,7 @@ RPCRDMA_BEGIN_DECLS
 struct rpcrdma_client;
 
 struct rpcrdma_client_opts {
-	size_t opts_size;         /* sizeof(struct rpcrdma_client_opts) */
+	size_t size;              /* sizeof(struct rpcrdma_client_opts) */
 	uint32_t max_credits;     /* calls in flight at most, 1..1024 (32) */
 	uint32_t recv_inline;     /* our receive buffer size, 1024..65536 (4096) */
 	uint32_t send_inline;     /* largest Send we make, 1024..65536 (4096) */
@@ -60,6 +61,12 @@ struct rpcrdma_client_opts {
 	 * turns it off.  Defaults 100 and 2000. */
 	int reconnect_min_ms;
 	int reconnect_max_ms;
+	/* Log hook (<rpcrdma/diag.h>; NULL: silent): every connection the
+	 * client closes or loses, with the reason (lost, a call timed out,
+	 * device removed, client destroyed); called on the poller's thread
+	 * or in rpcrdma_client_destroy(). */
+	rpcrdma_log_fn log_fn;
+	void *log_arg;
 };
 
 RPCRDMA_API void rpcrdma_client_opts_init(struct rpcrdma_client_opts *opts);
@@ -73,7 +80,8 @@ RPCRDMA_API int rpcrdma_client_create(struct rpcrdma_poller *poller, const struc
 				      const struct rpcrdma_client_opts *opts,
 				      struct rpcrdma_client **out);
 
-/* Fails the calls in flight (-ECANCELED), disconnects, frees. */
+/* Fails the calls in flight (-ECANCELED), disconnects, frees.  NULL is a
+ * no-op. */
 RPCRDMA_API void rpcrdma_client_destroy(struct rpcrdma_client *c);
 
 /*
@@ -81,8 +89,8 @@ RPCRDMA_API void rpcrdma_client_destroy(struct rpcrdma_client *c);
  * structure) unchanged and alive until the call completes.
  *  - iov/iovcnt: the RPC call message; its first 4 bytes are the xid, which
  *    must be unique among the client's calls not yet completed (else
- *    call_async fails with -EEXIST).  Calls are kept by xid in an IDR
- *    (rpcrdma/idr.h) from call_async until done: a reply is matched to the
+ *    call_async fails with -EEXIST).  Calls are kept by xid in a hash table
+ *    from call_async until done: a reply is matched to the
  *    call with its xid sent on the connection it arrived on, so a late
  *    reply from a broken connection matches nothing.
  *  - [bulk_offset, bulk_offset + bulk_length): a data item the transport

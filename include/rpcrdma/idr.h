@@ -167,9 +167,6 @@ RPCRDMA_API bool rpcrdma_idr_is_empty(const struct rpcrdma_idr *idr);
 /** The number of ids in use. */
 RPCRDMA_API size_t rpcrdma_idr_count(const struct rpcrdma_idr *idr);
 
-/** The number of tree nodes held (0 when empty); for memory accounting. */
-RPCRDMA_API size_t rpcrdma_idr_node_count(const struct rpcrdma_idr *idr);
-
 /* ------------------------------------------------------------------ IDA */
 
 /** A set of allocated ids, stored as bitmaps (opaque). */
@@ -206,9 +203,6 @@ RPCRDMA_API bool rpcrdma_ida_is_empty(const struct rpcrdma_ida *ida);
 
 /** The number of ids allocated. */
 RPCRDMA_API size_t rpcrdma_ida_count(const struct rpcrdma_ida *ida);
-
-/** The number of tree nodes (interior and bitmap) held; 0 when inline. */
-RPCRDMA_API size_t rpcrdma_ida_node_count(const struct rpcrdma_ida *ida);
 
 RPCRDMA_END_DECLS
 

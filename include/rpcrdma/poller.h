@@ -47,7 +47,7 @@ enum rpcrdma_poller_mode {
 };
 
 struct rpcrdma_poller_opts {
-	size_t opts_size;              /* sizeof(struct rpcrdma_poller_opts) */
+	size_t size;                   /* sizeof(struct rpcrdma_poller_opts) */
 	enum rpcrdma_poller_mode mode;
 	unsigned threads;              /* workqueue workers, 1..64 (default 2) */
 	unsigned batch;                /* completions per ibv_poll_cq, 1..256 (32) */
@@ -72,7 +72,7 @@ struct rpcrdma_poller_opts {
 	unsigned direct_spin;
 };
 
-/* Fills *opts with the defaults and sets opts_size. */
+/* Fills *opts with the defaults and sets size. */
 RPCRDMA_API void rpcrdma_poller_opts_init(struct rpcrdma_poller_opts *opts);
 
 /*

@@ -59,7 +59,7 @@ RPCRDMA_BEGIN_DECLS
 #endif
 
 /** The only protocol version this library speaks. */
-#define RPCRDMA_VERSION 1u
+#define RPCRDMA_PROTO_VERSION 1u
 
 /** Message types (rdma_proc), RFC 8166 section 4.2.1. */
 enum rpcrdma_proc {
@@ -79,7 +79,7 @@ enum rpcrdma_errcode {
 /* Pre-swapped wire words. */
 #define RPCRDMA_XDR_ZERO RPCRDMA_WIRE32(0)
 #define RPCRDMA_XDR_ONE RPCRDMA_WIRE32(1)
-#define RPCRDMA_XDR_VERSION RPCRDMA_WIRE32(RPCRDMA_VERSION)
+#define RPCRDMA_XDR_VERSION RPCRDMA_WIRE32(RPCRDMA_PROTO_VERSION)
 #define RPCRDMA_XDR_MSG RPCRDMA_WIRE32(RPCRDMA_MSG)
 #define RPCRDMA_XDR_NOMSG RPCRDMA_WIRE32(RPCRDMA_NOMSG)
 #define RPCRDMA_XDR_MSGP RPCRDMA_WIRE32(RPCRDMA_MSGP)
@@ -119,6 +119,9 @@ struct rpcrdma_limits {
 	uint32_t max_read_chunks;  /**< distinct positions in the read list */
 	uint32_t max_write_chunks; /**< chunks in the write list */
 };
+
+/** Fills *limits with the defaults (every field 0) and sets size. */
+RPCRDMA_API void rpcrdma_limits_init(struct rpcrdma_limits *limits);
 
 /** Why a checker rejected (or dropped) a header; see rpcrdma_check_reason_str(). */
 enum rpcrdma_check_reason {

@@ -10,6 +10,7 @@
 #include <rpcrdma/config.h>
 #include <rpcrdma/api.h>
 #include <rpcrdma/version.h>
+#include <rpcrdma/diag.h>
 /* wire format */
 #include <rpcrdma/proto.h>
 #include <rpcrdma/credits.h>

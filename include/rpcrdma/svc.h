@@ -84,13 +84,13 @@
 
 #include <rpcrdma/api.h>
 #include <rpcrdma/config.h>
+#include <rpcrdma/diag.h>
 #include <rpcrdma/xdr.h>
 
 RPCRDMA_BEGIN_DECLS
 
 struct rpcrdma_svc;
 struct rpcrdma_svc_call;
-struct rpcrdma_svc_xprt;
 struct rpcrdma_poller;         /* <rpcrdma/poller.h> */
 struct rpcrdma_listener;       /* <rpcrdma/xprt.h> */
 struct rpcrdma_listener_opts;  /* <rpcrdma/xprt.h> */
@@ -109,6 +109,10 @@ enum rpcrdma_svc_status {
 	RPCRDMA_SVC_ASYNC = 0x101,
 };
 
+/* The status's name ("SUCCESS", "GARBAGE_ARGS", "DROP", ...) or "unknown";
+ * a static string. */
+RPCRDMA_API const char *rpcrdma_svc_status_str(int status);
+
 /* auth_stat (RFC 5531). */
 enum rpcrdma_svc_auth_stat {
 	RPCRDMA_AUTH_OK = 0,
@@ -118,6 +122,9 @@ enum rpcrdma_svc_auth_stat {
 	RPCRDMA_AUTH_REJECTEDVERF = 4,
 	RPCRDMA_AUTH_TOOWEAK = 5,
 };
+
+/* The auth_stat's name ("AUTH_BADCRED", ...) or "unknown"; static. */
+RPCRDMA_API const char *rpcrdma_svc_auth_stat_str(int stat);
 
 /* Authentication flavours. */
 #define RPCRDMA_AUTH_NONE 0u
@@ -141,8 +148,7 @@ struct rpcrdma_svc_cred {
 
 /*
  * One procedure.  A procedure with a NULL handler is a hole in the table
- * (PROC_UNAVAIL).  A procedure with a handler must have an estimator:
- * registration fails with -EINVAL otherwise.
+ * (PROC_UNAVAIL).
  *
  * args_size / res_size: bytes the core allocates (zeroed, aligned for any
  *   type) for the decoded arguments and the results; 0 for none.
@@ -155,6 +161,7 @@ struct rpcrdma_svc_cred {
  *   core reserves the reply header plus this before running the handler;
  *   the RDMA transport uses it to choose an inline reply or a reply chunk.
  *   It must be a true upper bound: the encoder gets exactly that room.
+ *   NULL: 0 bytes, for a procedure whose results are void.
  * handler(call, args, res): does the work; returns an rpcrdma_svc_status:
  *   SUCCESS (results encoded), PROC_UNAVAIL, GARBAGE_ARGS, SYSTEM_ERR, DROP,
  *   or ASYNC (see rpcrdma_svc_reply).  Any other value is sent as SYSTEM_ERR.
@@ -207,8 +214,8 @@ struct rpcrdma_svc_program {
  * Registers a program.  The program and version structs are copied; the
  * name and the procedure tables are borrowed and must stay valid while the
  * service lives (static tables).  -EINVAL: no versions, duplicate version
- * numbers, a procedure with a handler but no estimator, nprocs with a NULL
- * table; -EEXIST: the program number is already registered; -ENOMEM.
+ * numbers, nprocs with a NULL table, a procedure with args_size but no
+ * decoder or res_size but no encoder; -EEXIST: the program number is already registered; -ENOMEM.
  */
 RPCRDMA_API int rpcrdma_svc_register(struct rpcrdma_svc *svc,
 				     const struct rpcrdma_svc_program *prog);
@@ -235,8 +242,6 @@ RPCRDMA_API const struct sockaddr *
 rpcrdma_svc_call_peer(const struct rpcrdma_svc_call *call, socklen_t *len);
 RPCRDMA_API const char *rpcrdma_svc_call_netid(const struct rpcrdma_svc_call *call);
 RPCRDMA_API void *rpcrdma_svc_call_program_ctx(const struct rpcrdma_svc_call *call);
-/* The transport's per-call context (RDMA: the chunk lists of the call). */
-RPCRDMA_API void *rpcrdma_svc_call_xprt_ctx(const struct rpcrdma_svc_call *call);
 /* Reply bytes reserved: RPC reply header + the estimate. */
 RPCRDMA_API size_t rpcrdma_svc_call_reply_max(const struct rpcrdma_svc_call *call);
 
@@ -275,110 +280,6 @@ RPCRDMA_API void *rpcrdma_svc_call_results(struct rpcrdma_svc_call *call, size_t
  * the room.
  */
 RPCRDMA_API int rpcrdma_svc_call_set_results_len(struct rpcrdma_svc_call *call, size_t len);
-
-/* ------------------------------------------------------------ transports */
-
-/*
- * The transport contract (TCP and UDP here; RDMA plugs in the same way).
- *
- * A transport creates a struct rpcrdma_svc_xprt per connection (or per
- * socket for datagrams) and hands each received call to
- * rpcrdma_svc_xprt_recv() with its own per-call context.  For that call the
- * core then calls, in order, on any thread:
- *   ops->reply_buf(priv, call_ctx, max)  once, unless the call is dropped
- *       before a reply is possible: returns a buffer of at least max bytes
- *       (the RPC reply header plus the procedure's estimate) into which the
- *       core will encode the reply, or NULL (the call is then dropped).
- *       The RDMA transport decides here between an inline reply (max fits
- *       its inline threshold) and a reply chunk.
- *   ops->done(priv, call_ctx, buf, len)  exactly once: the core has
- *       finished with the call; if len > 0, buf[0..len-1] is the encoded
- *       reply (len <= max) to send; if len == 0, nothing is sent.  The
- *       transport owns buf and call_ctx from here on (buf may be NULL when
- *       reply_buf was not called or failed).  The core touches neither the
- *       call nor the xprt after done() returns.
- * The call occupies one of the xprt's slots (opts.max_calls) from the
- * successful rpcrdma_svc_xprt_recv() until the transport calls
- * rpcrdma_svc_xprt_complete() -- at the earliest inside done(), or later
- * once the reply has left (TCP: fully written; RDMA: send completed).
- *
- * The RDMA transport, in these terms: after checking the transport header
- * (and pulling any position-zero read chunk into a buffer, so the RPC header
- * is contiguous), it calls rpcrdma_svc_xprt_recv() with the RPC message as
- * iov[] and its receive context -- holding the parsed read list, write list
- * and reply chunk -- as call_ctx.  reply_buf(max) tells it the reply bound
- * before the handler runs: if max fits its inline threshold it returns a
- * send buffer, otherwise a buffer it will RDMA Write into the client's reply
- * chunk (or refuses with NULL when the client gave none).  done() hands
- * back the encoded reply to send.  Procedures that move bulk data through
- * write or read chunks (NFS READ/WRITE) reach the chunk lists from their
- * handler with rpcrdma_svc_call_xprt_ctx() and the RDMA transport's API.
- * The slot count for an RDMA connection is its credit grant
- * (info.max_calls), so the core never has more calls in progress than the
- * client may send.
- */
-struct rpcrdma_svc_xprt_ops {
-	void *(*reply_buf)(void *priv, void *call_ctx, size_t max);
-	void (*done)(void *priv, void *call_ctx, void *buf, size_t len);
-	/* Optional: called just before done(), when the handler marked a bulk
-	 * item (rpcrdma_svc_call_set_bulk) and the reply is SUCCESS, with the
-	 * item's data range as offsets into the reply buffer. */
-	void (*bulk)(void *priv, void *call_ctx, size_t offset, size_t len);
-};
-
-/* Transport flags. */
-#define RPCRDMA_SVC_XPRT_CONGESTION_CONTROL 0x1u /* TCP, RDMA: yes; UDP: no */
-
-struct rpcrdma_svc_xprt_info {
-	size_t size;        /* sizeof(struct rpcrdma_svc_xprt_info) */
-	const char *netid;  /* "tcp", "udp", "tcp6", "udp6", "rdma", "rdma6"; copied */
-	uint32_t flags;     /* RPCRDMA_SVC_XPRT_* */
-	const struct sockaddr *local; /* local address, may be NULL; copied */
-	socklen_t local_len;
-	unsigned max_calls; /* slots; 0: the service's opts.max_calls (RDMA: its
-			     * credit grant) */
-};
-
-/*
- * Creates a transport instance.  ops and priv must stay valid until
- * rpcrdma_svc_xprt_destroy().  -EINVAL (bad info), -ENOMEM.
- */
-RPCRDMA_API int rpcrdma_svc_xprt_create(struct rpcrdma_svc *svc,
-					const struct rpcrdma_svc_xprt_ops *ops,
-					void *priv,
-					const struct rpcrdma_svc_xprt_info *info,
-					struct rpcrdma_svc_xprt **out);
-/* Destroys it; no call of it may be in progress (-EBUSY otherwise). */
-RPCRDMA_API int rpcrdma_svc_xprt_destroy(struct rpcrdma_svc_xprt *xprt);
-
-/*
- * Hands a received message to the core.  The RPC call header (up to the
- * arguments) must lie in iov[0]; arguments may continue in further
- * segments.  The iovec array and buffers must stay valid until done().
- * peer may be NULL.  Returns:
- *   0: the core took the call; done() will be called exactly once (maybe
- *      before this returns, maybe later from another thread).
- *   -EBUSY: all slots are taken; nothing was done (TCP stops reading, UDP
- *      drops the datagram, RDMA waits for a completion).
- */
-RPCRDMA_API int rpcrdma_svc_xprt_recv(struct rpcrdma_svc_xprt *xprt,
-				      const struct iovec *iov, unsigned niov,
-				      const struct sockaddr *peer, socklen_t peer_len,
-				      void *call_ctx);
-/* Releases the slot of a call whose done() has been called. */
-RPCRDMA_API void rpcrdma_svc_xprt_complete(struct rpcrdma_svc_xprt *xprt);
-/* Calls in progress (holding slots) / whether a new call would be -EBUSY. */
-RPCRDMA_API unsigned rpcrdma_svc_xprt_in_progress(const struct rpcrdma_svc_xprt *xprt);
-RPCRDMA_API int rpcrdma_svc_xprt_busy(const struct rpcrdma_svc_xprt *xprt);
-
-/*
- * Adds an endpoint that rpcrdma_svc_rpcbind_set() registers (TCP and UDP
- * listeners add theirs; an RDMA listener calls this with "rdma"/"rdma6").
- * has_cc: the transport has congestion control.  -EINVAL, -ENOMEM.
- */
-RPCRDMA_API int rpcrdma_svc_add_endpoint(struct rpcrdma_svc *svc, const char *netid,
-					 const struct sockaddr *addr, socklen_t len,
-					 int has_cc);
 
 /* --------------------------------------------------------------- service */
 
@@ -433,7 +334,16 @@ struct rpcrdma_svc_opts {
 	size_t max_svc_bytes;     /* bytes buffered by all TCP connections;
 				   * 0: the larger of max_conn_bytes and
 				   * RPCRDMA_SVC_DEFAULT_SVC_BYTES (256 MiB) */
+	/* Log hook (<rpcrdma/diag.h>; NULL: silent): every call dropped
+	 * without a reply, TCP connection shed and TCP connection closed,
+	 * with its reason; also given to the listeners of
+	 * rpcrdma_svc_listen_rdma whose opts name none. */
+	rpcrdma_log_fn log_fn;
+	void *log_arg;
 };
+
+/* Fills *opts with the defaults (every field 0) and sets size. */
+RPCRDMA_API void rpcrdma_svc_opts_init(struct rpcrdma_svc_opts *opts);
 
 /*
  * Creates a service.  opts may be NULL (defaults); opts->size must cover at
@@ -454,11 +364,13 @@ RPCRDMA_API void rpcrdma_svc_destroy(struct rpcrdma_svc *svc);
 
 /*
  * Listens on a TCP or UDP socket bound to addr (port 0: any; the bound
- * address is stored in *bound if not NULL).  Non-blocking, on the service's
- * epoll set.  Netid tcp/tcp6 or udp/udp6 by address family.  -errno.
+ * address is stored in *bound and its length in *bound_len, each if not
+ * NULL).  Non-blocking, on the service's epoll set.  Netid tcp/tcp6 or
+ * udp/udp6 by address family.  -errno.
  */
 RPCRDMA_API int rpcrdma_svc_listen_tcp(struct rpcrdma_svc *svc, const struct sockaddr *addr,
-				       socklen_t len, struct sockaddr_storage *bound);
+				       socklen_t len, struct sockaddr_storage *bound,
+				       socklen_t *bound_len);
 /*
  * Serves RPC-over-RDMA (RFC 8166) on addr: creates a listener
  * (rpcrdma_listener_create with poller and opts, which may be NULL) whose
@@ -484,7 +396,8 @@ RPCRDMA_API int rpcrdma_svc_listen_tcp(struct rpcrdma_svc *svc, const struct soc
  * registered memory and the item is written from it, uncopied),
  * the rest by the reply chunk when still too large; what fits none of the
  * client's chunks is answered RDMA_ERROR/ERR_CHUNK.  Port 0 picks one;
- * *bound (if not NULL) gets the bound address.  *listener (if not NULL)
+ * *bound and *bound_len (each if not NULL) get the bound address and its
+ * length.  *listener (if not NULL)
  * gets the listener, borrowed, for rpcrdma_listener_stats and
  * rpcrdma_listener_foreach_conn; rpcrdma_svc_destroy destroys it (the
  * poller must outlive the service).  -EINVAL, -ENOMEM, or the listener's
@@ -495,11 +408,12 @@ RPCRDMA_API int rpcrdma_svc_listen_rdma(struct rpcrdma_svc *svc,
 					struct rpcrdma_poller *poller,
 					const struct sockaddr *addr,
 					const struct rpcrdma_listener_opts *opts,
-					struct sockaddr_storage *bound,
+					struct sockaddr_storage *bound, socklen_t *bound_len,
 					struct rpcrdma_listener **listener);
 #endif
 RPCRDMA_API int rpcrdma_svc_listen_udp(struct rpcrdma_svc *svc, const struct sockaddr *addr,
-				       socklen_t len, struct sockaddr_storage *bound);
+				       socklen_t len, struct sockaddr_storage *bound,
+				       socklen_t *bound_len);
 
 /*
  * Serves an already connected stream socket (TCP, or AF_UNIX with netid
@@ -517,7 +431,13 @@ RPCRDMA_API int rpcrdma_svc_fd(const struct rpcrdma_svc *svc);
 /* One loop step: waits up to timeout_ms (-1: forever) and handles what is
  * ready.  Returns the number of events handled, or -errno. */
 RPCRDMA_API int rpcrdma_svc_poll(struct rpcrdma_svc *svc, int timeout_ms);
-/* Event loop, own thread.  start: -EALREADY if running.  stop: joins it. */
+/*
+ * Event loop, own thread.  start: -EALREADY if running.  stop: joins it.
+ * The thread inherits the caller's signal mask: a program that handles
+ * signals on one thread of its own (sigwait, signalfd) blocks them with
+ * pthread_sigmask() before rpcrdma_svc_start(), or a signal may be
+ * delivered on the loop thread and interrupt its handlers.
+ */
 RPCRDMA_API int rpcrdma_svc_start(struct rpcrdma_svc *svc);
 RPCRDMA_API void rpcrdma_svc_stop(struct rpcrdma_svc *svc);
 
@@ -569,6 +489,9 @@ struct rpcrdma_rpcbind_opts {
 	int timeout_ms;          /* per exchange; 0: 2000 */
 	const char *owner;       /* NULL: the uid as a decimal string */
 };
+
+/* Fills *opts with the defaults (every field 0 or NULL) and sets size. */
+RPCRDMA_API void rpcrdma_rpcbind_opts_init(struct rpcrdma_rpcbind_opts *opts);
 
 /*
  * Registers every (program, version) with rpcbind (version 4 SET, falling

@@ -64,6 +64,9 @@ RPCRDMA_API size_t rpcrdma_xdr_dec_left(const struct rpcrdma_xdr_dec *x);
 
 RPCRDMA_API int rpcrdma_xdr_get_u32(struct rpcrdma_xdr_dec *x, uint32_t *v);
 RPCRDMA_API int rpcrdma_xdr_get_u64(struct rpcrdma_xdr_dec *x, uint64_t *v);
+/* int and hyper (two's complement, as XDR's signed integers). */
+RPCRDMA_API int rpcrdma_xdr_get_i32(struct rpcrdma_xdr_dec *x, int32_t *v);
+RPCRDMA_API int rpcrdma_xdr_get_i64(struct rpcrdma_xdr_dec *x, int64_t *v);
 /* bool: only 0 and 1 are accepted (anything else is -EBADMSG). */
 RPCRDMA_API int rpcrdma_xdr_get_bool(struct rpcrdma_xdr_dec *x, int *v);
 /* Fixed-length opaque[n]: copies n bytes into dst, skips the padding. */
@@ -116,6 +119,10 @@ RPCRDMA_API size_t rpcrdma_xdr_enc_room(const struct rpcrdma_xdr_enc *x);
 
 RPCRDMA_API int rpcrdma_xdr_put_u32(struct rpcrdma_xdr_enc *x, uint32_t v);
 RPCRDMA_API int rpcrdma_xdr_put_u64(struct rpcrdma_xdr_enc *x, uint64_t v);
+RPCRDMA_API int rpcrdma_xdr_put_i32(struct rpcrdma_xdr_enc *x, int32_t v);
+RPCRDMA_API int rpcrdma_xdr_put_i64(struct rpcrdma_xdr_enc *x, int64_t v);
+/* bool: v != 0 is encoded as 1 (TRUE), 0 as 0 (FALSE). */
+RPCRDMA_API int rpcrdma_xdr_put_bool(struct rpcrdma_xdr_enc *x, int v);
 /* Fixed-length opaque[n]: n bytes then zero padding. */
 RPCRDMA_API int rpcrdma_xdr_put_fixed(struct rpcrdma_xdr_enc *x, const void *src, size_t n);
 /* Variable-length opaque: length word, data, zero padding (n < 2^32). */

@@ -114,6 +114,7 @@
 #include <sys/uio.h>
 
 #include <rpcrdma/api.h>
+#include <rpcrdma/diag.h>
 #include <rpcrdma/poller.h>
 #include <rpcrdma/stats.h>
 
@@ -132,7 +133,7 @@ struct rpcrdma_rescg_group;  /* <rpcrdma/rescg.h> */
 typedef void (*rpcrdma_call_handler)(struct rpcrdma_call *call, void *arg);
 
 struct rpcrdma_listener_opts {
-	size_t opts_size;        /* sizeof(struct rpcrdma_listener_opts) */
+	size_t size;             /* sizeof(struct rpcrdma_listener_opts) */
 	uint32_t max_credits;    /* grant upper bound, 1..65535 (default 64) */
 	uint32_t recv_inline;    /* our receive buffer size, 1024..65536 (4096) */
 	uint32_t send_inline;    /* largest Send we make, 1024..65536 (4096) */
@@ -185,6 +186,11 @@ struct rpcrdma_listener_opts {
 	 * Each is raised to one call of max_call_bytes when smaller. */
 	size_t read_budget_bytes;
 	size_t read_conn_bytes;
+	/* Log hook (<rpcrdma/diag.h>; NULL: silent): every connection
+	 * request refused and every connection closed, with its reason;
+	 * called on the poller's thread. */
+	rpcrdma_log_fn log_fn;
+	void *log_arg;
 };
 
 /* The default max_call_bytes: 1 MiB of data and 12 KiB of headers, as

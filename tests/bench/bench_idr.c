@@ -22,6 +22,7 @@
  * valgrind --tool=callgrind (instruction counts per function).
  */
 #include <rpcrdma/idr.h>
+#include "idr_internal.h" /* rpcrdma__idr_node_count */
 
 #include <limits.h>
 #include <stdint.h>
@@ -212,7 +213,7 @@ static void run_idr(const int *ids, const int *order, size_t n, bool dense, size
 				die("idr_remove");
 		}
 		double t3 = now_ns();
-		if (rpcrdma_idr_node_count(idr) != 0)
+		if (rpcrdma__idr_node_count(idr) != 0)
 			die("idr nodes left");
 		rpcrdma_idr_destroy(idr);
 		ta += t1 - t0;
@@ -345,7 +346,7 @@ static void cyclic_steady(int steps)
 			die("cyclic find");
 	}
 	double t1 = now_ns();
-	size_t nodes = rpcrdma_idr_node_count(idr);
+	size_t nodes = rpcrdma__idr_node_count(idr);
 	rpcrdma_idr_destroy(idr);
 
 	struct hmap h;

@@ -11,10 +11,11 @@
 #include <time.h>
 
 #include <rpcrdma/svc.h>
+#include "svc_int.h" /* the transport plug */
 #include "../svc/testprog.h"
 
 struct sink {
-	struct rpcrdma_svc_xprt *x;
+	struct rpcrdma__svc_xprt *x;
 	uint8_t buf[8192];
 	size_t len;
 };
@@ -32,10 +33,10 @@ static void s_done(void *priv, void *ctx, void *buf, size_t len)
 	(void)ctx;
 	(void)buf;
 	s->len = len;
-	rpcrdma_svc_xprt_complete(s->x);
+	rpcrdma__svc_xprt_complete(s->x);
 }
 
-static const struct rpcrdma_svc_xprt_ops ops = { s_buf, s_done, NULL };
+static const struct rpcrdma__svc_xprt_ops ops = { s_buf, s_done, NULL };
 
 static void put32(uint8_t *p, uint32_t v)
 {
@@ -87,9 +88,9 @@ int main(void)
 	if (rpcrdma_svc_create(NULL, &svc) || testprog_create(&tp) ||
 	    rpcrdma_svc_register(svc, testprog_program(tp)))
 		return 1;
-	struct rpcrdma_svc_xprt_info info = { .size = sizeof(info), .netid = "tcp",
-		.flags = RPCRDMA_SVC_XPRT_CONGESTION_CONTROL };
-	if (rpcrdma_svc_xprt_create(svc, &ops, &s, &info, &s.x))
+	struct rpcrdma__svc_xprt_info info = { .size = sizeof(info), .netid = "tcp",
+		.flags = RPCRDMA__SVC_XPRT_CONGESTION_CONTROL };
+	if (rpcrdma__svc_xprt_create(svc, &ops, &s, &info, &s.x))
 		return 1;
 	struct {
 		const char *name;
@@ -114,7 +115,7 @@ int main(void)
 		struct iovec iov[2] = { { msg, cut }, { msg + cut, n - cut } };
 		double t0 = now();
 		for (int i = 0; i < iters; i++)
-			rpcrdma_svc_xprt_recv(s.x, iov, 2, NULL, 0, NULL);
+			rpcrdma__svc_xprt_recv(s.x, iov, 2, NULL, 0, NULL);
 		double ns = (now() - t0) / iters * 1e9;
 		if (c == 0)
 			base = ns;
@@ -124,7 +125,7 @@ int main(void)
 		}
 		printf("%-28s %10.1f %12.0f %8.2f\n", cases[c].name, ns, 1e9 / ns, ns / base);
 	}
-	rpcrdma_svc_xprt_destroy(s.x);
+	rpcrdma__svc_xprt_destroy(s.x);
 	rpcrdma_svc_destroy(svc);
 	testprog_destroy(tp);
 	return 0;

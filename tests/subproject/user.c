@@ -78,7 +78,7 @@ int main(void)
 	struct sockaddr_in sin = { .sin_family = AF_INET };
 	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	struct sockaddr_storage bound;
-	rc = rpcrdma_svc_listen_tcp(svc, (struct sockaddr *)&sin, sizeof(sin), &bound);
+	rc = rpcrdma_svc_listen_tcp(svc, (struct sockaddr *)&sin, sizeof(sin), &bound, NULL);
 	if (rc == 0)
 		rc = rpcrdma_svc_start(svc);
 	if (rc == 0)

@@ -37,16 +37,16 @@ int main(void)
 	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
 	struct sockaddr_storage t, u;
 	if (!rc)
-		rc = rpcrdma_svc_listen_tcp(svc, (struct sockaddr *)&a, sizeof(a), &t);
+		rc = rpcrdma_svc_listen_tcp(svc, (struct sockaddr *)&a, sizeof(a), &t, NULL);
 	if (!rc)
-		rc = rpcrdma_svc_listen_udp(svc, (struct sockaddr *)&a, sizeof(a), &u);
+		rc = rpcrdma_svc_listen_udp(svc, (struct sockaddr *)&a, sizeof(a), &u, NULL);
 	if (rc) {
 		fprintf(stderr, "rpc_testsvc: listen: %s\n", strerror(-rc));
 		goto out;
 	}
 	struct sockaddr_in6 a6 = { .sin6_family = AF_INET6, .sin6_addr = IN6ADDR_LOOPBACK_INIT };
-	int v6 = rpcrdma_svc_listen_tcp(svc, (struct sockaddr *)&a6, sizeof(a6), NULL) == 0 &&
-		 rpcrdma_svc_listen_udp(svc, (struct sockaddr *)&a6, sizeof(a6), NULL) == 0;
+	int v6 = rpcrdma_svc_listen_tcp(svc, (struct sockaddr *)&a6, sizeof(a6), NULL, NULL) == 0 &&
+		 rpcrdma_svc_listen_udp(svc, (struct sockaddr *)&a6, sizeof(a6), NULL, NULL) == 0;
 	rc = rpcrdma_svc_rpcbind_set(svc, NULL);
 	if (rc) {
 		fprintf(stderr, "rpc_testsvc: rpcbind registration failed: %s\n", strerror(-rc));

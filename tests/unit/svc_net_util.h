@@ -57,9 +57,9 @@ static inline void server_start(struct server *s, const struct rpcrdma_svc_opts 
 	assert_int_equal(rpcrdma_svc_register(s->svc, testprog_program(s->tp)), 0);
 	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
 	struct sockaddr_storage b;
-	assert_int_equal(rpcrdma_svc_listen_tcp(s->svc, (struct sockaddr *)&a, sizeof(a), &b), 0);
+	assert_int_equal(rpcrdma_svc_listen_tcp(s->svc, (struct sockaddr *)&a, sizeof(a), &b, NULL), 0);
 	s->tcp_port = ntohs(((struct sockaddr_in *)&b)->sin_port);
-	assert_int_equal(rpcrdma_svc_listen_udp(s->svc, (struct sockaddr *)&a, sizeof(a), &b), 0);
+	assert_int_equal(rpcrdma_svc_listen_udp(s->svc, (struct sockaddr *)&a, sizeof(a), &b, NULL), 0);
 	s->udp_port = ntohs(((struct sockaddr_in *)&b)->sin_port);
 	if (thread)
 		assert_int_equal(rpcrdma_svc_start(s->svc), 0);

@@ -44,12 +44,12 @@ static int checked_alloc(struct rpcrdma_ida *ida, struct fail_alloc *fa, int sta
 			 int64_t want)
 {
 	long failures = fa->failures, calls = fa->calls;
-	size_t nodes = rpcrdma_ida_node_count(ida), count = rpcrdma_ida_count(ida);
+	size_t nodes = rpcrdma__ida_node_count(ida), count = rpcrdma_ida_count(ida);
 	int got = rpcrdma_ida_alloc(ida, start, end);
 	if (got == -ENOMEM) {
 		assert_int_equal(fa->failures, failures + 1);
 		assert_true(want >= 0);
-		assert_int_equal(rpcrdma_ida_node_count(ida), nodes);
+		assert_int_equal(rpcrdma__ida_node_count(ida), nodes);
 		assert_int_equal(rpcrdma_ida_count(ida), count);
 		assert_int_equal(rpcrdma__ida_check(ida), 0);
 		return got;
@@ -61,7 +61,7 @@ static int checked_alloc(struct rpcrdma_ida *ida, struct fail_alloc *fa, int sta
 	}
 	assert_int_equal(got, want);
 	/* it allocated exactly the nodes it keeps */
-	assert_int_equal(rpcrdma_ida_node_count(ida) - nodes, fa->calls - calls);
+	assert_int_equal(rpcrdma__ida_node_count(ida) - nodes, fa->calls - calls);
 	return got;
 }
 
@@ -152,7 +152,7 @@ static void dense_window(int64_t base, long ops, uint64_t seed)
 	for (int64_t id = base; id < base + WIN; id++)
 		assert_int_equal(rpcrdma_ida_free(ida, (int)id), dref_used(&m, id) ? 0 : -ENOENT);
 	assert_true(rpcrdma_ida_is_empty(ida));
-	assert_int_equal(rpcrdma_ida_node_count(ida), 0);
+	assert_int_equal(rpcrdma__ida_node_count(ida), 0);
 	free_ida(ida, &fa);
 }
 
@@ -230,7 +230,7 @@ static void test_sparse_random(void **state)
 		if (i % 40000 == 39999) {
 			while (m.n > 0)
 				sparse_free(ida, &m, m.id[rng_below(&r, m.n)]);
-			assert_int_equal(rpcrdma_ida_node_count(ida), 0);
+			assert_int_equal(rpcrdma__ida_node_count(ida), 0);
 			sref_compare(ida, &m);
 			continue;
 		}
@@ -291,7 +291,7 @@ static void test_edges_every_height(void **state)
 		assert_int_equal(rpcrdma_ida_alloc(ida, id, end), -ENOSPC);
 		assert_true(rpcrdma_ida_test(ida, id));
 		assert_false(rpcrdma_ida_test(ida, id == 0 ? 1 : id - 1));
-		assert_int_equal(rpcrdma_ida_node_count(ida), nodes_for_one(id));
+		assert_int_equal(rpcrdma__ida_node_count(ida), nodes_for_one(id));
 		assert_int_equal(rpcrdma__ida_check(ida), 0);
 		/* ids beyond the tree's reach must not alias id's slot */
 		for (int64_t c = 64; c <= INT_MAX; c *= 2) {
@@ -302,7 +302,7 @@ static void test_edges_every_height(void **state)
 		}
 		assert_int_equal(rpcrdma_ida_free(ida, id), 0);
 		assert_int_equal(rpcrdma_ida_free(ida, id), -ENOENT);
-		assert_int_equal(rpcrdma_ida_node_count(ida), 0);
+		assert_int_equal(rpcrdma__ida_node_count(ida), 0);
 	}
 	for (size_t i = 0; i < N_EDGE; i++) {
 		for (size_t j = 0; j < N_EDGE; j++) {
@@ -318,7 +318,7 @@ static void test_edges_every_height(void **state)
 			assert_int_equal(rpcrdma__ida_check(ida), 0);
 			if (got >= 0)
 				assert_int_equal(rpcrdma_ida_free(ida, got), 0);
-			assert_int_equal(rpcrdma_ida_node_count(ida), 0);
+			assert_int_equal(rpcrdma__ida_node_count(ida), 0);
 		}
 	}
 	free_ida(ida, &fa);
@@ -334,22 +334,22 @@ static void test_inline(void **state)
 	for (int i = 0; i < 64; i++)
 		assert_int_equal(rpcrdma_ida_alloc(ida, 0, 0), i);
 	assert_int_equal(fa.calls, after_create); /* no allocation at all */
-	assert_int_equal(rpcrdma_ida_node_count(ida), 0);
+	assert_int_equal(rpcrdma__ida_node_count(ida), 0);
 	assert_int_equal(rpcrdma_ida_alloc(ida, 0, 64), -ENOSPC);
 	assert_int_equal(rpcrdma_ida_alloc(ida, 0, 0), 64);
-	assert_int_equal(rpcrdma_ida_node_count(ida), 1);
+	assert_int_equal(rpcrdma__ida_node_count(ida), 1);
 	assert_int_equal(rpcrdma_ida_free(ida, 64), 0);
-	assert_int_equal(rpcrdma_ida_node_count(ida), 0);
+	assert_int_equal(rpcrdma__ida_node_count(ida), 0);
 	for (int i = 0; i < 64; i++)
 		assert_true(rpcrdma_ida_test(ida, i));
 	/* a far id: its path, and a leaf for the inline ids */
 	assert_int_equal(rpcrdma_ida_alloc(ida, 5000, 0), 5000);
-	assert_int_equal(rpcrdma_ida_node_count(ida), 3);
+	assert_int_equal(rpcrdma__ida_node_count(ida), 3);
 	assert_int_equal(rpcrdma__ida_check(ida), 0);
 	assert_int_equal(rpcrdma_ida_free(ida, 17), 0);
 	assert_int_equal(rpcrdma_ida_alloc(ida, 0, 0), 17);
 	assert_int_equal(rpcrdma_ida_free(ida, 5000), 0);
-	assert_int_equal(rpcrdma_ida_node_count(ida), 0);
+	assert_int_equal(rpcrdma__ida_node_count(ida), 0);
 	assert_int_equal(rpcrdma_ida_count(ida), 64);
 	for (int i = 0; i < 64; i++)
 		assert_int_equal(rpcrdma_ida_free(ida, i), 0);
@@ -367,7 +367,7 @@ static void test_dense_fill(void **state)
 		assert_int_equal(rpcrdma_ida_alloc(ida, 0, 0), i);
 	assert_int_equal(rpcrdma__ida_check(ida), 0);
 	/* root (level 3), 2 level-2 nodes, 64 + 5 leaves */
-	assert_int_equal(rpcrdma_ida_node_count(ida), 1 + 2 + 64 + 5);
+	assert_int_equal(rpcrdma__ida_node_count(ida), 1 + 2 + 64 + 5);
 	assert_int_equal(rpcrdma_ida_alloc(ida, 0, 65536), -ENOSPC);
 	assert_int_equal(rpcrdma_ida_free(ida, 65535), 0);
 	assert_int_equal(rpcrdma_ida_alloc(ida, 1000, 65536), 65535);
@@ -397,7 +397,7 @@ static void test_range_rules(void **state)
 	assert_int_equal(rpcrdma_ida_free(ida, INT_MAX - 1), -ENOENT);
 	assert_int_equal(rpcrdma_ida_free(ida, 63), -ENOENT);
 	assert_int_equal(rpcrdma_ida_free(ida, INT_MAX), 0);
-	assert_int_equal(rpcrdma_ida_node_count(ida), 0);
+	assert_int_equal(rpcrdma__ida_node_count(ida), 0);
 	free_ida(ida, &fa);
 
 	struct rpcrdma_idr_allocator half = {NULL, fail_alloc_free, &fa};
@@ -448,7 +448,7 @@ static int run_program(long fail_at, long *calls)
 	}
 	while (m.n > 0)
 		sparse_free(ida, &m, m.id[0]);
-	assert_int_equal(rpcrdma_ida_node_count(ida), 0);
+	assert_int_equal(rpcrdma__ida_node_count(ida), 0);
 	*calls = fa.calls;
 	rpcrdma_ida_destroy(ida);
 	assert_int_equal(fa.live, 0);

@@ -143,18 +143,18 @@ static void dense_step(struct rpcrdma_idr *idr, struct dref *m, struct rng *r,
 		}
 		void *p = random_ptr(r);
 		long failures = fa->failures, calls = fa->calls;
-		size_t nodes = rpcrdma_idr_node_count(idr);
+		size_t nodes = rpcrdma__idr_node_count(idr);
 		int got = cyclic ? rpcrdma_idr_alloc_cyclic(idr, p, start, end)
 				 : rpcrdma_idr_alloc(idr, p, start, end);
 		if (got == -ENOMEM) {
 			assert_int_equal(fa->failures, failures + 1);
 			assert_true(want >= 0);
-			assert_int_equal(rpcrdma_idr_node_count(idr), nodes);
+			assert_int_equal(rpcrdma__idr_node_count(idr), nodes);
 			fa->fail_at = fa->calls + 1 + (long)rng_below(r, 64);
 			return;
 		}
 		assert_int_equal(fa->failures, failures);
-		assert_int_equal(rpcrdma_idr_node_count(idr) - nodes, fa->calls - calls);
+		assert_int_equal(rpcrdma__idr_node_count(idr) - nodes, fa->calls - calls);
 		if (want < 0) {
 			assert_int_equal(got, -ENOSPC);
 			return;
@@ -229,7 +229,7 @@ static void dense_window(int64_t base, long ops, uint64_t seed)
 		assert_ptr_equal(rpcrdma_idr_remove(idr, (int)id), want);
 	}
 	assert_true(rpcrdma_idr_is_empty(idr));
-	assert_int_equal(rpcrdma_idr_node_count(idr), 0);
+	assert_int_equal(rpcrdma__idr_node_count(idr), 0);
 	assert_int_equal(rpcrdma__idr_check(idr), 0);
 	free_idr(idr, &fa);
 }
@@ -298,18 +298,18 @@ static int sparse_alloc(struct rpcrdma_idr *idr, struct sref *m, struct fail_all
 		want = id_set_free(m->id, m->n, start, lim);
 	}
 	long failures = fa->failures, calls = fa->calls;
-	size_t nodes = rpcrdma_idr_node_count(idr);
+	size_t nodes = rpcrdma__idr_node_count(idr);
 	int got = cyclic ? rpcrdma_idr_alloc_cyclic(idr, p, start, end)
 			 : rpcrdma_idr_alloc(idr, p, start, end);
 	if (got == -ENOMEM) {
 		assert_int_equal(fa->failures, failures + 1);
 		assert_true(want >= 0);
-		assert_int_equal(rpcrdma_idr_node_count(idr), nodes);
+		assert_int_equal(rpcrdma__idr_node_count(idr), nodes);
 		return got;
 	}
 	assert_int_equal(fa->failures, failures);
 	/* it allocated exactly the nodes it keeps */
-	assert_int_equal(rpcrdma_idr_node_count(idr) - nodes, fa->calls - calls);
+	assert_int_equal(rpcrdma__idr_node_count(idr) - nodes, fa->calls - calls);
 	if (want < 0) {
 		assert_int_equal(got, -ENOSPC);
 		return got;
@@ -345,7 +345,7 @@ static void test_sparse_random(void **state)
 		if (i % 50000 == 49999) { /* drain completely, in random order */
 			while (m.n > 0)
 				sparse_remove(idr, &m, m.id[rng_below(&r, m.n)]);
-			assert_int_equal(rpcrdma_idr_node_count(idr), 0);
+			assert_int_equal(rpcrdma__idr_node_count(idr), 0);
 			sref_compare(idr, &m);
 			continue;
 		}
@@ -421,7 +421,7 @@ static void test_edges_every_height(void **state)
 		unsigned h = 1;
 		while (h < 6 && edge_ids[i] >= ((int64_t)1 << (6 * h)))
 			h++;
-		assert_int_equal(rpcrdma_idr_node_count(idr), h);
+		assert_int_equal(rpcrdma__idr_node_count(idr), h);
 		/* ids beyond the tree's reach must not alias id's slot */
 		for (int64_t c = 64; c <= INT_MAX; c *= 2) {
 			if (edge_ids[i] + c <= INT_MAX) {
@@ -433,7 +433,7 @@ static void test_edges_every_height(void **state)
 		}
 		assert_int_equal(rpcrdma_idr_count(idr), 1);
 		assert_ptr_equal(rpcrdma_idr_remove(idr, id), &tokens[i]);
-		assert_int_equal(rpcrdma_idr_node_count(idr), 0);
+		assert_int_equal(rpcrdma__idr_node_count(idr), 0);
 		assert_true(rpcrdma_idr_is_empty(idr));
 	}
 	for (size_t i = 0; i < N_EDGE; i++) {
@@ -451,7 +451,7 @@ static void test_edges_every_height(void **state)
 			assert_int_equal(rpcrdma__idr_check(idr), 0);
 			if (got >= 0)
 				assert_ptr_equal(rpcrdma_idr_remove(idr, got), &tokens[2]);
-			assert_int_equal(rpcrdma_idr_node_count(idr), 0);
+			assert_int_equal(rpcrdma__idr_node_count(idr), 0);
 		}
 	}
 	free_idr(idr, &fa);
@@ -471,7 +471,7 @@ static void test_dense_fill_and_full_bits(void **state)
 	assert_int_equal(rpcrdma__idr_check(idr), 0);
 	/* 64 full leaves + 1 leaf for 4096..4097 + one level-2 node under a
 	 * level-3 root, plus the level-2 node above 4096 */
-	assert_int_equal(rpcrdma_idr_node_count(idr), 64 + 1 + 1 + 1 + 1);
+	assert_int_equal(rpcrdma__idr_node_count(idr), 64 + 1 + 1 + 1 + 1);
 	assert_int_equal(rpcrdma_idr_alloc(idr, NULL, 0, 4096), -ENOSPC);
 	assert_ptr_equal(rpcrdma_idr_remove(idr, 4095), &tokens[4095 % 256]);
 	assert_int_equal(rpcrdma_idr_alloc(idr, NULL, 0, 4096), 4095);
@@ -505,7 +505,7 @@ static void test_range_rules(void **state)
 	assert_null(rpcrdma_idr_remove(idr, INT_MAX));
 	assert_null(rpcrdma_idr_remove(idr, INT_MAX - 1));
 	assert_true(rpcrdma_idr_is_empty(idr));
-	assert_int_equal(rpcrdma_idr_node_count(idr), 0);
+	assert_int_equal(rpcrdma__idr_node_count(idr), 0);
 	free_idr(idr, &fa);
 
 	struct rpcrdma_idr_allocator half = {fail_alloc_alloc, NULL, &fa};
@@ -543,7 +543,7 @@ static void test_null_and_replace(void **state)
 	assert_int_equal(rpcrdma_idr_lookup(idr, 0, NULL), -ENOENT);
 	assert_null(rpcrdma_idr_remove(idr, 0)); /* twice: nothing left */
 	assert_ptr_equal(rpcrdma_idr_remove(idr, 1), &tokens[1]);
-	assert_int_equal(rpcrdma_idr_node_count(idr), 0);
+	assert_int_equal(rpcrdma__idr_node_count(idr), 0);
 	free_idr(idr, &fa);
 }
 
@@ -658,7 +658,7 @@ static void test_iterate_order(void **state)
 	assert_int_equal(d.n, 8);
 	assert_memory_equal(d.ids, sorted, sizeof(sorted));
 	assert_true(rpcrdma_idr_is_empty(idr));
-	assert_int_equal(rpcrdma_idr_node_count(idr), 0);
+	assert_int_equal(rpcrdma__idr_node_count(idr), 0);
 	free_idr(idr, &fa);
 }
 
@@ -714,7 +714,7 @@ static int run_program(long fail_at, long *calls)
 	}
 	while (m.n > 0)
 		sparse_remove(idr, &m, m.id[m.n - 1]);
-	assert_int_equal(rpcrdma_idr_node_count(idr), 0);
+	assert_int_equal(rpcrdma__idr_node_count(idr), 0);
 	*calls = fa.calls;
 	rpcrdma_idr_destroy(idr);
 	assert_int_equal(fa.live, 0);

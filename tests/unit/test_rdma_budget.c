@@ -291,7 +291,7 @@ static void test_opts(void **state)
 	assert_int_equal(u.read_budget_bytes, 64 * MIB);
 	assert_int_equal(u.read_conn_bytes, 16 * MIB);
 	/* options from before the budget existed: the defaults */
-	u.opts_size = offsetof(struct rpcrdma_listener_opts, read_budget_bytes);
+	u.size = offsetof(struct rpcrdma_listener_opts, read_budget_bytes);
 	u.read_budget_bytes = 1;
 	assert_int_equal(rpcrdma__listener_opts_get(&u, &o), 0);
 	assert_int_equal(o.read_budget_bytes, 64 * MIB);

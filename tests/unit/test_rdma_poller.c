@@ -137,17 +137,17 @@ static void test_opts_rejected(void **state)
 	p = NULL;
 	rpcrdma_poller_opts_init(&o);
 	o.spin_us = 5;                  /* past an older struct's end: ignored */
-	o.opts_size = offsetof(struct rpcrdma_poller_opts, spin_us);
+	o.size = offsetof(struct rpcrdma_poller_opts, spin_us);
 	assert_int_equal(rpcrdma_poller_create(&o, &p), 0);
 	assert_int_equal(p->opts.spin_us, 0);
 	rpcrdma_poller_destroy(p);
 	p = NULL;
 	rpcrdma_poller_opts_init(&o);
-	o.opts_size = sizeof(o) + 8;    /* a newer, larger struct */
+	o.size = sizeof(o) + 8;    /* a newer, larger struct */
 	assert_int_equal(rpcrdma_poller_create(&o, &p), -EINVAL);
 	assert_null(p);
 	/* A smaller (older) struct: the rest takes the defaults. */
-	o.opts_size = offsetof(struct rpcrdma_poller_opts, threads);
+	o.size = offsetof(struct rpcrdma_poller_opts, threads);
 	o.mode = RPCRDMA_POLLER_DIRECT;
 	assert_int_equal(rpcrdma_poller_create(&o, &p), 0);
 	assert_int_equal(p->opts.batch, 32);
@@ -499,15 +499,15 @@ static void test_svc_one_direct_poller(void **state)
 	rpcrdma_poller_opts_init(&o);
 	assert_int_equal(rpcrdma_poller_create(&o, &wq), 0);
 	assert_int_equal(rpcrdma_svc_create(NULL, &svc), 0);
-	rc = rpcrdma_svc_listen_rdma(svc, d1, (struct sockaddr *)&sin, NULL, NULL, NULL);
+	rc = rpcrdma_svc_listen_rdma(svc, d1, (struct sockaddr *)&sin, NULL, NULL, NULL, NULL);
 	assert_true(rc <= 0 && rc != -EINVAL);
-	int rc2 = rpcrdma_svc_listen_rdma(svc, d2, (struct sockaddr *)&sin, NULL, NULL, NULL);
+	int rc2 = rpcrdma_svc_listen_rdma(svc, d2, (struct sockaddr *)&sin, NULL, NULL, NULL, NULL);
 	bool have_rdma = access("/dev/infiniband/rdma_cm", F_OK) == 0;
 	if (have_rdma)
 		assert_int_equal(rc2, -EINVAL);
 	else
 		assert_int_equal(rc2, rc);
-	rc2 = rpcrdma_svc_listen_rdma(svc, wq, (struct sockaddr *)&sin, NULL, NULL, NULL);
+	rc2 = rpcrdma_svc_listen_rdma(svc, wq, (struct sockaddr *)&sin, NULL, NULL, NULL, NULL);
 	assert_true(rc2 != -EINVAL);
 	{
 		/* A spinning DIRECT poller's fd does not signal completions:
@@ -519,7 +519,7 @@ static void test_svc_one_direct_poller(void **state)
 		o.direct_spin = 1;
 		assert_int_equal(rpcrdma_poller_create(&o, &ds), 0);
 		assert_int_equal(rpcrdma_svc_listen_rdma(svc, ds, (struct sockaddr *)&sin, NULL,
-							 NULL, NULL), -EINVAL);
+							 NULL, NULL, NULL), -EINVAL);
 		rpcrdma_poller_destroy(ds);
 	}
 	assert_int_equal(rpcrdma_svc_start(svc), 0);

@@ -306,7 +306,7 @@ static uint16_t idle_server(unsigned timeout_ms, struct rpcrdma_svc **svc, struc
 	assert_int_equal(rpcrdma_svc_register(*svc, testprog_program(*tp)), 0);
 	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
 	struct sockaddr_storage b;
-	assert_int_equal(rpcrdma_svc_listen_tcp(*svc, (struct sockaddr *)&a, sizeof(a), &b), 0);
+	assert_int_equal(rpcrdma_svc_listen_tcp(*svc, (struct sockaddr *)&a, sizeof(a), &b, NULL), 0);
 	return ntohs(((struct sockaddr_in *)&b)->sin_port);
 }
 
@@ -381,7 +381,7 @@ static void test_max_conns(void **state)
 	assert_int_equal(rpcrdma_svc_create(&o, &svc), 0);
 	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
 	struct sockaddr_storage b;
-	assert_int_equal(rpcrdma_svc_listen_tcp(svc, (struct sockaddr *)&a, sizeof(a), &b), 0);
+	assert_int_equal(rpcrdma_svc_listen_tcp(svc, (struct sockaddr *)&a, sizeof(a), &b, NULL), 0);
 	assert_int_equal(rpcrdma_svc_start(svc), 0);
 	uint16_t port = ntohs(((struct sockaddr_in *)&b)->sin_port);
 	uint8_t m[64], r[64];
@@ -506,14 +506,14 @@ static void test_ipv6(void **state)
 	assert_int_equal(rpcrdma_svc_register(svc, testprog_program(tp)), 0);
 	struct sockaddr_in6 a = { .sin6_family = AF_INET6, .sin6_addr = IN6ADDR_LOOPBACK_INIT };
 	struct sockaddr_storage tb, ub;
-	int rc = rpcrdma_svc_listen_tcp(svc, (struct sockaddr *)&a, sizeof(a), &tb);
+	int rc = rpcrdma_svc_listen_tcp(svc, (struct sockaddr *)&a, sizeof(a), &tb, NULL);
 	if (rc == -EADDRNOTAVAIL || rc == -EAFNOSUPPORT) {
 		rpcrdma_svc_destroy(svc);
 		testprog_destroy(tp);
 		skip(); /* no ::1 on this host */
 	}
 	assert_int_equal(rc, 0);
-	assert_int_equal(rpcrdma_svc_listen_udp(svc, (struct sockaddr *)&a, sizeof(a), &ub), 0);
+	assert_int_equal(rpcrdma_svc_listen_udp(svc, (struct sockaddr *)&a, sizeof(a), &ub, NULL), 0);
 	assert_int_equal(rpcrdma_svc_start(svc), 0);
 	uint8_t m[64], r[64];
 	size_t n = mkcall(m, 0x66, 2, TP_NULL, NULL, UINT32_MAX);

@@ -344,6 +344,57 @@ static void test_lengths_near_2_32(void **state)
 	assert_int_equal(runs, 16 * (5 + 6 + 7 + 8 + 9 + 10 + 11 + 12 + 13));
 }
 
+/* Signed and 64-bit integers and bool, both ways, at their extremes. */
+static void test_signed_bool(void **state)
+{
+	(void)state;
+	uint8_t buf[40];
+	struct rpcrdma_xdr_enc e;
+	rpcrdma_xdr_enc_init(&e, buf, sizeof(buf));
+	assert_int_equal(rpcrdma_xdr_put_i32(&e, -1), 0);
+	assert_int_equal(rpcrdma_xdr_put_i32(&e, INT32_MIN), 0);
+	assert_int_equal(rpcrdma_xdr_put_i64(&e, -2), 0);
+	assert_int_equal(rpcrdma_xdr_put_i64(&e, INT64_MIN), 0);
+	assert_int_equal(rpcrdma_xdr_put_bool(&e, 42), 0);
+	assert_int_equal(rpcrdma_xdr_put_bool(&e, 0), 0);
+	assert_int_equal(rpcrdma_xdr_put_u64(&e, UINT64_MAX), 0);
+	assert_int_equal(rpcrdma_xdr_enc_len(&e), 40);
+	assert_int_equal(rpcrdma_xdr_put_bool(&e, 1), -EMSGSIZE);
+	assert_int_equal(rpcrdma_xdr_put_i64(&e, 1), -EMSGSIZE);
+	static const uint8_t want[40] = {
+		0xff, 0xff, 0xff, 0xff, 0x80, 0, 0, 0,
+		0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xfe,
+		0x80, 0, 0, 0, 0, 0, 0, 0,
+		0, 0, 0, 1, 0, 0, 0, 0,
+		0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+	};
+	assert_memory_equal(buf, want, 40);
+	struct rpcrdma_xdr_dec d;
+	rpcrdma_xdr_dec_init_buf(&d, buf, 40);
+	int32_t i;
+	int64_t h;
+	int b;
+	assert_int_equal(rpcrdma_xdr_get_i32(&d, &i), 0);
+	assert_int_equal(i, -1);
+	assert_int_equal(rpcrdma_xdr_get_i32(&d, &i), 0);
+	assert_true(i == INT32_MIN);
+	assert_int_equal(rpcrdma_xdr_get_i64(&d, &h), 0);
+	assert_true(h == -2);
+	assert_int_equal(rpcrdma_xdr_get_i64(&d, &h), 0);
+	assert_true(h == INT64_MIN);
+	assert_int_equal(rpcrdma_xdr_get_bool(&d, &b), 0);
+	assert_int_equal(b, 1);
+	assert_int_equal(rpcrdma_xdr_get_bool(&d, &b), 0);
+	assert_int_equal(b, 0);
+	assert_int_equal(rpcrdma_xdr_get_i64(&d, &h), 0);
+	assert_true(h == -1);
+	assert_int_equal(rpcrdma_xdr_get_i32(&d, &i), -EBADMSG);
+	assert_int_equal(rpcrdma_xdr_get_i64(&d, &h), -EBADMSG);
+	rpcrdma_xdr_dec_init_buf(&d, buf, 4);
+	assert_int_equal(rpcrdma_xdr_get_i64(&d, &h), -EBADMSG);
+	assert_int_equal(rpcrdma_xdr_dec_pos(&d), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -355,6 +406,7 @@ int main(void)
 		cmocka_unit_test(test_dec_init_buf),
 		cmocka_unit_test(test_get_count),
 		cmocka_unit_test(test_lengths_near_2_32),
+		cmocka_unit_test(test_signed_bool),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
