@@ -533,3 +533,8 @@ size_t rpcrdma_svc_call_reply_max(const struct rpcrdma_svc_call *c)
 {
 	return c->rmax;
 }
+
+size_t rpcrdma_svc_call_header_len(const struct rpcrdma_svc_call *c)
+{
+	return c->hdr.len;
+}

@@ -77,6 +77,7 @@ enum rpcrdma__call_verdict rpcrdma__svc_call_decode(const uint8_t *buf, size_t l
 /* Reply headers.  The longest is an accepted PROG_MISMATCH: 8 words. */
 #define RPCRDMA__REPLY_HDR_MAX 32u
 #define RPCRDMA__REPLY_ACCEPTED_LEN 24u
+_Static_assert(RPCRDMA__REPLY_ACCEPTED_LEN == RPCRDMA_SVC_REPLY_HDR_LEN, "svc.h");
 /* Each writes the reply into buf (room for RPCRDMA__REPLY_HDR_MAX) and
  * returns its length.  xid in network byte order. */
 size_t rpcrdma__svc_reply_accepted(uint8_t *buf, uint32_t xid, uint32_t stat,

@@ -151,6 +151,15 @@ int tnfs_compound(struct tnfs_server *srv, const struct tnfs_cred *cred,
 		  const void *req, size_t reqlen, void *rep, size_t cap,
 		  size_t *replen, size_t *bulk_off, size_t *bulk_len)
 {
+	return tnfs_compound_rpc(srv, cred, req, reqlen, 0, 0, rep, cap, replen, bulk_off,
+				 bulk_len);
+}
+
+int tnfs_compound_rpc(struct tnfs_server *srv, const struct tnfs_cred *cred,
+		      const void *req, size_t reqlen, size_t req_hdr, size_t rep_hdr,
+		      void *rep, size_t cap, size_t *replen, size_t *bulk_off,
+		      size_t *bulk_len)
+{
 	size_t boff_dummy, blen_dummy;
 	if (!bulk_off)
 		bulk_off = &boff_dummy;
@@ -188,6 +197,8 @@ int tnfs_compound(struct tnfs_server *srv, const struct tnfs_cred *cred,
 	c.maxops = TNFS_MAX_OPS;
 	c.reqlen = reqlen;
 	c.limit = cap;
+	c.rpc_req_hdr = req_hdr;
+	c.rpc_rep_hdr = rep_hdr;
 	c.rpc_cred = cred;
 	size_t boff = 0, blen = 0; /* the first READ's data, once it succeeded */
 	uint32_t cs = ctx_enter(&c, srv->exp);

@@ -59,6 +59,16 @@ int tnfs_compound(struct tnfs_server *srv, const struct tnfs_cred *cred,
 		  const void *req, size_t reqlen, void *rep, size_t cap,
 		  size_t *replen, size_t *bulk_off, size_t *bulk_len);
 
+/* tnfs_compound() for a COMPOUND that came in an RPC call of req_hdr
+ * header bytes and whose reply gets rep_hdr header bytes: the session's
+ * ca_maxrequestsize, ca_maxresponsesize and ca_maxresponsesize_cached
+ * then bound the whole RPC messages, as RFC 8881 18.36.3 counts them
+ * (tnfs_compound: 0 and 0, the COMPOUND alone). */
+int tnfs_compound_rpc(struct tnfs_server *srv, const struct tnfs_cred *cred,
+		      const void *req, size_t reqlen, size_t req_hdr, size_t rep_hdr,
+		      void *rep, size_t cap, size_t *replen, size_t *bulk_off,
+		      size_t *bulk_len);
+
 /* Upper bound of the reply of this COMPOUND, from decoding its arguments
  * only (current file handle sizes taken at their maximum).  For the
  * transport: inline reply or reply chunk.  *bulk receives the part of it

@@ -51,6 +51,9 @@ struct tnfs_ctx {
 	uint32_t opindex, numops;
 	size_t reqlen;
 	size_t limit; /* reply bytes allowed */
+	/* the RPC headers around the COMPOUND (tnfs_compound_rpc): the
+	 * session's channel limits count whole RPC messages */
+	size_t rpc_req_hdr, rpc_rep_hdr;
 	/* the first READ run: its data in the reply (set by READ, kept by
 	 * tnfs_compound() only if that READ succeeds) */
 	bool read_seen;

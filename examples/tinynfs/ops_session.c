@@ -64,13 +64,17 @@ uint32_t tnfs_op_sequence(struct tnfs_ctx *c, const union nfs4_args *a,
 	c->cachethis = a->sequence.cachethis;
 	c->maxops = q.maxops;
 	c->maxreq = q.maxreq;
-	c->maxresp_cached = q.maxresp_cached;
-	if (q.maxresp < c->limit)
-		c->limit = q.maxresp;
+	/* ca_maxrequestsize and ca_maxresponsesize(_cached) count the RPC
+	 * headers too (RFC 8881 18.36.3) */
+	c->maxresp_cached = q.maxresp_cached > c->rpc_rep_hdr ?
+			    q.maxresp_cached - (uint32_t)c->rpc_rep_hdr : 0;
+	size_t maxresp = q.maxresp > c->rpc_rep_hdr ? q.maxresp - c->rpc_rep_hdr : 0;
+	if (maxresp < c->limit)
+		c->limit = maxresp;
 	/* the slot is now in use: these errors are this request's reply */
 	if (c->numops > q.maxops)
 		return NFS4ERR_TOO_MANY_OPS;
-	if (c->reqlen > q.maxreq)
+	if (c->reqlen + c->rpc_req_hdr > q.maxreq)
 		return NFS4ERR_REQ_TOO_BIG;
 	memcpy(r->sequence.sessionid, a->sequence.sessionid, NFS4_SESSIONID_SIZE);
 	r->sequence.seqid = a->sequence.seqid;

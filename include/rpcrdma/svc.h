@@ -244,6 +244,16 @@ RPCRDMA_API const char *rpcrdma_svc_call_netid(const struct rpcrdma_svc_call *ca
 RPCRDMA_API void *rpcrdma_svc_call_program_ctx(const struct rpcrdma_svc_call *call);
 /* Reply bytes reserved: RPC reply header + the estimate. */
 RPCRDMA_API size_t rpcrdma_svc_call_reply_max(const struct rpcrdma_svc_call *call);
+/* The RPC headers around the arguments and the results, for limits that
+ * count whole RPC messages (NFSv4.1's ca_maxrequestsize counts "the RPC
+ * headers, including security flavor credentials and verifiers"):
+ * header_len is the call's bytes from its xid through its verifier (what
+ * precedes the arguments, transport framing excluded); a successful reply
+ * puts RPCRDMA_SVC_REPLY_HDR_LEN bytes (xid through accept_stat, with the
+ * AUTH_NONE verifier the service sends) before the results.  Any thread
+ * while the call is in progress. */
+#define RPCRDMA_SVC_REPLY_HDR_LEN 24u
+RPCRDMA_API size_t rpcrdma_svc_call_header_len(const struct rpcrdma_svc_call *call);
 
 /*
  * Marks one XDR opaque data item of the results as bulk data (NFS READ

@@ -154,6 +154,9 @@ struct fx {
 	/* the READ data range tnfs_compound() reported for the last in-process
 	 * call (0, 0 when none, and always with f->call) */
 	size_t bulk_off, bulk_len;
+	/* in-process calls: the RPC header bytes around the COMPOUND, as
+	 * tnfs_compound_rpc() takes them (0, 0: the COMPOUND alone) */
+	size_t rpc_req_hdr, rpc_rep_hdr;
 };
 
 /* Operations whose estimate was checked against a real result, per test
@@ -265,8 +268,9 @@ static inline uint32_t fx_call(struct fx *f)
 		f->call(f);
 		return rep_begin(&f->rp);
 	}
-	int rc = tnfs_compound(f->srv, &f->cred, f->rq.buf, req_len(&f->rq),
-			       f->rp.buf, BUFSZ, &f->rp.len, &f->bulk_off, &f->bulk_len);
+	int rc = tnfs_compound_rpc(f->srv, &f->cred, f->rq.buf, req_len(&f->rq), f->rpc_req_hdr,
+				   f->rpc_rep_hdr, f->rp.buf, BUFSZ, &f->rp.len, &f->bulk_off,
+				   &f->bulk_len);
 	assert_int_equal(rc, 0);
 	return rep_begin(&f->rp);
 }

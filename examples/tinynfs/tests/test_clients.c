@@ -663,6 +663,70 @@ static void test_sequence_bounds(void **state)
 	assert_int_equal(f->rp.n, 6); /* four fitted in 16384, not the fifth */
 }
 
+/* The channel limits count the RPC headers too (RFC 8881 18.36.3:
+ * "including security flavor credentials and verifiers"): with a call
+ * header of H bytes and a reply header of 24, a request of body B runs
+ * on a session of ca_maxrequestsize B + H and is NFS4ERR_REQ_TOO_BIG at
+ * B + H - 1; a reply of body R needs ca_maxresponsesize R + 24. */
+static void test_sequence_bounds_rpc(void **state)
+{
+	struct fx *f = *state;
+	const size_t hreq = 132, hrep = 24; /* AUTH_SYS with two groups */
+	struct eid e;
+	assert_int_equal(exchange_id(f, "rpc bounds", 1, 0, &e), NFS4_OK);
+	uint32_t seq = e.seq;
+	uint8_t big[16], s[16];
+	session_with(f, e.clientid, &seq, &FORE, big);
+	f->rpc_req_hdr = hreq;
+	f->rpc_rep_hdr = hrep;
+
+	seq_tagged(f, big, 1, 1000, false);
+	uint32_t body = (uint32_t)req_len(&f->rq);
+	struct chan c = FORE;
+	c.maxreq = body + (uint32_t)hreq;
+	session_with(f, e.clientid, &seq, &c, s);
+	seq_tagged(f, s, 1, 1000, false);
+	assert_int_equal(fx_call(f), NFS4_OK);
+	c.maxreq = body + (uint32_t)hreq - 1;
+	session_with(f, e.clientid, &seq, &c, s);
+	seq_tagged(f, s, 1, 1000, false);
+	assert_int_equal(fx_call(f), NFS4ERR_REQ_TOO_BIG);
+
+	seq_tagged(f, big, 1, 1000, false); /* the first was measured, not sent */
+	req_op(&f->rq, OP_PUTROOTFH);
+	req_op(&f->rq, OP_PUTROOTFH);
+	assert_int_equal(fx_call(f), NFS4_OK);
+	uint32_t rbody = (uint32_t)f->rp.len;
+	c = FORE;
+	c.maxresp = rbody + (uint32_t)hrep;
+	session_with(f, e.clientid, &seq, &c, s);
+	seq_tagged(f, s, 1, 1000, false);
+	req_op(&f->rq, OP_PUTROOTFH);
+	req_op(&f->rq, OP_PUTROOTFH);
+	assert_int_equal(fx_call(f), NFS4_OK);
+	c.maxresp = rbody + (uint32_t)hrep - 1;
+	session_with(f, e.clientid, &seq, &c, s);
+	seq_tagged(f, s, 1, 1000, false);
+	req_op(&f->rq, OP_PUTROOTFH);
+	req_op(&f->rq, OP_PUTROOTFH);
+	assert_int_equal(fx_call(f), NFS4ERR_REP_TOO_BIG);
+
+	/* sa_cachethis: ca_maxresponsesize_cached counts the header too */
+	c = FORE;
+	c.cached = rbody + (uint32_t)hrep;
+	session_with(f, e.clientid, &seq, &c, s);
+	seq_tagged(f, s, 1, 1000, true);
+	req_op(&f->rq, OP_PUTROOTFH);
+	req_op(&f->rq, OP_PUTROOTFH);
+	assert_int_equal(fx_call(f), NFS4_OK);
+	c.cached = rbody + (uint32_t)hrep - 1;
+	session_with(f, e.clientid, &seq, &c, s);
+	seq_tagged(f, s, 1, 1000, true);
+	req_op(&f->rq, OP_PUTROOTFH);
+	req_op(&f->rq, OP_PUTROOTFH);
+	assert_int_equal(fx_call(f), NFS4ERR_REP_TOO_BIG_TO_CACHE);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -673,6 +737,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_lease_courtesy, setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_lock_owner_clientid, setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_sequence_bounds, setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_sequence_bounds_rpc, setup, fx_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
