@@ -27,6 +27,24 @@ void rpcrdma__dev_destroy(struct rpcrdma__dev *dev, bool app_thread, bool drop);
 int rpcrdma__listener_charge(struct rpcrdma_listener *l, struct rpcrdma__rescg_ledger *led,
 			     enum rpcrdma_rescg_resource res, uint32_t n);
 
+/* ---- device removal (rdma_devrm.c) ---- */
+
+/* Closes every connection of l (on device verbs only, unless NULL) that is
+ * not closing yet, one at a time; listener lock not held. */
+void rpcrdma__listener_close_conns(struct rpcrdma_listener *l, struct ibv_context *verbs,
+				   const char *why);
+/* DEVICE_REMOVAL on an id of verbs (listen_id: the listening id): closes
+ * the device's connections, marks it removed and arms l's timer. */
+void rpcrdma__dev_remove(struct rpcrdma_listener *l, struct ibv_context *verbs, bool listen_id);
+/* l's timer source (l->timer_src): frees the removed devices with no
+ * connection left, then listens again when the listening id was removed. */
+int rpcrdma__devrm_handle(struct rpcrdma__source *s, unsigned budget);
+
+/* ---- the listener (rdma_conn.c) ---- */
+
+/* Creates, binds and listens l->id on l->addr.  0 or -errno. */
+int rpcrdma__listen_on(struct rpcrdma_listener *l);
+
 /* ---- connections by QP number ---- */
 
 /* The device's connections by QP number (rdma_qpmap.c), listener lock
