@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Internal structures of the RDMA transport, shared by ctxt.c, poller.c,
- * rdma_conn.c, rdma_dev.c, rdma_recv.c, rdma_send.c, rdma_rw.c, rdma_client.c,
- * stats.c; the listener side's own functions are in rdma_server.h.
+ * rdma_conn.c, rdma_dev.c, rdma_devrm.c, rdma_listener.c, rdma_recv.c,
+ * rdma_send.c, rdma_rw.c, rdma_client.c, stats.c; the listener side's own
+ * functions are in rdma_server.h.
  *
  * Locking: a connection's lock protects its send-queue accounting, its
  * waiting list and its state.  Each completion queue is polled by one thread

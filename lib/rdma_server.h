@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Internal functions of the listener side, shared by rdma_conn.c,
- * rdma_dev.c, rdma_conn_limits.c and rdma_qpmap.c.  Included by
+ * rdma_dev.c, rdma_devrm.c, rdma_listener.c, rdma_conn_limits.c and
+ * rdma_qpmap.c (and rpcrdma__dev_find_conn by rdma_recv.c).  Included by
  * rdma_internal.h (after its structures); include that one.
  */
 #ifndef RPCRDMA_RDMA_SERVER_H
@@ -40,10 +41,14 @@ void rpcrdma__dev_remove(struct rpcrdma_listener *l, struct ibv_context *verbs, 
  * connection left, then listens again when the listening id was removed. */
 int rpcrdma__devrm_handle(struct rpcrdma__source *s, unsigned budget);
 
-/* ---- the listener (rdma_conn.c) ---- */
+/* ---- the listener (rdma_listener.c) and accept (rdma_conn.c) ---- */
 
 /* Creates, binds and listens l->id on l->addr.  0 or -errno. */
 int rpcrdma__listen_on(struct rpcrdma_listener *l);
+/* A CONNECT_REQUEST (ev, not acked yet): sets up the connection and
+ * accepts it.  0, or a negative errno (-EAGAIN: over the resource group's
+ * limit) with nothing left of it: the caller rejects and destroys the id. */
+int rpcrdma__conn_accept(struct rpcrdma_listener *l, struct rdma_cm_event *ev);
 
 /* ---- connections by QP number ---- */
 
