@@ -281,34 +281,32 @@ void rpcrdma__conn_sends_done(struct rpcrdma__conn *conn, struct rpcrdma__list *
 
 /* ---- accept ---- */
 
-int rpcrdma__conn_accept(struct rpcrdma_listener *l, struct rdma_cm_event *ev)
+/*
+ * The steps of rpcrdma__conn_accept, as Linux's svc_rdma_accept takes
+ * them: admit the request (listener open, device, grant, id), read the
+ * peer's private data and size the queues, charge and reserve the CQ,
+ * create the QP, the pools and the initial receives, then accept with our
+ * private data.  A failed step leaves the undo to conn_accept_undo.
+ */
+
+/* Under the listener lock: the device, the credit grant (*grant) and the
+ * connection id; puts conn on the listener's and the device's counts.
+ * 0 or a negative errno with nothing done. */
+static int conn_admit(struct rpcrdma_listener *l, struct rdma_cm_id *id,
+		      struct rpcrdma__conn *conn, uint32_t *grant)
 {
-	struct rdma_cm_id *id = ev->id;
-	struct rpcrdma_cm_private peer, ours;
-	struct rpcrdma__conn *conn;
 	struct rpcrdma__dev *dev;
-	struct rdma_conn_param param;
-	uint8_t pdata[RPCRDMA_CM_PRIVATE_SIZE];
-	uint32_t limit, grant;
+	uint32_t limit;
 	int err;
 
-	conn = calloc(1, sizeof(*conn));
-	if (!conn)
-		return -ENOMEM;
-	/* Before the list: the idle sweep and the cap read it. */
-	atomic_init(&conn->last_ns, rpcrdma__coarse_ns());
 	pthread_mutex_lock(&l->lock);
 	if (l->closing) {
-		pthread_mutex_unlock(&l->lock);
-		free(conn);
-		return -ESHUTDOWN;
+		err = -ESHUTDOWN;
+		goto out;
 	}
 	err = rpcrdma__dev_get(l, id->verbs, &dev);
-	if (err) {
-		pthread_mutex_unlock(&l->lock);
-		free(conn);
-		return err;
-	}
+	if (err)
+		goto out;
 	/* The grant: configured maximum, the device's work-request limit,
 	 * the receives actually posted (on the SRQ: not promised yet; none
 	 * left, a receive queue of its own). */
@@ -317,27 +315,35 @@ int rpcrdma__conn_accept(struct rpcrdma_listener *l, struct rdma_cm_event *ev)
 	if (conn->on_srq && limit > dev->srq_unpromised)
 		limit = dev->srq_unpromised;
 	if (limit == 0 || rpcrdma_credits_init(&conn->credits, limit, l->opts.max_credits)) {
-		pthread_mutex_unlock(&l->lock);
-		free(conn);
-		return -ENOSPC;
+		err = -ENOSPC;
+		goto out;
 	}
 	/* Ids 1 .. INT_MAX, not reused until the range wraps. */
 	err = rpcrdma_idr_alloc_cyclic(l->conn_ids, conn, 1, 0);
-	if (err < 0) {
-		pthread_mutex_unlock(&l->lock);
-		free(conn);
-		return err;
-	}
+	if (err < 0)
+		goto out;
 	conn->conn_id = (uint64_t)err;
-	grant = rpcrdma_credits_grant(&conn->credits);
+	err = 0;
+	*grant = rpcrdma_credits_grant(&conn->credits);
 	if (conn->on_srq)
-		dev->srq_unpromised -= grant;
+		dev->srq_unpromised -= *grant;
 	conn->l = l;
 	conn->dev = dev;   /* before the list: rpcrdma__dev_find_conn reads it */
 	rpcrdma__list_add_tail(&l->conns, &conn->lnode);
 	l->nconns++;
 	dev->nconns++;
+out:
 	pthread_mutex_unlock(&l->lock);
+	return err;
+}
+
+/* The connection's state, the peer's private data (RFC 8797) and the
+ * send queue's size.  Cannot fail. */
+static void conn_setup(struct rpcrdma_listener *l, struct rpcrdma__conn *conn,
+		       const struct rdma_cm_event *ev, uint32_t grant)
+{
+	struct rdma_cm_id *id = ev->id;
+	struct rpcrdma_cm_private peer;
 
 	conn->id = id;
 	atomic_init(&conn->refs, 1);
@@ -361,23 +367,36 @@ int rpcrdma__conn_accept(struct rpcrdma_listener *l, struct rdma_cm_event *ev)
 	 * (conn->sends) and the drain. */
 	conn->sig_every = RPCRDMA__SIG_EVERY;
 	conn->sq_depth = grant * 4 + 16 + conn->sig_every;
-	if (conn->sq_depth > dev->max_qp_wr)
-		conn->sq_depth = dev->max_qp_wr;
+	if (conn->sq_depth > conn->dev->max_qp_wr)
+		conn->sq_depth = conn->dev->max_qp_wr;
 	if (conn->sq_depth < 4 * conn->sig_every)
 		conn->sig_every = 1;    /* a small queue: every Send signaled */
 	conn->sq_avail = conn->sq_depth - 1;
-	/* Everything the connection costs, before anything is created; a
-	 * refusal (-EAGAIN) rejects the request. */
+}
+
+/* Everything the connection costs, before anything is created, and its
+ * CQ entries (conn->cq).  0, or a negative errno (-EAGAIN, a refusal,
+ * rejects the request) with conn->cq NULL. */
+static int conn_charge(struct rpcrdma_listener *l, struct rpcrdma__conn *conn, uint32_t grant)
+{
+	int err;
+
 	err = rpcrdma__rescg_ledger_init(&conn->led, l->opts.resource_group,
-					 ibv_get_device_name(id->verbs->device));
+					 ibv_get_device_name(conn->id->verbs->device));
 	if (!err)
 		err = rpcrdma__listener_charge(l, &conn->led, RPCRDMA_RES_HCA_OBJECT,
 					       rpcrdma__rescg_conn_objects(conn->on_srq));
 	if (!err)
 		err = rpcrdma__conn_cq_get(conn, (int)(conn->sq_depth + grant));
-	if (err)
-		goto fail_nocq;
+	return err;
+}
 
+/* The QP on conn's CQ (and the device's SRQ), entered in the device's QP
+ * map.  0 or a negative errno. */
+static int conn_create_qp(struct rpcrdma_listener *l, struct rpcrdma__conn *conn, uint32_t grant)
+{
+	struct rpcrdma__dev *dev = conn->dev;
+	struct rdma_cm_id *id = conn->id;
 	struct ibv_qp_init_attr qa = {
 		.send_cq = conn->cq->cq,
 		.recv_cq = conn->cq->cq,
@@ -390,9 +409,11 @@ int rpcrdma__conn_accept(struct rpcrdma_listener *l, struct rdma_cm_event *ev)
 			.max_recv_sge = 1,
 		},
 	};
+	int err;
+
 	err = rpcrdma__create_qp(id, dev->pd, &qa);
 	if (err)
-		goto fail;
+		return err;
 	pthread_mutex_lock(&l->lock);   /* rpcrdma__dev_find_conn reads them */
 	conn->qp = id->qp;
 	conn->qp_num = id->qp->qp_num;
@@ -400,23 +421,38 @@ int rpcrdma__conn_accept(struct rpcrdma_listener *l, struct rdma_cm_event *ev)
 	pthread_mutex_unlock(&l->lock);
 	conn->max_send_sge = qa.cap.max_send_sge;
 	conn->max_inline = qa.cap.max_inline_data;
+	return 0;
+}
 
-	err = rpcrdma__pool_init(&conn->send_pool, dev->pd, RPCRDMA__WR_SEND,
+/* The send pool and, without the SRQ, the receive pool and its posted
+ * receives.  0 or a negative errno. */
+static int conn_pools(struct rpcrdma_listener *l, struct rpcrdma__conn *conn, uint32_t grant)
+{
+	struct ibv_pd *pd = conn->dev->pd;
+	int err;
+
+	err = rpcrdma__pool_init(&conn->send_pool, pd, RPCRDMA__WR_SEND,
 				 grant + 8 + conn->sig_every,
 				 sizeof(struct rpcrdma__send), conn->send_inline, IBV_ACCESS_LOCAL_WRITE);
+	if (err || conn->on_srq)
+		return err;
+	err = rpcrdma__pool_init(&conn->recv_pool, pd, RPCRDMA__WR_RECV, grant,
+				 sizeof(struct rpcrdma_call), l->opts.recv_inline,
+				 IBV_ACCESS_LOCAL_WRITE);
 	if (err)
-		goto fail;
-	if (!conn->on_srq) {
-		err = rpcrdma__pool_init(&conn->recv_pool, dev->pd, RPCRDMA__WR_RECV, grant,
-					 sizeof(struct rpcrdma_call), l->opts.recv_inline,
-					 IBV_ACCESS_LOCAL_WRITE);
-		if (err)
-			goto fail;
-		conn->have_recv_pool = true;
-		err = rpcrdma__recv_post_initial(conn);
-		if (err)
-			goto fail;
-	}
+		return err;
+	conn->have_recv_pool = true;
+	return rpcrdma__recv_post_initial(conn);
+}
+
+/* Accepts with our private data and the RDMA Read depths.  0 or -errno. */
+static int conn_send_accept(struct rpcrdma_listener *l, struct rpcrdma__conn *conn,
+			    const struct rdma_cm_event *ev)
+{
+	struct rpcrdma__dev *dev = conn->dev;
+	struct rpcrdma_cm_private ours;
+	struct rdma_conn_param param;
+	uint8_t pdata[RPCRDMA_CM_PRIVATE_SIZE];
 
 	ours.remote_invalidate = false;   /* a server is never sent to with invalidate */
 	ours.inline_send = conn->send_inline;
@@ -438,16 +474,20 @@ int rpcrdma__conn_accept(struct rpcrdma_listener *l, struct rdma_cm_event *ev)
 		param.responder_resources = (uint8_t)dev->max_qp_rd_atom;
 	conn->max_reads = param.initiator_depth;
 	param.rnr_retry_count = 7;
-	if (rdma_accept(id, &param)) {
-		err = -errno;
-		goto fail;
-	}
+	if (rdma_accept(conn->id, &param))
+		return -errno;
 	return 0;
+}
 
-fail:
-	rpcrdma__poller_cq_put(conn->cq, (int)(conn->sq_depth + grant));
-fail_nocq:
-	/* Undo by hand: the id is destroyed by the caller after the reject. */
+/* Undoes a failed accept by hand (after conn_admit; the CQ entries are
+ * already given back): the id is destroyed by the caller after the
+ * reject.  Frees conn. */
+static void conn_accept_undo(struct rpcrdma_listener *l, struct rpcrdma__conn *conn,
+			     uint32_t grant)
+{
+	struct rpcrdma__dev *dev = conn->dev;
+	struct rdma_cm_id *id = conn->id;
+
 	pthread_mutex_lock(&l->lock);
 	rpcrdma__qpmap_del(dev, conn);
 	rpcrdma__list_del(&conn->lnode);
@@ -465,6 +505,44 @@ fail_nocq:
 	rpcrdma__rescg_ledger_release(&conn->led);
 	pthread_mutex_destroy(&conn->lock);
 	id->context = NULL;
+	free(conn);
+}
+
+int rpcrdma__conn_accept(struct rpcrdma_listener *l, struct rdma_cm_event *ev)
+{
+	struct rpcrdma__conn *conn;
+	uint32_t grant = 0;
+	int err;
+
+	conn = calloc(1, sizeof(*conn));
+	if (!conn)
+		return -ENOMEM;
+	/* Before the list: the idle sweep and the cap read it. */
+	atomic_init(&conn->last_ns, rpcrdma__coarse_ns());
+	err = conn_admit(l, ev->id, conn, &grant);
+	if (err)
+		goto fail_free;
+	conn_setup(l, conn, ev, grant);
+	err = conn_charge(l, conn, grant);
+	if (err)
+		goto fail_nocq;
+	err = conn_create_qp(l, conn, grant);
+	if (err)
+		goto fail;
+	err = conn_pools(l, conn, grant);
+	if (err)
+		goto fail;
+	err = conn_send_accept(l, conn, ev);
+	if (err)
+		goto fail;
+	return 0;
+
+fail:
+	rpcrdma__poller_cq_put(conn->cq, (int)(conn->sq_depth + grant));
+fail_nocq:
+	conn_accept_undo(l, conn, grant);
+	return err;
+fail_free:
 	free(conn);
 	return err;
 }
