@@ -1,18 +1,14 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * Server connection management: listen, accept with RFC 8797 private data,
- * per-device resources (PD, shared CQ, SRQ and its receive pool), queue
- * pairs, the credit grant, send-queue accounting, close and teardown, and
- * the resource-controller charges of all of these (xprt.h).
+ * Server connections: accept with RFC 8797 private data (queue pair, the
+ * credit grant, pools and the resource-controller charges), send-queue
+ * accounting, close and teardown.  The device's resources are in
+ * rdma_dev.c, the listener in rdma_listener.c, device removal in
+ * rdma_devrm.c.
  */
 #include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <netinet/in.h>
-#include <unistd.h>
 
 #include "rdma_internal.h"
 
@@ -282,241 +278,35 @@ void rpcrdma__conn_sends_done(struct rpcrdma__conn *conn, struct rpcrdma__list *
 	pthread_mutex_unlock(&conn->lock);
 }
 
-/* ---- per-device resources ---- */
-
-/* app_thread: called from an application thread (listener destroy), which
- * may wait for the poller to hand back the SRQ's receives; drop: the device
- * was removed, destroy its CQs (rpcrdma__dev_cqs_put). */
-static void dev_destroy(struct rpcrdma__dev *dev, bool app_thread, bool drop)
-{
-	/* Every connection is freed: no reply reads a region any more.
-	 * (Their charges go with the ledger.) */
-	for (unsigned i = 0; i < RPCRDMA_LISTENER_REGIONS_MAX; i++)
-		if (dev->region_mr[i])
-			ibv_dereg_mr(dev->region_mr[i]);
-	rpcrdma__mrcache_fini(&dev->mrcache);
-	if (dev->srq) {
-		rpcrdma__recv_srq_quiesce(dev, app_thread);
-		ibv_destroy_srq(dev->srq);
-	}
-	rpcrdma__pool_fini(&dev->srq_pool);
-	rpcrdma__dev_cqs_put(dev, drop);
-	if (dev->pd)
-		ibv_dealloc_pd(dev->pd);
-	rpcrdma__rescg_ledger_release(&dev->led);
-	rpcrdma__qpmap_fini(dev);
-	free(dev);
-}
-
-/* Charges the listener's group; counts a refusal.  0 or a negative errno. */
-static int charge(struct rpcrdma_listener *l, struct rpcrdma__rescg_ledger *led,
-		  enum rpcrdma_rescg_resource res, uint32_t n)
-{
-	int err = rpcrdma__rescg_ledger_charge(led, res, n);
-
-	if (err == -EAGAIN)
-		rpcrdma__count(&l->stats, NULL, RPCRDMA_STAT_RESCG_DENIED, 1);
-	return err;
-}
-
-/* Listener lock held: registers the listener's region i on dev, charged
- * to dev's ledger (one hca_object).  0 or a negative errno. */
-static int dev_region_reg(struct rpcrdma_listener *l, struct rpcrdma__dev *dev, unsigned i)
-{
-	int err = charge(l, &dev->led, RPCRDMA_RES_HCA_OBJECT, 1);
-
-	if (err)
-		return err;
-	/* The device only reads it (the source of RDMA Writes). */
-	dev->region_mr[i] = ibv_reg_mr(dev->pd, (void *)(uintptr_t)l->regions[i].addr,
-				       l->regions[i].len, 0);
-	if (!dev->region_mr[i]) {
-		err = errno ? -errno : -ENOMEM;
-		(void)rpcrdma__rescg_ledger_uncharge(&dev->led, RPCRDMA_RES_HCA_OBJECT, 1);
-	}
-	return err;
-}
-
-/* Listener lock held: undoes dev_region_reg. */
-static void dev_region_unreg(struct rpcrdma__dev *dev, unsigned i)
-{
-	ibv_dereg_mr(dev->region_mr[i]);
-	dev->region_mr[i] = NULL;
-	(void)rpcrdma__rescg_ledger_uncharge(&dev->led, RPCRDMA_RES_HCA_OBJECT, 1);
-}
-
-int rpcrdma_listener_register(struct rpcrdma_listener *l, const void *addr, size_t len)
-{
-	unsigned i;
-	int err = 0;
-
-	if (!l || !addr || len == 0)
-		return -EINVAL;
-	pthread_mutex_lock(&l->lock);
-	i = atomic_load_explicit(&l->nregions, memory_order_relaxed);
-	if (i == RPCRDMA_LISTENER_REGIONS_MAX) {
-		pthread_mutex_unlock(&l->lock);
-		return -ENOSPC;
-	}
-	l->regions[i].addr = addr;
-	l->regions[i].len = len;
-	for (struct rpcrdma__list *n = l->devs.next; n != &l->devs && !err; n = n->next) {
-		struct rpcrdma__dev *dev = rpcrdma__container_of(n, struct rpcrdma__dev, node);
-
-		if (!dev->removed)
-			err = dev_region_reg(l, dev, i);
-	}
-	if (err) {
-		for (struct rpcrdma__list *n = l->devs.next; n != &l->devs; n = n->next) {
-			struct rpcrdma__dev *dev = rpcrdma__container_of(n, struct rpcrdma__dev, node);
-
-			if (dev->region_mr[i])
-				dev_region_unreg(dev, i);
-		}
-	} else {
-		/* Readers (rpcrdma_call_reply) see the entry and its MRs. */
-		atomic_store_explicit(&l->nregions, i + 1, memory_order_release);
-	}
-	pthread_mutex_unlock(&l->lock);
-	return err;
-}
-
-int rpcrdma__create_qp(struct rdma_cm_id *id, struct ibv_pd *pd, struct ibv_qp_init_attr *qa)
-{
-	qa->cap.max_inline_data = RPCRDMA__INLINE_SEND;
-	if (rdma_create_qp(id, pd, qa) == 0)
-		return 0;
-	qa->cap.max_inline_data = 0;
-	return rdma_create_qp(id, pd, qa) ? -errno : 0;
-}
-
-static int dev_get(struct rpcrdma_listener *l, struct ibv_context *verbs, struct rpcrdma__dev **out)
-{
-	struct ibv_device_attr attr;
-	struct rpcrdma__dev *dev;
-	const char *name = ibv_get_device_name(verbs->device);
-	bool channel = rpcrdma__poller_notifies(l->poller);
-	bool use_srq;
-	int err;
-
-	for (struct rpcrdma__list *n = l->devs.next; n != &l->devs; n = n->next) {
-		dev = rpcrdma__container_of(n, struct rpcrdma__dev, node);
-		if (dev->verbs == verbs && !dev->removed) {
-			*out = dev;
-			return 0;
-		}
-	}
-	if (ibv_query_device(verbs, &attr))
-		return -EIO;
-	dev = calloc(1, sizeof(*dev));
-	if (!dev)
-		return -ENOMEM;
-	dev->verbs = verbs;
-	dev->l = l;
-	rpcrdma__qpmap_init(dev);
-	dev->max_qp_wr = (uint32_t)attr.max_qp_wr;
-	dev->max_sge = (uint32_t)attr.max_sge;
-	dev->max_qp_rd_atom = (uint32_t)attr.max_qp_rd_atom;
-	dev->max_qp_init_rd_atom = (uint32_t)attr.max_qp_init_rd_atom;
-	use_srq = l->opts.use_srq && attr.max_srq > 0;
-	/* Everything this device costs, before anything is created. */
-	err = rpcrdma__rescg_ledger_init(&dev->led, l->opts.resource_group, name ? name : "");
-	if (!err)
-		err = charge(l, &dev->led, RPCRDMA_RES_HCA_HANDLE, 1);
-	if (!err)
-		err = charge(l, &dev->led, RPCRDMA_RES_HCA_OBJECT,
-			     rpcrdma__rescg_dev_objects(use_srq, channel));
-	if (err)
-		goto fail;
-	dev->pd = ibv_alloc_pd(verbs);
-	if (!dev->pd) {
-		err = -ENOMEM;
-		goto fail;
-	}
-	err = rpcrdma__mrcache_init(&dev->mrcache, dev->pd, l->opts.bulk_cache_bytes,
-				    l->opts.resource_group, name ? name : "", &l->stats);
-	if (err)
-		goto fail;
-	/* The regions registered so far; one that fails here is copied from
-	 * on this device instead. */
-	for (unsigned i = 0; i < atomic_load(&l->nregions); i++)
-		(void)dev_region_reg(l, dev, i);
-	if (use_srq) {
-		uint32_t depth = l->opts.srq_depth, slack = RPCRDMA__EARLY_SLACK;
-		struct ibv_srq_init_attr sa = { 0 };
-
-		if (depth > (uint32_t)attr.max_srq_wr)
-			depth = (uint32_t)attr.max_srq_wr;
-		/* Posted beyond what grants may promise: the receives of
-		 * replies sent before their buffer was reposted (early_open). */
-		if (slack > (uint32_t)attr.max_srq_wr - depth)
-			slack = (uint32_t)attr.max_srq_wr - depth;
-		depth += slack;
-		sa.attr.max_wr = depth;
-		sa.attr.max_sge = 1;
-		dev->srq = ibv_create_srq(dev->pd, &sa);
-		if (dev->srq) {
-			err = rpcrdma__pool_init(&dev->srq_pool, dev->pd, RPCRDMA__WR_RECV, depth,
-						 sizeof(struct rpcrdma_call), l->opts.recv_inline,
-						 IBV_ACCESS_LOCAL_WRITE);
-			if (err)
-				goto fail;
-			dev->srq_posted = depth;
-			for (uint32_t i = 0; i < depth; i++) {
-				struct rpcrdma_call *call = (struct rpcrdma_call *)
-					rpcrdma__pool_get(&dev->srq_pool);
-
-				call->conn = NULL;
-				call->dev = dev;
-				rpcrdma__recv_repost(call);
-			}
-			dev->srq_unpromised = depth - slack;
-			dev->early_slack = slack;
-		} else {
-			/* Per-connection receive queues: no SRQ, no SRQ MR. */
-			(void)rpcrdma__rescg_ledger_uncharge(&dev->led, RPCRDMA_RES_HCA_OBJECT,
-							     rpcrdma__rescg_dev_objects(true, channel) -
-							     rpcrdma__rescg_dev_objects(false, channel));
-		}
-	}
-	rpcrdma__list_add_tail(&l->devs, &dev->node);
-	*out = dev;
-	return 0;
-fail:
-	dev_destroy(dev, false, false);
-	return err;
-}
 
 /* ---- accept ---- */
 
-static int conn_accept(struct rpcrdma_listener *l, struct rdma_cm_event *ev)
+/*
+ * The steps of rpcrdma__conn_accept, as Linux's svc_rdma_accept takes
+ * them: admit the request (listener open, device, grant, id), read the
+ * peer's private data and size the queues, charge and reserve the CQ,
+ * create the QP, the pools and the initial receives, then accept with our
+ * private data.  A failed step leaves the undo to conn_accept_undo.
+ */
+
+/* Under the listener lock: the device, the credit grant (*grant) and the
+ * connection id; puts conn on the listener's and the device's counts.
+ * 0 or a negative errno with nothing done. */
+static int conn_admit(struct rpcrdma_listener *l, struct rdma_cm_id *id,
+		      struct rpcrdma__conn *conn, uint32_t *grant)
 {
-	struct rdma_cm_id *id = ev->id;
-	struct rpcrdma_cm_private peer, ours;
-	struct rpcrdma__conn *conn;
 	struct rpcrdma__dev *dev;
-	struct rdma_conn_param param;
-	uint8_t pdata[RPCRDMA_CM_PRIVATE_SIZE];
-	uint32_t limit, grant;
+	uint32_t limit;
 	int err;
 
-	conn = calloc(1, sizeof(*conn));
-	if (!conn)
-		return -ENOMEM;
-	/* Before the list: the idle sweep and the cap read it. */
-	atomic_init(&conn->last_ns, rpcrdma__coarse_ns());
 	pthread_mutex_lock(&l->lock);
 	if (l->closing) {
-		pthread_mutex_unlock(&l->lock);
-		free(conn);
-		return -ESHUTDOWN;
+		err = -ESHUTDOWN;
+		goto out;
 	}
-	err = dev_get(l, id->verbs, &dev);
-	if (err) {
-		pthread_mutex_unlock(&l->lock);
-		free(conn);
-		return err;
-	}
+	err = rpcrdma__dev_get(l, id->verbs, &dev);
+	if (err)
+		goto out;
 	/* The grant: configured maximum, the device's work-request limit,
 	 * the receives actually posted (on the SRQ: not promised yet; none
 	 * left, a receive queue of its own). */
@@ -525,27 +315,35 @@ static int conn_accept(struct rpcrdma_listener *l, struct rdma_cm_event *ev)
 	if (conn->on_srq && limit > dev->srq_unpromised)
 		limit = dev->srq_unpromised;
 	if (limit == 0 || rpcrdma_credits_init(&conn->credits, limit, l->opts.max_credits)) {
-		pthread_mutex_unlock(&l->lock);
-		free(conn);
-		return -ENOSPC;
+		err = -ENOSPC;
+		goto out;
 	}
 	/* Ids 1 .. INT_MAX, not reused until the range wraps. */
 	err = rpcrdma_idr_alloc_cyclic(l->conn_ids, conn, 1, 0);
-	if (err < 0) {
-		pthread_mutex_unlock(&l->lock);
-		free(conn);
-		return err;
-	}
+	if (err < 0)
+		goto out;
 	conn->conn_id = (uint64_t)err;
-	grant = rpcrdma_credits_grant(&conn->credits);
+	err = 0;
+	*grant = rpcrdma_credits_grant(&conn->credits);
 	if (conn->on_srq)
-		dev->srq_unpromised -= grant;
+		dev->srq_unpromised -= *grant;
 	conn->l = l;
 	conn->dev = dev;   /* before the list: rpcrdma__dev_find_conn reads it */
 	rpcrdma__list_add_tail(&l->conns, &conn->lnode);
 	l->nconns++;
 	dev->nconns++;
+out:
 	pthread_mutex_unlock(&l->lock);
+	return err;
+}
+
+/* The connection's state, the peer's private data (RFC 8797) and the
+ * send queue's size.  Cannot fail. */
+static void conn_setup(struct rpcrdma_listener *l, struct rpcrdma__conn *conn,
+		       const struct rdma_cm_event *ev, uint32_t grant)
+{
+	struct rdma_cm_id *id = ev->id;
+	struct rpcrdma_cm_private peer;
 
 	conn->id = id;
 	atomic_init(&conn->refs, 1);
@@ -569,23 +367,36 @@ static int conn_accept(struct rpcrdma_listener *l, struct rdma_cm_event *ev)
 	 * (conn->sends) and the drain. */
 	conn->sig_every = RPCRDMA__SIG_EVERY;
 	conn->sq_depth = grant * 4 + 16 + conn->sig_every;
-	if (conn->sq_depth > dev->max_qp_wr)
-		conn->sq_depth = dev->max_qp_wr;
+	if (conn->sq_depth > conn->dev->max_qp_wr)
+		conn->sq_depth = conn->dev->max_qp_wr;
 	if (conn->sq_depth < 4 * conn->sig_every)
 		conn->sig_every = 1;    /* a small queue: every Send signaled */
 	conn->sq_avail = conn->sq_depth - 1;
-	/* Everything the connection costs, before anything is created; a
-	 * refusal (-EAGAIN) rejects the request. */
+}
+
+/* Everything the connection costs, before anything is created, and its
+ * CQ entries (conn->cq).  0, or a negative errno (-EAGAIN, a refusal,
+ * rejects the request) with conn->cq NULL. */
+static int conn_charge(struct rpcrdma_listener *l, struct rpcrdma__conn *conn, uint32_t grant)
+{
+	int err;
+
 	err = rpcrdma__rescg_ledger_init(&conn->led, l->opts.resource_group,
-					 ibv_get_device_name(id->verbs->device));
+					 ibv_get_device_name(conn->id->verbs->device));
 	if (!err)
-		err = charge(l, &conn->led, RPCRDMA_RES_HCA_OBJECT,
-			     rpcrdma__rescg_conn_objects(conn->on_srq));
+		err = rpcrdma__listener_charge(l, &conn->led, RPCRDMA_RES_HCA_OBJECT,
+					       rpcrdma__rescg_conn_objects(conn->on_srq));
 	if (!err)
 		err = rpcrdma__conn_cq_get(conn, (int)(conn->sq_depth + grant));
-	if (err)
-		goto fail_nocq;
+	return err;
+}
 
+/* The QP on conn's CQ (and the device's SRQ), entered in the device's QP
+ * map.  0 or a negative errno. */
+static int conn_create_qp(struct rpcrdma_listener *l, struct rpcrdma__conn *conn, uint32_t grant)
+{
+	struct rpcrdma__dev *dev = conn->dev;
+	struct rdma_cm_id *id = conn->id;
 	struct ibv_qp_init_attr qa = {
 		.send_cq = conn->cq->cq,
 		.recv_cq = conn->cq->cq,
@@ -598,9 +409,11 @@ static int conn_accept(struct rpcrdma_listener *l, struct rdma_cm_event *ev)
 			.max_recv_sge = 1,
 		},
 	};
+	int err;
+
 	err = rpcrdma__create_qp(id, dev->pd, &qa);
 	if (err)
-		goto fail;
+		return err;
 	pthread_mutex_lock(&l->lock);   /* rpcrdma__dev_find_conn reads them */
 	conn->qp = id->qp;
 	conn->qp_num = id->qp->qp_num;
@@ -608,23 +421,38 @@ static int conn_accept(struct rpcrdma_listener *l, struct rdma_cm_event *ev)
 	pthread_mutex_unlock(&l->lock);
 	conn->max_send_sge = qa.cap.max_send_sge;
 	conn->max_inline = qa.cap.max_inline_data;
+	return 0;
+}
 
-	err = rpcrdma__pool_init(&conn->send_pool, dev->pd, RPCRDMA__WR_SEND,
+/* The send pool and, without the SRQ, the receive pool and its posted
+ * receives.  0 or a negative errno. */
+static int conn_pools(struct rpcrdma_listener *l, struct rpcrdma__conn *conn, uint32_t grant)
+{
+	struct ibv_pd *pd = conn->dev->pd;
+	int err;
+
+	err = rpcrdma__pool_init(&conn->send_pool, pd, RPCRDMA__WR_SEND,
 				 grant + 8 + conn->sig_every,
 				 sizeof(struct rpcrdma__send), conn->send_inline, IBV_ACCESS_LOCAL_WRITE);
+	if (err || conn->on_srq)
+		return err;
+	err = rpcrdma__pool_init(&conn->recv_pool, pd, RPCRDMA__WR_RECV, grant,
+				 sizeof(struct rpcrdma_call), l->opts.recv_inline,
+				 IBV_ACCESS_LOCAL_WRITE);
 	if (err)
-		goto fail;
-	if (!conn->on_srq) {
-		err = rpcrdma__pool_init(&conn->recv_pool, dev->pd, RPCRDMA__WR_RECV, grant,
-					 sizeof(struct rpcrdma_call), l->opts.recv_inline,
-					 IBV_ACCESS_LOCAL_WRITE);
-		if (err)
-			goto fail;
-		conn->have_recv_pool = true;
-		err = rpcrdma__recv_post_initial(conn);
-		if (err)
-			goto fail;
-	}
+		return err;
+	conn->have_recv_pool = true;
+	return rpcrdma__recv_post_initial(conn);
+}
+
+/* Accepts with our private data and the RDMA Read depths.  0 or -errno. */
+static int conn_send_accept(struct rpcrdma_listener *l, struct rpcrdma__conn *conn,
+			    const struct rdma_cm_event *ev)
+{
+	struct rpcrdma__dev *dev = conn->dev;
+	struct rpcrdma_cm_private ours;
+	struct rdma_conn_param param;
+	uint8_t pdata[RPCRDMA_CM_PRIVATE_SIZE];
 
 	ours.remote_invalidate = false;   /* a server is never sent to with invalidate */
 	ours.inline_send = conn->send_inline;
@@ -646,16 +474,20 @@ static int conn_accept(struct rpcrdma_listener *l, struct rdma_cm_event *ev)
 		param.responder_resources = (uint8_t)dev->max_qp_rd_atom;
 	conn->max_reads = param.initiator_depth;
 	param.rnr_retry_count = 7;
-	if (rdma_accept(id, &param)) {
-		err = -errno;
-		goto fail;
-	}
+	if (rdma_accept(conn->id, &param))
+		return -errno;
 	return 0;
+}
 
-fail:
-	rpcrdma__poller_cq_put(conn->cq, (int)(conn->sq_depth + grant));
-fail_nocq:
-	/* Undo by hand: the id is destroyed by the caller after the reject. */
+/* Undoes a failed accept by hand (after conn_admit; the CQ entries are
+ * already given back): the id is destroyed by the caller after the
+ * reject.  Frees conn. */
+static void conn_accept_undo(struct rpcrdma_listener *l, struct rpcrdma__conn *conn,
+			     uint32_t grant)
+{
+	struct rpcrdma__dev *dev = conn->dev;
+	struct rdma_cm_id *id = conn->id;
+
 	pthread_mutex_lock(&l->lock);
 	rpcrdma__qpmap_del(dev, conn);
 	rpcrdma__list_del(&conn->lnode);
@@ -674,398 +506,43 @@ fail_nocq:
 	pthread_mutex_destroy(&conn->lock);
 	id->context = NULL;
 	free(conn);
-	return err;
 }
 
-/* ---- device removal ---- */
-
-static void timer_arm(struct rpcrdma_listener *l, bool on)
+int rpcrdma__conn_accept(struct rpcrdma_listener *l, struct rdma_cm_event *ev)
 {
-	rpcrdma__timer_arm(&l->timer_src, &l->timer_armed, on, 100, 100);
-}
-
-/* Closes every connection of l (on device verbs only, unless NULL) that is
- * not closing yet, one at a time without the listener lock held. */
-static void close_conns(struct rpcrdma_listener *l, struct ibv_context *verbs, const char *why)
-{
-	for (;;) {
-		struct rpcrdma__conn *conn = NULL;
-
-		pthread_mutex_lock(&l->lock);
-		for (struct rpcrdma__list *n = l->conns.next; n != &l->conns; n = n->next) {
-			struct rpcrdma__conn *c = rpcrdma__container_of(n, struct rpcrdma__conn, lnode);
-
-			if ((!verbs || c->dev->verbs == verbs) && !c->closing_started && !c->freeing) {
-				conn = c;
-				rpcrdma__conn_get(c);
-				break;
-			}
-		}
-		pthread_mutex_unlock(&l->lock);
-		if (!conn)
-			return;
-		rpcrdma__conn_close(conn, why);
-		rpcrdma__conn_put(conn);
-	}
-}
-
-/*
- * DEVICE_REMOVAL on any id of verbs (every id on the device gets one):
- * closes every connection on the device and marks it for reaping; the
- * timer (timer_handle) frees it once its connections are gone, destroys the
- * listening id when it was on that device and listens again.
- */
-static void dev_remove(struct rpcrdma_listener *l, struct ibv_context *verbs, bool listen_id)
-{
-	bool first = false;
-
-	pthread_mutex_lock(&l->lock);
-	for (struct rpcrdma__list *n = l->devs.next; n != &l->devs; n = n->next) {
-		struct rpcrdma__dev *dev = rpcrdma__container_of(n, struct rpcrdma__dev, node);
-
-		if (dev->verbs == verbs && !dev->removed) {
-			dev->removed = true;
-			first = true;
-		}
-	}
-	if (listen_id && !l->relisten) {
-		l->relisten = true;
-		first = true;
-	}
-	if (first && !l->closing)
-		timer_arm(l, true);
-	pthread_mutex_unlock(&l->lock);
-	if (first)
-		rpcrdma__count(&l->stats, NULL, RPCRDMA_STAT_DEVICE_REMOVALS, 1);
-
-	close_conns(l, verbs, "device removal");
-}
-
-static int listen_on(struct rpcrdma_listener *l)
-{
-	struct rdma_cm_id *id;
+	struct rpcrdma__conn *conn;
+	uint32_t grant = 0;
 	int err;
 
-	if (rdma_create_id(l->ech, &id, l, RDMA_PS_TCP))
-		return -errno;
-	if (rdma_bind_addr(id, (struct sockaddr *)&l->addr) ||
-	    rdma_listen(id, l->opts.backlog)) {
-		err = -errno;
-		rdma_destroy_id(id);
-		return err;
-	}
-	l->id = id;
-	return 0;
-}
-
-static int timer_handle(struct rpcrdma__source *s, unsigned budget)
-{
-	struct rpcrdma_listener *l = rpcrdma__container_of(s, struct rpcrdma_listener, timer_src);
-	bool more = false;
-
-	(void)budget;
-	rpcrdma__timer_ack(s);
-	for (;;) {
-		struct rpcrdma__dev *dev = NULL;
-
-		pthread_mutex_lock(&l->lock);
-		for (struct rpcrdma__list *n = l->devs.next; n != &l->devs; n = n->next) {
-			struct rpcrdma__dev *d = rpcrdma__container_of(n, struct rpcrdma__dev, node);
-
-			if (d->removed && d->nconns == 0) {
-				dev = d;
-				rpcrdma__list_del(&d->node);
-				break;
-			}
-			if (d->removed)
-				more = true;
-		}
-		pthread_mutex_unlock(&l->lock);
-		if (!dev)
-			break;
-		dev_destroy(dev, false, true);  /* SRQ, pools, bulk cache, PD, CQs, charges */
-	}
-	/* The listening id goes last: the device closes with its last id. */
-	if (l->relisten && !more) {
-		if (l->id) {
-			rdma_destroy_id(l->id);
-			l->id = NULL;
-		}
-		/* librdmacm closes a removed device's context only once it has
-		 * resynced its device list with no id left on it: ask for the
-		 * list (the kernel's delete waits for that close). */
-		struct ibv_context **list = rdma_get_devices(NULL);
-
-		if (list)
-			rdma_free_devices(list);
-		if (listen_on(l) == 0) {
-			pthread_mutex_lock(&l->lock);
-			l->relisten = false;
-			pthread_mutex_unlock(&l->lock);
-		} else {
-			more = true;
-		}
-	}
-	pthread_mutex_lock(&l->lock);
-	if (!more && !l->relisten)
-		timer_arm(l, false);
-	pthread_mutex_unlock(&l->lock);
-	return 1;
-}
-
-/* ---- CM events ---- */
-
-static int cm_handle(struct rpcrdma__source *s, unsigned budget)
-{
-	struct rpcrdma_listener *l = rpcrdma__container_of(s, struct rpcrdma_listener, cm_src);
-	struct rdma_cm_event *ev;
-	int n = 0;
-
-	while ((unsigned)n < budget && rdma_get_cm_event(l->ech, &ev) == 0) {
-		struct rdma_cm_id *id = ev->id;
-		enum rdma_cm_event_type type = ev->event;
-
-		n++;
-		if (type == RDMA_CM_EVENT_CONNECT_REQUEST) {
-			int err;
-
-			rpcrdma__conn_cap(l);
-			err = conn_accept(l, ev);
-
-			if (err) {
-				rpcrdma__conn_log(l, RPCRDMA_LOG_CONN_REFUSED, id,
-					 err == -EAGAIN ? "over the resource group's limit"
-							: "connection setup failed", err);
-				rdma_reject(id, NULL, 0);
-				rdma_ack_cm_event(ev);
-				rdma_destroy_id(id);
-				rpcrdma__count(&l->stats, NULL, RPCRDMA_STAT_REJECTS, 1);
-				continue;
-			}
-			rdma_ack_cm_event(ev);
-			continue;
-		}
-		if (type == RDMA_CM_EVENT_DEVICE_REMOVAL) {
-			struct ibv_context *verbs = id->verbs;
-
-			rdma_ack_cm_event(ev);
-			dev_remove(l, verbs, id == l->id);
-			continue;
-		}
-		if (id == l->id) {
-			rdma_ack_cm_event(ev);
-			continue;
-		}
-		struct rpcrdma__conn *conn = id->context;
-
-		pthread_mutex_lock(&l->lock);
-		if (conn && conn->freeing)
-			conn = NULL;
-		if (conn)
-			rpcrdma__conn_get(conn);
-		pthread_mutex_unlock(&l->lock);
-		rdma_ack_cm_event(ev);
-		if (!conn)
-			continue;
-		switch (type) {
-		case RDMA_CM_EVENT_ESTABLISHED:
-			pthread_mutex_lock(&conn->lock);
-			if (conn->state == RPCRDMA__CONN_ACCEPTING)
-				conn->state = RPCRDMA__CONN_CONNECTED;
-			pthread_mutex_unlock(&conn->lock);
-			rpcrdma__count(&l->stats, NULL, RPCRDMA_STAT_CONNECTS, 1);
-			break;
-		case RDMA_CM_EVENT_DISCONNECTED:
-		case RDMA_CM_EVENT_CONNECT_ERROR:
-		case RDMA_CM_EVENT_UNREACHABLE:
-		case RDMA_CM_EVENT_REJECTED:
-			rpcrdma__conn_close(conn, "cm event");
-			break;
-		default:
-			break;
-		}
-		rpcrdma__conn_put(conn);
-	}
-	return n;
-}
-
-struct rpcrdma__conn *rpcrdma__dev_find_conn(struct rpcrdma__dev *dev, uint32_t qp_num)
-{
-	struct rpcrdma_listener *l = dev->l;
-	struct rpcrdma__conn *found = NULL;
-
-	/* QP numbers are per device, and so is the table. */
-	pthread_mutex_lock(&l->lock);
-	found = rpcrdma__qpmap_find(dev, qp_num);
-	if (found && !found->freeing)
-		rpcrdma__conn_get(found);
-	else
-		found = NULL;
-	pthread_mutex_unlock(&l->lock);
-	return found;
-}
-
-/* ---- listener ---- */
-
-int rpcrdma_listener_create(struct rpcrdma_poller *poller, const struct sockaddr *addr,
-			    const struct rpcrdma_listener_opts *uopts, rpcrdma_call_handler handler,
-			    void *handler_arg, struct rpcrdma_listener **out)
-{
-	if (out)
-		*out = NULL; /* api.h: a failed create leaves *out NULL */
-	struct rpcrdma_listener_opts opts;
-	struct rpcrdma_listener *l;
-	int err;
-
-	if (!poller || !addr || !handler || !out ||
-	    (addr->sa_family != AF_INET && addr->sa_family != AF_INET6))
-		return -EINVAL;
-	err = rpcrdma__listener_opts_get(uopts, &opts);
-	if (err)
-		return err;
-	l = calloc(1, sizeof(*l));
-	if (!l)
+	conn = calloc(1, sizeof(*conn));
+	if (!conn)
 		return -ENOMEM;
-	err = rpcrdma_idr_create(NULL, &l->conn_ids);
-	if (err) {
-		free(l);
-		return err;
-	}
-	l->opts = opts;
-	l->poller = poller;
-	l->handler = handler;
-	l->handler_arg = handler_arg;
-	pthread_mutex_init(&l->lock, NULL);
-	pthread_cond_init(&l->conns_cond, NULL);
-	rpcrdma__list_init(&l->devs);
-	rpcrdma__list_init(&l->conns);
-	l->timer_src.fd = -1;
-	l->idle_src.fd = -1;
-	memcpy(&l->addr, addr, addr->sa_family == AF_INET ? sizeof(struct sockaddr_in)
-							  : sizeof(struct sockaddr_in6));
-	l->ech = rdma_create_event_channel();
-	if (!l->ech) {
-		err = -errno;
-		goto fail;
-	}
-	fcntl(l->ech->fd, F_SETFL, fcntl(l->ech->fd, F_GETFL) | O_NONBLOCK);
-	err = listen_on(l);
+	/* Before the list: the idle sweep and the cap read it. */
+	atomic_init(&conn->last_ns, rpcrdma__coarse_ns());
+	err = conn_admit(l, ev->id, conn, &grant);
+	if (err)
+		goto fail_free;
+	conn_setup(l, conn, ev, grant);
+	err = conn_charge(l, conn, grant);
+	if (err)
+		goto fail_nocq;
+	err = conn_create_qp(l, conn, grant);
 	if (err)
 		goto fail;
-	l->port = ntohs(rdma_get_src_port(l->id));
-	/* Listening again on the bound port after a removal. */
-	if (l->addr.ss_family == AF_INET)
-		((struct sockaddr_in *)&l->addr)->sin_port = htons((uint16_t)l->port);
-	else
-		((struct sockaddr_in6 *)&l->addr)->sin6_port = htons((uint16_t)l->port);
-	err = rpcrdma__timer_open(&l->timer_src);
+	err = conn_pools(l, conn, grant);
 	if (err)
 		goto fail;
-	l->timer_src.handle = timer_handle;
-	err = rpcrdma__poller_add(poller, &l->timer_src);
+	err = conn_send_accept(l, conn, ev);
 	if (err)
 		goto fail;
-	err = rpcrdma__idle_start(l);
-	if (err) {
-		rpcrdma__poller_del(poller, &l->timer_src);
-		goto fail;
-	}
-	err = rpcrdma__budget_start(l);
-	if (err) {
-		rpcrdma__idle_stop(l);
-		rpcrdma__poller_del(poller, &l->timer_src);
-		goto fail;
-	}
-	l->cm_src.fd = l->ech->fd;
-	l->cm_src.handle = cm_handle;
-	err = rpcrdma__poller_add(poller, &l->cm_src);
-	if (err) {
-		rpcrdma__idle_stop(l);
-		rpcrdma__poller_del(poller, &l->timer_src);
-		rpcrdma__budget_stop(l);
-		rpcrdma__budget_free(l);
-		goto fail;
-	}
-	*out = l;
 	return 0;
+
 fail:
-	if (l->timer_src.fd >= 0)
-		close(l->timer_src.fd);
-	if (l->idle_src.fd >= 0)
-		close(l->idle_src.fd);
-	if (l->id)
-		rdma_destroy_id(l->id);
-	if (l->ech)
-		rdma_destroy_event_channel(l->ech);
-	rpcrdma_idr_destroy(l->conn_ids);
-	pthread_cond_destroy(&l->conns_cond);
-	pthread_mutex_destroy(&l->lock);
-	free(l);
+	rpcrdma__poller_cq_put(conn->cq, (int)(conn->sq_depth + grant));
+fail_nocq:
+	conn_accept_undo(l, conn, grant);
 	return err;
-}
-
-int rpcrdma_listener_port(const struct rpcrdma_listener *l)
-{
-	return l ? l->port : -EINVAL;
-}
-
-void rpcrdma_listener_shutdown(struct rpcrdma_listener *l)
-{
-	bool first;
-
-	if (!l)
-		return;
-	pthread_mutex_lock(&l->lock);
-	first = !l->closing;
-	l->closing = true;
-	pthread_mutex_unlock(&l->lock);
-	if (first) {
-		rpcrdma__poller_del(l->poller, &l->cm_src);
-		rpcrdma__poller_del(l->poller, &l->timer_src);
-		rpcrdma__idle_stop(l);
-		rpcrdma__budget_stop(l);
-	}
-
-	close_conns(l, NULL, "listener destroyed");
-	/* Wait for the flushes (and the upper layer's call handles). */
-	pthread_mutex_lock(&l->lock);
-	while (l->nconns) {
-		if (l->poller->opts.mode == RPCRDMA_POLLER_DIRECT) {
-			pthread_mutex_unlock(&l->lock);
-			rpcrdma_poller_poll(l->poller, 0);
-			pthread_mutex_lock(&l->lock);
-		} else {
-			pthread_cond_wait(&l->conns_cond, &l->lock);
-		}
-	}
-	pthread_mutex_unlock(&l->lock);
-}
-
-void rpcrdma_listener_destroy(struct rpcrdma_listener *l)
-{
-	if (!l)
-		return;
-	rpcrdma_listener_shutdown(l);
-	close(l->timer_src.fd);
-	if (l->idle_src.fd >= 0)
-		close(l->idle_src.fd);
-	rpcrdma__budget_free(l);
-	if (l->id)
-		rdma_destroy_id(l->id);
-	while (!rpcrdma__list_empty(&l->devs)) {
-		struct rpcrdma__dev *dev =
-			rpcrdma__container_of(rpcrdma__list_pop(&l->devs), struct rpcrdma__dev, node);
-
-		dev_destroy(dev, true, false);
-	}
-	rdma_destroy_event_channel(l->ech);
-	rpcrdma_idr_destroy(l->conn_ids);
-	pthread_cond_destroy(&l->conns_cond);
-	pthread_mutex_destroy(&l->lock);
-	free(l);
-}
-
-void rpcrdma_listener_stats(const struct rpcrdma_listener *l, struct rpcrdma_stats *out)
-{
-	rpcrdma__counters_read(&l->stats, out);
+fail_free:
+	free(conn);
+	return err;
 }

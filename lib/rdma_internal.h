@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Internal structures of the RDMA transport, shared by ctxt.c, poller.c,
- * rdma_conn.c, rdma_recv.c, rdma_send.c, rdma_rw.c, rdma_client.c, stats.c.
+ * rdma_conn.c, rdma_dev.c, rdma_devrm.c, rdma_listener.c, rdma_recv.c,
+ * rdma_send.c, rdma_rw.c, rdma_client.c, stats.c; the listener side's own
+ * functions are in rdma_server.h.
  *
  * Locking: a connection's lock protects its send-queue accounting, its
  * waiting list and its state.  Each completion queue is polled by one thread
@@ -633,25 +635,6 @@ static inline bool rpcrdma__call_on_srq(const struct rpcrdma_call *call)
 	return call->c.pool == &call->dev->srq_pool;
 }
 
-/* ---- connection limits and the device's CQs (rdma_conn_limits.c) ---- */
-
-/* Reserves entries for conn on a CQ of the pool (sets conn->cq) and, the
- * first time the device uses that CQ, the SRQ's share on it.  0 or the
- * pool's error.  Listener lock not held. */
-int rpcrdma__conn_cq_get(struct rpcrdma__conn *conn, int entries);
-/* Gives the device's SRQ shares back (dev_destroy); with drop, destroys
- * the CQs nothing else uses (after a device removal). */
-void rpcrdma__dev_cqs_put(struct rpcrdma__dev *dev, bool drop);
-/* A connection request: when max_conns connections are open (not
- * closing), closes the least recently active one with no call in progress
- * (or, every one busy, the least recently active), counted in
- * RPCRDMA_STAT_CAP_CLOSES.  Listener lock not held. */
-void rpcrdma__conn_cap(struct rpcrdma_listener *l);
-/* The idle sweep's timer source: started at listener create (when
- * idle_timeout_ms), stopped at shutdown, closed at destroy. */
-int rpcrdma__idle_start(struct rpcrdma_listener *l);
-void rpcrdma__idle_stop(struct rpcrdma_listener *l);
-
 void rpcrdma__conn_get(struct rpcrdma__conn *conn);
 void rpcrdma__conn_put(struct rpcrdma__conn *conn);
 /* Starts closing (disconnect + flush); idempotent, any thread. */
@@ -661,17 +644,6 @@ void rpcrdma__conn_log(const struct rpcrdma_listener *l, enum rpcrdma_log_event 
 		       struct rdma_cm_id *id, const char *why, int err);
 /* The drain Send's completion (RPCRDMA__WR_DRAIN): drops its reference. */
 void rpcrdma__conn_drain_done(struct rpcrdma__ctxt *c, const struct ibv_wc *wc);
-/* The device's connections by QP number (rdma_qpmap.c), listener lock
- * held.  add: conn->qp and qp_num set; del: a no-op for a connection
- * without a QP (never added); find: the connection, no reference taken. */
-void rpcrdma__qpmap_init(struct rpcrdma__dev *dev);
-void rpcrdma__qpmap_fini(struct rpcrdma__dev *dev);
-void rpcrdma__qpmap_add(struct rpcrdma__dev *dev, struct rpcrdma__conn *conn);
-void rpcrdma__qpmap_del(struct rpcrdma__dev *dev, struct rpcrdma__conn *conn);
-struct rpcrdma__conn *rpcrdma__qpmap_find(const struct rpcrdma__dev *dev, uint32_t qp_num);
-/* The connection of dev whose QP is qp_num, with a reference; NULL if none. */
-struct rpcrdma__conn *rpcrdma__dev_find_conn(struct rpcrdma__dev *dev, uint32_t qp_num);
-
 /* Posts a receive back (SRQ or the connection's RQ); frees it when the
  * connection is closing and has its own RQ. */
 void rpcrdma__recv_repost(struct rpcrdma_call *call);
@@ -797,5 +769,7 @@ void rpcrdma__conn_wc_failed(struct rpcrdma__conn *conn, const struct ibv_wc *wc
 /* Completion of an unsignaled WR of a chain: an error (struct
  * rpcrdma__quiet). */
 void rpcrdma__quiet_done(struct rpcrdma__ctxt *c, const struct ibv_wc *wc);
+
+#include "rdma_server.h"
 
 #endif /* RPCRDMA_RDMA_INTERNAL_H */

@@ -1,0 +1,232 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Per-device resources of a listener: the PD, the SRQ and its receive
+ * pool, the bulk cache, the registered regions and the device's resource
+ * charges; each device is shared by the listener's connections on it.
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "rdma_internal.h"
+
+/* ---- per-device resources ---- */
+
+/* app_thread: called from an application thread (listener destroy), which
+ * may wait for the poller to hand back the SRQ's receives; drop: the device
+ * was removed, destroy its CQs (rpcrdma__dev_cqs_put). */
+void rpcrdma__dev_destroy(struct rpcrdma__dev *dev, bool app_thread, bool drop)
+{
+	/* Every connection is freed: no reply reads a region any more.
+	 * (Their charges go with the ledger.) */
+	for (unsigned i = 0; i < RPCRDMA_LISTENER_REGIONS_MAX; i++)
+		if (dev->region_mr[i])
+			ibv_dereg_mr(dev->region_mr[i]);
+	rpcrdma__mrcache_fini(&dev->mrcache);
+	if (dev->srq) {
+		rpcrdma__recv_srq_quiesce(dev, app_thread);
+		ibv_destroy_srq(dev->srq);
+	}
+	rpcrdma__pool_fini(&dev->srq_pool);
+	rpcrdma__dev_cqs_put(dev, drop);
+	if (dev->pd)
+		ibv_dealloc_pd(dev->pd);
+	rpcrdma__rescg_ledger_release(&dev->led);
+	rpcrdma__qpmap_fini(dev);
+	free(dev);
+}
+
+/* Charges the listener's group; counts a refusal.  0 or a negative errno. */
+int rpcrdma__listener_charge(struct rpcrdma_listener *l, struct rpcrdma__rescg_ledger *led,
+			    enum rpcrdma_rescg_resource res, uint32_t n)
+{
+	int err = rpcrdma__rescg_ledger_charge(led, res, n);
+
+	if (err == -EAGAIN)
+		rpcrdma__count(&l->stats, NULL, RPCRDMA_STAT_RESCG_DENIED, 1);
+	return err;
+}
+
+/* Listener lock held: registers the listener's region i on dev, charged
+ * to dev's ledger (one hca_object).  0 or a negative errno. */
+static int dev_region_reg(struct rpcrdma_listener *l, struct rpcrdma__dev *dev, unsigned i)
+{
+	int err = rpcrdma__listener_charge(l, &dev->led, RPCRDMA_RES_HCA_OBJECT, 1);
+
+	if (err)
+		return err;
+	/* The device only reads it (the source of RDMA Writes). */
+	dev->region_mr[i] = ibv_reg_mr(dev->pd, (void *)(uintptr_t)l->regions[i].addr,
+				       l->regions[i].len, 0);
+	if (!dev->region_mr[i]) {
+		err = errno ? -errno : -ENOMEM;
+		(void)rpcrdma__rescg_ledger_uncharge(&dev->led, RPCRDMA_RES_HCA_OBJECT, 1);
+	}
+	return err;
+}
+
+/* Listener lock held: undoes dev_region_reg. */
+static void dev_region_unreg(struct rpcrdma__dev *dev, unsigned i)
+{
+	ibv_dereg_mr(dev->region_mr[i]);
+	dev->region_mr[i] = NULL;
+	(void)rpcrdma__rescg_ledger_uncharge(&dev->led, RPCRDMA_RES_HCA_OBJECT, 1);
+}
+
+int rpcrdma_listener_register(struct rpcrdma_listener *l, const void *addr, size_t len)
+{
+	unsigned i;
+	int err = 0;
+
+	if (!l || !addr || len == 0)
+		return -EINVAL;
+	pthread_mutex_lock(&l->lock);
+	i = atomic_load_explicit(&l->nregions, memory_order_relaxed);
+	if (i == RPCRDMA_LISTENER_REGIONS_MAX) {
+		pthread_mutex_unlock(&l->lock);
+		return -ENOSPC;
+	}
+	l->regions[i].addr = addr;
+	l->regions[i].len = len;
+	for (struct rpcrdma__list *n = l->devs.next; n != &l->devs && !err; n = n->next) {
+		struct rpcrdma__dev *dev = rpcrdma__container_of(n, struct rpcrdma__dev, node);
+
+		if (!dev->removed)
+			err = dev_region_reg(l, dev, i);
+	}
+	if (err) {
+		for (struct rpcrdma__list *n = l->devs.next; n != &l->devs; n = n->next) {
+			struct rpcrdma__dev *dev = rpcrdma__container_of(n, struct rpcrdma__dev, node);
+
+			if (dev->region_mr[i])
+				dev_region_unreg(dev, i);
+		}
+	} else {
+		/* Readers (rpcrdma_call_reply) see the entry and its MRs. */
+		atomic_store_explicit(&l->nregions, i + 1, memory_order_release);
+	}
+	pthread_mutex_unlock(&l->lock);
+	return err;
+}
+
+int rpcrdma__create_qp(struct rdma_cm_id *id, struct ibv_pd *pd, struct ibv_qp_init_attr *qa)
+{
+	qa->cap.max_inline_data = RPCRDMA__INLINE_SEND;
+	if (rdma_create_qp(id, pd, qa) == 0)
+		return 0;
+	qa->cap.max_inline_data = 0;
+	return rdma_create_qp(id, pd, qa) ? -errno : 0;
+}
+
+int rpcrdma__dev_get(struct rpcrdma_listener *l, struct ibv_context *verbs,
+		     struct rpcrdma__dev **out)
+{
+	struct ibv_device_attr attr;
+	struct rpcrdma__dev *dev;
+	const char *name = ibv_get_device_name(verbs->device);
+	bool channel = rpcrdma__poller_notifies(l->poller);
+	bool use_srq;
+	int err;
+
+	for (struct rpcrdma__list *n = l->devs.next; n != &l->devs; n = n->next) {
+		dev = rpcrdma__container_of(n, struct rpcrdma__dev, node);
+		if (dev->verbs == verbs && !dev->removed) {
+			*out = dev;
+			return 0;
+		}
+	}
+	if (ibv_query_device(verbs, &attr))
+		return -EIO;
+	dev = calloc(1, sizeof(*dev));
+	if (!dev)
+		return -ENOMEM;
+	dev->verbs = verbs;
+	dev->l = l;
+	rpcrdma__qpmap_init(dev);
+	dev->max_qp_wr = (uint32_t)attr.max_qp_wr;
+	dev->max_sge = (uint32_t)attr.max_sge;
+	dev->max_qp_rd_atom = (uint32_t)attr.max_qp_rd_atom;
+	dev->max_qp_init_rd_atom = (uint32_t)attr.max_qp_init_rd_atom;
+	use_srq = l->opts.use_srq && attr.max_srq > 0;
+	/* Everything this device costs, before anything is created. */
+	err = rpcrdma__rescg_ledger_init(&dev->led, l->opts.resource_group, name ? name : "");
+	if (!err)
+		err = rpcrdma__listener_charge(l, &dev->led, RPCRDMA_RES_HCA_HANDLE, 1);
+	if (!err)
+		err = rpcrdma__listener_charge(l, &dev->led, RPCRDMA_RES_HCA_OBJECT,
+					       rpcrdma__rescg_dev_objects(use_srq, channel));
+	if (err)
+		goto fail;
+	dev->pd = ibv_alloc_pd(verbs);
+	if (!dev->pd) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	err = rpcrdma__mrcache_init(&dev->mrcache, dev->pd, l->opts.bulk_cache_bytes,
+				    l->opts.resource_group, name ? name : "", &l->stats);
+	if (err)
+		goto fail;
+	/* The regions registered so far; one that fails here is copied from
+	 * on this device instead. */
+	for (unsigned i = 0; i < atomic_load(&l->nregions); i++)
+		(void)dev_region_reg(l, dev, i);
+	if (use_srq) {
+		uint32_t depth = l->opts.srq_depth, slack = RPCRDMA__EARLY_SLACK;
+		struct ibv_srq_init_attr sa = { 0 };
+
+		if (depth > (uint32_t)attr.max_srq_wr)
+			depth = (uint32_t)attr.max_srq_wr;
+		/* Posted beyond what grants may promise: the receives of
+		 * replies sent before their buffer was reposted (early_open). */
+		if (slack > (uint32_t)attr.max_srq_wr - depth)
+			slack = (uint32_t)attr.max_srq_wr - depth;
+		depth += slack;
+		sa.attr.max_wr = depth;
+		sa.attr.max_sge = 1;
+		dev->srq = ibv_create_srq(dev->pd, &sa);
+		if (dev->srq) {
+			err = rpcrdma__pool_init(&dev->srq_pool, dev->pd, RPCRDMA__WR_RECV, depth,
+						 sizeof(struct rpcrdma_call), l->opts.recv_inline,
+						 IBV_ACCESS_LOCAL_WRITE);
+			if (err)
+				goto fail;
+			dev->srq_posted = depth;
+			for (uint32_t i = 0; i < depth; i++) {
+				struct rpcrdma_call *call = (struct rpcrdma_call *)
+					rpcrdma__pool_get(&dev->srq_pool);
+
+				call->conn = NULL;
+				call->dev = dev;
+				rpcrdma__recv_repost(call);
+			}
+			dev->srq_unpromised = depth - slack;
+			dev->early_slack = slack;
+		} else {
+			/* Per-connection receive queues: no SRQ, no SRQ MR. */
+			(void)rpcrdma__rescg_ledger_uncharge(&dev->led, RPCRDMA_RES_HCA_OBJECT,
+							     rpcrdma__rescg_dev_objects(true, channel) -
+							     rpcrdma__rescg_dev_objects(false, channel));
+		}
+	}
+	rpcrdma__list_add_tail(&l->devs, &dev->node);
+	*out = dev;
+	return 0;
+fail:
+	rpcrdma__dev_destroy(dev, false, false);
+	return err;
+}
+
+struct rpcrdma__conn *rpcrdma__dev_find_conn(struct rpcrdma__dev *dev, uint32_t qp_num)
+{
+	struct rpcrdma_listener *l = dev->l;
+	struct rpcrdma__conn *found = NULL;
+
+	/* QP numbers are per device, and so is the table. */
+	pthread_mutex_lock(&l->lock);
+	found = rpcrdma__qpmap_find(dev, qp_num);
+	if (found && !found->freeing)
+		rpcrdma__conn_get(found);
+	else
+		found = NULL;
+	pthread_mutex_unlock(&l->lock);
+	return found;
+}

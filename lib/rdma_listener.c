@@ -1,0 +1,275 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The RDMA listener: its listening id and CM events (connection requests
+ * go to rpcrdma__conn_accept, device removals to rdma_devrm.c), create,
+ * shutdown, destroy and stats.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <netinet/in.h>
+#include <unistd.h>
+
+#include "rdma_internal.h"
+
+/* ---- the listening id ---- */
+
+int rpcrdma__listen_on(struct rpcrdma_listener *l)
+{
+	struct rdma_cm_id *id;
+	int err;
+
+	if (rdma_create_id(l->ech, &id, l, RDMA_PS_TCP))
+		return -errno;
+	if (rdma_bind_addr(id, (struct sockaddr *)&l->addr) ||
+	    rdma_listen(id, l->opts.backlog)) {
+		err = -errno;
+		rdma_destroy_id(id);
+		return err;
+	}
+	l->id = id;
+	return 0;
+}
+
+/* ---- CM events ---- */
+
+static int cm_handle(struct rpcrdma__source *s, unsigned budget)
+{
+	struct rpcrdma_listener *l = rpcrdma__container_of(s, struct rpcrdma_listener, cm_src);
+	struct rdma_cm_event *ev;
+	int n = 0;
+
+	while ((unsigned)n < budget && rdma_get_cm_event(l->ech, &ev) == 0) {
+		struct rdma_cm_id *id = ev->id;
+		enum rdma_cm_event_type type = ev->event;
+
+		n++;
+		if (type == RDMA_CM_EVENT_CONNECT_REQUEST) {
+			int err;
+
+			rpcrdma__conn_cap(l);
+			err = rpcrdma__conn_accept(l, ev);
+
+			if (err) {
+				rpcrdma__conn_log(l, RPCRDMA_LOG_CONN_REFUSED, id,
+					 err == -EAGAIN ? "over the resource group's limit"
+							: "connection setup failed", err);
+				rdma_reject(id, NULL, 0);
+				rdma_ack_cm_event(ev);
+				rdma_destroy_id(id);
+				rpcrdma__count(&l->stats, NULL, RPCRDMA_STAT_REJECTS, 1);
+				continue;
+			}
+			rdma_ack_cm_event(ev);
+			continue;
+		}
+		if (type == RDMA_CM_EVENT_DEVICE_REMOVAL) {
+			struct ibv_context *verbs = id->verbs;
+
+			rdma_ack_cm_event(ev);
+			rpcrdma__dev_remove(l, verbs, id == l->id);
+			continue;
+		}
+		if (id == l->id) {
+			rdma_ack_cm_event(ev);
+			continue;
+		}
+		struct rpcrdma__conn *conn = id->context;
+
+		pthread_mutex_lock(&l->lock);
+		if (conn && conn->freeing)
+			conn = NULL;
+		if (conn)
+			rpcrdma__conn_get(conn);
+		pthread_mutex_unlock(&l->lock);
+		rdma_ack_cm_event(ev);
+		if (!conn)
+			continue;
+		switch (type) {
+		case RDMA_CM_EVENT_ESTABLISHED:
+			pthread_mutex_lock(&conn->lock);
+			if (conn->state == RPCRDMA__CONN_ACCEPTING)
+				conn->state = RPCRDMA__CONN_CONNECTED;
+			pthread_mutex_unlock(&conn->lock);
+			rpcrdma__count(&l->stats, NULL, RPCRDMA_STAT_CONNECTS, 1);
+			break;
+		case RDMA_CM_EVENT_DISCONNECTED:
+		case RDMA_CM_EVENT_CONNECT_ERROR:
+		case RDMA_CM_EVENT_UNREACHABLE:
+		case RDMA_CM_EVENT_REJECTED:
+			rpcrdma__conn_close(conn, "cm event");
+			break;
+		default:
+			break;
+		}
+		rpcrdma__conn_put(conn);
+	}
+	return n;
+}
+
+
+/* ---- listener ---- */
+
+int rpcrdma_listener_create(struct rpcrdma_poller *poller, const struct sockaddr *addr,
+			    const struct rpcrdma_listener_opts *uopts, rpcrdma_call_handler handler,
+			    void *handler_arg, struct rpcrdma_listener **out)
+{
+	if (out)
+		*out = NULL; /* api.h: a failed create leaves *out NULL */
+	struct rpcrdma_listener_opts opts;
+	struct rpcrdma_listener *l;
+	int err;
+
+	if (!poller || !addr || !handler || !out ||
+	    (addr->sa_family != AF_INET && addr->sa_family != AF_INET6))
+		return -EINVAL;
+	err = rpcrdma__listener_opts_get(uopts, &opts);
+	if (err)
+		return err;
+	l = calloc(1, sizeof(*l));
+	if (!l)
+		return -ENOMEM;
+	err = rpcrdma_idr_create(NULL, &l->conn_ids);
+	if (err) {
+		free(l);
+		return err;
+	}
+	l->opts = opts;
+	l->poller = poller;
+	l->handler = handler;
+	l->handler_arg = handler_arg;
+	pthread_mutex_init(&l->lock, NULL);
+	pthread_cond_init(&l->conns_cond, NULL);
+	rpcrdma__list_init(&l->devs);
+	rpcrdma__list_init(&l->conns);
+	l->timer_src.fd = -1;
+	l->idle_src.fd = -1;
+	memcpy(&l->addr, addr, addr->sa_family == AF_INET ? sizeof(struct sockaddr_in)
+							  : sizeof(struct sockaddr_in6));
+	l->ech = rdma_create_event_channel();
+	if (!l->ech) {
+		err = -errno;
+		goto fail;
+	}
+	fcntl(l->ech->fd, F_SETFL, fcntl(l->ech->fd, F_GETFL) | O_NONBLOCK);
+	err = rpcrdma__listen_on(l);
+	if (err)
+		goto fail;
+	l->port = ntohs(rdma_get_src_port(l->id));
+	/* Listening again on the bound port after a removal. */
+	if (l->addr.ss_family == AF_INET)
+		((struct sockaddr_in *)&l->addr)->sin_port = htons((uint16_t)l->port);
+	else
+		((struct sockaddr_in6 *)&l->addr)->sin6_port = htons((uint16_t)l->port);
+	err = rpcrdma__timer_open(&l->timer_src);
+	if (err)
+		goto fail;
+	l->timer_src.handle = rpcrdma__devrm_handle;
+	err = rpcrdma__poller_add(poller, &l->timer_src);
+	if (err)
+		goto fail;
+	err = rpcrdma__idle_start(l);
+	if (err) {
+		rpcrdma__poller_del(poller, &l->timer_src);
+		goto fail;
+	}
+	err = rpcrdma__budget_start(l);
+	if (err) {
+		rpcrdma__idle_stop(l);
+		rpcrdma__poller_del(poller, &l->timer_src);
+		goto fail;
+	}
+	l->cm_src.fd = l->ech->fd;
+	l->cm_src.handle = cm_handle;
+	err = rpcrdma__poller_add(poller, &l->cm_src);
+	if (err) {
+		rpcrdma__idle_stop(l);
+		rpcrdma__poller_del(poller, &l->timer_src);
+		rpcrdma__budget_stop(l);
+		rpcrdma__budget_free(l);
+		goto fail;
+	}
+	*out = l;
+	return 0;
+fail:
+	if (l->timer_src.fd >= 0)
+		close(l->timer_src.fd);
+	if (l->idle_src.fd >= 0)
+		close(l->idle_src.fd);
+	if (l->id)
+		rdma_destroy_id(l->id);
+	if (l->ech)
+		rdma_destroy_event_channel(l->ech);
+	rpcrdma_idr_destroy(l->conn_ids);
+	pthread_cond_destroy(&l->conns_cond);
+	pthread_mutex_destroy(&l->lock);
+	free(l);
+	return err;
+}
+
+int rpcrdma_listener_port(const struct rpcrdma_listener *l)
+{
+	return l ? l->port : -EINVAL;
+}
+
+void rpcrdma_listener_shutdown(struct rpcrdma_listener *l)
+{
+	bool first;
+
+	if (!l)
+		return;
+	pthread_mutex_lock(&l->lock);
+	first = !l->closing;
+	l->closing = true;
+	pthread_mutex_unlock(&l->lock);
+	if (first) {
+		rpcrdma__poller_del(l->poller, &l->cm_src);
+		rpcrdma__poller_del(l->poller, &l->timer_src);
+		rpcrdma__idle_stop(l);
+		rpcrdma__budget_stop(l);
+	}
+
+	rpcrdma__listener_close_conns(l, NULL, "listener destroyed");
+	/* Wait for the flushes (and the upper layer's call handles). */
+	pthread_mutex_lock(&l->lock);
+	while (l->nconns) {
+		if (l->poller->opts.mode == RPCRDMA_POLLER_DIRECT) {
+			pthread_mutex_unlock(&l->lock);
+			rpcrdma_poller_poll(l->poller, 0);
+			pthread_mutex_lock(&l->lock);
+		} else {
+			pthread_cond_wait(&l->conns_cond, &l->lock);
+		}
+	}
+	pthread_mutex_unlock(&l->lock);
+}
+
+void rpcrdma_listener_destroy(struct rpcrdma_listener *l)
+{
+	if (!l)
+		return;
+	rpcrdma_listener_shutdown(l);
+	close(l->timer_src.fd);
+	if (l->idle_src.fd >= 0)
+		close(l->idle_src.fd);
+	rpcrdma__budget_free(l);
+	if (l->id)
+		rdma_destroy_id(l->id);
+	while (!rpcrdma__list_empty(&l->devs)) {
+		struct rpcrdma__dev *dev =
+			rpcrdma__container_of(rpcrdma__list_pop(&l->devs), struct rpcrdma__dev, node);
+
+		rpcrdma__dev_destroy(dev, true, false);
+	}
+	rdma_destroy_event_channel(l->ech);
+	rpcrdma_idr_destroy(l->conn_ids);
+	pthread_cond_destroy(&l->conns_cond);
+	pthread_mutex_destroy(&l->lock);
+	free(l);
+}
+
+void rpcrdma_listener_stats(const struct rpcrdma_listener *l, struct rpcrdma_stats *out)
+{
+	rpcrdma__counters_read(&l->stats, out);
+}
