@@ -2,125 +2,19 @@
 /*
  * The client transport: connect with RFC 8797 private data, call encoding
  * (inline, read chunks, position zero), write and reply chunks, credit
- * following, reply matching by xid, timeout and reconnect.
+ * following, reply matching by xid, timeout and reconnect.  This file:
+ * options, create and destroy, synchronous calls; the rest is in
+ * rdma_client_conn.c, rdma_client_send.c and rdma_client_reply.c
+ * (rdma_client_int.h lists what they share).
  */
-#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
-#include <stdlib.h>
-#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "diag_int.h"
-#include "rdma_internal.h"
-
-/* One connection; replaced on reconnect, freed once its WRs flushed. */
-struct cconn {
-	struct rpcrdma_client *c;
-	struct rdma_event_channel *ech;
-	struct rdma_cm_id *id;
-	struct rpcrdma__source cm_src;
-	bool cm_added;
-	atomic_bool dev_removed;        /* DEVICE_REMOVAL: drop the device's CQ at free */
-	struct ibv_pd *pd;
-	struct rpcrdma__cq *cq;
-	int cq_entries;
-	struct ibv_qp *qp;
-	struct rpcrdma__pool recv_pool, send_pool;
-	/* Registered bounce buffers kept for the next calls (see bufs_get). */
-	pthread_mutex_t buf_lock;
-	struct rpcrdma__list rbufs, wbufs;  /* peer may read / may write */
-	size_t buf_bytes;
-	atomic_int refs;                /* 0: every WR completed, can be freed */
-	atomic_bool dead;               /* set under the client lock */
-	struct rpcrdma__list gnode;     /* client's graveyard once dead */
-	uint32_t send_max;              /* call bytes we may Send */
-	uint32_t sq_depth;
-	uint32_t max_inline;            /* Sends this short go IBV_SEND_INLINE */
-	/*
-	 * Sends posted and not yet given back to send_pool, oldest first
-	 * (client lock; through the context's pool node).  Only one Send in
-	 * sig_every asks for a completion: a send queue completes in order,
-	 * so a completion, or the flush of any Send, gives back every Send up
-	 * to it (clt_send_release).  sig_every is at most a quarter of the
-	 * pool, so an empty pool always holds a signaled Send.
-	 */
-	struct rpcrdma__list posted;
-	uint32_t unsignaled, sig_every; /* Sends since the last signaled one */
-	struct csend *drain;            /* posted at break: flushes the rest */
-	/* Replies whose done callback ran before their receive was posted
-	 * again, at most RPCRDMA__EARLY_SLACK at once: the receive queue
-	 * holds that many (early_slack) beyond the credits we ask for. */
-	atomic_uint early_open;
-	uint32_t early_slack;
-};
-
-struct crecv {
-	struct rpcrdma__ctxt c;
-	struct cconn *cc;
-	struct ibv_recv_wr wr;
-	struct ibv_sge sge;
-};
-
-struct csend {
-	struct rpcrdma__ctxt c;
-	struct cconn *cc;
-	struct ibv_send_wr wr;
-	struct ibv_sge sge;
-};
-
-struct creq {
-	struct rpcrdma__list node;      /* wait list or in-flight list */
-	struct rpcrdma_client_call *call;
-	rpcrdma_client_done done;
-	void *arg;
-	uint32_t xid;
-	struct creq *xnext;             /* next call in its xid bucket */
-	struct rpcrdma__mrbuf rd, pz, wr, rp;  /* data item, position zero, write, reply */
-	struct cconn *cc;               /* set once sent */
-};
-
-struct rpcrdma_client {
-	struct rpcrdma_client_opts opts;
-	struct rpcrdma_poller *poller;
-	struct sockaddr_storage dst;
-	pthread_mutex_t lock;
-	pthread_mutex_t connect_lock;
-	pthread_cond_t reap_cv;         /* a dead connection's last WR completed */
-	struct cconn *cc;               /* current connection or NULL */
-	/* cc is live and the graveyard empty: client_connected has nothing
-	 * to do (set under the client lock by ready_update, read without) */
-	atomic_bool ready;
-	struct rpcrdma_client_credits credits;
-	unsigned inflight, max_inflight;
-	bool connected_once;
-	/* reconnect backoff (connect_lock; backoff_ms also read unlocked) */
-	_Atomic int backoff_ms;         /* 0: the next reconnect is tried */
-	uint64_t retry_at_ns;           /* rpcrdma__now_ns(): no try before */
-	int backoff_err;                /* what the last failed try returned */
-	struct rpcrdma__list waiting, sent;
-	/* Finished calls' creqs kept for the next calls (client lock): a
-	 * call then costs no calloc and free. */
-	struct rpcrdma__list creq_cache;
-	unsigned ncreq_cache;
-	/* Every call from call_async until it completes, by xid: a chain
-	 * (creq.xnext) per bucket, the bucket the xid's host-order value's
-	 * low bits.  A client numbers its calls consecutively, so the calls
-	 * in flight (at most the grant) fall one a bucket while there are
-	 * more buckets than credits.  Client lock. */
-	struct creq **xbuckets;
-	uint32_t xmask;                 /* buckets - 1 */
-	struct rpcrdma__list graveyard; /* dead connections still flushing */
-	/* timerfd: after a device removal, reaps the graveyard on a poller
-	 * thread, so that an idle client does not hold the device (the
-	 * kernel's delete waits for it) until its next call or destroy */
-	struct rpcrdma__source reap_src;
-	bool reap_added;                /* on the poller (set at create) */
-	bool reap_armed;                /* client lock */
-	struct rpcrdma__counters stats;
-};
+#include "rdma_client_int.h"
 
 void rpcrdma_client_opts_init(struct rpcrdma_client_opts *o)
 {
@@ -134,24 +28,7 @@ void rpcrdma_client_opts_init(struct rpcrdma_client_opts *o)
 	o->reconnect_max_ms = 2000;
 }
 
-/* ---- registered bounce buffers ---- */
-
-/*
- * The data a call moves by chunk goes through bounce buffers registered
- * once per connection and reused (registering per call costs a kernel
- * round trip and page pinning each time; the data is copied into or out of
- * the caller's buffers instead).  The rule that remotely reachable memory
- * is deregistered after its call does not apply to them: each connection
- * has its own protection domain, so the only peer that can ever reach one
- * of its buffers is that connection's server, and the buffers only ever
- * hold data exchanged with that server; the caller's own memory is never
- * registered.  Read sources (IBV_ACCESS_REMOTE_READ) and write targets
- * (IBV_ACCESS_REMOTE_WRITE) are kept apart, in power-of-two classes from
- * 4 KiB; at most BUF_CACHE_MAX bytes stay per connection.
- */
-#define BUF_CACHE_MAX ((size_t)64 << 20)
-#define BUF_READ (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ)
-#define BUF_WRITE (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE)
+/* ---- registered bounce buffers (their rule: rdma_client_int.h) ---- */
 
 static size_t buf_class(size_t len)
 {
@@ -197,7 +74,7 @@ static int bufs_get(struct cconn *cc, struct rpcrdma__mrbuf *b, size_t len, int 
 }
 
 /* Keeps b for later calls (or frees it past the cap); b is zeroed. */
-static void bufs_put(struct cconn *cc, struct rpcrdma__mrbuf *b, int access)
+void rpcrdma__clt_bufs_put(struct cconn *cc, struct rpcrdma__mrbuf *b, int access)
 {
 	struct rpcrdma__mrbuf *keep;
 
@@ -216,7 +93,7 @@ static void bufs_put(struct cconn *cc, struct rpcrdma__mrbuf *b, int access)
 	rpcrdma__mrbuf_free(b);
 }
 
-static void bufs_fini(struct cconn *cc)
+void rpcrdma__clt_bufs_fini(struct cconn *cc)
 {
 	struct rpcrdma__list *lists[2] = { &cc->rbufs, &cc->wbufs }, *n;
 
@@ -247,7 +124,7 @@ static void cconn_free(struct cconn *cc)
 	rpcrdma__pool_fini(&cc->recv_pool);
 	rpcrdma__pool_fini(&cc->send_pool);
 	free(cc->drain);
-	bufs_fini(cc);
+	rpcrdma__clt_bufs_fini(cc);
 	if (cc->cq)
 		rpcrdma__poller_cq_put(cc->cq, cc->cq_entries);
 	/* After a device removal nothing of ours may stay on the device, or
@@ -263,32 +140,8 @@ static void cconn_free(struct cconn *cc)
 	free(cc);
 }
 
-/*
- * Dropping the last reference only marks the connection flushed: it is
- * freed by reap() on an application thread (connect, destroy), never on a
- * poller thread, because freeing removes its CM source from the poller.
- */
-static void cconn_put(struct cconn *cc)
-{
-	struct rpcrdma_client *c = cc->c;
-
-	if (atomic_fetch_sub_explicit(&cc->refs, 1, memory_order_acq_rel) == 1) {
-		pthread_mutex_lock(&c->lock);
-		pthread_cond_broadcast(&c->reap_cv);
-		pthread_mutex_unlock(&c->lock);
-	}
-}
-
-/* Client lock held: after a change of cc, cc->dead or the graveyard. */
-static void ready_update(struct rpcrdma_client *c)
-{
-	atomic_store_explicit(&c->ready,
-			      c->cc && !c->cc->dead && rpcrdma__list_empty(&c->graveyard),
-			      memory_order_release);
-}
-
 /* Frees the dead connections whose work requests all completed. */
-static void reap(struct rpcrdma_client *c, bool wait)
+void rpcrdma__clt_reap(struct rpcrdma_client *c, bool wait)
 {
 	for (;;) {
 		struct cconn *found = NULL;
@@ -326,56 +179,6 @@ static void reap(struct rpcrdma_client *c, bool wait)
 	}
 }
 
-static void req_release(struct cconn *cc, struct creq *r)
-{
-	bufs_put(cc, &r->rd, BUF_READ);
-	bufs_put(cc, &r->pz, BUF_READ);
-	bufs_put(cc, &r->wr, BUF_WRITE);
-	bufs_put(cc, &r->rp, BUF_WRITE);
-}
-
-/* ---- the table of calls by xid (client lock held) ---- */
-
-static struct creq **xid_bucket(struct rpcrdma_client *c, uint32_t xid)
-{
-	return &c->xbuckets[ntohl(xid) & c->xmask];
-}
-
-/* Enters r: 0, or -EEXIST (a call with its xid is there). */
-static int xid_add(struct rpcrdma_client *c, struct creq *r)
-{
-	struct creq **b = xid_bucket(c, r->xid);
-
-	for (struct creq *q = *b; q; q = q->xnext)
-		if (q->xid == r->xid)
-			return -EEXIST;
-	r->xnext = *b;
-	*b = r;
-	return 0;
-}
-
-static void xid_del(struct rpcrdma_client *c, struct creq *r)
-{
-	for (struct creq **pp = xid_bucket(c, r->xid); *pp; pp = &(*pp)->xnext) {
-		if (*pp == r) {
-			*pp = r->xnext;
-			break;
-		}
-	}
-	r->xnext = NULL;
-}
-
-/* The call sent on cc that a reply with this xid answers, or NULL. */
-static struct creq *xid_find(struct rpcrdma_client *c, uint32_t xid, const struct cconn *cc)
-{
-	for (struct creq *q = *xid_bucket(c, xid); q; q = q->xnext)
-		if (q->xid == xid && q->cc == cc)
-			return q;
-	return NULL;
-}
-
-static bool clt_send_release(struct rpcrdma_client *c, struct cconn *cc, struct csend *s);
-
 /*
  * After the QP went to the error state: Sends that completed without
  * asking for a completion are given back only by a later completion, so
@@ -403,7 +206,7 @@ static void cconn_drain(struct rpcrdma_client *c, struct cconn *cc)
 	}
 	pthread_mutex_unlock(&c->lock);
 	if (!empty && d) {
-		clt_send_release(c, cc, d);
+		rpcrdma__clt_send_release(c, cc, d);
 		cconn_put(cc);
 	}
 }
@@ -412,7 +215,7 @@ static void cconn_drain(struct rpcrdma_client *c, struct cconn *cc)
  * Breaks the current connection: fails the calls sent on it.  Takes the
  * client lock itself.  The connection is freed when its last WR flushed.
  */
-static void cconn_break(struct rpcrdma_client *c, struct cconn *cc, int status)
+void rpcrdma__clt_break(struct rpcrdma_client *c, struct cconn *cc, int status)
 {
 	struct rpcrdma__list failed;
 	bool was_current;
@@ -474,7 +277,7 @@ static void cconn_break(struct rpcrdma_client *c, struct cconn *cc, int status)
 		cconn_put(cc);
 }
 
-/* Client lock held.  Every 20 ms while on: reaper_handle frees what has
+/* Client lock held.  Every 20 ms while on: rpcrdma__clt_reaper_handle frees what has
  * flushed. */
 static void reaper_arm(struct rpcrdma_client *c, bool on)
 {
@@ -486,14 +289,14 @@ static void reaper_arm(struct rpcrdma_client *c, bool on)
  * thread may do for sources other than the one it is handling), then lets
  * librdmacm close the removed device: it does so once it resyncs its
  * device list with no id left there, which asking for the list does. */
-static int reaper_handle(struct rpcrdma__source *s, unsigned budget)
+int rpcrdma__clt_reaper_handle(struct rpcrdma__source *s, unsigned budget)
 {
 	struct rpcrdma_client *c = rpcrdma__container_of(s, struct rpcrdma_client, reap_src);
 	bool empty;
 
 	(void)budget;
 	rpcrdma__timer_ack(s);
-	reap(c, false);
+	rpcrdma__clt_reap(c, false);
 	pthread_mutex_lock(&c->lock);
 	empty = rpcrdma__list_empty(&c->graveyard);
 	if (empty)
@@ -520,15 +323,15 @@ static int cm_client_handle(struct rpcrdma__source *s, unsigned budget)
 		rdma_ack_cm_event(ev);
 		n++;
 		if (type == RDMA_CM_EVENT_DEVICE_REMOVAL) {
-			/* Calls in flight fail with -ENODEV; reap() frees the rest. */
+			/* Calls in flight fail with -ENODEV; rpcrdma__clt_reap() frees the rest. */
 			if (!atomic_exchange(&cc->dev_removed, true))
 				rpcrdma__count(&cc->c->stats, NULL, RPCRDMA_STAT_DEVICE_REMOVALS, 1);
-			cconn_break(cc->c, cc, -ENODEV);
+			rpcrdma__clt_break(cc->c, cc, -ENODEV);
 			pthread_mutex_lock(&cc->c->lock);
 			reaper_arm(cc->c, true);
 			pthread_mutex_unlock(&cc->c->lock);
 		} else if (type == RDMA_CM_EVENT_DISCONNECTED || type == RDMA_CM_EVENT_CONNECT_ERROR) {
-			cconn_break(cc->c, cc, -ECONNRESET);
+			rpcrdma__clt_break(cc->c, cc, -ECONNRESET);
 		}
 	}
 	return n;
@@ -571,27 +374,6 @@ static int wait_event(struct rdma_event_channel *ech, enum rdma_cm_event_type wa
 	}
 	rdma_ack_cm_event(ev);
 	return err;
-}
-
-static int post_recv(struct cconn *cc, struct crecv *rv)
-{
-	struct ibv_recv_wr *bad;
-
-	rv->cc = cc;
-	rv->sge.addr = (uintptr_t)rv->c.buf;
-	rv->sge.length = (uint32_t)rv->c.pool->buf_size;
-	rv->sge.lkey = rv->c.lkey;
-	rv->wr.wr_id = (uintptr_t)&rv->c;
-	rv->wr.next = NULL;
-	rv->wr.sg_list = &rv->sge;
-	rv->wr.num_sge = 1;
-	atomic_fetch_add(&cc->refs, 1);
-	if (ibv_post_recv(cc->qp, &rv->wr, &bad)) {
-		atomic_fetch_sub(&cc->refs, 1);
-		rpcrdma__pool_put(&rv->c);
-		return -EIO;
-	}
-	return 0;
 }
 
 static int cconn_open(struct rpcrdma_client *c, struct cconn **out)
@@ -653,7 +435,7 @@ static int cconn_open(struct rpcrdma_client *c, struct cconn **out)
 		cc->sq_depth = (uint32_t)attr.max_qp_wr;
 	if (credits > (uint32_t)attr.max_qp_wr)
 		credits = (uint32_t)attr.max_qp_wr;
-	/* One more Send than the pool holds: the drain (cconn_break).  The
+	/* One more Send than the pool holds: the drain (rpcrdma__clt_break).  The
 	 * receives: the credits and the early slack (rpcrdma__clt_recv_done). */
 	nrecv = credits + RPCRDMA__EARLY_SLACK;
 	if (nrecv > (uint32_t)attr.max_qp_wr)
@@ -694,7 +476,7 @@ static int cconn_open(struct rpcrdma_client *c, struct cconn **out)
 		err = -ENOMEM;
 		goto fail;
 	}
-	cc->drain->c.type = RPCRDMA__WR_CLT_SEND;   /* no pool: see clt_send_release */
+	cc->drain->c.type = RPCRDMA__WR_CLT_SEND;   /* no pool: see rpcrdma__clt_send_release */
 	cc->drain->cc = cc;
 	ours.remote_invalidate = false;  /* plain MRs: no remote invalidation */
 	ours.inline_send = c->opts.send_inline;
@@ -755,7 +537,7 @@ fail:
 
 		ibv_modify_qp(cc->qp, &qattr, IBV_QP_STATE);
 	}
-	cconn_put(cc);  /* freed by reap() once posted receives flushed */
+	cconn_put(cc);  /* freed by rpcrdma__clt_reap() once posted receives flushed */
 	return err;
 }
 
@@ -779,19 +561,14 @@ static void backoff_failed(struct rpcrdma_client *c, int err)
 	atomic_store(&c->backoff_ms, ms);
 }
 
-/* Returns 0 with a current connection, connecting when there is none
- * (unless the reconnect backoff holds the try back: its error then). */
-static int client_connected(struct rpcrdma_client *c)
+/* client_connected's slow path: the connection is not ready. */
+int rpcrdma__clt_connect(struct rpcrdma_client *c)
 {
 	struct cconn *cc;
 	int err = 0;
 
-	/* The common case, without locks: rpcrdma_client_call_async checks
-	 * the connection again under the client lock. */
-	if (atomic_load_explicit(&c->ready, memory_order_acquire))
-		return 0;
 	pthread_mutex_lock(&c->connect_lock);
-	reap(c, false);
+	rpcrdma__clt_reap(c, false);
 	pthread_mutex_lock(&c->lock);
 	cc = c->cc;
 	pthread_mutex_unlock(&c->lock);
@@ -957,35 +734,9 @@ fail:
 	return err;
 }
 
-/* Client lock held: a creq from the cache or calloc'd, its buffers empty
- * and cc NULL; the caller sets call, done, arg and xid. */
-static struct creq *creq_get(struct rpcrdma_client *c)
-{
-	if (rpcrdma__list_empty(&c->creq_cache))
-		return calloc(1, sizeof(struct creq));
-	struct creq *r = rpcrdma__container_of(rpcrdma__list_pop(&c->creq_cache), struct creq, node);
-
-	c->ncreq_cache--;
-	r->cc = NULL;
-	return r;
-}
-
-/* Client lock held: keeps r for a later call, up to twice the credits.
- * r's four buffers must be empty (given back by req_release, or moved out
- * as the reply path does), which spares creq_get a memset. */
-static void creq_put(struct rpcrdma_client *c, struct creq *r)
-{
-	if (c->ncreq_cache >= 2 * c->opts.max_credits) {
-		free(r);
-		return;
-	}
-	rpcrdma__list_add_tail(&c->creq_cache, &r->node);
-	c->ncreq_cache++;
-}
-
 /* Sends waiting calls while the grant allows (client lock held).  Calls
  * that cannot be encoded are moved to *failed. */
-static void pump_locked(struct rpcrdma_client *c, struct rpcrdma__list *failed, int *status)
+void rpcrdma__clt_pump_locked(struct rpcrdma_client *c, struct rpcrdma__list *failed, int *status)
 {
 	struct cconn *cc = c->cc;
 
@@ -1006,25 +757,6 @@ static void pump_locked(struct rpcrdma_client *c, struct rpcrdma__list *failed, 
 		rpcrdma__list_add_tail(&c->sent, &r->node);
 		if (++c->inflight > c->max_inflight)
 			c->max_inflight = c->inflight;
-	}
-}
-
-/* Sends what the grant and the send buffers allow; fails what cannot be
- * sent. */
-static void pump(struct rpcrdma_client *c)
-{
-	struct rpcrdma__list failed;
-	int status = 0;
-
-	rpcrdma__list_init(&failed);
-	pthread_mutex_lock(&c->lock);
-	pump_locked(c, &failed, &status);
-	pthread_mutex_unlock(&c->lock);
-	while (!rpcrdma__list_empty(&failed)) {
-		struct creq *r = rpcrdma__container_of(rpcrdma__list_pop(&failed), struct creq, node);
-
-		r->done(r->call, status, r->arg);
-		free(r);
 	}
 }
 
@@ -1112,7 +844,7 @@ int rpcrdma_client_call_async(struct rpcrdma_client *c, struct rpcrdma_client_ca
  * (the caller's cconn_put drops the last, and wakes a reaper); true when
  * calls wait, perhaps for a send buffer.
  */
-static bool clt_send_release(struct rpcrdma_client *c, struct cconn *cc, struct csend *s)
+bool rpcrdma__clt_send_release(struct rpcrdma_client *c, struct cconn *cc, struct csend *s)
 {
 	bool waiters;
 	int n = 0;
@@ -1144,13 +876,13 @@ void rpcrdma__clt_send_done(struct rpcrdma__ctxt *x, const struct ibv_wc *wc)
 	struct rpcrdma_client *c = cc->c;
 	/* A call that found no send buffer waits in c->waiting (under the
 	 * client lock, as the buffers come back): the pump sends it. */
-	bool waiters = clt_send_release(c, cc, s);
+	bool waiters = rpcrdma__clt_send_release(c, cc, s);
 
 	if (wc->status != IBV_WC_SUCCESS) {
 		if (s != cc->drain)
 			rpcrdma__count(&c->stats, NULL, wc->status == IBV_WC_WR_FLUSH_ERR ?
 				       RPCRDMA_STAT_FLUSHED : RPCRDMA_STAT_ERR_WC, 1);
-		cconn_break(c, cc, -ECONNRESET);
+		rpcrdma__clt_break(c, cc, -ECONNRESET);
 	} else if (waiters) {
 		pump(c);
 	}
@@ -1183,7 +915,7 @@ void rpcrdma__clt_recv_done(struct rpcrdma__ctxt *x, const struct ibv_wc *wc)
 		rpcrdma__count(&c->stats, NULL, wc->status == IBV_WC_WR_FLUSH_ERR ?
 			       RPCRDMA_STAT_FLUSHED : RPCRDMA_STAT_ERR_WC, 1);
 		rpcrdma__pool_put(&rv->c);
-		cconn_break(c, cc, -ECONNRESET);
+		rpcrdma__clt_break(c, cc, -ECONNRESET);
 		cconn_put(cc);
 		return;
 	}
@@ -1352,7 +1084,7 @@ int rpcrdma_client_call(struct rpcrdma_client *c, struct rpcrdma_client_call *ca
 				atomic_fetch_add(&cc->refs, 1);
 			pthread_mutex_unlock(&c->lock);
 			if (cc) {
-				cconn_break(c, cc, -ETIMEDOUT);
+				rpcrdma__clt_break(c, cc, -ETIMEDOUT);
 				cconn_put(cc);
 			}
 			pthread_mutex_lock(&w.m);
@@ -1455,7 +1187,7 @@ int rpcrdma_client_create(struct rpcrdma_poller *poller, const struct sockaddr *
 		err = rpcrdma__timer_open(&c->reap_src);
 	}
 	if (!err) {
-		c->reap_src.handle = reaper_handle;
+		c->reap_src.handle = rpcrdma__clt_reaper_handle;
 		err = rpcrdma__poller_add(poller, &c->reap_src);
 		c->reap_added = !err;
 	}
@@ -1463,7 +1195,7 @@ int rpcrdma_client_create(struct rpcrdma_poller *poller, const struct sockaddr *
 		err = client_connected(c);
 	if (err) {
 		reaper_stop(c);
-		reap(c, true);
+		rpcrdma__clt_reap(c, true);
 		if (c->reap_src.fd >= 0)
 			close(c->reap_src.fd);
 		free(c->xbuckets);
@@ -1489,12 +1221,12 @@ void rpcrdma_client_destroy(struct rpcrdma_client *c)
 		atomic_fetch_add(&cc->refs, 1);
 	pthread_mutex_unlock(&c->lock);
 	if (cc) {
-		cconn_break(c, cc, -ECANCELED);
+		rpcrdma__clt_break(c, cc, -ECANCELED);
 		cconn_put(cc);
 	}
 	/* Wait until every WR of every connection flushed, then free. */
 	reaper_stop(c);
-	reap(c, true);
+	rpcrdma__clt_reap(c, true);
 	close(c->reap_src.fd);
 	while (!rpcrdma__list_empty(&c->waiting)) {
 		struct creq *r = rpcrdma__container_of(rpcrdma__list_pop(&c->waiting), struct creq, node);
