@@ -5,6 +5,7 @@
  * posted again.
  */
 #include <string.h>
+
 #include "rdma_client_int.h"
 
 /* Posts rv again, or gives it back to the pool on a dead connection.
