@@ -282,20 +282,13 @@ static int wait_event(struct rdma_event_channel *ech, enum rdma_cm_event_type wa
 	return err;
 }
 
-static int cconn_open(struct rpcrdma_client *c, struct cconn **out)
+/* A connection not yet connected: refs 1, lists empty. */
+static struct cconn *cconn_alloc(struct rpcrdma_client *c)
 {
-	struct rpcrdma_cm_private ours, peer;
-	struct rdma_conn_param param;
-	struct ibv_device_attr attr;
-	uint8_t pdata[RPCRDMA_CM_PRIVATE_SIZE];
-	struct cconn *cc;
-	struct rpcrdma__ctxt *x;
-	int err, tmo = c->opts.connect_timeout_ms;
-	uint32_t credits = c->opts.max_credits, nrecv;
+	struct cconn *cc = calloc(1, sizeof(*cc));
 
-	cc = calloc(1, sizeof(*cc));
 	if (!cc)
-		return -ENOMEM;
+		return NULL;
 	cc->c = c;
 	atomic_init(&cc->dead, false);
 	atomic_init(&cc->refs, 1);
@@ -303,55 +296,59 @@ static int cconn_open(struct rpcrdma_client *c, struct cconn **out)
 	rpcrdma__list_init(&cc->rbufs);
 	rpcrdma__list_init(&cc->wbufs);
 	rpcrdma__list_init(&cc->posted);
+	return cc;
+}
+
+/* The event channel and the id, resolved to the server's address and a
+ * route to it. */
+static int cconn_resolve(struct cconn *cc, int tmo)
+{
+	int err;
+
 	cc->ech = rdma_create_event_channel();
-	if (!cc->ech) {
-		err = -errno;
-		goto fail;
-	}
+	if (!cc->ech)
+		return -errno;
 	if (rdma_create_id(cc->ech, &cc->id, cc, RDMA_PS_TCP)) {
-		err = -errno;
 		cc->id = NULL;
-		goto fail;
+		return -errno;
 	}
-	if (rdma_resolve_addr(cc->id, NULL, (struct sockaddr *)&c->dst, tmo)) {
-		err = -errno;
-		goto fail;
-	}
+	if (rdma_resolve_addr(cc->id, NULL, (struct sockaddr *)&cc->c->dst, tmo))
+		return -errno;
 	err = wait_event(cc->ech, RDMA_CM_EVENT_ADDR_RESOLVED, NULL, tmo);
 	if (err)
-		goto fail;
-	if (rdma_resolve_route(cc->id, tmo)) {
-		err = -errno;
-		goto fail;
-	}
-	err = wait_event(cc->ech, RDMA_CM_EVENT_ROUTE_RESOLVED, NULL, tmo);
-	if (err)
-		goto fail;
-	if (ibv_query_device(cc->id->verbs, &attr)) {
-		err = -EIO;
-		goto fail;
-	}
+		return err;
+	if (rdma_resolve_route(cc->id, tmo))
+		return -errno;
+	return wait_event(cc->ech, RDMA_CM_EVENT_ROUTE_RESOLVED, NULL, tmo);
+}
+
+/* The protection domain, the CQ, the QP and the context pools, sized by
+ * the credits we ask for within what the device allows (*attr). */
+static int cconn_resources(struct cconn *cc, const struct ibv_device_attr *attr)
+{
+	struct rpcrdma_client *c = cc->c;
+	uint32_t credits = c->opts.max_credits, nrecv;
+	int err;
+
 	cc->pd = ibv_alloc_pd(cc->id->verbs);
-	if (!cc->pd) {
-		err = -ENOMEM;
-		goto fail;
-	}
+	if (!cc->pd)
+		return -ENOMEM;
 	cc->sq_depth = credits * 2 + 4;
-	if (cc->sq_depth > (uint32_t)attr.max_qp_wr)
-		cc->sq_depth = (uint32_t)attr.max_qp_wr;
-	if (credits > (uint32_t)attr.max_qp_wr)
-		credits = (uint32_t)attr.max_qp_wr;
+	if (cc->sq_depth > (uint32_t)attr->max_qp_wr)
+		cc->sq_depth = (uint32_t)attr->max_qp_wr;
+	if (credits > (uint32_t)attr->max_qp_wr)
+		credits = (uint32_t)attr->max_qp_wr;
 	/* One more Send than the pool holds: the drain (rpcrdma__clt_break).  The
 	 * receives: the credits and the early slack (rpcrdma__clt_recv_done). */
 	nrecv = credits + RPCRDMA__EARLY_SLACK;
-	if (nrecv > (uint32_t)attr.max_qp_wr)
-		nrecv = (uint32_t)attr.max_qp_wr;
+	if (nrecv > (uint32_t)attr->max_qp_wr)
+		nrecv = (uint32_t)attr->max_qp_wr;
 	cc->early_slack = nrecv - credits;
 	cc->cq_entries = (int)(cc->sq_depth + 1 + nrecv);
 	err = rpcrdma__poller_cq_get(c->poller, cc->id->verbs, cc->cq_entries, &cc->cq);
 	if (err) {
 		cc->cq = NULL;
-		goto fail;
+		return err;
 	}
 	struct ibv_qp_init_attr qa = {
 		.send_cq = cc->cq->cq,
@@ -362,28 +359,41 @@ static int cconn_open(struct rpcrdma_client *c, struct cconn **out)
 	};
 	err = rpcrdma__create_qp(cc->id, cc->pd, &qa);
 	if (err)
-		goto fail;
+		return err;
 	cc->qp = cc->id->qp;
 	cc->max_inline = qa.cap.max_inline_data;
 	err = rpcrdma__pool_init(&cc->recv_pool, cc->pd, RPCRDMA__WR_CLT_RECV, nrecv,
 				 sizeof(struct crecv), c->opts.recv_inline, IBV_ACCESS_LOCAL_WRITE);
 	if (err)
-		goto fail;
-	err = rpcrdma__pool_init(&cc->send_pool, cc->pd, RPCRDMA__WR_CLT_SEND, cc->sq_depth,
-				 sizeof(struct csend), c->opts.send_inline, IBV_ACCESS_LOCAL_WRITE);
-	if (err)
-		goto fail;
+		return err;
+	return rpcrdma__pool_init(&cc->send_pool, cc->pd, RPCRDMA__WR_CLT_SEND, cc->sq_depth,
+				  sizeof(struct csend), c->opts.send_inline, IBV_ACCESS_LOCAL_WRITE);
+}
+
+/* How often a Send asks for a completion, and the drain's Send. */
+static int cconn_send_setup(struct cconn *cc)
+{
 	cc->sig_every = cc->sq_depth / 4 < RPCRDMA__SIG_EVERY ? cc->sq_depth / 4 :
 								RPCRDMA__SIG_EVERY;
 	if (cc->sig_every == 0)
 		cc->sig_every = 1;
 	cc->drain = calloc(1, sizeof(*cc->drain));
-	if (!cc->drain) {
-		err = -ENOMEM;
-		goto fail;
-	}
+	if (!cc->drain)
+		return -ENOMEM;
 	cc->drain->c.type = RPCRDMA__WR_CLT_SEND;   /* no pool: see rpcrdma__clt_send_release */
 	cc->drain->cc = cc;
+	return 0;
+}
+
+/* Connects with our RFC 8797 private data; *peer: the server's. */
+static int cconn_connect(struct cconn *cc, const struct ibv_device_attr *attr,
+			 struct rpcrdma_cm_private *peer, int tmo)
+{
+	struct rpcrdma_client *c = cc->c;
+	struct rpcrdma_cm_private ours;
+	struct rdma_conn_param param;
+	uint8_t pdata[RPCRDMA_CM_PRIVATE_SIZE];
+
 	ours.remote_invalidate = false;  /* plain MRs: no remote invalidation */
 	ours.inline_send = c->opts.send_inline;
 	ours.inline_recv = c->opts.recv_inline;
@@ -391,18 +401,24 @@ static int cconn_open(struct rpcrdma_client *c, struct cconn **out)
 	memset(&param, 0, sizeof(param));
 	param.private_data = pdata;
 	param.private_data_len = sizeof(pdata);
-	param.responder_resources = (uint8_t)(attr.max_qp_rd_atom > 255 ? 255 : attr.max_qp_rd_atom);
-	param.initiator_depth = (uint8_t)(attr.max_qp_init_rd_atom > 255 ? 255 :
-					  attr.max_qp_init_rd_atom);
+	param.responder_resources = (uint8_t)(attr->max_qp_rd_atom > 255 ? 255 :
+					      attr->max_qp_rd_atom);
+	param.initiator_depth = (uint8_t)(attr->max_qp_init_rd_atom > 255 ? 255 :
+					  attr->max_qp_init_rd_atom);
 	param.retry_count = 7;
 	param.rnr_retry_count = 7;
-	if (rdma_connect(cc->id, &param)) {
-		err = -errno;
-		goto fail;
-	}
-	err = wait_event(cc->ech, RDMA_CM_EVENT_ESTABLISHED, &peer, tmo);
-	if (err)
-		goto fail;
+	if (rdma_connect(cc->id, &param))
+		return -errno;
+	return wait_event(cc->ech, RDMA_CM_EVENT_ESTABLISHED, peer, tmo);
+}
+
+/* Connected: posts the receives and hands the CM events to the poller. */
+static int cconn_start(struct cconn *cc, const struct rpcrdma_cm_private *peer)
+{
+	struct rpcrdma_client *c = cc->c;
+	struct rpcrdma__ctxt *x;
+	int err;
+
 	/*
 	 * Receives are posted only now: the server sends nothing before our
 	 * first call, and a QP that never reached RTS may never flush the
@@ -412,23 +428,24 @@ static int cconn_open(struct rpcrdma_client *c, struct cconn **out)
 	while ((x = rpcrdma__pool_get(&cc->recv_pool))) {
 		err = post_recv(cc, (struct crecv *)x);
 		if (err)
-			goto fail_connected;
+			return err;
 	}
-	cc->send_max = c->opts.send_inline < peer.inline_recv ? c->opts.send_inline :
-								peer.inline_recv;
+	cc->send_max = c->opts.send_inline < peer->inline_recv ? c->opts.send_inline :
+								 peer->inline_recv;
 	fcntl(cc->ech->fd, F_SETFL, fcntl(cc->ech->fd, F_GETFL) | O_NONBLOCK);
 	cc->cm_src.fd = cc->ech->fd;
 	cc->cm_src.handle = cm_client_handle;
 	err = rpcrdma__poller_add(c->poller, &cc->cm_src);
 	if (err)
-		goto fail_connected;
+		return err;
 	cc->cm_added = true;
-	rpcrdma__count(&c->stats, NULL, RPCRDMA_STAT_CONNECTS, 1);
-	*out = cc;
 	return 0;
-fail_connected:
-	rdma_disconnect(cc->id);
-fail:
+}
+
+/* A connection that failed to open: to the graveyard, freed by
+ * rpcrdma__clt_reap() once its posted receives flushed. */
+static void cconn_discard(struct rpcrdma_client *c, struct cconn *cc)
+{
 	/* A flush completion (the CM may have moved the QP to error already)
 	 * may have broken it first: then it is in the graveyard already. */
 	pthread_mutex_lock(&c->lock);
@@ -443,7 +460,43 @@ fail:
 
 		ibv_modify_qp(cc->qp, &qattr, IBV_QP_STATE);
 	}
-	cconn_put(cc);  /* freed by rpcrdma__clt_reap() once posted receives flushed */
+	cconn_put(cc);
+}
+
+static int cconn_open(struct rpcrdma_client *c, struct cconn **out)
+{
+	struct rpcrdma_cm_private peer;
+	struct ibv_device_attr attr;
+	struct cconn *cc;
+	int err, tmo = c->opts.connect_timeout_ms;
+
+	cc = cconn_alloc(c);
+	if (!cc)
+		return -ENOMEM;
+	err = cconn_resolve(cc, tmo);
+	if (err)
+		goto fail;
+	if (ibv_query_device(cc->id->verbs, &attr)) {
+		err = -EIO;
+		goto fail;
+	}
+	err = cconn_resources(cc, &attr);
+	if (!err)
+		err = cconn_send_setup(cc);
+	if (!err)
+		err = cconn_connect(cc, &attr, &peer, tmo);
+	if (err)
+		goto fail;
+	err = cconn_start(cc, &peer);
+	if (err)
+		goto fail_connected;
+	rpcrdma__count(&c->stats, NULL, RPCRDMA_STAT_CONNECTS, 1);
+	*out = cc;
+	return 0;
+fail_connected:
+	rdma_disconnect(cc->id);
+fail:
+	cconn_discard(c, cc);
 	return err;
 }
 
