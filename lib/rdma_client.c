@@ -48,6 +48,63 @@ static void sync_done(struct rpcrdma_client_call *call, int status, void *arg)
 	pthread_mutex_unlock(&w->m);
 }
 
+/* Takes call back from the calls waiting for the grant: true when it
+ * was there (its done callback is then never called). */
+static bool sync_unqueue(struct rpcrdma_client *c, struct rpcrdma_client_call *call)
+{
+	bool found = false;
+
+	pthread_mutex_lock(&c->lock);
+	for (struct rpcrdma__list *n = c->waiting.next; n != &c->waiting; n = n->next) {
+		struct creq *q = rpcrdma__container_of(n, struct creq, node);
+
+		if (q->call == call) {
+			rpcrdma__list_del(&q->node);
+			xid_del(c, q);
+			free(q);
+			found = true;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&c->lock);
+	return found;
+}
+
+/* w->m held, call timed out: drops the connection (the call completes
+ * -ECONNRESET) or takes the call back if it still waits for credits.
+ * Returns with w->m held and w->done. */
+static void sync_timeout(struct rpcrdma_client *c, struct rpcrdma_client_call *call,
+			 struct sync_wait *w)
+{
+	struct cconn *cc;
+
+	pthread_mutex_unlock(&w->m);
+	rpcrdma__count(&c->stats, NULL, RPCRDMA_STAT_TIMEOUTS, 1);
+	pthread_mutex_lock(&c->lock);
+	cc = c->cc;
+	if (cc)
+		atomic_fetch_add(&cc->refs, 1);
+	pthread_mutex_unlock(&c->lock);
+	if (cc) {
+		rpcrdma__clt_break(c, cc, -ETIMEDOUT);
+		cconn_put(cc);
+	}
+	pthread_mutex_lock(&w->m);
+	while (!w->done) {
+		bool found;
+
+		pthread_mutex_unlock(&w->m);
+		found = sync_unqueue(c, call);
+		pthread_mutex_lock(&w->m);
+		if (found) {
+			w->done = true;
+			w->status = -ETIMEDOUT;
+		} else if (!w->done) {
+			pthread_cond_wait(&w->cv, &w->m);
+		}
+	}
+}
+
 int rpcrdma_client_call(struct rpcrdma_client *c, struct rpcrdma_client_call *call, int timeout_ms)
 {
 	struct sync_wait w = { .done = false };
@@ -75,48 +132,7 @@ int rpcrdma_client_call(struct rpcrdma_client *c, struct rpcrdma_client_call *ca
 		if (timeout_ms <= 0) {
 			pthread_cond_wait(&w.cv, &w.m);
 		} else if (pthread_cond_timedwait(&w.cv, &w.m, &dl) == ETIMEDOUT && !w.done) {
-			struct cconn *cc;
-
-			pthread_mutex_unlock(&w.m);
-			/* Drop the connection: the call completes -ECONNRESET. */
-			rpcrdma__count(&c->stats, NULL, RPCRDMA_STAT_TIMEOUTS, 1);
-			pthread_mutex_lock(&c->lock);
-			cc = c->cc;
-			if (cc)
-				atomic_fetch_add(&cc->refs, 1);
-			pthread_mutex_unlock(&c->lock);
-			if (cc) {
-				rpcrdma__clt_break(c, cc, -ETIMEDOUT);
-				cconn_put(cc);
-			}
-			pthread_mutex_lock(&w.m);
-			while (!w.done) {
-				/* Still waiting for credits: take it back. */
-				bool found = false;
-
-				pthread_mutex_unlock(&w.m);
-				pthread_mutex_lock(&c->lock);
-				for (struct rpcrdma__list *n = c->waiting.next; n != &c->waiting;
-				     n = n->next) {
-					struct creq *q = rpcrdma__container_of(n, struct creq, node);
-
-					if (q->call == call) {
-						rpcrdma__list_del(&q->node);
-						xid_del(c, q);
-						free(q);
-						found = true;
-						break;
-					}
-				}
-				pthread_mutex_unlock(&c->lock);
-				pthread_mutex_lock(&w.m);
-				if (found) {
-					w.done = true;
-					w.status = -ETIMEDOUT;
-				} else if (!w.done) {
-					pthread_cond_wait(&w.cv, &w.m);
-				}
-			}
+			sync_timeout(c, call, &w);
 			break;
 		}
 	}
