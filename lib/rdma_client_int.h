@@ -47,8 +47,8 @@ struct cconn {
 	 * (client lock; through the context's pool node).  Only one Send in
 	 * sig_every asks for a completion: a send queue completes in order,
 	 * so a completion, or the flush of any Send, gives back every Send up
-	 * to it (clt_send_release).  sig_every is at most a quarter of the
-	 * pool, so an empty pool always holds a signaled Send.
+	 * to it (rpcrdma__clt_send_release).  sig_every is at most a quarter
+	 * of the pool, so an empty pool always holds a signaled Send.
 	 */
 	struct rpcrdma__list posted;
 	uint32_t unsignaled, sig_every; /* Sends since the last signaled one */
@@ -159,8 +159,9 @@ bool rpcrdma__clt_send_release(struct rpcrdma_client *c, struct cconn *cc, struc
 
 /*
  * Dropping the last reference only marks the connection flushed: it is
- * freed by rpcrdma__clt_reap() on an application thread (connect, destroy), never on a
- * poller thread, because freeing removes its CM source from the poller.
+ * freed by rpcrdma__clt_reap() on an application thread (connect,
+ * destroy), never on a poller thread, because freeing removes its CM
+ * source from the poller.
  */
 static inline void cconn_put(struct cconn *cc)
 {
