@@ -175,7 +175,7 @@ void rpcrdma__clt_break(struct rpcrdma_client *c, struct cconn *cc, int status)
 	while (!rpcrdma__list_empty(&failed)) {
 		struct creq *r = rpcrdma__container_of(rpcrdma__list_pop(&failed), struct creq, node);
 
-		req_release(cc, r);
+		rpcrdma__clt_req_release(cc, r);
 		r->done(r->call, status, r->arg);
 		free(r);
 	}

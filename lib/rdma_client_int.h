@@ -152,7 +152,8 @@ void rpcrdma__clt_break(struct rpcrdma_client *c, struct cconn *cc, int status);
 int rpcrdma__clt_reaper_handle(struct rpcrdma__source *s, unsigned budget);
 int rpcrdma__clt_connect(struct rpcrdma_client *c);
 /* rdma_client_send.c */
-void rpcrdma__clt_bufs_put(struct cconn *cc, struct rpcrdma__mrbuf *b, int access);
+/* Gives r's bounce buffers back to cc's cache (out of line, as in one file). */
+void rpcrdma__clt_req_release(struct cconn *cc, struct creq *r);
 void rpcrdma__clt_bufs_fini(struct cconn *cc);
 void rpcrdma__clt_pump_locked(struct rpcrdma_client *c, struct rpcrdma__list *failed, int *status);
 bool rpcrdma__clt_send_release(struct rpcrdma_client *c, struct cconn *cc, struct csend *s);
@@ -180,14 +181,6 @@ static inline void ready_update(struct rpcrdma_client *c)
 	atomic_store_explicit(&c->ready,
 			      c->cc && !c->cc->dead && rpcrdma__list_empty(&c->graveyard),
 			      memory_order_release);
-}
-
-static inline void req_release(struct cconn *cc, struct creq *r)
-{
-	rpcrdma__clt_bufs_put(cc, &r->rd, BUF_READ);
-	rpcrdma__clt_bufs_put(cc, &r->pz, BUF_READ);
-	rpcrdma__clt_bufs_put(cc, &r->wr, BUF_WRITE);
-	rpcrdma__clt_bufs_put(cc, &r->rp, BUF_WRITE);
 }
 
 /* ---- the table of calls by xid (client lock held) ---- */
@@ -265,8 +258,8 @@ static inline struct creq *creq_get(struct rpcrdma_client *c)
 }
 
 /* Client lock held: keeps r for a later call, up to twice the credits.
- * r's four buffers must be empty (given back by req_release, or moved out
- * as the reply path does), which spares creq_get a memset. */
+ * r's four buffers must be empty (given back by rpcrdma__clt_req_release,
+ * or moved out as the reply path does), which spares creq_get a memset. */
 static inline void creq_put(struct rpcrdma_client *c, struct creq *r)
 {
 	if (c->ncreq_cache >= 2 * c->opts.max_credits) {

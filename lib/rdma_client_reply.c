@@ -173,7 +173,7 @@ void rpcrdma__clt_recv_done(struct rpcrdma__ctxt *x, const struct ibv_wc *wc)
 		clt_repost(cc, rv);
 	if (found) {
 		if (bufs)
-			req_release(cc, &got);
+			rpcrdma__clt_req_release(cc, &got);
 		got.done(got.call, status, got.arg);
 		if (waiters)
 			pump(c);

@@ -57,7 +57,7 @@ static int bufs_get(struct cconn *cc, struct rpcrdma__mrbuf *b, size_t len, int 
 }
 
 /* Keeps b for later calls (or frees it past the cap); b is zeroed. */
-void rpcrdma__clt_bufs_put(struct cconn *cc, struct rpcrdma__mrbuf *b, int access)
+static void bufs_put(struct cconn *cc, struct rpcrdma__mrbuf *b, int access)
 {
 	struct rpcrdma__mrbuf *keep;
 
@@ -74,6 +74,14 @@ void rpcrdma__clt_bufs_put(struct cconn *cc, struct rpcrdma__mrbuf *b, int acces
 	}
 	pthread_mutex_unlock(&cc->buf_lock);
 	rpcrdma__mrbuf_free(b);
+}
+
+void rpcrdma__clt_req_release(struct cconn *cc, struct creq *r)
+{
+	bufs_put(cc, &r->rd, BUF_READ);
+	bufs_put(cc, &r->pz, BUF_READ);
+	bufs_put(cc, &r->wr, BUF_WRITE);
+	bufs_put(cc, &r->rp, BUF_WRITE);
 }
 
 void rpcrdma__clt_bufs_fini(struct cconn *cc)
@@ -225,7 +233,7 @@ static int req_send(struct rpcrdma_client *c, struct cconn *cc, struct creq *r)
 	rpcrdma__count(&c->stats, NULL, RPCRDMA_STAT_BYTES_SENT, s->sge.length);
 	return 0;
 fail:
-	req_release(cc, r);
+	rpcrdma__clt_req_release(cc, r);
 	rpcrdma__pool_put_owned(&s->c);
 	return err;
 }
