@@ -111,97 +111,112 @@ static struct rpcrdma_segment mr_seg(const struct rpcrdma__mrbuf *b)
 	return s;
 }
 
-/* Builds and posts the Send of r on cc (client lock held). */
-static int req_send(struct rpcrdma_client *c, struct cconn *cc, struct creq *r)
-{
-	struct rpcrdma_client_call *call = r->call;
-	struct rpcrdma_call_desc d = { .xid = r->xid, .credits = c->opts.max_credits,
-				       .type = RPCRDMA_MSG };
+/* A call's RPC-over-RDMA header as planned, and the chunk lists it
+ * points into (req_send's frame). */
+struct req_plan {
+	struct rpcrdma_call_desc d;
 	struct rpcrdma_read_segment rs[2];
 	struct rpcrdma_segment ws, rps;
-	uint32_t wsegs = 1, nrs = 0;
-	size_t total = rpcrdma__iov_total(call->iov, call->iovcnt), cut = 0, cutlen = 0, hmax, body;
-	struct csend *s;
-	struct ibv_send_wr *bad;
-	int hlen, err;
+	uint32_t wsegs;
+	size_t total;                   /* the call's bytes */
+	size_t cut, cutlen;             /* the data item moved by read chunk */
+};
 
-	s = (struct csend *)rpcrdma__pool_get_owned(&cc->send_pool);
-	if (!s)
-		return -ENOBUFS;
+/* The write chunk for the reply's bulk data and the reply chunk for a
+ * reply too long to receive inline, registered. */
+static inline int req_write_chunks(struct rpcrdma_client *c, struct cconn *cc, struct creq *r,
+				   struct req_plan *p)
+{
+	struct rpcrdma_client_call *call = r->call;
+	int err;
+
 	if (call->reply_bulk && call->reply_bulk_len) {
 		err = bufs_get(cc, &r->wr, call->reply_bulk_len, BUF_WRITE);
 		if (err)
-			goto fail;
-		ws = mr_seg(&r->wr);
-		d.writes = &ws;
-		d.nwrites = 1;
-		d.write_chunk_segs = &wsegs;
-		d.write_chunks = 1;
+			return err;
+		p->ws = mr_seg(&r->wr);
+		p->d.writes = &p->ws;
+		p->d.nwrites = 1;
+		p->d.write_chunk_segs = &p->wsegs;
+		p->d.write_chunks = 1;
 	}
 	if (call->reply_len + RPCRDMA_HDRLEN_MIN > c->opts.recv_inline) {
 		err = bufs_get(cc, &r->rp, call->reply_len, BUF_WRITE);
 		if (err)
-			goto fail;
-		rps = mr_seg(&r->rp);
-		d.has_reply = true;
-		d.reply = &rps;
-		d.nreply = 1;
+			return err;
+		p->rps = mr_seg(&r->rp);
+		p->d.has_reply = true;
+		p->d.reply = &p->rps;
+		p->d.nreply = 1;
 	}
-	/*
-	 * Too long to send inline: the data item by read chunk at its
-	 * position, the rest inline (RDMA_MSG); when even the rest does not
-	 * fit, the rest by position-zero read chunk (RDMA_NOMSG) with the
-	 * data item still in its own read chunk at its position in the call
-	 * (RFC 8166 section 3.5.3); without a data item, the whole call by
-	 * position-zero read chunk.
-	 */
-	/* RDMA_MSG, no read chunk (all empty lists: the shortest header) */
-	hmax = d.nwrites || d.has_reply ? rpcrdma_call_hdr_size(&d) : RPCRDMA_HDRLEN_MIN;
-	if (hmax + total > cc->send_max) {
-		hmax += RPCRDMA_READ_ENTRY_SIZE;          /* RDMA_MSG + 1 entry */
-		if (call->bulk_length) {
-			size_t pad = (4 - (call->bulk_length & 3)) & 3;
+	return 0;
+}
 
-			cut = call->bulk_offset;
-			cutlen = call->bulk_length;
-			if (pad <= total - cut - cutlen)
-				cutlen += pad;
-			err = bufs_get(cc, &r->rd, call->bulk_length, BUF_READ);
-			if (err)
-				goto fail;
-			rpcrdma__iov_copy(r->rd.addr, call->iov, call->iovcnt, cut, call->bulk_length);
-		}
-		if (!call->bulk_length || hmax + total - cutlen > cc->send_max) {
-			/* The call (without the data item) by position zero. */
-			err = bufs_get(cc, &r->pz, total - cutlen, BUF_READ);
-			if (err)
-				goto fail;
-			rpcrdma__iov_copy_without(r->pz.addr, call->iov, call->iovcnt, total, cut,
-						  cutlen);
-			rs[nrs].position = 0;
-			rs[nrs++].seg = mr_seg(&r->pz);
-			d.type = RPCRDMA_NOMSG;
-		}
-		if (call->bulk_length) {
-			rs[nrs].position = (uint32_t)cut;
-			rs[nrs++].seg = mr_seg(&r->rd);
-		}
-		d.reads = rs;
-		d.nreads = nrs;
-		rpcrdma__count(&c->stats, NULL, RPCRDMA_STAT_CALLS_READ, 1);
+/*
+ * Too long to send inline: the data item by read chunk at its
+ * position, the rest inline (RDMA_MSG); when even the rest does not
+ * fit, the rest by position-zero read chunk (RDMA_NOMSG) with the
+ * data item still in its own read chunk at its position in the call
+ * (RFC 8166 section 3.5.3); without a data item, the whole call by
+ * position-zero read chunk.
+ */
+static inline int req_read_chunks(struct rpcrdma_client *c, struct cconn *cc, struct creq *r,
+				  struct req_plan *p)
+{
+	struct rpcrdma_client_call *call = r->call;
+	uint32_t nrs = 0;
+	size_t hmax, total = p->total;
+	int err;
+
+	/* RDMA_MSG, no read chunk (all empty lists: the shortest header) */
+	hmax = p->d.nwrites || p->d.has_reply ? rpcrdma_call_hdr_size(&p->d) : RPCRDMA_HDRLEN_MIN;
+	if (hmax + total <= cc->send_max)
+		return 0;
+	hmax += RPCRDMA_READ_ENTRY_SIZE;          /* RDMA_MSG + 1 entry */
+	if (call->bulk_length) {
+		size_t pad = (4 - (call->bulk_length & 3)) & 3;
+
+		p->cut = call->bulk_offset;
+		p->cutlen = call->bulk_length;
+		if (pad <= total - p->cut - p->cutlen)
+			p->cutlen += pad;
+		err = bufs_get(cc, &r->rd, call->bulk_length, BUF_READ);
+		if (err)
+			return err;
+		rpcrdma__iov_copy(r->rd.addr, call->iov, call->iovcnt, p->cut, call->bulk_length);
 	}
-	hlen = rpcrdma_encode_call(s->c.buf, s->c.pool->buf_size, &d);
-	body = d.type == RPCRDMA_NOMSG ? 0 : total - cutlen;
-	if (hlen < 0 || (size_t)hlen + body > cc->send_max) {
-		err = hlen < 0 ? hlen : -EMSGSIZE;
-		goto fail;
+	if (!call->bulk_length || hmax + total - p->cutlen > cc->send_max) {
+		/* The call (without the data item) by position zero. */
+		err = bufs_get(cc, &r->pz, total - p->cutlen, BUF_READ);
+		if (err)
+			return err;
+		rpcrdma__iov_copy_without(r->pz.addr, call->iov, call->iovcnt, total, p->cut,
+					  p->cutlen);
+		p->rs[nrs].position = 0;
+		p->rs[nrs++].seg = mr_seg(&r->pz);
+		p->d.type = RPCRDMA_NOMSG;
 	}
-	if (body)
-		rpcrdma__iov_copy_without(s->c.buf + hlen, call->iov, call->iovcnt, total, cut,
-					  cutlen);
+	if (call->bulk_length) {
+		p->rs[nrs].position = (uint32_t)p->cut;
+		p->rs[nrs++].seg = mr_seg(&r->rd);
+	}
+	p->d.reads = p->rs;
+	p->d.nreads = nrs;
+	rpcrdma__count(&c->stats, NULL, RPCRDMA_STAT_CALLS_READ, 1);
+	return 0;
+}
+
+/* Posts s, len bytes long, as r's Send on cc, one in sig_every
+ * signaled; 0 or the provider's error. */
+static inline int req_post(struct rpcrdma_client *c, struct cconn *cc, struct creq *r,
+			   struct csend *s, uint32_t len)
+{
+	struct ibv_send_wr *bad;
+	int err;
+
 	s->cc = cc;
 	s->sge.addr = (uintptr_t)s->c.buf;
-	s->sge.length = (uint32_t)(hlen + body);
+	s->sge.length = len;
 	s->sge.lkey = s->c.lkey;
 	/* Every field a Send's provider reads (no memset of the rest). */
 	s->wr.wr_id = (uintptr_t)&s->c;
@@ -220,8 +235,7 @@ static int req_send(struct rpcrdma_client *c, struct cconn *cc, struct creq *r)
 	err = ibv_post_send(cc->qp, &s->wr, &bad);
 	if (err) {
 		atomic_fetch_sub(&cc->refs, 1);
-		err = -err;
-		goto fail;
+		return -err;
 	}
 	cc->unsignaled = sig ? 0 : cc->unsignaled + 1;
 	rpcrdma__list_add_tail(&cc->posted, &s->c.node);
@@ -231,6 +245,47 @@ static int req_send(struct rpcrdma_client *c, struct cconn *cc, struct creq *r)
 		rpcrdma__count(&c->stats, NULL, RPCRDMA_STAT_SENDS_UNSIGNALED, 1);
 	rpcrdma__count(&c->stats, NULL, RPCRDMA_STAT_CALLS, 1);
 	rpcrdma__count(&c->stats, NULL, RPCRDMA_STAT_BYTES_SENT, s->sge.length);
+	return 0;
+}
+
+/* Builds and posts the Send of r on cc (client lock held): the chunks,
+ * the header, the inline body, the Send. */
+static int req_send(struct rpcrdma_client *c, struct cconn *cc, struct creq *r)
+{
+	struct rpcrdma_client_call *call = r->call;
+	struct req_plan p;     /* not zeroed: the segments are set as used */
+	size_t body;
+	struct csend *s;
+	int hlen, err;
+
+	memset(&p.d, 0, sizeof(p.d));
+	p.d.xid = r->xid;
+	p.d.credits = c->opts.max_credits;
+	p.d.type = RPCRDMA_MSG;
+	p.wsegs = 1;
+	p.total = rpcrdma__iov_total(call->iov, call->iovcnt);
+	p.cut = p.cutlen = 0;
+	s = (struct csend *)rpcrdma__pool_get_owned(&cc->send_pool);
+	if (!s)
+		return -ENOBUFS;
+	err = req_write_chunks(c, cc, r, &p);
+	if (err)
+		goto fail;
+	err = req_read_chunks(c, cc, r, &p);
+	if (err)
+		goto fail;
+	hlen = rpcrdma_encode_call(s->c.buf, s->c.pool->buf_size, &p.d);
+	body = p.d.type == RPCRDMA_NOMSG ? 0 : p.total - p.cutlen;
+	if (hlen < 0 || (size_t)hlen + body > cc->send_max) {
+		err = hlen < 0 ? hlen : -EMSGSIZE;
+		goto fail;
+	}
+	if (body)
+		rpcrdma__iov_copy_without(s->c.buf + hlen, call->iov, call->iovcnt, p.total, p.cut,
+					  p.cutlen);
+	err = req_post(c, cc, r, s, (uint32_t)(hlen + body));
+	if (err)
+		goto fail;
 	return 0;
 fail:
 	rpcrdma__clt_req_release(cc, r);
