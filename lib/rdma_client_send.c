@@ -1,0 +1,449 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The client's calls: registered bounce buffers, the choice of chunks
+ * (inline, read chunk at its position, position zero, write and reply
+ * chunks), the Send, the queue of calls waiting for the grant, and send
+ * completions.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rdma_client_int.h"
+
+/* ---- registered bounce buffers (their rule: rdma_client_int.h) ---- */
+
+static size_t buf_class(size_t len)
+{
+	size_t c = 4096;
+
+	while (c < len && c < ((size_t)1 << 40))
+		c <<= 1;
+	return c;
+}
+
+/* A buffer of at least len bytes with `access`; b->len = len. */
+static int bufs_get(struct cconn *cc, struct rpcrdma__mrbuf *b, size_t len, int access)
+{
+	struct rpcrdma__list *l = access == BUF_WRITE ? &cc->wbufs : &cc->rbufs;
+	size_t cls = buf_class(len);
+	struct rpcrdma__mrbuf *hit = NULL;
+	int err;
+
+	pthread_mutex_lock(&cc->buf_lock);
+	for (struct rpcrdma__list *n = l->next; n != l; n = n->next) {
+		struct rpcrdma__mrbuf *x = rpcrdma__container_of(n, struct rpcrdma__mrbuf, node);
+
+		if (x->cap == cls) {
+			hit = x;
+			rpcrdma__list_del(n);
+			cc->buf_bytes -= x->cap;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&cc->buf_lock);
+	if (hit) {
+		*b = *hit;
+		free(hit);
+	} else {
+		err = rpcrdma__mrbuf_alloc(b, cc->pd, cls, access);
+		if (err)   /* -ENOBUFS means "wait for a send buffer" to req_send's callers */
+			return err == -ENOBUFS ? -ENOMEM : err;
+		b->cap = cls;
+	}
+	b->len = len;
+	rpcrdma__list_init(&b->node);
+	return 0;
+}
+
+/* Keeps b for later calls (or frees it past the cap); b is zeroed. */
+static void bufs_put(struct cconn *cc, struct rpcrdma__mrbuf *b, int access)
+{
+	struct rpcrdma__mrbuf *keep;
+
+	if (!b->mr)
+		return;
+	pthread_mutex_lock(&cc->buf_lock);
+	if (cc->buf_bytes + b->cap <= BUF_CACHE_MAX && (keep = malloc(sizeof(*keep)))) {
+		*keep = *b;
+		rpcrdma__list_add_tail(access == BUF_WRITE ? &cc->wbufs : &cc->rbufs, &keep->node);
+		cc->buf_bytes += b->cap;
+		pthread_mutex_unlock(&cc->buf_lock);
+		memset(b, 0, sizeof(*b));
+		return;
+	}
+	pthread_mutex_unlock(&cc->buf_lock);
+	rpcrdma__mrbuf_free(b);
+}
+
+void rpcrdma__clt_req_release(struct cconn *cc, struct creq *r)
+{
+	bufs_put(cc, &r->rd, BUF_READ);
+	bufs_put(cc, &r->pz, BUF_READ);
+	bufs_put(cc, &r->wr, BUF_WRITE);
+	bufs_put(cc, &r->rp, BUF_WRITE);
+}
+
+void rpcrdma__clt_bufs_fini(struct cconn *cc)
+{
+	struct rpcrdma__list *lists[2] = { &cc->rbufs, &cc->wbufs }, *n;
+
+	for (int i = 0; i < 2; i++) {
+		while ((n = rpcrdma__list_pop(lists[i]))) {
+			struct rpcrdma__mrbuf *b = rpcrdma__container_of(n, struct rpcrdma__mrbuf, node);
+
+			rpcrdma__mrbuf_free(b);
+			free(b);
+		}
+	}
+	pthread_mutex_destroy(&cc->buf_lock);
+}
+
+/* ---- sending ---- */
+
+static struct rpcrdma_segment mr_seg(const struct rpcrdma__mrbuf *b)
+{
+	struct rpcrdma_segment s = {
+		.handle = b->mr->rkey,
+		.length = (uint32_t)b->len,
+		.offset = (uintptr_t)b->addr,
+	};
+	return s;
+}
+
+/* A call's RPC-over-RDMA header as planned, and the chunk lists it
+ * points into (req_send's frame). */
+struct req_plan {
+	struct rpcrdma_call_desc d;
+	struct rpcrdma_read_segment rs[2];
+	struct rpcrdma_segment ws, rps;
+	uint32_t wsegs;
+	size_t total;                   /* the call's bytes */
+	size_t cut, cutlen;             /* the data item moved by read chunk */
+};
+
+/* The write chunk for the reply's bulk data and the reply chunk for a
+ * reply too long to receive inline, registered. */
+static inline int req_write_chunks(struct rpcrdma_client *c, struct cconn *cc, struct creq *r,
+				   struct req_plan *p)
+{
+	struct rpcrdma_client_call *call = r->call;
+	int err;
+
+	if (call->reply_bulk && call->reply_bulk_len) {
+		err = bufs_get(cc, &r->wr, call->reply_bulk_len, BUF_WRITE);
+		if (err)
+			return err;
+		p->ws = mr_seg(&r->wr);
+		p->d.writes = &p->ws;
+		p->d.nwrites = 1;
+		p->d.write_chunk_segs = &p->wsegs;
+		p->d.write_chunks = 1;
+	}
+	if (call->reply_len + RPCRDMA_HDRLEN_MIN > c->opts.recv_inline) {
+		err = bufs_get(cc, &r->rp, call->reply_len, BUF_WRITE);
+		if (err)
+			return err;
+		p->rps = mr_seg(&r->rp);
+		p->d.has_reply = true;
+		p->d.reply = &p->rps;
+		p->d.nreply = 1;
+	}
+	return 0;
+}
+
+/*
+ * Too long to send inline: the data item by read chunk at its
+ * position, the rest inline (RDMA_MSG); when even the rest does not
+ * fit, the rest by position-zero read chunk (RDMA_NOMSG) with the
+ * data item still in its own read chunk at its position in the call
+ * (RFC 8166 section 3.5.3); without a data item, the whole call by
+ * position-zero read chunk.
+ */
+static inline int req_read_chunks(struct rpcrdma_client *c, struct cconn *cc, struct creq *r,
+				  struct req_plan *p)
+{
+	struct rpcrdma_client_call *call = r->call;
+	uint32_t nrs = 0;
+	size_t hmax, total = p->total;
+	int err;
+
+	/* RDMA_MSG, no read chunk (all empty lists: the shortest header) */
+	hmax = p->d.nwrites || p->d.has_reply ? rpcrdma_call_hdr_size(&p->d) : RPCRDMA_HDRLEN_MIN;
+	if (hmax + total <= cc->send_max)
+		return 0;
+	hmax += RPCRDMA_READ_ENTRY_SIZE;          /* RDMA_MSG + 1 entry */
+	if (call->bulk_length) {
+		size_t pad = (4 - (call->bulk_length & 3)) & 3;
+
+		p->cut = call->bulk_offset;
+		p->cutlen = call->bulk_length;
+		if (pad <= total - p->cut - p->cutlen)
+			p->cutlen += pad;
+		err = bufs_get(cc, &r->rd, call->bulk_length, BUF_READ);
+		if (err)
+			return err;
+		rpcrdma__iov_copy(r->rd.addr, call->iov, call->iovcnt, p->cut, call->bulk_length);
+	}
+	if (!call->bulk_length || hmax + total - p->cutlen > cc->send_max) {
+		/* The call (without the data item) by position zero. */
+		err = bufs_get(cc, &r->pz, total - p->cutlen, BUF_READ);
+		if (err)
+			return err;
+		rpcrdma__iov_copy_without(r->pz.addr, call->iov, call->iovcnt, total, p->cut,
+					  p->cutlen);
+		p->rs[nrs].position = 0;
+		p->rs[nrs++].seg = mr_seg(&r->pz);
+		p->d.type = RPCRDMA_NOMSG;
+	}
+	if (call->bulk_length) {
+		p->rs[nrs].position = (uint32_t)p->cut;
+		p->rs[nrs++].seg = mr_seg(&r->rd);
+	}
+	p->d.reads = p->rs;
+	p->d.nreads = nrs;
+	rpcrdma__count(&c->stats, NULL, RPCRDMA_STAT_CALLS_READ, 1);
+	return 0;
+}
+
+/* Posts s, len bytes long, as r's Send on cc, one in sig_every
+ * signaled; 0 or the provider's error. */
+static inline int req_post(struct rpcrdma_client *c, struct cconn *cc, struct creq *r,
+			   struct csend *s, uint32_t len)
+{
+	struct ibv_send_wr *bad;
+	int err;
+
+	s->cc = cc;
+	s->sge.addr = (uintptr_t)s->c.buf;
+	s->sge.length = len;
+	s->sge.lkey = s->c.lkey;
+	/* Every field a Send's provider reads (no memset of the rest). */
+	s->wr.wr_id = (uintptr_t)&s->c;
+	s->wr.next = NULL;
+	s->wr.imm_data = 0;
+	s->wr.sg_list = &s->sge;
+	s->wr.num_sge = 1;
+	s->wr.opcode = IBV_WR_SEND;
+	bool sig = cc->unsignaled + 1 >= cc->sig_every;
+
+	s->wr.send_flags = sig ? IBV_SEND_SIGNALED : 0;
+	if (s->sge.length <= cc->max_inline)
+		s->wr.send_flags |= IBV_SEND_INLINE;
+	r->cc = cc;
+	atomic_fetch_add(&cc->refs, 1);
+	err = ibv_post_send(cc->qp, &s->wr, &bad);
+	if (err) {
+		atomic_fetch_sub(&cc->refs, 1);
+		return -err;
+	}
+	cc->unsignaled = sig ? 0 : cc->unsignaled + 1;
+	rpcrdma__list_add_tail(&cc->posted, &s->c.node);
+	if (s->wr.send_flags & IBV_SEND_INLINE)
+		rpcrdma__count(&c->stats, NULL, RPCRDMA_STAT_SENDS_INLINE, 1);
+	if (!sig)
+		rpcrdma__count(&c->stats, NULL, RPCRDMA_STAT_SENDS_UNSIGNALED, 1);
+	rpcrdma__count(&c->stats, NULL, RPCRDMA_STAT_CALLS, 1);
+	rpcrdma__count(&c->stats, NULL, RPCRDMA_STAT_BYTES_SENT, s->sge.length);
+	return 0;
+}
+
+/* Builds and posts the Send of r on cc (client lock held): the chunks,
+ * the header, the inline body, the Send. */
+static int req_send(struct rpcrdma_client *c, struct cconn *cc, struct creq *r)
+{
+	struct rpcrdma_client_call *call = r->call;
+	struct req_plan p;     /* not zeroed: the segments are set as used */
+	size_t body;
+	struct csend *s;
+	int hlen, err;
+
+	memset(&p.d, 0, sizeof(p.d));
+	p.d.xid = r->xid;
+	p.d.credits = c->opts.max_credits;
+	p.d.type = RPCRDMA_MSG;
+	p.wsegs = 1;
+	p.total = rpcrdma__iov_total(call->iov, call->iovcnt);
+	p.cut = p.cutlen = 0;
+	s = (struct csend *)rpcrdma__pool_get_owned(&cc->send_pool);
+	if (!s)
+		return -ENOBUFS;
+	err = req_write_chunks(c, cc, r, &p);
+	if (err)
+		goto fail;
+	err = req_read_chunks(c, cc, r, &p);
+	if (err)
+		goto fail;
+	hlen = rpcrdma_encode_call(s->c.buf, s->c.pool->buf_size, &p.d);
+	body = p.d.type == RPCRDMA_NOMSG ? 0 : p.total - p.cutlen;
+	if (hlen < 0 || (size_t)hlen + body > cc->send_max) {
+		err = hlen < 0 ? hlen : -EMSGSIZE;
+		goto fail;
+	}
+	if (body)
+		rpcrdma__iov_copy_without(s->c.buf + hlen, call->iov, call->iovcnt, p.total, p.cut,
+					  p.cutlen);
+	err = req_post(c, cc, r, s, (uint32_t)(hlen + body));
+	if (err)
+		goto fail;
+	return 0;
+fail:
+	rpcrdma__clt_req_release(cc, r);
+	rpcrdma__pool_put_owned(&s->c);
+	return err;
+}
+
+/* Sends waiting calls while the grant allows (client lock held).  Calls
+ * that cannot be encoded are moved to *failed. */
+void rpcrdma__clt_pump_locked(struct rpcrdma_client *c, struct rpcrdma__list *failed, int *status)
+{
+	struct cconn *cc = c->cc;
+
+	while (cc && !cc->dead && !rpcrdma__list_empty(&c->waiting) &&
+	       c->inflight < rpcrdma_client_credits_grant(&c->credits)) {
+		struct creq *r = rpcrdma__container_of(c->waiting.next, struct creq, node);
+		int err = req_send(c, cc, r);
+
+		if (err == -ENOBUFS)
+			break;  /* send buffers come back with send completions */
+		rpcrdma__list_del(&r->node);
+		if (err) {
+			*status = err;
+			xid_del(c, r);
+			rpcrdma__list_add_tail(failed, &r->node);
+			continue;
+		}
+		rpcrdma__list_add_tail(&c->sent, &r->node);
+		if (++c->inflight > c->max_inflight)
+			c->max_inflight = c->inflight;
+	}
+}
+
+int rpcrdma_client_call_async(struct rpcrdma_client *c, struct rpcrdma_client_call *call,
+			      rpcrdma_client_done done, void *arg)
+{
+	struct creq *r;
+	int err;
+
+	size_t total;
+
+	if (!c || !call || !done || call->size < sizeof(*call) || !call->iov)
+		return -EINVAL;
+	total = rpcrdma__iov_total(call->iov, call->iovcnt);
+	if (total < 4 || (call->reply_len && !call->reply_buf) ||
+	    call->bulk_offset + call->bulk_length > total ||
+	    (call->bulk_length && (call->bulk_offset < 4 || (call->bulk_offset & 3))))
+		return -EINVAL;
+	err = client_connected(c);
+	if (err)
+		return err;
+	uint32_t xid;
+
+	if (rpcrdma__likely(call->iov[0].iov_len >= 4))
+		memcpy(&xid, call->iov[0].iov_base, 4);
+	else
+		rpcrdma__iov_copy((uint8_t *)&xid, call->iov, call->iovcnt, 0, 4);
+	call->reply_got = call->bulk_got = 0;
+	pthread_mutex_lock(&c->lock);
+	if (!c->cc || c->cc->dead) {
+		/* Broken since we connected: nothing would ever send or fail a
+		 * call queued now. */
+		pthread_mutex_unlock(&c->lock);
+		return -ENOTCONN;
+	}
+	r = creq_get(c);
+	if (!r) {
+		pthread_mutex_unlock(&c->lock);
+		return -ENOMEM;
+	}
+	r->call = call;
+	r->done = done;
+	r->arg = arg;
+	r->xid = xid;
+	err = xid_add(c, r);
+	if (err) {
+		creq_put(c, r);
+		pthread_mutex_unlock(&c->lock);
+		return err;
+	}
+	/*
+	 * Sent at once when nothing waits before it and the grant allows; a
+	 * call that cannot be sent then is refused here (done is never
+	 * called on the caller's thread, which may hold the lock its done
+	 * callback takes).  Otherwise it waits: a reply (grant) or a send
+	 * completion (send buffer) pumps the queue, a break fails it.
+	 */
+	if (rpcrdma__list_empty(&c->waiting) &&
+	    c->inflight < rpcrdma_client_credits_grant(&c->credits)) {
+		err = req_send(c, c->cc, r);
+		if (!err) {
+			rpcrdma__list_add_tail(&c->sent, &r->node);
+			if (++c->inflight > c->max_inflight)
+				c->max_inflight = c->inflight;
+			pthread_mutex_unlock(&c->lock);
+			return 0;
+		}
+		if (err != -ENOBUFS) {
+			xid_del(c, r);
+			creq_put(c, r);
+			pthread_mutex_unlock(&c->lock);
+			return err;
+		}
+	}
+	rpcrdma__list_add_tail(&c->waiting, &r->node);
+	pthread_mutex_unlock(&c->lock);
+	return 0;
+}
+
+/* ---- completions ---- */
+
+/*
+ * Gives back s and every Send posted before it (their completions, if
+ * any, came first) to the send pool, and all but one of their references
+ * (the caller's cconn_put drops the last, and wakes a reaper); true when
+ * calls wait, perhaps for a send buffer.
+ */
+bool rpcrdma__clt_send_release(struct rpcrdma_client *c, struct cconn *cc, struct csend *s)
+{
+	bool waiters;
+	int n = 0;
+
+	pthread_mutex_lock(&c->lock);
+	for (;;) {
+		struct rpcrdma__list *x = rpcrdma__list_pop(&cc->posted);
+
+		if (!x)
+			break;  /* not reached: s is on the list */
+		n++;
+		if (x == &cc->drain->c.node)
+			break;  /* the drain is the last, and no pool's */
+		rpcrdma__pool_put_owned(rpcrdma__container_of(x, struct rpcrdma__ctxt, node));
+		if (x == &s->c.node)
+			break;
+	}
+	waiters = !rpcrdma__list_empty(&c->waiting);
+	pthread_mutex_unlock(&c->lock);
+	if (n > 1)
+		atomic_fetch_sub_explicit(&cc->refs, n - 1, memory_order_acq_rel);
+	return waiters;
+}
+
+void rpcrdma__clt_send_done(struct rpcrdma__ctxt *x, const struct ibv_wc *wc)
+{
+	struct csend *s = (struct csend *)x;
+	struct cconn *cc = s->cc;
+	struct rpcrdma_client *c = cc->c;
+	/* A call that found no send buffer waits in c->waiting (under the
+	 * client lock, as the buffers come back): the pump sends it. */
+	bool waiters = rpcrdma__clt_send_release(c, cc, s);
+
+	if (wc->status != IBV_WC_SUCCESS) {
+		if (s != cc->drain)
+			rpcrdma__count(&c->stats, NULL, wc->status == IBV_WC_WR_FLUSH_ERR ?
+				       RPCRDMA_STAT_FLUSHED : RPCRDMA_STAT_ERR_WC, 1);
+		rpcrdma__clt_break(c, cc, -ECONNRESET);
+	} else if (waiters) {
+		pump(c);
+	}
+	cconn_put(cc);
+}
