@@ -663,68 +663,61 @@ static void test_sequence_bounds(void **state)
 	assert_int_equal(f->rp.n, 6); /* four fitted in 16384, not the fifth */
 }
 
+/* On a new session with fore channel c: SEQUENCE (cachethis as given),
+ * then `putroots` PUTROOTFHs; the COMPOUND's status. */
+static uint32_t on_new_session(struct fx *f, uint64_t cid, uint32_t *seq, const struct chan *c,
+			       bool cachethis, int putroots)
+{
+	uint8_t s[16];
+	session_with(f, cid, seq, c, s);
+	seq_tagged(f, s, 1, 1000, cachethis);
+	for (int i = 0; i < putroots; i++)
+		req_op(&f->rq, OP_PUTROOTFH);
+	return fx_call(f);
+}
+
 /* The channel limits count the RPC headers too (RFC 8881 18.36.3:
  * "including security flavor credentials and verifiers"): with a call
  * header of H bytes and a reply header of 24, a request of body B runs
  * on a session of ca_maxrequestsize B + H and is NFS4ERR_REQ_TOO_BIG at
- * B + H - 1; a reply of body R needs ca_maxresponsesize R + 24. */
+ * B + H - 1; a reply of body R needs ca_maxresponsesize (and, with
+ * sa_cachethis, ca_maxresponsesize_cached) R + 24. */
 static void test_sequence_bounds_rpc(void **state)
 {
 	struct fx *f = *state;
-	const size_t hreq = 132, hrep = 24; /* AUTH_SYS with two groups */
+	const uint32_t hreq = 132, hrep = 24; /* AUTH_SYS with two groups */
 	struct eid e;
 	assert_int_equal(exchange_id(f, "rpc bounds", 1, 0, &e), NFS4_OK);
 	uint32_t seq = e.seq;
-	uint8_t big[16], s[16];
+	uint8_t big[16];
 	session_with(f, e.clientid, &seq, &FORE, big);
 	f->rpc_req_hdr = hreq;
 	f->rpc_rep_hdr = hrep;
 
-	seq_tagged(f, big, 1, 1000, false);
+	seq_tagged(f, big, 1, 1000, false); /* measured, not sent */
 	uint32_t body = (uint32_t)req_len(&f->rq);
 	struct chan c = FORE;
-	c.maxreq = body + (uint32_t)hreq;
-	session_with(f, e.clientid, &seq, &c, s);
-	seq_tagged(f, s, 1, 1000, false);
-	assert_int_equal(fx_call(f), NFS4_OK);
-	c.maxreq = body + (uint32_t)hreq - 1;
-	session_with(f, e.clientid, &seq, &c, s);
-	seq_tagged(f, s, 1, 1000, false);
-	assert_int_equal(fx_call(f), NFS4ERR_REQ_TOO_BIG);
+	c.maxreq = body + hreq;
+	assert_int_equal(on_new_session(f, e.clientid, &seq, &c, false, 0), NFS4_OK);
+	c.maxreq = body + hreq - 1;
+	assert_int_equal(on_new_session(f, e.clientid, &seq, &c, false, 0), NFS4ERR_REQ_TOO_BIG);
 
-	seq_tagged(f, big, 1, 1000, false); /* the first was measured, not sent */
+	seq_tagged(f, big, 1, 1000, false);
 	req_op(&f->rq, OP_PUTROOTFH);
 	req_op(&f->rq, OP_PUTROOTFH);
 	assert_int_equal(fx_call(f), NFS4_OK);
 	uint32_t rbody = (uint32_t)f->rp.len;
 	c = FORE;
-	c.maxresp = rbody + (uint32_t)hrep;
-	session_with(f, e.clientid, &seq, &c, s);
-	seq_tagged(f, s, 1, 1000, false);
-	req_op(&f->rq, OP_PUTROOTFH);
-	req_op(&f->rq, OP_PUTROOTFH);
-	assert_int_equal(fx_call(f), NFS4_OK);
-	c.maxresp = rbody + (uint32_t)hrep - 1;
-	session_with(f, e.clientid, &seq, &c, s);
-	seq_tagged(f, s, 1, 1000, false);
-	req_op(&f->rq, OP_PUTROOTFH);
-	req_op(&f->rq, OP_PUTROOTFH);
-	assert_int_equal(fx_call(f), NFS4ERR_REP_TOO_BIG);
-
-	/* sa_cachethis: ca_maxresponsesize_cached counts the header too */
+	c.maxresp = rbody + hrep;
+	assert_int_equal(on_new_session(f, e.clientid, &seq, &c, false, 2), NFS4_OK);
+	c.maxresp = rbody + hrep - 1;
+	assert_int_equal(on_new_session(f, e.clientid, &seq, &c, false, 2), NFS4ERR_REP_TOO_BIG);
 	c = FORE;
-	c.cached = rbody + (uint32_t)hrep;
-	session_with(f, e.clientid, &seq, &c, s);
-	seq_tagged(f, s, 1, 1000, true);
-	req_op(&f->rq, OP_PUTROOTFH);
-	req_op(&f->rq, OP_PUTROOTFH);
-	assert_int_equal(fx_call(f), NFS4_OK);
-	c.cached = rbody + (uint32_t)hrep - 1;
-	session_with(f, e.clientid, &seq, &c, s);
-	seq_tagged(f, s, 1, 1000, true);
-	req_op(&f->rq, OP_PUTROOTFH);
-	req_op(&f->rq, OP_PUTROOTFH);
-	assert_int_equal(fx_call(f), NFS4ERR_REP_TOO_BIG_TO_CACHE);
+	c.cached = rbody + hrep;
+	assert_int_equal(on_new_session(f, e.clientid, &seq, &c, true, 2), NFS4_OK);
+	c.cached = rbody + hrep - 1;
+	assert_int_equal(on_new_session(f, e.clientid, &seq, &c, true, 2),
+			 NFS4ERR_REP_TOO_BIG_TO_CACHE);
 }
 
 int main(void)
