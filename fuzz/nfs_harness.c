@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -274,14 +273,6 @@ static bool try_base(const char *base)
 static void init(void)
 {
 	verbose = getenv("NFSFZ_VERBOSE") != NULL;
-	/* An input that reaches ALLOCATE, COPY or a SETATTR of the size
-	 * would otherwise move megabytes on /dev/shm each time (4x fewer
-	 * inputs a second with such seeds in the corpus); files stop at
-	 * 64 KiB instead (NFS4ERR_FBIG, the signal ignored), past every
-	 * size a code path needs.  libFuzzer's own files are smaller. */
-	signal(SIGXFSZ, SIG_IGN);
-	if (setrlimit(RLIMIT_FSIZE, &(struct rlimit){ 64 << 10, 64 << 10 }) != 0)
-		abort();
 	if (!try_base("/dev/shm") && !try_base(getenv("TMPDIR")) && !try_base("/tmp"))
 		abort();
 	atexit(cleanup);
