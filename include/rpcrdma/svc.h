@@ -84,6 +84,7 @@
 
 #include <rpcrdma/api.h>
 #include <rpcrdma/config.h>
+#include <rpcrdma/clnt.h>
 #include <rpcrdma/diag.h>
 #include <rpcrdma/xdr.h>
 
@@ -524,6 +525,49 @@ RPCRDMA_API int rpcrdma_svc_rpcbind_unset(struct rpcrdma_svc *svc);
  */
 RPCRDMA_API int rpcrdma_uaddr_format(const struct sockaddr *sa, socklen_t len,
 				     char *buf, size_t size);
+
+/* ------------------------------------------------- calls to the client */
+
+/*
+ * Backward direction (NFSv4.1 backchannel): a server program may send calls
+ * to a client on the connection one of its calls came in on -- a TCP
+ * connection (accepted or adopted) or an RPC-over-RDMA connection (RFC
+ * 8167: inline only, within the backward credits the client reserved).
+ */
+struct rpcrdma_svc_conn;
+
+/*
+ * A counted reference to the connection the call came in on.  Any thread
+ * while the call is in progress.  Returns 0 and *out, or -EOPNOTSUPP (UDP).
+ * The reference keeps the handle, not the connection: once the connection
+ * closes, calls on it fail with -ENOTCONN.  Release with
+ * rpcrdma_svc_conn_put().
+ */
+RPCRDMA_API int rpcrdma_svc_call_conn(const struct rpcrdma_svc_call *call,
+				      struct rpcrdma_svc_conn **out);
+
+/* Drops a reference (any thread).  NULL is a no-op. */
+RPCRDMA_API void rpcrdma_svc_conn_put(struct rpcrdma_svc_conn *conn);
+
+/* 1 while the connection is up, else 0 (any thread). */
+RPCRDMA_API int rpcrdma_svc_conn_connected(const struct rpcrdma_svc_conn *conn);
+
+/*
+ * Sends a call for prog/vers (req as in <rpcrdma/clnt.h>; res_bulk unused)
+ * with cred (NULL: AUTH_NONE; else AUTH_SYS with its fields) on conn,
+ * and matches the reply by xid.  Any thread.  0: done will be called
+ * exactly once, on the service's loop thread (or in rpcrdma_svc_destroy
+ * with -ECANCELED): 0, -ETIMEDOUT (req->timeout_ms, <= 0: 10 s),
+ * -ENOTCONN / -ECONNRESET (the connection closed), -EACCES, -EREMOTEIO,
+ * -EBADMSG as for rpcrdma_clnt_done.  Else a negative errno and done is
+ * never called: -ENOTCONN, -EMSGSIZE (the call does not fit inline over
+ * RDMA), -EAGAIN (no backward credit over RDMA: the client reserved none),
+ * -ENOMEM.
+ */
+RPCRDMA_API int rpcrdma_svc_conn_call_async(struct rpcrdma_svc_conn *conn, uint32_t prog,
+					    uint32_t vers, const struct rpcrdma_svc_cred *cred,
+					    struct rpcrdma_clnt_req *req,
+					    rpcrdma_clnt_done done, void *arg);
 
 RPCRDMA_END_DECLS
 

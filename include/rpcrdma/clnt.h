@@ -1,0 +1,185 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * One ONC RPC client (RFC 5531) over TCP, UDP and RPC-over-RDMA.
+ *
+ * A client is made from a netid ("tcp", "tcp6", "udp", "udp6", "rdma",
+ * "rdma6") and an address.  Without a port (0), it asks the host's rpcbind
+ * (RFC 1833 version 4 GETADDR for that netid, over TCP to port 111), as
+ * libtirpc's clnt_create() does.  Calls carry their arguments and results
+ * through the library's XDR (<rpcrdma/xdr.h>) by callbacks, with AUTH_NONE
+ * or AUTH_SYS, synchronously or asynchronously, each with a timeout.
+ *
+ *  - TCP: record marking; a broken connection fails the calls in flight
+ *    (-ECONNRESET) and the next call reconnects, with the reconnect backoff
+ *    of <rpcrdma/client.h>.
+ *  - UDP: a call is sent again every retrans_ms (doubling, up to the call's
+ *    timeout); replies are matched by xid and duplicates dropped.
+ *  - RDMA: the RPC-over-RDMA client of <rpcrdma/client.h>.  Inline, read
+ *    chunk, write chunk or reply chunk is chosen from the sizes the request
+ *    declares; the encoder and decoder may mark one bulk argument and one
+ *    bulk result (RFC 8267's DDP-eligible items) with
+ *    rpcrdma_clnt_put_bulk() and rpcrdma_clnt_get_bulk().
+ *
+ * Threads: every function is thread-safe.  Callbacks (encode, decode, done)
+ * run on a thread of the client's own (or of the poller given in the
+ * options, for RDMA), never inside rpcrdma_clnt_call_async().
+ */
+#ifndef RPCRDMA_CLNT_H
+#define RPCRDMA_CLNT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+#include <rpcrdma/api.h>
+#include <rpcrdma/diag.h>
+#include <rpcrdma/xdr.h>
+
+RPCRDMA_BEGIN_DECLS
+
+struct rpcrdma_clnt;
+struct rpcrdma_poller;  /* <rpcrdma/poller.h> */
+struct rpcrdma_svc;     /* <rpcrdma/svc.h> */
+struct rpcrdma_stats;   /* <rpcrdma/stats.h> (RDMA builds) */
+
+struct rpcrdma_clnt_opts {
+	size_t size;              /* sizeof(struct rpcrdma_clnt_opts) */
+	int timeout_ms;           /* default per-call timeout (25000) */
+	int retrans_ms;           /* UDP first retransmission (1000) */
+	int connect_timeout_ms;   /* connect, rpcbind query included (5000) */
+	int reconnect_min_ms;     /* as in <rpcrdma/client.h> (100) */
+	int reconnect_max_ms;     /* (2000) */
+	uint32_t max_credits;     /* RDMA: calls in flight at most (32) */
+	uint32_t inline_size;     /* RDMA: inline send and receive (4096) */
+	/* RDMA: the poller to run on (must outlive the client); NULL: the
+	 * client makes its own WORKQUEUE poller. */
+	struct rpcrdma_poller *poller;
+	rpcrdma_log_fn log_fn;    /* NULL: silent */
+	void *log_arg;
+};
+
+RPCRDMA_API void rpcrdma_clnt_opts_init(struct rpcrdma_clnt_opts *opts);
+
+/*
+ * Creates a client for program prog, version vers at addr over netid.  A
+ * port of 0 asks rpcbind at addr's host.  Connection-oriented transports
+ * connect here.  Returns 0 and *out, or -EINVAL (unknown netid, or one
+ * that does not match addr's family), -EPROTONOSUPPORT (rdma in a build
+ * without RDMA), -ENOENT (rpcbind has no such program/version/netid),
+ * -ETIMEDOUT, -ECONNREFUSED, -ENOMEM, ...
+ */
+RPCRDMA_API int rpcrdma_clnt_create(const char *netid, const struct sockaddr *addr,
+				    socklen_t addrlen, uint32_t prog, uint32_t vers,
+				    const struct rpcrdma_clnt_opts *opts,
+				    struct rpcrdma_clnt **out);
+
+/*
+ * Parses "HOST", "HOST:PORT", "[V6]:PORT" or "V6%IFNAME" (numeric
+ * addresses only, no name lookup) into *ss with port 0 when none is given.
+ * Returns 0 or -EINVAL.
+ */
+RPCRDMA_API int rpcrdma_clnt_parse_addr(const char *text, struct sockaddr_storage *ss,
+					socklen_t *len);
+
+/* Fails the calls in flight (-ECANCELED, done called), disconnects and
+ * frees.  Not from a callback of this client.  NULL is a no-op. */
+RPCRDMA_API void rpcrdma_clnt_destroy(struct rpcrdma_clnt *c);
+
+/* Credentials for later calls: AUTH_NONE (the default), or AUTH_SYS with
+ * at most 16 gids and a machine name of at most 255 bytes (-EINVAL). */
+RPCRDMA_API int rpcrdma_clnt_set_auth_none(struct rpcrdma_clnt *c);
+RPCRDMA_API int rpcrdma_clnt_set_auth_sys(struct rpcrdma_clnt *c, const char *machinename,
+					  uint32_t uid, uint32_t gid, uint32_t ngids,
+					  const uint32_t *gids);
+
+/*
+ * One call.  The caller fills the fields before rpcrdma_clnt_call*() and
+ * keeps the structure (and args, res, res_bulk) alive and unchanged until
+ * the call completes.
+ *  - encode(enc, args): writes the arguments, at most args_max bytes (the
+ *    encoder gets exactly that room; running out is -EMSGSIZE).  NULL: none.
+ *  - decode(dec, res): reads the results of a MSG_ACCEPTED SUCCESS reply;
+ *    non-zero makes the call fail with -EBADMSG.  NULL: results ignored.
+ *  - res_max: the largest reply (results plus RPC header) the caller
+ *    expects; over RDMA, a larger one comes by reply chunk.
+ *  - res_bulk/res_bulk_len: where a bulk result (rpcrdma_clnt_get_bulk)
+ *    lands; over RDMA a write chunk is offered over it.  NULL: none.
+ *  - timeout_ms: <= 0: the client's default.
+ * Results: status of the call (see rpcrdma_clnt_done), reply_stat
+ * accept_stat and auth_stat as received (for -EACCES and -EREMOTEIO).
+ */
+struct rpcrdma_clnt_req {
+	size_t size;              /* sizeof(struct rpcrdma_clnt_req) */
+	uint32_t proc;
+	int (*encode)(struct rpcrdma_xdr_enc *enc, const void *args);
+	const void *args;
+	size_t args_max;
+	int (*decode)(struct rpcrdma_xdr_dec *dec, void *res);
+	void *res;
+	size_t res_max;
+	void *res_bulk;
+	size_t res_bulk_len;
+	int timeout_ms;
+	/* results */
+	uint32_t reply_stat;      /* 0 MSG_ACCEPTED, 1 MSG_DENIED */
+	uint32_t accept_stat;     /* RFC 5531 accept_stat, or reject_stat */
+	uint32_t auth_stat;       /* when denied for AUTH_ERROR */
+	uint32_t xid;
+};
+
+/*
+ * In an encode callback: appends one XDR opaque (length, bytes, pad) that
+ * the RDMA transport may send by read chunk (the other transports send it
+ * inline).  At most one per call (-EINVAL), len up to 2^31; -EMSGSIZE when
+ * it does not fit args_max.  The bytes are copied.
+ */
+RPCRDMA_API int rpcrdma_clnt_put_bulk(struct rpcrdma_xdr_enc *enc, const void *data,
+				      uint32_t len);
+
+/*
+ * In a decode callback: reads one XDR opaque of at most max bytes that the
+ * server may have sent by write chunk into the request's res_bulk.  *data
+ * points into res_bulk or into the received reply, valid until done
+ * returns.  Returns 0, or -EBADMSG (malformed, or longer than max).
+ */
+RPCRDMA_API int rpcrdma_clnt_get_bulk(struct rpcrdma_xdr_dec *dec, const void **data,
+				      uint32_t *len, uint32_t max);
+
+/*
+ * Called once per call accepted by rpcrdma_clnt_call_async, with 0
+ * (MSG_ACCEPTED SUCCESS, decoded) or a negative errno: -ETIMEDOUT,
+ * -ECONNRESET, -ECANCELED (client destroyed), -EBADMSG (reply or results
+ * malformed), -EACCES (MSG_DENIED), -EREMOTEIO (accepted but not SUCCESS:
+ * see req->accept_stat), -EMSGSIZE.
+ */
+typedef void (*rpcrdma_clnt_done)(struct rpcrdma_clnt_req *req, int status, void *arg);
+
+/* Queues a call.  0: done will be called; else a negative errno and done
+ * is never called. */
+RPCRDMA_API int rpcrdma_clnt_call_async(struct rpcrdma_clnt *c, struct rpcrdma_clnt_req *req,
+					rpcrdma_clnt_done done, void *arg);
+
+/* Sends a call and waits for it; returns its status.  Not from a callback
+ * of this client. */
+RPCRDMA_API int rpcrdma_clnt_call(struct rpcrdma_clnt *c, struct rpcrdma_clnt_req *req);
+
+/*
+ * Serves calls the server sends back on this client's connection (NFSv4.1
+ * backchannel; over RDMA, RFC 8167) through svc, a service on which the
+ * callback program is registered (it need not listen anywhere): each
+ * backward call is dispatched as if svc had received it, and its reply goes
+ * back on the connection.  svc must outlive the client.  NULL stops it
+ * (backward calls are then dropped).  Returns 0, or -EOPNOTSUPP for UDP.
+ */
+RPCRDMA_API int rpcrdma_clnt_set_backchannel(struct rpcrdma_clnt *c, struct rpcrdma_svc *svc);
+
+/* The netid the client was made with ("tcp", ..., "rdma6"), static. */
+RPCRDMA_API const char *rpcrdma_clnt_netid(const struct rpcrdma_clnt *c);
+
+/* The transport's counters (over RDMA those of <rpcrdma/client.h>); out
+ * is a struct rpcrdma_stats, zeroed first. */
+RPCRDMA_API void rpcrdma_clnt_stats(const struct rpcrdma_clnt *c, struct rpcrdma_stats *out);
+
+RPCRDMA_END_DECLS
+
+#endif /* RPCRDMA_CLNT_H */
