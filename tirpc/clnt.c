@@ -221,11 +221,9 @@ static void tc_geterr(CLIENT *cl, struct rpc_err *errp)
 
 static bool_t tc_freeres(CLIENT *cl, xdrproc_t xres, void *resp)
 {
-	XDR xf;
 	(void)cl;
-	memset(&xf, 0, sizeof(xf));
-	xf.x_op = XDR_FREE;
-	return xres(&xf, resp);
+	xdr_free(xres, resp);
+	return TRUE;
 }
 
 static void tc_free(struct tclnt *c)

@@ -284,21 +284,16 @@ static bool_t cn_getargs(SVCXPRT *x, xdrproc_t proc, void *args)
 		 * svc_freeargs then.  The
 		 * XDR_FREE routines set the pointers they free to NULL, so a
 		 * dispatch routine that does call it frees nothing twice. */
-		XDR xf;
-		memset(&xf, 0, sizeof(xf));
-		xf.x_op = XDR_FREE;
-		(void)proc(&xf, args);
+		xdr_free(proc, args);
 	}
 	return ok;
 }
 
 static bool_t cn_freeargs(SVCXPRT *x, xdrproc_t proc, void *args)
 {
-	XDR xf;
 	(void)x;
-	memset(&xf, 0, sizeof(xf));
-	xf.x_op = XDR_FREE;
-	return proc(&xf, args);
+	xdr_free(proc, args);
+	return TRUE;
 }
 
 static bool encode_reply(SVCXPRT *x, XDR *xs, struct rpc_msg *msg, xdrproc_t proc,
