@@ -279,7 +279,7 @@ static size_t ip_udp(uint8_t *ip, const struct rpcrdma__pcap_flow *f, bool v4, c
 	}
 	/* RoCEv2 picks the source port from the QPs (entropy); this one is
 	 * the sender's QP in the range 0xc000.. */
-	put16(udp, f->sqpn & 0xffffu);
+	put16(udp, 0xc000u | (f->sqpn & 0x3fffu));
 	put16(udp + 2, ROCEV2_PORT);
 	put16(udp + 4, (uint32_t)(8 + ulen));
 	put16(udp + 6, 0);

@@ -153,6 +153,8 @@ void rpcrdma__clt_recv_done(struct rpcrdma__ctxt *x, const struct ibv_wc *wc)
 		recv_failed(c, cc, rv, wc);
 		return;
 	}
+	RPCRDMA__PCAP(c->pcap, rpcrdma__pcap_recv(c->pcap, &cc->pcap, cc->id, false, rv->c.buf,
+						  wc->byte_len));
 	ret = rpcrdma_check_reply(rv->c.buf, wc->byte_len, &h);
 	if (ret > 0)
 		found = reply_match(c, cc, &h, &got, &bufs, &waiters);
