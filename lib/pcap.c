@@ -313,7 +313,8 @@ static void batch_frame(struct batch *b, const struct rpcrdma__pcap_flow *f, uin
 			unsigned iovcnt, size_t off, size_t len)
 {
 	uint8_t s[16], d[16];
-	bool v4 = addr16(&f->src, s) & addr16(&f->dst, d);
+	bool v4s = addr16(&f->src, s), v4d = addr16(&f->dst, d);
+	bool v4 = v4s && v4d;  /* else IPv6, an IPv4 side v4-mapped */
 	size_t pad = (4 - (len & 3)) & 3;
 	size_t ulen = 12 + extlen + len + pad + 4;
 	size_t iplen = v4 ? 20 : 40;

@@ -20,6 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <arpa/inet.h>
+#include <pthread.h>
 #include <netinet/in.h>
 #include <sys/stat.h>
 
@@ -437,11 +438,109 @@ static void test_exchange_ipv6(void **state)
 	run_exchange(AF_INET6);
 }
 
+/* ---- writers sharing a file; choosing the file ---- */
+
+#define SHARE_THREADS 4
+#define SHARE_MSGS 200
+
+struct sharer {
+	struct wire w;
+	uint32_t xid;
+};
+
+static void *share_run(void *arg)
+{
+	struct sharer *sh = arg;
+
+	for (uint32_t i = 0; i < SHARE_MSGS / 2; i++)
+		x_null(&sh->w, sh->xid + i);
+	return NULL;
+}
+
+/* Several writers (as several listeners and clients would) append to one
+ * file from their own threads: one header, every record whole. */
+static void test_shared_file(void **state)
+{
+	struct sharer sh[SHARE_THREADS];
+	pthread_t t[SHARE_THREADS];
+	char file[128];
+	uint32_t magic = 0;
+	FILE *f;
+
+	(void)state;
+	snprintf(file, sizeof(file), "%s/shared.pcap", tmpdir);
+	for (int i = 0; i < SHARE_THREADS; i++) {
+		memset(&sh[i], 0, sizeof(sh[i]));
+		flows(&sh[i].w, AF_INET);
+		/* a connection of its own: other QPs */
+		sh[i].w.c2s.sqpn = sh[i].w.s2c.dqpn = 0x100u + (uint32_t)i;
+		sh[i].w.c2s.dqpn = sh[i].w.s2c.sqpn = 0x200u + (uint32_t)i;
+		sh[i].xid = 0x10000u * (uint32_t)(i + 1);
+		assert_int_equal(rpcrdma__pcap_open(file, &sh[i].w.p), 0);
+		assert_int_equal(rpcrdma__pcap_connect(sh[i].w.p, &sh[i].w.c2s, 0, 0, 20049), 0);
+	}
+	for (int i = 0; i < SHARE_THREADS; i++)
+		assert_int_equal(pthread_create(&t[i], NULL, share_run, &sh[i]), 0);
+	for (int i = 0; i < SHARE_THREADS; i++) {
+		pthread_join(t[i], NULL);
+		rpcrdma__pcap_close(sh[i].w.p);
+	}
+	f = fopen(file, "rb");
+	assert_non_null(f);
+	assert_int_equal(fread(&magic, 4, 1, f), 1);
+	fclose(f);
+	assert_int_equal(magic, 0xa1b2c3d4u);
+	/* a second header in the middle would make tshark stop there */
+	assert_int_equal(tshark_count(file, ""), SHARE_THREADS * (3 + SHARE_MSGS));
+	assert_int_equal(tshark_count(file, "-Y _ws.malformed"), 0);
+	assert_int_equal(tshark_count(file, "-Y 'nfs'"), SHARE_THREADS * SHARE_MSGS);
+	assert_int_equal(tshark_count(file, "-Y 'rpc.repframe'"), SHARE_THREADS * SHARE_MSGS / 2);
+}
+
+/* The path given wins; "" is off even with RPCRDMA_PCAP set; NULL follows
+ * the variable; an unwritable path is open()'s error. */
+static void test_choose_file(void **state)
+{
+	struct rpcrdma__pcap *p;
+	char env[128], mine[128];
+	struct stat st;
+
+	(void)state;
+	snprintf(env, sizeof(env), "%s/env.pcap", tmpdir);
+	snprintf(mine, sizeof(mine), "%s/mine.pcap", tmpdir);
+	assert_int_equal(setenv(RPCRDMA__PCAP_ENV, env, 1), 0);
+	assert_int_equal(rpcrdma__pcap_open("", &p), 0);
+	assert_null(p);
+	assert_int_equal(stat(env, &st), -1);
+	assert_int_equal(rpcrdma__pcap_open(mine, &p), 0);
+	assert_non_null(p);
+	rpcrdma__pcap_close(p);
+	assert_int_equal(stat(mine, &st), 0);
+	assert_int_equal(st.st_size, 24);           /* the header alone */
+	assert_int_equal(stat(env, &st), -1);
+	assert_int_equal(rpcrdma__pcap_open(NULL, &p), 0);
+	assert_non_null(p);
+	rpcrdma__pcap_close(p);
+	assert_int_equal(stat(env, &st), 0);
+	/* opened again: appended to, no second header */
+	assert_int_equal(rpcrdma__pcap_open(NULL, &p), 0);
+	rpcrdma__pcap_close(p);
+	assert_int_equal(stat(env, &st), 0);
+	assert_int_equal(st.st_size, 24);
+	assert_int_equal(unsetenv(RPCRDMA__PCAP_ENV), 0);
+	assert_int_equal(rpcrdma__pcap_open(NULL, &p), 0);
+	assert_null(p);
+	assert_int_equal(rpcrdma__pcap_open("/nonexistent-dir/x.pcap", &p), -ENOENT);
+	assert_null(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_exchange_ipv4),
 		cmocka_unit_test(test_exchange_ipv6),
+		cmocka_unit_test(test_shared_file),
+		cmocka_unit_test(test_choose_file),
 	};
 	int rc;
 
