@@ -201,6 +201,8 @@ int rpcrdma_client_create(struct rpcrdma_poller *poller, const struct sockaddr *
 		c->xmask = c->xmask * 2 + 1;
 	c->xbuckets = calloc(c->xmask + 1u, sizeof(*c->xbuckets));
 	err = c->xbuckets ? 0 : -ENOMEM;
+	if (!err)
+		err = rpcrdma__pcap_open(opts.pcap_path, &c->pcap);
 	if (!err) {
 		err = rpcrdma__timer_open(&c->reap_src);
 	}
@@ -217,6 +219,7 @@ int rpcrdma_client_create(struct rpcrdma_poller *poller, const struct sockaddr *
 		if (c->reap_src.fd >= 0)
 			close(c->reap_src.fd);
 		free(c->xbuckets);
+		rpcrdma__pcap_close(c->pcap);
 		pthread_cond_destroy(&c->reap_cv);
 		pthread_mutex_destroy(&c->lock);
 		pthread_mutex_destroy(&c->connect_lock);
@@ -258,6 +261,7 @@ void rpcrdma_client_destroy(struct rpcrdma_client *c)
 	while (!rpcrdma__list_empty(&c->creq_cache))
 		free(rpcrdma__container_of(rpcrdma__list_pop(&c->creq_cache), struct creq, node));
 	free(c->xbuckets);  /* empty: every call completed */
+	rpcrdma__pcap_close(c->pcap);
 	pthread_cond_destroy(&c->reap_cv);
 	pthread_mutex_destroy(&c->lock);
 	pthread_mutex_destroy(&c->connect_lock);

@@ -22,6 +22,7 @@
 /* One connection; replaced on reconnect, freed once its WRs flushed. */
 struct cconn {
 	struct rpcrdma_client *c;
+	struct rpcrdma__pcap_ep pcap;   /* the wire capture's (c->pcap) */
 	struct rdma_event_channel *ech;
 	struct rdma_cm_id *id;
 	struct rpcrdma__source cm_src;
@@ -87,6 +88,7 @@ struct creq {
 
 struct rpcrdma_client {
 	struct rpcrdma_client_opts opts;
+	struct rpcrdma__pcap *pcap;     /* the wire capture; NULL: off */
 	struct rpcrdma_poller *poller;
 	struct sockaddr_storage dst;
 	pthread_mutex_t lock;

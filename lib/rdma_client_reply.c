@@ -149,6 +149,9 @@ void rpcrdma__clt_recv_done(struct rpcrdma__ctxt *x, const struct ibv_wc *wc)
 	uint32_t byte_len = wc->byte_len;
 	int ret, status = 0;
 
+	if (wc->status == IBV_WC_SUCCESS)
+		RPCRDMA__PCAP(c->pcap, rpcrdma__pcap_recv(c->pcap, &cc->pcap, cc->id, false,
+							  rv->c.buf, byte_len));
 	if (wc->status != IBV_WC_SUCCESS) {
 		recv_failed(c, cc, rv, wc);
 		return;

@@ -189,6 +189,8 @@ int rpcrdma__conn_post(struct rpcrdma__conn *conn, struct ibv_send_wr *first, un
 		if (quiet)
 			first->send_flags &= ~(unsigned)IBV_SEND_SIGNALED;
 		conn->sq_avail -= n;
+		RPCRDMA__PCAP(conn->l->pcap,
+			      rpcrdma__pcap_post(conn->l->pcap, &conn->pcap, conn->id, true, first));
 		err = ibv_post_send(conn->qp, first, &bad);
 		if (err) {
 			first->send_flags |= IBV_SEND_SIGNALED;
@@ -235,6 +237,8 @@ static void sq_post_waiting(struct rpcrdma__conn *conn)
 			break;
 		rpcrdma__list_del(&c->node);
 		conn->sq_avail -= need;
+		RPCRDMA__PCAP(conn->l->pcap,
+			      rpcrdma__pcap_post(conn->l->pcap, &conn->pcap, conn->id, true, wr));
 		if (ibv_post_send(conn->qp, wr, &bad)) {
 			/* The QP is broken: the close path completes it. */
 			conn->sq_avail += need;

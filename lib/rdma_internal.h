@@ -38,6 +38,7 @@
 #include <rpcrdma/xprt.h>
 
 #include "list.h"
+#include "pcap_int.h"
 #include "rescg_ledger.h"
 
 /* CLOCK_MONOTONIC in nanoseconds. */
@@ -449,6 +450,7 @@ enum rpcrdma__conn_state {
 
 struct rpcrdma__conn {
 	struct rpcrdma_listener *l;
+	struct rpcrdma__pcap_ep pcap;   /* the wire capture's (l->pcap) */
 	struct rpcrdma__dev *dev;
 	struct rpcrdma__cq *cq;         /* its share of the poller's pool */
 	/* Receives from the device's SRQ; false: its own receive queue (no
@@ -589,6 +591,7 @@ struct rpcrdma__read {
 
 struct rpcrdma_listener {
 	struct rpcrdma_listener_opts opts;
+	struct rpcrdma__pcap *pcap;     /* the wire capture; NULL: off */
 	struct rpcrdma_poller *poller;
 	struct rdma_event_channel *ech;
 	struct rdma_cm_id *id;          /* NULL after a device removal until listening again */

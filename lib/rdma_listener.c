@@ -136,6 +136,12 @@ int rpcrdma_listener_create(struct rpcrdma_poller *poller, const struct sockaddr
 		return err;
 	}
 	l->opts = opts;
+	err = rpcrdma__pcap_open(opts.pcap_path, &l->pcap);
+	if (err) {
+		rpcrdma_idr_destroy(l->conn_ids);
+		free(l);
+		return err;
+	}
 	l->poller = poller;
 	l->handler = handler;
 	l->handler_arg = handler_arg;
@@ -202,6 +208,7 @@ fail:
 	if (l->ech)
 		rdma_destroy_event_channel(l->ech);
 	rpcrdma_idr_destroy(l->conn_ids);
+	rpcrdma__pcap_close(l->pcap);
 	pthread_cond_destroy(&l->conns_cond);
 	pthread_mutex_destroy(&l->lock);
 	free(l);
@@ -264,6 +271,7 @@ void rpcrdma_listener_destroy(struct rpcrdma_listener *l)
 	}
 	rdma_destroy_event_channel(l->ech);
 	rpcrdma_idr_destroy(l->conn_ids);
+	rpcrdma__pcap_close(l->pcap);
 	pthread_cond_destroy(&l->conns_cond);
 	pthread_mutex_destroy(&l->lock);
 	free(l);

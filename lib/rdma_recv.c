@@ -290,6 +290,8 @@ void rpcrdma__recv_done(struct rpcrdma__ctxt *c, const struct ibv_wc *wc)
 		return;
 	}
 	call->byte_len = wc->byte_len;
+	RPCRDMA__PCAP(l->pcap, rpcrdma__pcap_recv(l->pcap, &conn->pcap, conn->id, true, call->c.buf,
+						  wc->byte_len));
 	atomic_store_explicit(&conn->last_ns, rpcrdma__coarse_ns(), memory_order_relaxed);
 	call->send = NULL;
 	call->rbw.held = false;

@@ -74,6 +74,8 @@ void rpcrdma__read_done(struct rpcrdma__ctxt *c, const struct ibv_wc *wc)
 	if (r->failed) {
 		rpcrdma__call_release(call);
 	} else {
+		RPCRDMA__PCAP(conn->l->pcap, rpcrdma__pcap_reads(conn->l->pcap, &conn->pcap, conn->id,
+								 true, r->wrs));
 		rpcrdma__count(&conn->stats, &conn->l->stats, RPCRDMA_STAT_BYTES_READ,
 			       call->pulled.len);
 		rpcrdma__count(&conn->stats, &conn->l->stats, RPCRDMA_STAT_CALLS_READ, 1);

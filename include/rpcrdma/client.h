@@ -67,6 +67,11 @@ struct rpcrdma_client_opts {
 	 * or in rpcrdma_client_destroy(). */
 	rpcrdma_log_fn log_fn;
 	void *log_arg;
+	/* Wire capture: as rpcrdma_listener_opts.pcap_path (<rpcrdma/xprt.h>;
+	 * NULL: $RPCRDMA_PCAP, "": none), read by rpcrdma_client_create().
+	 * The client records its Sends and receives; the RDMA Reads and
+	 * Writes are the server's (its own capture shows them). */
+	const char *pcap_path;
 };
 
 RPCRDMA_API void rpcrdma_client_opts_init(struct rpcrdma_client_opts *opts);

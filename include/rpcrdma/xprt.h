@@ -191,6 +191,24 @@ struct rpcrdma_listener_opts {
 	 * called on the poller's thread. */
 	rpcrdma_log_fn log_fn;
 	void *log_arg;
+	/* WIRE CAPTURE: a pcap file to which the listener appends every
+	 * RPC-over-RDMA message it sends or receives and every RDMA Read and
+	 * Write it performs, as RoCEv2 frames Wireshark dissects (Ethernet,
+	 * IP, UDP 4791, InfiniBand BTH/RETH/AETH, payload, ICRC; each
+	 * connection starts with its CM REQ/REP/RTU so replies pair with
+	 * calls; read with `tshark -2` or Wireshark).  NULL (default): the
+	 * environment variable RPCRDMA_PCAP names the file when set and not
+	 * empty (ignored in set-user-id programs); "": no capture even then.
+	 * Read by rpcrdma_listener_create() only (the file is opened there:
+	 * it fails with open()'s error).  Several listeners and clients, in
+	 * one process or several, may share a file: its header is written
+	 * when it is empty, and each message's frames with one write() in
+	 * append mode.  Off, the capture costs one predictable branch per
+	 * message; on, a system call per message, from the thread that sends
+	 * or receives it.  Captured data includes every byte of the calls
+	 * and replies (file contents, credentials): the file gets mode 0644
+	 * minus the umask. */
+	const char *pcap_path;
 };
 
 /* The default max_call_bytes: 1 MiB of data and 12 KiB of headers, as
