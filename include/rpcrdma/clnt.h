@@ -75,8 +75,9 @@ RPCRDMA_API int rpcrdma_clnt_create(const char *netid, const struct sockaddr *ad
 				    struct rpcrdma_clnt **out);
 
 /*
- * Parses "HOST", "HOST:PORT", "[V6]:PORT" or "V6%IFNAME" (numeric
- * addresses only, no name lookup) into *ss with port 0 when none is given.
+ * Parses "HOST", "HOST:PORT", "[V6]:PORT", "V6%IFNAME" or
+ * "V6%IFNAME:PORT" (numeric addresses only, no name lookup; IFNAME may be
+ * an interface index) into *ss with port 0 when none is given.
  * Returns 0 or -EINVAL.
  */
 RPCRDMA_API int rpcrdma_clnt_parse_addr(const char *text, struct sockaddr_storage *ss,
