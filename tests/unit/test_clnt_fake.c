@@ -37,7 +37,7 @@ enum mode {
 	M_CLOSE_LISTEN,  /* as M_CLOSE_FIRST, and the listener closes too */
 	M_RPCBIND,       /* GETADDR: answers uaddr */
 	/* UDP */
-	U_TWICE, U_LATE, U_WRONG_XID, U_GARBAGE,
+	U_TWICE, U_LATE, U_WRONG_XID, U_GARBAGE, U_RPCBIND,
 };
 
 struct fake {
@@ -52,7 +52,8 @@ struct fake {
 	uint32_t first_xid;
 	uint32_t prog, vers, proc, r_prog, r_vers;
 	char netid[32];
-	const char *uaddr;         /* M_RPCBIND */
+	const char *uaddr;         /* M_RPCBIND, U_RPCBIND: GETADDR's answer */
+	bool dump_garbage;         /* M_RPCBIND: a DUMP entry with a netid too long */
 };
 
 static size_t w32(uint8_t *b, size_t off, uint32_t v)
@@ -118,17 +119,53 @@ static void rpcbind_args(struct fake *f, const uint8_t *b, size_t n)
 	}
 }
 
-static int rpcbind_reply(struct fake *f, int fd, uint32_t xid)
+static size_t wstr(uint8_t *b, size_t n, const char *s)
 {
-	uint8_t b[512];
-	size_t n = reply_for(M_SUCCESS, xid, b), l = strlen(f->uaddr);
+	size_t l = strlen(s);
 
 	n = w32(b, n, (uint32_t)l);
-	memcpy(b + n, f->uaddr, l);
+	memcpy(b + n, s, l);
 	n += l;
 	while (n & 3)
 		b[n++] = 0;
-	return send_record(fd, b, n);
+	return n;
+}
+
+/* GETADDR's reply: f->uaddr. */
+static size_t getaddr_reply(struct fake *f, uint32_t xid, uint8_t *b)
+{
+	return wstr(b, reply_for(M_SUCCESS, xid, b), f->uaddr);
+}
+
+/* DUMP's reply: a fixed list of registrations. */
+static size_t dump_reply(struct fake *f, uint32_t xid, uint8_t *b)
+{
+	static const struct { uint32_t prog, vers; const char *netid, *uaddr; } e[] = {
+		{ 100000, 4, "tcp", "0.0.0.0.0.111" },
+		{ 100003, 4, "tcp", "0.0.0.0.8.1" },
+		{ 100003, 4, "rdma6", "::.78.82" },
+		{ 100003, 4, "rdma", "0.0.0.0.78.81" },
+		{ 100003, 3, "udp", "0.0.0.0.8.1" },
+	};
+	size_t n = reply_for(M_SUCCESS, xid, b);
+
+	for (size_t i = 0; i < sizeof(e) / sizeof(e[0]); i++) {
+		n = w32(b, n, 1);
+		n = w32(b, n, e[i].prog);
+		n = w32(b, n, e[i].vers);
+		n = wstr(b, n, f->dump_garbage && i == 2 ? "a-netid-longer-than-sixty-four-bytes"
+			 "-which-no-rpcbind-would-ever-have" : e[i].netid);
+		n = wstr(b, n, e[i].uaddr);
+		n = wstr(b, n, "superuser");
+	}
+	return w32(b, n, 0);
+}
+
+static int rpcbind_reply(struct fake *f, int fd, uint32_t xid)
+{
+	uint8_t b[1024];
+
+	return send_record(fd, b, f->proc == 4 ? dump_reply(f, xid, b) : getaddr_reply(f, xid, b));
 }
 
 /* Serves one connection; false when the listener should stop. */
@@ -228,6 +265,16 @@ static bool udp_round(struct fake *f)
 		put32(r, xid);
 		sendto(f->lfd, r, k, 0, (struct sockaddr *)&peer, pl);
 		break;
+	case U_RPCBIND: {
+		uint8_t g[512];
+
+		f->proc = get32(b + 20);
+		f->prog = get32(b + 12);
+		rpcbind_args(f, b, (size_t)n);
+		k = getaddr_reply(f, xid, g);
+		sendto(f->lfd, g, k, 0, (struct sockaddr *)&peer, pl);
+		break;
+	}
 	case U_GARBAGE:
 		sendto(f->lfd, "abc", 3, 0, (struct sockaddr *)&peer, pl);
 		put32(r + 4, 0);     /* a CALL: not for a UDP client */
@@ -494,14 +541,14 @@ static void test_udp_timeout(void **state)
 	assert_true(f.copies >= 2);
 }
 
-static int getaddr(struct fake *f, const char *netid, uint16_t *port)
+static int getaddr(struct fake *f, const char *netid, uint32_t vers, uint16_t *port)
 {
 	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(f->port),
 				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
 	struct rpcrdma_clnt_opts o;
 
 	rpcrdma_clnt_opts_init(&o);
-	return rpcrdma__clnt_rpcb_getaddr((struct sockaddr *)&a, sizeof(a), netid, 100003, 4,
+	return rpcrdma__clnt_rpcb_getaddr((struct sockaddr *)&a, sizeof(a), netid, 100003, vers,
 					  &o, port);
 }
 
@@ -511,9 +558,10 @@ static void test_rpcbind_getaddr(void **state)
 	uint16_t port = 0;
 
 	(void)state;
+	/* tcp: GETADDR over TCP */
 	fake_start(&f, false, M_RPCBIND);
 	f.uaddr = "127.0.0.1.8.1";
-	assert_int_equal(getaddr(&f, "tcp", &port), 0);
+	assert_int_equal(getaddr(&f, "tcp", 4, &port), 0);
 	assert_int_equal(port, 2049);
 	assert_int_equal(f.prog, 100000);
 	assert_int_equal(f.vers, 4);
@@ -521,17 +569,32 @@ static void test_rpcbind_getaddr(void **state)
 	assert_int_equal(f.r_prog, 100003);
 	assert_int_equal(f.r_vers, 4);
 	assert_string_equal(f.netid, "tcp");
-	f.uaddr = "0.0.0.0.78.81";
-	assert_int_equal(getaddr(&f, "rdma", &port), 0);
-	assert_int_equal(port, 20049);
-	assert_string_equal(f.netid, "rdma");
 	f.uaddr = "";
-	assert_int_equal(getaddr(&f, "udp", &port), -ENOENT);
+	assert_int_equal(getaddr(&f, "tcp", 4, &port), -ENOENT);
 	f.uaddr = "not an address";
-	assert_int_equal(getaddr(&f, "udp", &port), -EBADMSG);
+	assert_int_equal(getaddr(&f, "tcp", 4, &port), -EBADMSG);
 	f.uaddr = "::1.8.1";    /* an IPv6 answer to an IPv4 query */
-	assert_int_equal(getaddr(&f, "udp", &port), -EBADMSG);
+	assert_int_equal(getaddr(&f, "tcp", 4, &port), -EBADMSG);
+
+	/* rdma: rpcbind serves no RDMA, so DUMP (over TCP), the rdma entry */
+	port = 0;
+	assert_int_equal(getaddr(&f, "rdma", 4, &port), 0);
+	assert_int_equal(f.proc, 4);
+	assert_int_equal(port, 20049);
+	assert_int_equal(getaddr(&f, "rdma", 3, &port), -ENOENT);
+	f.dump_garbage = true;
+	assert_int_equal(getaddr(&f, "rdma", 4, &port), -EBADMSG);
 	fake_stop(&f);
+
+	/* udp: GETADDR over UDP (rpcbind looks up the query's transport) */
+	fake_start(&f, true, U_RPCBIND);
+	f.uaddr = "127.0.0.1.3.5";
+	assert_int_equal(getaddr(&f, "udp", 3, &port), 0);
+	assert_int_equal(port, 773);
+	fake_stop(&f);
+	assert_int_equal(f.proc, 3);
+	assert_int_equal(f.prog, 100000);
+	assert_string_equal(f.netid, "udp");
 }
 
 static void test_uaddr(void **state)
