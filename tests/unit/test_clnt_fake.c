@@ -456,6 +456,33 @@ static void test_tcp_backoff(void **state)
 	assert_int_equal(ct_client("tcp", f.port, 100, 1, NULL, &c), -ECONNREFUSED);
 }
 
+/* The backchannel's way out (lib/clnt_int.h): a record queued from this
+ * thread reaches the server, whose answer (a REPLY no call waits for) is
+ * dropped. */
+static void test_send_record(void **state)
+{
+	struct fake f;
+	struct rpcrdma_clnt *c;
+	struct rpcrdma_clnt_req r;
+	uint8_t w[24] = { 0 };
+
+	(void)state;
+	fake_start(&f, false, M_SUCCESS);
+	assert_int_equal(ct_client("tcp", f.port, 100, 1, NULL, &c), 0);
+	ct_req(&r, CT_NULL);
+	assert_int_equal(rpcrdma_clnt_call(c, &r), 0);
+	put32(w, 0x1234);
+	put32(w + 12, 2);
+	struct iovec iov[2] = { { w, 10 }, { w + 10, 14 } };
+	assert_int_equal(rpcrdma__clnt_send_record(c, iov, 2), 0);
+	for (int i = 0; i < 2000 && ct_stat(c, RPCRDMA_STAT_ERR_DROPPED) == 0; i++)
+		usleep(10000);   /* liveness bound: 20 s */
+	assert_int_equal(ct_stat(c, RPCRDMA_STAT_ERR_DROPPED), 1);
+	assert_int_equal(f.prog, 2);   /* the record as sent (word 3) */
+	rpcrdma_clnt_destroy(c);
+	fake_stop(&f);
+}
+
 static int udp_call(enum mode m, struct fake *f, struct rpcrdma_clnt **cp, int retrans)
 {
 	struct rpcrdma_clnt_opts o;
@@ -480,6 +507,9 @@ static void test_udp_duplicates(void **state)
 
 	(void)state;
 	assert_int_equal(udp_call(U_TWICE, &f, &c, 60000), 0);
+	assert_int_equal(rpcrdma_clnt_set_backchannel(c, NULL), -EOPNOTSUPP);
+	struct iovec one = { "x", 1 };
+	assert_int_equal(rpcrdma__clnt_send_record(c, &one, 1), -EOPNOTSUPP);
 	/* a second call: the duplicate of the first has come by then */
 	struct rpcrdma_clnt_req r;
 	ct_req(&r, CT_NULL);
@@ -627,6 +657,7 @@ int main(void)
 		cmocka_unit_test(test_tcp_stray_messages),
 		cmocka_unit_test(test_tcp_reconnect),
 		cmocka_unit_test(test_tcp_backoff),
+		cmocka_unit_test(test_send_record),
 		cmocka_unit_test(test_udp_duplicates),
 		cmocka_unit_test(test_udp_retransmit),
 		cmocka_unit_test(test_udp_wrong_xid_garbage),
