@@ -157,7 +157,10 @@ RPCRDMA_API int rpcrdma_clnt_get_bulk(struct rpcrdma_xdr_dec *dec, const void **
  * (MSG_ACCEPTED SUCCESS, decoded) or a negative errno: -ETIMEDOUT,
  * -ECONNRESET, -ECANCELED (client destroyed), -EBADMSG (reply or results
  * malformed), -EACCES (MSG_DENIED), -EREMOTEIO (accepted but not SUCCESS:
- * see req->accept_stat), -EMSGSIZE.
+ * see req->accept_stat), -EMSGSIZE, or what stopped it from being sent:
+ * the reconnect's error over TCP and RDMA (-ECONNREFUSED, ..., also while
+ * the backoff holds the next try back), an ICMP port unreachable over UDP
+ * (-ECONNREFUSED, as libtirpc's clnt_dg reports it).
  */
 typedef void (*rpcrdma_clnt_done)(struct rpcrdma_clnt_req *req, int status, void *arg);
 

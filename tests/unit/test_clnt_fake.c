@@ -571,6 +571,26 @@ static void test_udp_timeout(void **state)
 	assert_true(f.copies >= 2);
 }
 
+static void test_udp_refused(void **state)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t l = sizeof(a);
+	struct rpcrdma_clnt *c;
+	struct rpcrdma_clnt_req r;
+	int fd = socket(AF_INET, SOCK_DGRAM, 0);
+
+	(void)state;
+	/* a port nobody listens on: the ICMP error fails the call */
+	assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &l), 0);
+	close(fd);
+	assert_int_equal(ct_client("udp", ntohs(a.sin_port), 100, 1, NULL, &c), 0);
+	ct_req(&r, CT_NULL);
+	r.timeout_ms = 60000;   /* liveness only */
+	assert_int_equal(rpcrdma_clnt_call(c, &r), -ECONNREFUSED);
+	rpcrdma_clnt_destroy(c);
+}
+
 static int getaddr(struct fake *f, const char *netid, uint32_t vers, uint16_t *port)
 {
 	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(f->port),
@@ -662,6 +682,7 @@ int main(void)
 		cmocka_unit_test(test_udp_retransmit),
 		cmocka_unit_test(test_udp_wrong_xid_garbage),
 		cmocka_unit_test(test_udp_timeout),
+		cmocka_unit_test(test_udp_refused),
 		cmocka_unit_test(test_rpcbind_getaddr),
 		cmocka_unit_test(test_uaddr),
 	};
