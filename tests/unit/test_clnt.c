@@ -387,7 +387,7 @@ static void test_create_errors(void **state)
 	o.timeout_ms = 0;
 	assert_int_equal(rpcrdma_clnt_create("tcp", (struct sockaddr *)&ss, len, 1, 1, &o, &c),
 			 -EINVAL);
-#if !RPCRDMA_HAVE_RDMA
+#ifndef RPCRDMA_HAVE_RDMA
 	assert_int_equal(rpcrdma_clnt_create("rdma", (struct sockaddr *)&ss, len, 1, 1, NULL, &c),
 			 -EPROTONOSUPPORT);
 #endif
