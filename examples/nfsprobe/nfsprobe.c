@@ -160,6 +160,9 @@ static int compound(struct probe *p, const struct call *k, struct p4_compound *c
 			return 0;
 		if ((r->status == NFS4ERR_DELAY || r->status == NFS4ERR_GRACE) &&
 		    attempt < RETRY_MAX) {
+			if (attempt == 0 || pause == 2000)
+				printf("nfs4-probe: %s: %s: %s, again in %u ms\n", k->step,
+				       p4_op_name(r->last_op), p4_status_name(r->status), pause);
 			sleep_ms(pause);
 			pause = pause * 2 > 2000 ? 2000 : pause * 2;
 			continue;

@@ -82,6 +82,34 @@ if "$probe" "127.0.0.1:$port" / >"$tmp/out" 2>"$tmp/err"; then
 fi
 grep -q "nfs4-probe: cannot reach 127.0.0.1:$port over tcp" "$tmp/err" ||
 	{ cat "$tmp/err"; fail "no clear message for a closed port"; }
+# A grace period (a client record naming a client that never comes back,
+# --grace 3): OPEN is answered NFS4ERR_GRACE until it ends; the probe
+# waits and retries, then passes.
+mkdir -m 0700 "$tmp/state"
+printf 'tinynfs-clients 1\n6f6c64\n' >"$tmp/state/clients"
+: >"$tmp/server.log"
+"$tinynfs" --export "$tmp/export rw,no_root_squash" -p 0 -l 127.0.0.1 --no-udp \
+	--state-dir "$tmp/state" --grace 3 >"$tmp/server.log" 2>&1 &
+srv=$!
+i=0
+until grep -q 'tinynfs: ready' "$tmp/server.log"; do
+	i=$((i + 1))
+	[ $i -le 300 ] || { cat "$tmp/server.log"; fail "tinynfs (grace) did not start"; }
+	sleep 0.1
+done
+grep -q 'grace period of 3 s' "$tmp/server.log" || { cat "$tmp/server.log"; fail "no grace period"; }
+port=$(sed -n 's/^tinynfs: listening tcp 127.0.0.1 \([0-9]*\)$/\1/p' "$tmp/server.log")
+if ! "$probe" "127.0.0.1:$port" / >"$tmp/out" 2>"$tmp/err"; then
+	cat "$tmp/out" "$tmp/err"
+	fail "nfs4-probe failed in the grace period"
+fi
+grep 'NFS4ERR_GRACE' "$tmp/out" ||
+	fail "no NFS4ERR_GRACE retried: the grace period was not exercised"
+grep -qx 'nfs4-probe: PASS' "$tmp/out" || fail "no PASS after the grace period"
+kill "$srv"
+wait "$srv" 2>/dev/null || true
+srv=
+
 # Usage errors.
 if "$probe" -t udp "127.0.0.1:$port" / 2>/dev/null; then
 	fail "nfs4-probe accepted -t udp"
