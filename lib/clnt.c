@@ -71,6 +71,11 @@ int rpcrdma_clnt_parse_addr(const char *text, struct sockaddr_storage *ss, sockl
 		end = strchr(text, ':');
 		n = (size_t)(end - text);
 		port = end + 1;
+	} else if (strchr(text, '%') && strchr(strchr(text, '%'), ':')) {
+		/* V6%IFNAME:PORT (an interface name has no colon) */
+		end = strrchr(text, ':');
+		n = (size_t)(end - text);
+		port = end + 1;
 	} else {
 		n = strlen(text);
 	}
