@@ -603,6 +603,95 @@ static void test_decode_readdir(void **state)
 	assert_int_equal(decode(&w, w.n, &r), -EBADMSG);
 }
 
+/* Replies with random words overwritten: decoded or refused, never read
+ * past (ASan), the READ data never beyond read_max, the dirent callback
+ * never given more names than the reply holds. */
+static int count_names(void *arg, const char *name, uint64_t cookie)
+{
+	(void)cookie;
+	assert_true(strlen(name) <= P4_NAME_MAX);
+	(*(unsigned *)arg)++;
+	return 0;
+}
+
+static void mutate_and_decode(const struct wb *orig, uint32_t *seed)
+{
+	static const uint32_t nasty[] = { 0, 1, 2, 3, 4, 0x7fffffff, 0x80000000u, 0xfffffffcu,
+					  0xffffffffu, NFS4_FHSIZE + 1, P4_MAX_OPS + 1 };
+	for (int round = 0; round < 3000; round++) {
+		struct wb w = *orig;
+		int edits = 1 + (int)(*seed % 3);
+		for (int e = 0; e < edits; e++) {
+			*seed = *seed * 1103515245u + 12345u;
+			size_t at = (*seed >> 8) % (w.n / 4) * 4;
+			uint32_t v = (*seed & 1) ? nasty[(*seed >> 4) % (sizeof(nasty) / 4)]
+						 : *seed;
+			w.b[at] = (uint8_t)(v >> 24);
+			w.b[at + 1] = (uint8_t)(v >> 16);
+			w.b[at + 2] = (uint8_t)(v >> 8);
+			w.b[at + 3] = (uint8_t)v;
+		}
+		size_t len = (*seed & 0x100) ? w.n : (*seed >> 12) % (w.n + 1);
+		uint8_t *copy = malloc(len ? len : 1);
+		assert_non_null(copy);
+		memcpy(copy, w.b, len);
+		uint8_t out[64];
+		unsigned names = 0;
+		struct p4_res r = { 0 };
+		r.read_buf = out;
+		r.read_max = sizeof(out);
+		r.dirent = count_names;
+		r.dirent_arg = &names;
+		struct rpcrdma_xdr_dec d;
+		rpcrdma_xdr_dec_init_buf(&d, copy, len);
+		int rc = p4_decode(&d, &r);
+		assert_true(rc == 0 || rc == -EBADMSG);
+		assert_true(r.read_len <= sizeof(out));
+		assert_true(r.fh.len <= NFS4_FHSIZE);
+		assert_true(names <= len / 24); /* an entry takes 24 bytes at least */
+		free(copy);
+	}
+}
+
+static void test_decode_mutations(void **state)
+{
+	(void)state;
+	uint32_t seed = 26;
+	struct wb w = { .n = 0 };
+	open_res_head(&w);
+	w32(&w, 2);
+	w32(&w, 1);
+	wbytes(&w, "delegdelegde", 12);
+	w32(&w, 0); w32(&w, 2); w32(&w, 10); w32(&w, 512);
+	w32(&w, 0); w32(&w, 0); w32(&w, 0); wstr(&w, "EVERYONE@");
+	open_res_tail(&w);
+	mutate_and_decode(&w, &seed);
+
+	w.n = 0;
+	head(&w, NFS4_OK, 3);
+	seq_res(&w);
+	w32(&w, OP_PUTFH); w32(&w, NFS4_OK);
+	w32(&w, OP_READDIR); w32(&w, NFS4_OK);
+	wbytes(&w, "verifier", 8);
+	dirent_words(&w, 3, "a");
+	dirent_words(&w, 4, "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb");
+	dirent_words(&w, 5, "c");
+	w32(&w, 0);
+	w32(&w, 1);
+	mutate_and_decode(&w, &seed);
+
+	w.n = 0;
+	head(&w, NFS4_OK, 4);
+	seq_res(&w);
+	w32(&w, OP_PUTFH); w32(&w, NFS4_OK);
+	w32(&w, OP_READ); w32(&w, NFS4_OK); w32(&w, 0);
+	uint8_t data[40] = { 1, 2, 3 };
+	wopaque(&w, data, sizeof(data));
+	w32(&w, OP_GETFH); w32(&w, NFS4_OK);
+	wopaque(&w, "fh", 2);
+	mutate_and_decode(&w, &seed);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -614,6 +703,7 @@ int main(void)
 		cmocka_unit_test(test_decode_errors),
 		cmocka_unit_test(test_decode_read),
 		cmocka_unit_test(test_decode_readdir),
+		cmocka_unit_test(test_decode_mutations),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
