@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 
+#include "svc_backward.h"
 #include "svc_int.h"
 
 struct rpcrdma__svc_prog {
@@ -26,6 +27,7 @@ struct rpcrdma__svc_xprt {
 	atomic_uint in_progress;
 	struct sockaddr_storage local;
 	socklen_t local_len;
+	struct rpcrdma__svc_bc_slot bc; /* svc_backward.c */
 };
 
 struct rpcrdma_svc_call {
@@ -163,6 +165,7 @@ int rpcrdma__svc_xprt_destroy(struct rpcrdma__svc_xprt *x)
 	if (atomic_load(&x->in_progress))
 		return -EBUSY;
 	struct rpcrdma_svc *svc = x->svc;
+	rpcrdma__svc_xprt_bc_release(x);
 	free(x);
 	/* Last touch of svc: rpcrdma_svc_destroy may free it right after. */
 	pthread_mutex_lock(&svc->lock);
@@ -185,6 +188,21 @@ unsigned rpcrdma__svc_xprt_in_progress(const struct rpcrdma__svc_xprt *x)
 const char *rpcrdma__svc_xprt_netid(const struct rpcrdma__svc_xprt *x)
 {
 	return x->netid;
+}
+
+struct rpcrdma__svc_bc_slot *rpcrdma__svc_xprt_bc(struct rpcrdma__svc_xprt *x)
+{
+	return &x->bc;
+}
+
+struct rpcrdma_svc *rpcrdma__svc_xprt_svc(const struct rpcrdma__svc_xprt *x)
+{
+	return x->svc;
+}
+
+struct rpcrdma__svc_xprt *rpcrdma__svc_call_xprt(const struct rpcrdma_svc_call *c)
+{
+	return c->xprt;
 }
 
 int rpcrdma__svc_xprt_busy(const struct rpcrdma__svc_xprt *x)

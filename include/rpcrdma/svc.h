@@ -533,6 +533,17 @@ RPCRDMA_API int rpcrdma_uaddr_format(const struct sockaddr *sa, socklen_t len,
  * to a client on the connection one of its calls came in on -- a TCP
  * connection (accepted or adopted) or an RPC-over-RDMA connection (RFC
  * 8167: inline only, within the backward credits the client reserved).
+ *
+ * Ownership and threads: the handle is counted (one reference per
+ * rpcrdma_svc_call_conn, dropped by rpcrdma_svc_conn_put), usable from any
+ * thread, and may outlive the connection and the service (put is then all
+ * it is good for).  The request (and its args and res) belongs to the
+ * library from a successful call_async until done runs; done may call
+ * call_async and conn_put again but not rpcrdma_svc_destroy.  The
+ * connection reads replies with its calls: over TCP a connection whose
+ * slots (max_calls) are all taken reads nothing, so a handler should not
+ * hold its call open (RPCRDMA_SVC_ASYNC) waiting for a backward reply on
+ * the same connection when that could take every slot.
  */
 struct rpcrdma_svc_conn;
 
