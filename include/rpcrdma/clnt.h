@@ -14,7 +14,8 @@
  *    of <rpcrdma/client.h>.
  *  - UDP: a call is sent again every retrans_ms (doubling, up to the call's
  *    timeout); replies are matched by xid and duplicates dropped.
- *  - RDMA: the RPC-over-RDMA client of <rpcrdma/client.h>.  Inline, read
+ *  - RDMA: the RPC-over-RDMA client of <rpcrdma/client.h> (never more calls
+ *    in flight than the server granted; a grant of 0 is taken as 1).  Inline, read
  *    chunk, write chunk or reply chunk is chosen from the sizes the request
  *    declares; the encoder and decoder may mark one bulk argument and one
  *    bulk result (RFC 8267's DDP-eligible items) with
@@ -74,8 +75,9 @@ RPCRDMA_API int rpcrdma_clnt_create(const char *netid, const struct sockaddr *ad
 				    struct rpcrdma_clnt **out);
 
 /*
- * Parses "HOST", "HOST:PORT", "[V6]:PORT" or "V6%IFNAME" (numeric
- * addresses only, no name lookup) into *ss with port 0 when none is given.
+ * Parses "HOST", "HOST:PORT", "[V6]:PORT", "V6%IFNAME" or
+ * "V6%IFNAME:PORT" (numeric addresses only, no name lookup; IFNAME may be
+ * an interface index) into *ss with port 0 when none is given.
  * Returns 0 or -EINVAL.
  */
 RPCRDMA_API int rpcrdma_clnt_parse_addr(const char *text, struct sockaddr_storage *ss,
