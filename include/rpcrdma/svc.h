@@ -576,7 +576,8 @@ RPCRDMA_API int rpcrdma_svc_conn_connected(const struct rpcrdma_svc_conn *conn);
  * inline over RDMA), -EAGAIN (over RDMA, every backward credit is in use:
  * at most min(2, the client's grant; 1 before its first reply) calls are
  * in flight, each until a reply arrives -- a timeout does not give it
- * back), -ENOMEM.
+ * back; over TCP, the connection already buffers max_conn_bytes: the
+ * client does not read), -ENOMEM.
  */
 RPCRDMA_API int rpcrdma_svc_conn_call_async(struct rpcrdma_svc_conn *conn, uint32_t prog,
 					    uint32_t vers, const struct rpcrdma_svc_cred *cred,
