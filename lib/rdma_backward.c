@@ -32,6 +32,7 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+#include "rdma_backward.h"
 #include "rdma_internal.h"
 #include "svc_backward.h"
 
