@@ -4,10 +4,13 @@
  *
  * A client is made from a netid ("tcp", "tcp6", "udp", "udp6", "rdma",
  * "rdma6") and an address.  Without a port (0), it asks the host's rpcbind
- * (RFC 1833 version 4 GETADDR for that netid, over TCP to port 111), as
- * libtirpc's clnt_create() does.  Calls carry their arguments and results
- * through the library's XDR (<rpcrdma/xdr.h>) by callbacks, with AUTH_NONE
- * or AUTH_SYS, synchronously or asynchronously, each with a timeout.
+ * at port 111, as libtirpc's clnt_create() does: RFC 1833 version 4
+ * GETADDR over the netid's own transport (rpcbind answers GETADDR for the
+ * transport the query came on); for rdma/rdma6, which rpcbind does not
+ * serve, DUMP over TCP and the entry for that netid.  Calls carry their
+ * arguments and results through the library's XDR (<rpcrdma/xdr.h>) by
+ * callbacks, with AUTH_NONE or AUTH_SYS, synchronously or asynchronously,
+ * each with a timeout.
  *
  *  - TCP: record marking; a broken connection fails the calls in flight
  *    (-ECONNRESET) and the next call reconnects, with the reconnect backoff
@@ -130,7 +133,8 @@ struct rpcrdma_clnt_req {
 };
 
 /*
- * In an encode callback: appends one XDR opaque (length, bytes, pad) that
+ * In an encode callback, on the encoder it was given (no other stream):
+ * appends one XDR opaque (length, bytes, pad) that
  * the RDMA transport may send by read chunk (the other transports send it
  * inline).  At most one per call (-EINVAL), len up to 2^31; -EMSGSIZE when
  * it does not fit args_max.  The bytes are copied.
@@ -139,7 +143,8 @@ RPCRDMA_API int rpcrdma_clnt_put_bulk(struct rpcrdma_xdr_enc *enc, const void *d
 				      uint32_t len);
 
 /*
- * In a decode callback: reads one XDR opaque of at most max bytes that the
+ * In a decode callback, on the decoder it was given (no other stream):
+ * reads one XDR opaque of at most max bytes that the
  * server may have sent by write chunk into the request's res_bulk.  *data
  * points into res_bulk or into the received reply, valid until done
  * returns.  Returns 0, or -EBADMSG (malformed, or longer than max).
@@ -152,7 +157,10 @@ RPCRDMA_API int rpcrdma_clnt_get_bulk(struct rpcrdma_xdr_dec *dec, const void **
  * (MSG_ACCEPTED SUCCESS, decoded) or a negative errno: -ETIMEDOUT,
  * -ECONNRESET, -ECANCELED (client destroyed), -EBADMSG (reply or results
  * malformed), -EACCES (MSG_DENIED), -EREMOTEIO (accepted but not SUCCESS:
- * see req->accept_stat), -EMSGSIZE.
+ * see req->accept_stat), -EMSGSIZE, or what stopped it from being sent:
+ * the reconnect's error over TCP and RDMA (-ECONNREFUSED, ..., also while
+ * the backoff holds the next try back), an ICMP port unreachable over UDP
+ * (-ECONNREFUSED, as libtirpc's clnt_dg reports it).
  */
 typedef void (*rpcrdma_clnt_done)(struct rpcrdma_clnt_req *req, int status, void *arg);
 

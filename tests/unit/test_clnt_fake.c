@@ -37,7 +37,7 @@ enum mode {
 	M_CLOSE_LISTEN,  /* as M_CLOSE_FIRST, and the listener closes too */
 	M_RPCBIND,       /* GETADDR: answers uaddr */
 	/* UDP */
-	U_TWICE, U_LATE, U_WRONG_XID, U_GARBAGE,
+	U_TWICE, U_LATE, U_WRONG_XID, U_GARBAGE, U_RPCBIND,
 };
 
 struct fake {
@@ -52,7 +52,8 @@ struct fake {
 	uint32_t first_xid;
 	uint32_t prog, vers, proc, r_prog, r_vers;
 	char netid[32];
-	const char *uaddr;         /* M_RPCBIND */
+	const char *uaddr;         /* M_RPCBIND, U_RPCBIND: GETADDR's answer */
+	bool dump_garbage;         /* M_RPCBIND: a DUMP entry with a netid too long */
 };
 
 static size_t w32(uint8_t *b, size_t off, uint32_t v)
@@ -118,17 +119,53 @@ static void rpcbind_args(struct fake *f, const uint8_t *b, size_t n)
 	}
 }
 
-static int rpcbind_reply(struct fake *f, int fd, uint32_t xid)
+static size_t wstr(uint8_t *b, size_t n, const char *s)
 {
-	uint8_t b[512];
-	size_t n = reply_for(M_SUCCESS, xid, b), l = strlen(f->uaddr);
+	size_t l = strlen(s);
 
 	n = w32(b, n, (uint32_t)l);
-	memcpy(b + n, f->uaddr, l);
+	memcpy(b + n, s, l);
 	n += l;
 	while (n & 3)
 		b[n++] = 0;
-	return send_record(fd, b, n);
+	return n;
+}
+
+/* GETADDR's reply: f->uaddr. */
+static size_t getaddr_reply(struct fake *f, uint32_t xid, uint8_t *b)
+{
+	return wstr(b, reply_for(M_SUCCESS, xid, b), f->uaddr);
+}
+
+/* DUMP's reply: a fixed list of registrations. */
+static size_t dump_reply(struct fake *f, uint32_t xid, uint8_t *b)
+{
+	static const struct { uint32_t prog, vers; const char *netid, *uaddr; } e[] = {
+		{ 100000, 4, "tcp", "0.0.0.0.0.111" },
+		{ 100003, 4, "tcp", "0.0.0.0.8.1" },
+		{ 100003, 4, "rdma6", "::.78.82" },
+		{ 100003, 4, "rdma", "0.0.0.0.78.81" },
+		{ 100003, 3, "udp", "0.0.0.0.8.1" },
+	};
+	size_t n = reply_for(M_SUCCESS, xid, b);
+
+	for (size_t i = 0; i < sizeof(e) / sizeof(e[0]); i++) {
+		n = w32(b, n, 1);
+		n = w32(b, n, e[i].prog);
+		n = w32(b, n, e[i].vers);
+		n = wstr(b, n, f->dump_garbage && i == 2 ? "a-netid-longer-than-sixty-four-bytes"
+			 "-which-no-rpcbind-would-ever-have" : e[i].netid);
+		n = wstr(b, n, e[i].uaddr);
+		n = wstr(b, n, "superuser");
+	}
+	return w32(b, n, 0);
+}
+
+static int rpcbind_reply(struct fake *f, int fd, uint32_t xid)
+{
+	uint8_t b[1024];
+
+	return send_record(fd, b, f->proc == 4 ? dump_reply(f, xid, b) : getaddr_reply(f, xid, b));
 }
 
 /* Serves one connection; false when the listener should stop. */
@@ -228,6 +265,16 @@ static bool udp_round(struct fake *f)
 		put32(r, xid);
 		sendto(f->lfd, r, k, 0, (struct sockaddr *)&peer, pl);
 		break;
+	case U_RPCBIND: {
+		uint8_t g[512];
+
+		f->proc = get32(b + 20);
+		f->prog = get32(b + 12);
+		rpcbind_args(f, b, (size_t)n);
+		k = getaddr_reply(f, xid, g);
+		sendto(f->lfd, g, k, 0, (struct sockaddr *)&peer, pl);
+		break;
+	}
 	case U_GARBAGE:
 		sendto(f->lfd, "abc", 3, 0, (struct sockaddr *)&peer, pl);
 		put32(r + 4, 0);     /* a CALL: not for a UDP client */
@@ -409,6 +456,33 @@ static void test_tcp_backoff(void **state)
 	assert_int_equal(ct_client("tcp", f.port, 100, 1, NULL, &c), -ECONNREFUSED);
 }
 
+/* The backchannel's way out (lib/clnt_int.h): a record queued from this
+ * thread reaches the server, whose answer (a REPLY no call waits for) is
+ * dropped. */
+static void test_send_record(void **state)
+{
+	struct fake f;
+	struct rpcrdma_clnt *c;
+	struct rpcrdma_clnt_req r;
+	uint8_t w[24] = { 0 };
+
+	(void)state;
+	fake_start(&f, false, M_SUCCESS);
+	assert_int_equal(ct_client("tcp", f.port, 100, 1, NULL, &c), 0);
+	ct_req(&r, CT_NULL);
+	assert_int_equal(rpcrdma_clnt_call(c, &r), 0);
+	put32(w, 0x1234);
+	put32(w + 12, 2);
+	struct iovec iov[2] = { { w, 10 }, { w + 10, 14 } };
+	assert_int_equal(rpcrdma__clnt_send_record(c, iov, 2), 0);
+	for (int i = 0; i < 2000 && ct_stat(c, RPCRDMA_STAT_ERR_DROPPED) == 0; i++)
+		usleep(10000);   /* liveness bound: 20 s */
+	assert_int_equal(ct_stat(c, RPCRDMA_STAT_ERR_DROPPED), 1);
+	assert_int_equal(f.prog, 2);   /* the record as sent (word 3) */
+	rpcrdma_clnt_destroy(c);
+	fake_stop(&f);
+}
+
 static int udp_call(enum mode m, struct fake *f, struct rpcrdma_clnt **cp, int retrans)
 {
 	struct rpcrdma_clnt_opts o;
@@ -433,6 +507,9 @@ static void test_udp_duplicates(void **state)
 
 	(void)state;
 	assert_int_equal(udp_call(U_TWICE, &f, &c, 60000), 0);
+	assert_int_equal(rpcrdma_clnt_set_backchannel(c, NULL), -EOPNOTSUPP);
+	struct iovec one = { "x", 1 };
+	assert_int_equal(rpcrdma__clnt_send_record(c, &one, 1), -EOPNOTSUPP);
 	/* a second call: the duplicate of the first has come by then */
 	struct rpcrdma_clnt_req r;
 	ct_req(&r, CT_NULL);
@@ -494,14 +571,34 @@ static void test_udp_timeout(void **state)
 	assert_true(f.copies >= 2);
 }
 
-static int getaddr(struct fake *f, const char *netid, uint16_t *port)
+static void test_udp_refused(void **state)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t l = sizeof(a);
+	struct rpcrdma_clnt *c;
+	struct rpcrdma_clnt_req r;
+	int fd = socket(AF_INET, SOCK_DGRAM, 0);
+
+	(void)state;
+	/* a port nobody listens on: the ICMP error fails the call */
+	assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &l), 0);
+	close(fd);
+	assert_int_equal(ct_client("udp", ntohs(a.sin_port), 100, 1, NULL, &c), 0);
+	ct_req(&r, CT_NULL);
+	r.timeout_ms = 60000;   /* liveness only */
+	assert_int_equal(rpcrdma_clnt_call(c, &r), -ECONNREFUSED);
+	rpcrdma_clnt_destroy(c);
+}
+
+static int getaddr(struct fake *f, const char *netid, uint32_t vers, uint16_t *port)
 {
 	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(f->port),
 				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
 	struct rpcrdma_clnt_opts o;
 
 	rpcrdma_clnt_opts_init(&o);
-	return rpcrdma__clnt_rpcb_getaddr((struct sockaddr *)&a, sizeof(a), netid, 100003, 4,
+	return rpcrdma__clnt_rpcb_getaddr((struct sockaddr *)&a, sizeof(a), netid, 100003, vers,
 					  &o, port);
 }
 
@@ -511,9 +608,10 @@ static void test_rpcbind_getaddr(void **state)
 	uint16_t port = 0;
 
 	(void)state;
+	/* tcp: GETADDR over TCP */
 	fake_start(&f, false, M_RPCBIND);
 	f.uaddr = "127.0.0.1.8.1";
-	assert_int_equal(getaddr(&f, "tcp", &port), 0);
+	assert_int_equal(getaddr(&f, "tcp", 4, &port), 0);
 	assert_int_equal(port, 2049);
 	assert_int_equal(f.prog, 100000);
 	assert_int_equal(f.vers, 4);
@@ -521,17 +619,32 @@ static void test_rpcbind_getaddr(void **state)
 	assert_int_equal(f.r_prog, 100003);
 	assert_int_equal(f.r_vers, 4);
 	assert_string_equal(f.netid, "tcp");
-	f.uaddr = "0.0.0.0.78.81";
-	assert_int_equal(getaddr(&f, "rdma", &port), 0);
-	assert_int_equal(port, 20049);
-	assert_string_equal(f.netid, "rdma");
 	f.uaddr = "";
-	assert_int_equal(getaddr(&f, "udp", &port), -ENOENT);
+	assert_int_equal(getaddr(&f, "tcp", 4, &port), -ENOENT);
 	f.uaddr = "not an address";
-	assert_int_equal(getaddr(&f, "udp", &port), -EBADMSG);
+	assert_int_equal(getaddr(&f, "tcp", 4, &port), -EBADMSG);
 	f.uaddr = "::1.8.1";    /* an IPv6 answer to an IPv4 query */
-	assert_int_equal(getaddr(&f, "udp", &port), -EBADMSG);
+	assert_int_equal(getaddr(&f, "tcp", 4, &port), -EBADMSG);
+
+	/* rdma: rpcbind serves no RDMA, so DUMP (over TCP), the rdma entry */
+	port = 0;
+	assert_int_equal(getaddr(&f, "rdma", 4, &port), 0);
+	assert_int_equal(f.proc, 4);
+	assert_int_equal(port, 20049);
+	assert_int_equal(getaddr(&f, "rdma", 3, &port), -ENOENT);
+	f.dump_garbage = true;
+	assert_int_equal(getaddr(&f, "rdma", 4, &port), -EBADMSG);
 	fake_stop(&f);
+
+	/* udp: GETADDR over UDP (rpcbind looks up the query's transport) */
+	fake_start(&f, true, U_RPCBIND);
+	f.uaddr = "127.0.0.1.3.5";
+	assert_int_equal(getaddr(&f, "udp", 3, &port), 0);
+	assert_int_equal(port, 773);
+	fake_stop(&f);
+	assert_int_equal(f.proc, 3);
+	assert_int_equal(f.prog, 100000);
+	assert_string_equal(f.netid, "udp");
 }
 
 static void test_uaddr(void **state)
@@ -564,10 +677,12 @@ int main(void)
 		cmocka_unit_test(test_tcp_stray_messages),
 		cmocka_unit_test(test_tcp_reconnect),
 		cmocka_unit_test(test_tcp_backoff),
+		cmocka_unit_test(test_send_record),
 		cmocka_unit_test(test_udp_duplicates),
 		cmocka_unit_test(test_udp_retransmit),
 		cmocka_unit_test(test_udp_wrong_xid_garbage),
 		cmocka_unit_test(test_udp_timeout),
+		cmocka_unit_test(test_udp_refused),
 		cmocka_unit_test(test_rpcbind_getaddr),
 		cmocka_unit_test(test_uaddr),
 	};

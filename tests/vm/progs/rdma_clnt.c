@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * rdma-clnt both|serve ADDR PORT
+ * rdma-clnt both|serve|serve-rpcbind ADDR PORT
  *
  * The RPC client (<rpcrdma/clnt.h>) over RPC-over-RDMA against the
  * library's own RDMA server (rpcrdma_svc_listen_rdma) serving the client
  * test program (tests/unit/clnt_testprog.h).
  *   serve: serves it on ADDR PORT, prints "listening", runs until SIGTERM,
  *          then prints the listener's counters.
+ *   serve-rpcbind: as serve, also on TCP and UDP 127.0.0.1 (any port), and
+ *          registered with the host's rpcbind (every endpoint).
  *   both:  serves it and runs the client against it in one process:
  *          inline calls, AUTH_SYS, a 1 MiB argument by read chunk and result
  *          by write chunk, a 200 KB result by reply chunk, a large call by
@@ -15,13 +17,16 @@
  *          (calls_read_chunk, replies_write_chunk, replies_reply_chunk, ...).
  *          Prints the counters as "name value" lines, then "PASS".
  */
+#include <arpa/inet.h>
 #include <errno.h>
+#include <netinet/in.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <rpcrdma/clnt.h>
 #include <rpcrdma/poller.h>
@@ -44,16 +49,40 @@
 static struct sockaddr_storage addr;
 static socklen_t addrlen;
 
-static struct rpcrdma_svc *serve(struct rpcrdma_poller **poller, struct rpcrdma_listener **l)
+static void svc_log(void *arg, const struct rpcrdma_log_record *r)
+{
+	(void)arg;
+	fprintf(stderr, "svc: %s %s: %s (%d)\n", rpcrdma_log_event_str(r->event), r->netid,
+		r->reason, r->err);
+}
+
+/* RDMA on addr; with sockets, TCP and UDP on 127.0.0.1 too and the
+ * endpoints registered with rpcbind. */
+static struct rpcrdma_svc *serve(struct rpcrdma_poller **poller, struct rpcrdma_listener **l,
+				 bool sockets)
 {
 	struct rpcrdma_svc *svc;
 	int err;
 
 	CHECK(rpcrdma_poller_create(NULL, poller) == 0, "poller");
-	CHECK(rpcrdma_svc_create(NULL, &svc) == 0, "svc");
+	struct rpcrdma_svc_opts so;
+	rpcrdma_svc_opts_init(&so);
+	so.log_fn = svc_log;
+	CHECK(rpcrdma_svc_create(&so, &svc) == 0, "svc");
 	CHECK(rpcrdma_svc_register(svc, &ct_program) == 0, "register");
 	err = rpcrdma_svc_listen_rdma(svc, *poller, (struct sockaddr *)&addr, NULL, NULL, NULL, l);
 	CHECK(err == 0, "listen_rdma: %s", strerror(-err));
+	if (sockets) {
+		struct sockaddr_in lo = { .sin_family = AF_INET,
+					  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+
+		CHECK(rpcrdma_svc_listen_tcp(svc, (struct sockaddr *)&lo, sizeof(lo), NULL, NULL) == 0,
+		      "listen tcp");
+		CHECK(rpcrdma_svc_listen_udp(svc, (struct sockaddr *)&lo, sizeof(lo), NULL, NULL) == 0,
+		      "listen udp");
+		err = rpcrdma_svc_rpcbind_set(svc, NULL);
+		CHECK(err == 0, "rpcbind_set: %s", strerror(-err));
+	}
 	CHECK(rpcrdma_svc_start(svc) == 0, "start");
 	return svc;
 }
@@ -72,6 +101,18 @@ static uint64_t stat(struct rpcrdma_clnt *c, enum rpcrdma_stat s)
 
 	rpcrdma_clnt_stats(c, &st);
 	return st.v[s];
+}
+
+/* The RDMA client counts a reply after its callback: a counter may lag
+ * the call's return by a moment.  Waits (liveness bound: 20 s) until it
+ * reaches want, then returns it (more than want is a failure too). */
+static uint64_t stat_at(struct rpcrdma_clnt *c, enum rpcrdma_stat s, uint64_t want)
+{
+	struct timespec ts = { 0, 10 * 1000 * 1000 };
+
+	for (int i = 0; i < 2000 && stat(c, s) < want; i++)
+		nanosleep(&ts, NULL);
+	return stat(c, s);
 }
 
 static void req_init(struct rpcrdma_clnt_req *r, uint32_t proc)
@@ -221,7 +262,7 @@ static void client_checks(void)
 	/* inline */
 	for (int i = 0; i < 3; i++)
 		null_call(c);
-	CHECK(stat(c, RPCRDMA_STAT_REPLIES_INLINE) == 3, "replies_inline %llu",
+	CHECK(stat_at(c, RPCRDMA_STAT_REPLIES_INLINE, 3) == 3, "replies_inline %llu",
 	      (unsigned long long)stat(c, RPCRDMA_STAT_REPLIES_INLINE));
 	printf("step inline: ok\n");
 
@@ -241,7 +282,7 @@ static void client_checks(void)
 	n = stat(c, RPCRDMA_STAT_CALLS_READ);
 	bulk_call(c, 1u << 20, true, true);
 	CHECK(stat(c, RPCRDMA_STAT_CALLS_READ) == n + 1, "calls_read_chunk");
-	CHECK(stat(c, RPCRDMA_STAT_REPLIES_WRITE) == 1, "replies_write_chunk %llu",
+	CHECK(stat_at(c, RPCRDMA_STAT_REPLIES_WRITE, 1) == 1, "replies_write_chunk %llu",
 	      (unsigned long long)stat(c, RPCRDMA_STAT_REPLIES_WRITE));
 	printf("step read chunk + write chunk (1 MiB): ok\n");
 
@@ -253,7 +294,8 @@ static void client_checks(void)
 	uint64_t rch = stat(c, RPCRDMA_STAT_REPLIES_RCHUNK);
 	bulk_call(c, 100000, false, false);
 	CHECK(stat(c, RPCRDMA_STAT_CALLS_READ) == n + 1, "calls_read_chunk (pos0)");
-	CHECK(stat(c, RPCRDMA_STAT_REPLIES_RCHUNK) == rch + 1, "replies_reply_chunk (pos0)");
+	CHECK(stat_at(c, RPCRDMA_STAT_REPLIES_RCHUNK, rch + 1) == rch + 1,
+	      "replies_reply_chunk (pos0)");
 	printf("step position-zero read chunk (100000 B): ok\n");
 
 	/* reply chunk */
@@ -268,7 +310,7 @@ static void client_checks(void)
 	r.res_max = 1024 + size;
 	err = rpcrdma_clnt_call(c, &r);
 	CHECK(err == 0, "sized: %s", strerror(-err));
-	CHECK(stat(c, RPCRDMA_STAT_REPLIES_RCHUNK) == rch + 1, "replies_reply_chunk");
+	CHECK(stat_at(c, RPCRDMA_STAT_REPLIES_RCHUNK, rch + 1) == rch + 1, "replies_reply_chunk");
 	printf("step reply chunk (200000 B): ok\n");
 
 	/* asynchronous calls, more than the credits */
@@ -314,8 +356,9 @@ int main(int argc, char **argv)
 	sigset_t set;
 	int sig;
 
-	if (argc != 4 || (strcmp(argv[1], "both") && strcmp(argv[1], "serve"))) {
-		fprintf(stderr, "usage: rdma-clnt both|serve ADDR PORT\n");
+	if (argc != 4 || (strcmp(argv[1], "both") && strcmp(argv[1], "serve") &&
+			  strcmp(argv[1], "serve-rpcbind"))) {
+		fprintf(stderr, "usage: rdma-clnt both|serve|serve-rpcbind ADDR PORT\n");
 		return 2;
 	}
 	snprintf(text, sizeof(text), strchr(argv[2], ':') ? "[%s]:%s" : "%s:%s", argv[2],
@@ -325,7 +368,7 @@ int main(int argc, char **argv)
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGINT);
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
-	svc = serve(&poller, &l);
+	svc = serve(&poller, &l, !strcmp(argv[1], "serve-rpcbind"));
 	printf("listening\n");
 	fflush(stdout);
 	if (!strcmp(argv[1], "both"))
@@ -334,6 +377,11 @@ int main(int argc, char **argv)
 		sigwait(&set, &sig);
 	rpcrdma_listener_stats(l, &st);
 	print_stats("server", &st);
+	struct rpcrdma_svc_stats ss;
+	rpcrdma_svc_get_stats(svc, &ss, sizeof(ss));
+	printf("svc calls %llu dropped %llu busy %llu success %llu\n",
+	       (unsigned long long)ss.calls, (unsigned long long)ss.dropped,
+	       (unsigned long long)ss.busy, (unsigned long long)ss.replies[0]);
 	rpcrdma_svc_destroy(svc);
 	rpcrdma_poller_destroy(poller);
 	if (!strcmp(argv[1], "both"))
