@@ -522,6 +522,11 @@ struct rpcrdma__conn {
 	struct rpcrdma__pool recv_pool; /* without SRQ */
 
 	struct rpcrdma__counters stats;
+	/* The backward direction (rdma_backward.c): receives kept for its
+	 * replies (the listener's bc_recvs, fixed at accept), and its state,
+	 * made on first use (conn->lock). */
+	unsigned bc_recvs;
+	struct rpcrdma__rdma_bc *bc;
 	struct rpcrdma__list lnode;     /* listener's connections */
 	struct rpcrdma__conn *qp_hnext; /* dev->qp_hash chain (listener lock) */
 	struct rpcrdma__rescg_ledger led; /* QP and its pools' MRs */
@@ -620,6 +625,14 @@ struct rpcrdma_listener {
 	 * starts the calls it admits after a release (rdma_budget.c). */
 	struct rpcrdma__rb rb;
 	struct rpcrdma__source rb_src;
+	/* Receives each connection keeps beyond its grant for the replies
+	 * to calls the server sends back (0: none, a plain listener; the
+	 * service's: RPCRDMA__BC_RECVS), and the eventfd source on which a
+	 * poller thread posts those calls (rdma_backward.c). */
+	unsigned bc_recvs;
+	struct rpcrdma__source bc_src;
+	pthread_mutex_t bc_lock;
+	struct rpcrdma__list bc_queue;  /* Sends to post (bc_lock) */
 };
 
 /* The coarse clock (a jiffy's resolution, no system call), ns. */
@@ -673,6 +686,11 @@ int rpcrdma__recv_post_initial(struct rpcrdma__conn *conn);
  * early_slack): an inline reply goes out before its receive is reposted
  * while fewer than this many others do. */
 #define RPCRDMA__EARLY_SLACK 8u
+
+/* Receives a connection of the service keeps for the replies to its
+ * backward calls (RFC 8167; rdma_backward.h). */
+#define RPCRDMA__BC_RECVS 2u
+struct rpcrdma__rdma_bc;
 /* Opens an early window (a reply sent, or its callback run, before its
  * receive is posted again) when fewer than slack are open in *open; the
  * caller closes it with rpcrdma__early_leave after the repost. */

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 
+#include "svc_backward.h"
 #include "svc_int.h"
 
 struct rpcrdma__svc_prog {
@@ -185,6 +186,12 @@ unsigned rpcrdma__svc_xprt_in_progress(const struct rpcrdma__svc_xprt *x)
 const char *rpcrdma__svc_xprt_netid(const struct rpcrdma__svc_xprt *x)
 {
 	return x->netid;
+}
+
+struct rpcrdma__svc_bc_slot *rpcrdma__svc_call_bc_slot(const struct rpcrdma_svc_call *c)
+{
+	const struct rpcrdma__svc_xprt *x = c->xprt;
+	return x->ops->backward ? x->ops->backward(x->priv, c->ctx) : NULL;
 }
 
 int rpcrdma__svc_xprt_busy(const struct rpcrdma__svc_xprt *x)

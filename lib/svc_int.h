@@ -117,6 +117,7 @@ struct rpcrdma__svc_udp;
 struct rpcrdma__svc_rdma;
 struct rpcrdma__svc_rdrive;
 struct rpcrdma__rpcb_entry;
+struct rpcrdma__svc_bc_hub;
 
 struct rpcrdma__svc_counters {
 	atomic_uint_fast64_t calls, replies[6], rpc_mismatch, auth_errors, dropped,
@@ -153,6 +154,7 @@ struct rpcrdma_svc {
 	struct rpcrdma__svc_rdma *rdmas;
 	struct rpcrdma__svc_rdrive *rdrive; /* the DIRECT poller it drives, or NULL */
 	struct rpcrdma__svc_endpoint *endpoints;
+	struct rpcrdma__svc_bc_hub *bc_hub; /* svc_backward.c, made on first use */
 	struct rpcrdma__rpcb_entry *rpcb;
 	char rpcb_path[108];  /* how rpcrdma_svc_rpcbind_set reached rpcbind */
 	bool rpcb_no_tcp;

@@ -8,6 +8,7 @@
 #include <sys/timerfd.h>
 #include <unistd.h>
 
+#include "svc_backward.h"
 #include "svc_int.h"
 
 void rpcrdma__svc_free_programs(struct rpcrdma_svc *svc);
@@ -245,6 +246,7 @@ void rpcrdma_svc_destroy(struct rpcrdma_svc *svc)
 	if (!svc)
 		return;
 	rpcrdma_svc_stop(svc);
+	rpcrdma__svc_bc_shutdown(svc);
 	rpcrdma__rpcbind_unset_all(svc);
 	pthread_mutex_lock(&svc->loop_lock);
 	rpcrdma__svc_tcp_shutdown(svc);
@@ -257,6 +259,7 @@ void rpcrdma_svc_destroy(struct rpcrdma_svc *svc)
 		pthread_cond_wait(&svc->xprts_gone, &svc->lock);
 	pthread_mutex_unlock(&svc->lock);
 
+	rpcrdma__svc_bc_free(svc);
 	while (svc->endpoints) {
 		struct rpcrdma__svc_endpoint *e = svc->endpoints;
 		svc->endpoints = e->next;

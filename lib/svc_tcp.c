@@ -66,6 +66,7 @@ struct tcp_call {
 	uint8_t *base;    /* record mark + reply */
 	size_t len;
 	size_t req_charge, rep_charge; /* in conn->held and svc->tcp_bytes */
+	bool backward;    /* a call to the client (svc_backward.c): no slot */
 };
 
 static const struct rpcrdma__svc_xprt_ops tcp_ops;
@@ -129,6 +130,7 @@ static void conn_free(struct rpcrdma__svc_tcp_conn *c)
 		svc->nconns--;
 	}
 	pthread_mutex_unlock(&svc->lock);
+	rpcrdma__svc_bc_release(&c->bc);
 	free(c->rec);
 	svc_uncharge(svc, c->rec_cap);
 	pthread_mutex_destroy(&c->lock);
@@ -193,7 +195,8 @@ static void sq_pop(struct rpcrdma__svc_tcp_conn *c, struct tcp_call **done)
 	if (!c->sq_head)
 		c->sq_tail = &c->sq_head;
 	c->sq_off = 0;
-	rpcrdma__svc_xprt_complete(c->xprt);
+	if (!tc->backward)
+		rpcrdma__svc_xprt_complete(c->xprt);
 	tc->next = *done;
 	*done = tc;
 }
@@ -258,6 +261,7 @@ bool rpcrdma__tcp_conn_close(struct rpcrdma__svc_tcp_conn *c, const char *why)
 			 (const struct sockaddr *)&c->peer, c->peer_len,
 			 why ? why : c->why ? c->why : "closed", why ? 0 : c->why_err);
 	finish_done(done);
+	rpcrdma__svc_bc_down(&c->bc, -ECONNRESET, true);
 	return true;
 }
 
@@ -319,9 +323,64 @@ static void tcp_done(void *priv, void *ctx, void *buf, size_t len)
 	finish_done(done);
 }
 
+static struct rpcrdma__svc_bc_slot *tcp_backward(void *priv, void *ctx)
+{
+	(void)ctx;
+	return &((struct rpcrdma__svc_tcp_conn *)priv)->bc;
+}
+
 static const struct rpcrdma__svc_xprt_ops tcp_ops = {
 	.reply_buf = tcp_reply_buf,
 	.done = tcp_done,
+	.backward = tcp_backward,
+};
+
+/* Backward call (svc_backward.h, any thread): queued like a reply, but
+ * holding no slot; charged as replies are.  Refused (-EAGAIN) while the
+ * connection already holds max_conn_bytes: a client that does not read
+ * must not make the service queue calls without bound. */
+static int tcp_bc_send(void *priv, uint8_t *block, size_t len)
+{
+	struct rpcrdma__svc_tcp_conn *c = priv;
+	if (atomic_load(&c->held) > c->svc->opts.max_conn_bytes) {
+		free(block);
+		return -EAGAIN;
+	}
+	struct tcp_call *tc = calloc(1, sizeof(*tc)), *done = NULL;
+	if (!tc || len > 0x7fffffffu) {
+		free(tc);
+		free(block);
+		return tc ? -EMSGSIZE : -ENOMEM;
+	}
+	tc->conn = c;
+	tc->backward = true;
+	tc->base = block;
+	tc->len = 4 + len;
+	rpcrdma__put_be32(block, 0x80000000u | (uint32_t)len);
+	tc->rep_charge = tc->len;
+	atomic_fetch_add(&c->held, tc->len);
+	svc_charge(c->svc, tc->len);
+	atomic_fetch_add_explicit(&c->refs, 1, memory_order_relaxed);
+	pthread_mutex_lock(&c->lock);
+	if (c->dead) {
+		pthread_mutex_unlock(&c->lock);
+		call_free(tc);
+		rpcrdma__tcp_conn_put(c);
+		return -ENOTCONN;
+	}
+	*c->sq_tail = tc;
+	c->sq_tail = &tc->next;
+	if (c->sq_head == tc)
+		flush(c, &done);
+	rpcrdma__tcp_update_watch(c);
+	pthread_mutex_unlock(&c->lock);
+	finish_done(done);
+	return 0;
+}
+
+static const struct rpcrdma__svc_bc_ops tcp_bc_ops = {
+	.headroom = 4,
+	.send = tcp_bc_send,
 };
 
 /*
@@ -439,6 +498,15 @@ out_read:
 /* Hands the record just read to the core.  false: close the connection. */
 static bool deliver(struct rpcrdma__svc_tcp_conn *c)
 {
+	if (rpcrdma__rpc_is_reply(c->rec, c->rec_len)) {
+		/* the reply to a backward call: decoded here, on the loop */
+		rpcrdma__svc_bc_reply(&c->bc, c->rec, c->rec_len, true);
+		free(c->rec);
+		svc_uncharge(c->svc, c->rec_cap);
+		c->rec = NULL;
+		c->rec_len = c->rec_cap = 0;
+		return true;
+	}
 	struct tcp_call *tc = calloc(1, sizeof(*tc));
 	if (!tc) {
 		c->why = "out of memory";
@@ -536,6 +604,7 @@ int rpcrdma__tcp_conn_add(struct rpcrdma_svc *svc, int fd, const char *netid,
 		free(c);
 		return rc;
 	}
+	rpcrdma__svc_bc_slot_init(&c->bc, svc, rpcrdma__svc_xprt_netid(c->xprt), &tcp_bc_ops, c);
 	c->src.fd = fd;
 	c->src.handle = conn_handle;
 	c->svc = svc;

@@ -533,6 +533,17 @@ RPCRDMA_API int rpcrdma_uaddr_format(const struct sockaddr *sa, socklen_t len,
  * to a client on the connection one of its calls came in on -- a TCP
  * connection (accepted or adopted) or an RPC-over-RDMA connection (RFC
  * 8167: inline only, within the backward credits the client reserved).
+ *
+ * Ownership and threads: the handle is counted (one reference per
+ * rpcrdma_svc_call_conn, dropped by rpcrdma_svc_conn_put), usable from any
+ * thread, and may outlive the connection and the service (put is then all
+ * it is good for).  The request (and its args and res) belongs to the
+ * library from a successful call_async until done runs; done may call
+ * call_async and conn_put again but not rpcrdma_svc_destroy.  The
+ * connection reads replies with its calls: over TCP a connection whose
+ * slots (max_calls) are all taken reads nothing, so a handler should not
+ * hold its call open (RPCRDMA_SVC_ASYNC) waiting for a backward reply on
+ * the same connection when that could take every slot.
  */
 struct rpcrdma_svc_conn;
 
@@ -559,10 +570,14 @@ RPCRDMA_API int rpcrdma_svc_conn_connected(const struct rpcrdma_svc_conn *conn);
  * exactly once, on the service's loop thread (or in rpcrdma_svc_destroy
  * with -ECANCELED): 0, -ETIMEDOUT (req->timeout_ms, <= 0: 10 s),
  * -ENOTCONN / -ECONNRESET (the connection closed), -EACCES, -EREMOTEIO,
- * -EBADMSG as for rpcrdma_clnt_done.  Else a negative errno and done is
- * never called: -ENOTCONN, -EMSGSIZE (the call does not fit inline over
- * RDMA), -EAGAIN (no backward credit over RDMA: the client reserved none),
- * -ENOMEM.
+ * -EBADMSG as for rpcrdma_clnt_done.  req->decode runs before done, on
+ * the loop thread (TCP) or a poller thread (RDMA).  Else a negative errno
+ * and done is never called: -ENOTCONN, -EMSGSIZE (the call does not fit
+ * inline over RDMA), -EAGAIN (over RDMA, every backward credit is in use:
+ * at most min(2, the client's grant; 1 before its first reply) calls are
+ * in flight, each until a reply arrives -- a timeout does not give it
+ * back; over TCP, the connection already buffers max_conn_bytes: the
+ * client does not read), -ENOMEM.
  */
 RPCRDMA_API int rpcrdma_svc_conn_call_async(struct rpcrdma_svc_conn *conn, uint32_t prog,
 					    uint32_t vers, const struct rpcrdma_svc_cred *cred,
