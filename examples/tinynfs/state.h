@@ -2,8 +2,8 @@
 /*
  * NFSv4.1 server state (RFC 8881 sections 2.10, 8, 9, 18.35-18.46):
  * client records, sessions with their slot tables and reply cache, open
- * and lock stateids, and byte-range locks.  No delegations, no layouts,
- * no callbacks (CREATE_SESSION never grants a back channel).
+ * and lock stateids, and byte-range locks.  Delegations and the back
+ * channel are deleg.h's and callback.h's; no layouts.
  *
  * All functions are thread-safe (one mutex inside) and return an
  * nfsstat4.  Only the client record survives a restart, and only with a
@@ -227,7 +227,10 @@ uint32_t tnfs_state_destroy_session(struct tnfs_state *st, const uint8_t sid[16]
 uint32_t tnfs_state_destroy_clientid(struct tnfs_state *st, uint64_t clientid);
 uint32_t tnfs_state_reclaim_complete(struct tnfs_state *st, uint64_t clientid,
 				     bool one_fs);
-uint32_t tnfs_state_bind_conn(struct tnfs_state *st, const uint8_t sid[16]);
+/* BIND_CONN_TO_SESSION: NFS4_OK and the session's client, or
+ * NFS4ERR_BADSESSION. */
+uint32_t tnfs_state_bind_conn(struct tnfs_state *st, const uint8_t sid[16],
+			      uint64_t *clientid);
 
 /* A file, as the state knows it. */
 struct tnfs_file_key {
