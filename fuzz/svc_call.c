@@ -56,7 +56,7 @@ static void fz_done(void *priv, void *ctx, void *buf, size_t len)
 	pthread_mutex_unlock(&f->lock);
 }
 
-static const struct rpcrdma__svc_xprt_ops fz_ops = { fz_reply_buf, fz_done, NULL };
+static const struct rpcrdma__svc_xprt_ops fz_ops = { fz_reply_buf, fz_done, NULL, NULL };
 
 static struct fz *fz_get(void)
 {

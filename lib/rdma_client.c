@@ -105,6 +105,25 @@ static void sync_timeout(struct rpcrdma_client *c, struct rpcrdma_client_call *c
 	}
 }
 
+bool rpcrdma__client_abort(struct rpcrdma_client *c, struct rpcrdma_client_call *call)
+{
+	struct cconn *cc;
+
+	if (sync_unqueue(c, call))
+		return true;
+	rpcrdma__count(&c->stats, NULL, RPCRDMA_STAT_TIMEOUTS, 1);
+	pthread_mutex_lock(&c->lock);
+	cc = c->cc;
+	if (cc)
+		atomic_fetch_add(&cc->refs, 1);
+	pthread_mutex_unlock(&c->lock);
+	if (cc) {
+		rpcrdma__clt_break(c, cc, -ETIMEDOUT);
+		cconn_put(cc);
+	}
+	return false;
+}
+
 int rpcrdma_client_call(struct rpcrdma_client *c, struct rpcrdma_client_call *call, int timeout_ms)
 {
 	struct sync_wait w = { .done = false };

@@ -146,6 +146,11 @@ struct rpcrdma_client {
 
 /* ---- shared between the files (each defined where its name says) ---- */
 
+/* rdma_client.c: a call of rpcrdma_clnt (clnt_rdma.c) timed out.  True
+ * when it still waited for the grant and is taken back (its done is never
+ * called); else its connection is broken and done comes (-ECONNRESET). */
+bool rpcrdma__client_abort(struct rpcrdma_client *c, struct rpcrdma_client_call *call);
+
 /* rdma_client_conn.c */
 void rpcrdma__clt_reap(struct rpcrdma_client *c, bool wait);
 void rpcrdma__clt_break(struct rpcrdma_client *c, struct cconn *cc, int status);

@@ -27,7 +27,6 @@ struct rpcrdma__svc_xprt {
 	atomic_uint in_progress;
 	struct sockaddr_storage local;
 	socklen_t local_len;
-	struct rpcrdma__svc_bc_slot bc; /* svc_backward.c */
 };
 
 struct rpcrdma_svc_call {
@@ -165,7 +164,6 @@ int rpcrdma__svc_xprt_destroy(struct rpcrdma__svc_xprt *x)
 	if (atomic_load(&x->in_progress))
 		return -EBUSY;
 	struct rpcrdma_svc *svc = x->svc;
-	rpcrdma__svc_xprt_bc_release(x);
 	free(x);
 	/* Last touch of svc: rpcrdma_svc_destroy may free it right after. */
 	pthread_mutex_lock(&svc->lock);
@@ -190,19 +188,10 @@ const char *rpcrdma__svc_xprt_netid(const struct rpcrdma__svc_xprt *x)
 	return x->netid;
 }
 
-struct rpcrdma__svc_bc_slot *rpcrdma__svc_xprt_bc(struct rpcrdma__svc_xprt *x)
+struct rpcrdma__svc_bc_slot *rpcrdma__svc_call_bc_slot(const struct rpcrdma_svc_call *c)
 {
-	return &x->bc;
-}
-
-struct rpcrdma_svc *rpcrdma__svc_xprt_svc(const struct rpcrdma__svc_xprt *x)
-{
-	return x->svc;
-}
-
-struct rpcrdma__svc_xprt *rpcrdma__svc_call_xprt(const struct rpcrdma_svc_call *c)
-{
-	return c->xprt;
+	const struct rpcrdma__svc_xprt *x = c->xprt;
+	return x->ops->backward ? x->ops->backward(x->priv, c->ctx) : NULL;
 }
 
 int rpcrdma__svc_xprt_busy(const struct rpcrdma__svc_xprt *x)

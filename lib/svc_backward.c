@@ -30,14 +30,14 @@ struct rpcrdma_svc_conn {
 	atomic_bool up;
 	pthread_mutex_t lock;        /* held around ops->send */
 	struct rpcrdma_svc *svc;     /* while up */
-	struct rpcrdma__svc_xprt *xprt;
+	struct rpcrdma__svc_bc_slot *slot;
 	const struct rpcrdma__svc_bc_ops *ops;
 	void *priv;
 };
 
 struct bc_call {
 	struct bc_call *next;        /* bucket chain, then done list */
-	struct rpcrdma__svc_xprt *xprt;
+	const struct rpcrdma__svc_bc_slot *slot;
 	uint32_t xid;
 	int status;
 	uint64_t deadline;           /* ms, CLOCK_MONOTONIC */
@@ -92,13 +92,13 @@ static void arm(struct rpcrdma__svc_bc_hub *h, uint64_t d)
 		h->armed = d;
 }
 
-/* Under hub->lock: unlinks the pending call xid sent on x (x NULL: any). */
+/* Under hub->lock: unlinks the pending call xid sent on s. */
 static struct bc_call *take(struct rpcrdma__svc_bc_hub *h, uint32_t xid,
-			    const struct rpcrdma__svc_xprt *x)
+			    const struct rpcrdma__svc_bc_slot *s)
 {
 	for (struct bc_call **pp = &h->bucket[xid % NBUCKETS]; *pp; pp = &(*pp)->next) {
 		struct bc_call *p = *pp;
-		if (p->xid == xid && (!x || p->xprt == x)) {
+		if (p->xid == xid && p->slot == s) {
 			*pp = p->next;
 			p->next = NULL;
 			return p;
@@ -165,9 +165,9 @@ static bool match_due(const struct bc_call *p, const void *key)
 	return p->deadline <= *(const uint64_t *)key;
 }
 
-static bool match_xprt(const struct bc_call *p, const void *key)
+static bool match_slot(const struct bc_call *p, const void *key)
 {
-	return p->xprt == key;
+	return p->slot == key;
 }
 
 static bool match_all(const struct bc_call *p, const void *key)
@@ -253,24 +253,26 @@ out_close:
 	return NULL;
 }
 
-void rpcrdma__svc_xprt_set_backward(struct rpcrdma__svc_xprt *x,
-				    const struct rpcrdma__svc_bc_ops *ops, void *priv)
+void rpcrdma__svc_bc_slot_init(struct rpcrdma__svc_bc_slot *s, struct rpcrdma_svc *svc,
+			       const char *netid, const struct rpcrdma__svc_bc_ops *ops,
+			       void *priv)
 {
-	struct rpcrdma__svc_bc_slot *s = rpcrdma__svc_xprt_bc(x);
+	memset(s, 0, sizeof(*s));
+	s->svc = svc;
+	s->netid = netid;
 	s->ops = ops;
 	s->priv = priv;
 }
 
 int rpcrdma_svc_call_conn(const struct rpcrdma_svc_call *call, struct rpcrdma_svc_conn **out)
 {
-	struct rpcrdma__svc_xprt *x = rpcrdma__svc_call_xprt(call);
-	struct rpcrdma_svc *svc = rpcrdma__svc_xprt_svc(x);
-	struct rpcrdma__svc_bc_slot *s = rpcrdma__svc_xprt_bc(x);
+	struct rpcrdma__svc_bc_slot *s = rpcrdma__svc_call_bc_slot(call);
 	int rc = 0;
 
 	*out = NULL;
-	if (!s->ops)
+	if (!s)
 		return -EOPNOTSUPP;
+	struct rpcrdma_svc *svc = s->svc;
 	pthread_mutex_lock(&svc->lock);
 	struct rpcrdma_svc_conn *c = s->conn;
 	if (!c) {
@@ -284,7 +286,7 @@ int rpcrdma_svc_call_conn(const struct rpcrdma_svc_call *call, struct rpcrdma_sv
 		atomic_init(&c->up, !s->down);
 		pthread_mutex_init(&c->lock, NULL);
 		c->svc = svc;
-		c->xprt = x;
+		c->slot = s;
 		c->ops = s->ops;
 		c->priv = s->priv;
 		s->conn = c;
@@ -375,7 +377,7 @@ int rpcrdma_svc_conn_call_async(struct rpcrdma_svc_conn *c, uint32_t prog, uint3
 	pthread_mutex_lock(&c->lock);
 	if (!atomic_load(&c->up))
 		goto out_unlock;
-	p->xprt = c->xprt;
+	p->slot = c->slot;
 	struct rpcrdma__svc_bc_hub *h = hub_of(c->svc);
 	rc = pend(h, p);
 	if (rc)
@@ -386,7 +388,7 @@ int rpcrdma_svc_conn_call_async(struct rpcrdma_svc_conn *c, uint32_t prog, uint3
 		rc = c->ops->send(c->priv, block, len);
 	if (rc) {
 		pthread_mutex_lock(&h->lock);
-		struct bc_call *q = take(h, p->xid, p->xprt);
+		struct bc_call *q = take(h, p->xid, p->slot);
 		pthread_mutex_unlock(&h->lock);
 		if (!q) /* a timeout got it first: done will be called */
 			rc = 0;
@@ -401,12 +403,9 @@ out_unlock:
 	return rc;
 }
 
-void rpcrdma__svc_xprt_bc_down(struct rpcrdma__svc_xprt *x, int err, bool on_loop)
+void rpcrdma__svc_bc_down(struct rpcrdma__svc_bc_slot *s, int err, bool on_loop)
 {
-	struct rpcrdma_svc *svc = rpcrdma__svc_xprt_svc(x);
-	struct rpcrdma__svc_bc_slot *s = rpcrdma__svc_xprt_bc(x);
-	if (!s->ops)
-		return;
+	struct rpcrdma_svc *svc = s->svc;
 	pthread_mutex_lock(&svc->lock);
 	bool was = s->down;
 	s->down = true;
@@ -419,41 +418,41 @@ void rpcrdma__svc_xprt_bc_down(struct rpcrdma__svc_xprt *x, int err, bool on_loo
 	atomic_store(&c->up, false);
 	c->ops = NULL;
 	c->priv = NULL;
+	c->slot = NULL;
 	pthread_mutex_unlock(&c->lock);
 
 	struct rpcrdma__svc_bc_hub *h = hub_of(svc);
 	struct bc_call *gone = NULL;
 	pthread_mutex_lock(&h->lock);
-	sweep(h, match_xprt, x, err, &gone, NULL);
+	sweep(h, match_slot, s, err, &gone, NULL);
 	pthread_mutex_unlock(&h->lock);
 	finish(h, gone, on_loop);
 }
 
-void rpcrdma__svc_xprt_bc_release(struct rpcrdma__svc_xprt *x)
+void rpcrdma__svc_bc_release(struct rpcrdma__svc_bc_slot *s)
 {
-	struct rpcrdma__svc_bc_slot *s = rpcrdma__svc_xprt_bc(x);
-	if (!s->ops)
+	if (!s->svc)
 		return;
-	rpcrdma__svc_xprt_bc_down(x, -ENOTCONN, false);
+	rpcrdma__svc_bc_down(s, -ENOTCONN, false);
 	rpcrdma_svc_conn_put(s->conn);
 	s->conn = NULL;
 }
 
-void rpcrdma__svc_bc_reply(struct rpcrdma__svc_xprt *x, const uint8_t *msg, size_t len,
+void rpcrdma__svc_bc_reply(struct rpcrdma__svc_bc_slot *s, const uint8_t *msg, size_t len,
 			   bool on_loop)
 {
-	struct rpcrdma_svc *svc = rpcrdma__svc_xprt_svc(x);
+	struct rpcrdma_svc *svc = s->svc;
 	struct rpcrdma__svc_bc_hub *h = hub_of(svc);
 	struct bc_call *p = NULL;
 	if (h && len >= 8) {
 		pthread_mutex_lock(&h->lock);
-		p = take(h, rpcrdma__get_be32(msg), x);
+		p = take(h, rpcrdma__get_be32(msg), s);
 		pthread_mutex_unlock(&h->lock);
 	}
 	if (!p) {
 		RPCRDMA__STAT_INC(svc, dropped);
-		rpcrdma__svc_log(svc, RPCRDMA_LOG_CALL_DROPPED, rpcrdma__svc_xprt_netid(x), NULL,
-				 0, "a reply that matches no backward call", 0);
+		rpcrdma__svc_log(svc, RPCRDMA_LOG_CALL_DROPPED, s->netid, NULL, 0,
+				 "a reply that matches no backward call", 0);
 		return;
 	}
 	p->status = rpcrdma__bc_reply_decode(msg, len, p->req);

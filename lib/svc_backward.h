@@ -5,18 +5,19 @@
  * installed.
  *
  * Pieces:
- *  - a transport that can carry calls backward gives its xprt send ops
- *    (rpcrdma__svc_xprt_set_backward) at creation;
- *  - rpcrdma_svc_call_conn() makes (once per xprt) a counted handle
- *    struct rpcrdma_svc_conn that points at the xprt while it is up;
+ *  - a transport that can carry calls backward keeps a slot per connection
+ *    (rpcrdma__svc_bc_slot_init) and names it for a call through its xprt
+ *    ops' backward();
+ *  - rpcrdma_svc_call_conn() makes (once per slot) a counted handle
+ *    struct rpcrdma_svc_conn that points at the slot while it is up;
  *  - pending calls live in the service's hub (created with the first
  *    handle): a table by xid, a timerfd for their timeouts and an eventfd
  *    that wakes the loop for completions found on other threads;
  *  - the transport hands every received REPLY message to
- *    rpcrdma__svc_bc_reply() and tells rpcrdma__svc_xprt_bc_down() when
+ *    rpcrdma__svc_bc_reply() and tells rpcrdma__svc_bc_down() when
  *    the connection closes.
  *
- * Locks, outermost first: svc->lock (the xprt's slot), the handle's lock
+ * Locks, outermost first: svc->lock (the slots), the handle's lock
  * (held while the transport's send runs), the hub's lock.  Completions
  * (done) run with none held, on the loop thread (or in destroy).
  */
@@ -45,44 +46,48 @@ struct rpcrdma__svc_bc_ops {
 	int (*send)(void *priv, uint8_t *block, size_t len);
 };
 
-/* The xprt's backward state (embedded in struct rpcrdma__svc_xprt, under
- * svc->lock). */
+/* A connection's backward state, in the transport's connection object
+ * (fields under svc->lock). */
 struct rpcrdma__svc_bc_slot {
-	const struct rpcrdma__svc_bc_ops *ops; /* NULL: no backward calls (UDP) */
+	struct rpcrdma_svc *svc;
+	const struct rpcrdma__svc_bc_ops *ops;
 	void *priv;
+	const char *netid;                     /* for the log, static */
 	struct rpcrdma_svc_conn *conn;         /* the handle, once made */
 	bool down;
 };
 
-/* svc.c: the slot of an xprt, the xprt of a call, its service. */
-struct rpcrdma__svc_bc_slot *rpcrdma__svc_xprt_bc(struct rpcrdma__svc_xprt *x);
-struct rpcrdma__svc_xprt *rpcrdma__svc_call_xprt(const struct rpcrdma_svc_call *call);
-struct rpcrdma_svc *rpcrdma__svc_xprt_svc(const struct rpcrdma__svc_xprt *x);
+/* svc.c: the slot of the connection a call came in on (the xprt ops'
+ * backward()), or NULL when its transport has none (UDP). */
+struct rpcrdma__svc_bc_slot *rpcrdma__svc_call_bc_slot(const struct rpcrdma_svc_call *call);
 
-/* Transport, at creation (before any call): backward calls may be sent on
- * x through ops/priv, which stay valid until rpcrdma__svc_xprt_bc_down(). */
-void rpcrdma__svc_xprt_set_backward(struct rpcrdma__svc_xprt *x,
-				    const struct rpcrdma__svc_bc_ops *ops, void *priv);
+/* Transport, with its connection: backward calls may be sent on it
+ * through ops/priv, which stay valid until rpcrdma__svc_bc_release(). */
+void rpcrdma__svc_bc_slot_init(struct rpcrdma__svc_bc_slot *s, struct rpcrdma_svc *svc,
+			       const char *netid, const struct rpcrdma__svc_bc_ops *ops,
+			       void *priv);
 
 /*
- * Transport: the connection closed (or the xprt is going).  Later calls
- * fail with -ENOTCONN; pending ones complete with err.  on_loop: the
- * caller is the loop thread (or destroy), so done may run right here;
- * else the loop is woken to run them.  Idempotent; no transport lock held.
+ * Transport: the connection closed.  Later calls fail with -ENOTCONN;
+ * pending ones complete with err.  on_loop: the caller is the loop thread
+ * (or destroy), so done may run right here; else the loop is woken to run
+ * them.  Waits for a send in progress on the slot.  Idempotent; no
+ * transport lock held.
  */
-void rpcrdma__svc_xprt_bc_down(struct rpcrdma__svc_xprt *x, int err, bool on_loop);
+void rpcrdma__svc_bc_down(struct rpcrdma__svc_bc_slot *s, int err, bool on_loop);
 
-/* svc.c, as the xprt is destroyed: down (-ENOTCONN), and the slot's
- * reference to the handle dropped.  svc->lock not held. */
-void rpcrdma__svc_xprt_bc_release(struct rpcrdma__svc_xprt *x);
+/* Transport, before the slot's memory goes (and before its xprt is
+ * destroyed: this touches the service): down (-ENOTCONN), and the
+ * slot's reference to the handle dropped.  No transport lock held. */
+void rpcrdma__svc_bc_release(struct rpcrdma__svc_bc_slot *s);
 
 /*
  * Transport: a received RPC message whose msg_type is REPLY (msg[4..7] ==
- * 1).  Matched by xid to a pending call sent on x, its results decoded in
+ * 1).  Matched by xid to a pending call sent on s, its results decoded in
  * place (msg need only live until this returns), done run here (on_loop)
  * or on the loop.  An unmatched reply is dropped (counted in dropped).
  */
-void rpcrdma__svc_bc_reply(struct rpcrdma__svc_xprt *x, const uint8_t *msg, size_t len,
+void rpcrdma__svc_bc_reply(struct rpcrdma__svc_bc_slot *s, const uint8_t *msg, size_t len,
 			   bool on_loop);
 
 /* Whether msg (len bytes) is an RPC REPLY. */

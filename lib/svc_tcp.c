@@ -49,7 +49,6 @@
 #include <sys/epoll.h>
 #include <unistd.h>
 
-#include "svc_backward.h"
 #include "svc_tcp_int.h"
 
 #define RECV_MIN 4096u      /* first record buffer, unless less is needed */
@@ -131,6 +130,7 @@ static void conn_free(struct rpcrdma__svc_tcp_conn *c)
 		svc->nconns--;
 	}
 	pthread_mutex_unlock(&svc->lock);
+	rpcrdma__svc_bc_release(&c->bc);
 	free(c->rec);
 	svc_uncharge(svc, c->rec_cap);
 	pthread_mutex_destroy(&c->lock);
@@ -261,7 +261,7 @@ bool rpcrdma__tcp_conn_close(struct rpcrdma__svc_tcp_conn *c, const char *why)
 			 (const struct sockaddr *)&c->peer, c->peer_len,
 			 why ? why : c->why ? c->why : "closed", why ? 0 : c->why_err);
 	finish_done(done);
-	rpcrdma__svc_xprt_bc_down(c->xprt, -ECONNRESET, true);
+	rpcrdma__svc_bc_down(&c->bc, -ECONNRESET, true);
 	return true;
 }
 
@@ -323,9 +323,16 @@ static void tcp_done(void *priv, void *ctx, void *buf, size_t len)
 	finish_done(done);
 }
 
+static struct rpcrdma__svc_bc_slot *tcp_backward(void *priv, void *ctx)
+{
+	(void)ctx;
+	return &((struct rpcrdma__svc_tcp_conn *)priv)->bc;
+}
+
 static const struct rpcrdma__svc_xprt_ops tcp_ops = {
 	.reply_buf = tcp_reply_buf,
 	.done = tcp_done,
+	.backward = tcp_backward,
 };
 
 /* Backward call (svc_backward.h, any thread): queued like a reply, but
@@ -487,7 +494,7 @@ static bool deliver(struct rpcrdma__svc_tcp_conn *c)
 {
 	if (rpcrdma__rpc_is_reply(c->rec, c->rec_len)) {
 		/* the reply to a backward call: decoded here, on the loop */
-		rpcrdma__svc_bc_reply(c->xprt, c->rec, c->rec_len, true);
+		rpcrdma__svc_bc_reply(&c->bc, c->rec, c->rec_len, true);
 		free(c->rec);
 		svc_uncharge(c->svc, c->rec_cap);
 		c->rec = NULL;
@@ -591,7 +598,7 @@ int rpcrdma__tcp_conn_add(struct rpcrdma_svc *svc, int fd, const char *netid,
 		free(c);
 		return rc;
 	}
-	rpcrdma__svc_xprt_set_backward(c->xprt, &tcp_bc_ops, c);
+	rpcrdma__svc_bc_slot_init(&c->bc, svc, rpcrdma__svc_xprt_netid(c->xprt), &tcp_bc_ops, c);
 	c->src.fd = fd;
 	c->src.handle = conn_handle;
 	c->svc = svc;

@@ -9,6 +9,7 @@
 
 #include <sys/socket.h>
 
+#include "svc_backward.h"
 #include "svc_int.h"
 
 struct tcp_call; /* svc_tcp.c */
@@ -22,6 +23,7 @@ struct rpcrdma__svc_tcp_conn {
 	atomic_int refs;
 	struct sockaddr_storage peer;
 	socklen_t peer_len;
+	struct rpcrdma__svc_bc_slot bc; /* calls to the client (svc_backward.c) */
 	const char *why;            /* loop thread: why it must close (log) */
 	int why_err;                /* ... and the errno, negative, or 0 */
 

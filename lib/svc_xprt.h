@@ -15,6 +15,7 @@
 #include <rpcrdma/svc.h>
 
 struct rpcrdma__svc_xprt;
+struct rpcrdma__svc_bc_slot; /* svc_backward.h */
 
 /* The transport's per-call context (RDMA: the chunk lists of the call). */
 void *rpcrdma__svc_call_xprt_ctx(const struct rpcrdma_svc_call *call);
@@ -65,6 +66,10 @@ struct rpcrdma__svc_xprt_ops {
 	 * item (rpcrdma_svc_call_set_bulk) and the reply is SUCCESS, with the
 	 * item's data range as offsets into the reply buffer. */
 	void (*bulk)(void *priv, void *call_ctx, size_t offset, size_t len);
+	/* Optional: the backward-direction slot of the connection the call
+	 * came in on (svc_backward.h), any thread while the call is in
+	 * progress; NULL: none (UDP). */
+	struct rpcrdma__svc_bc_slot *(*backward)(void *priv, void *call_ctx);
 };
 
 /* Transport flags. */

@@ -36,7 +36,7 @@ static void s_done(void *priv, void *ctx, void *buf, size_t len)
 	rpcrdma__svc_xprt_complete(s->x);
 }
 
-static const struct rpcrdma__svc_xprt_ops ops = { s_buf, s_done, NULL };
+static const struct rpcrdma__svc_xprt_ops ops = { s_buf, s_done, NULL, NULL };
 
 static void put32(uint8_t *p, uint32_t v)
 {

@@ -299,7 +299,7 @@ static void mem_bulk(void *priv, void *ctx, size_t off, size_t len)
 	m->bulk_len = len;
 }
 
-static const struct rpcrdma__svc_xprt_ops mem_ops = { mem_reply_buf, mem_done, mem_bulk };
+static const struct rpcrdma__svc_xprt_ops mem_ops = { mem_reply_buf, mem_done, mem_bulk, NULL };
 
 struct fixture {
 	struct rpcrdma_svc *svc;
@@ -612,7 +612,7 @@ static void defer_done(void *priv, void *ctx, void *buf, size_t len)
 static void test_slots(void **state)
 {
 	struct fixture *f = *state;
-	static const struct rpcrdma__svc_xprt_ops ops = { mem_reply_buf, defer_done, NULL };
+	static const struct rpcrdma__svc_xprt_ops ops = { mem_reply_buf, defer_done, NULL, NULL };
 	struct rpcrdma__svc_xprt_info info = { .size = sizeof(info), .netid = "rdma",
 		.flags = RPCRDMA__SVC_XPRT_CONGESTION_CONTROL, .max_calls = 3 };
 	struct rpcrdma__svc_xprt *x;

@@ -1,0 +1,472 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The client over TCP: record marking (RFC 5531 section 11), one
+ * connection, reconnect with backoff.  Runs on the client's loop; only
+ * rpcrdma__clnt_send_record comes from other threads (the output queue is
+ * under the lock).
+ *
+ * Records are assembled as their bytes arrive (the buffer doubles, never to
+ * the size a fragment header announces); a record longer than the largest
+ * reply a pending call allows (at least 1 MiB) breaks the connection.
+ */
+#include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "clnt_int.h"
+#include "diag_int.h"
+#include "svc_int.h"
+
+struct outrec {
+	struct rpcrdma__list node;
+	uint8_t *buf;
+	size_t len, off;
+};
+
+struct rpcrdma__clnt_sock {
+	int fd;                         /* -1: no connection */
+	pthread_mutex_t lock;           /* fd and out, for send_record */
+	struct rpcrdma__list out;
+	bool out_watched;
+	/* the record being received */
+	uint8_t mark[4];
+	size_t mark_got;
+	uint32_t frag_left;
+	bool last;
+	uint8_t *rbuf;
+	size_t rlen, rcap;
+	uint8_t stage[65536];
+	/* reconnect backoff */
+	int backoff_ms;
+	int64_t backoff_until;
+	int last_err;
+};
+
+int rpcrdma__clnt_sock_connect(struct rpcrdma_clnt *c, int type, int *out)
+{
+	struct pollfd p;
+	socklen_t sl = sizeof(int);
+	int fd, err = 0, one = 1;
+
+	fd = socket(c->addr.ss_family, type | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	if (type == SOCK_STREAM)
+		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	if (connect(fd, (struct sockaddr *)&c->addr, c->addrlen) == 0)
+		goto done;
+	if (errno != EINPROGRESS) {
+		err = -errno;
+		goto done;
+	}
+	p.fd = fd;
+	p.events = POLLOUT;
+	do {
+		err = poll(&p, 1, c->opts.connect_timeout_ms);
+	} while (err < 0 && errno == EINTR);
+	if (err == 0) {
+		err = -ETIMEDOUT;
+	} else if (err < 0) {
+		err = -errno;
+	} else if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &sl) == 0) {
+		err = -err;
+	} else {
+		err = -errno;
+	}
+done:
+	if (err) {
+		close(fd);
+		return err;
+	}
+	*out = fd;
+	return 0;
+}
+
+static void out_free(struct rpcrdma__list *h)
+{
+	struct rpcrdma__list *n;
+
+	while ((n = rpcrdma__list_pop(h))) {
+		struct outrec *o = rpcrdma__container_of(n, struct outrec, node);
+
+		free(o->buf);
+		free(o);
+	}
+}
+
+static void recv_reset(struct rpcrdma__clnt_sock *s)
+{
+	s->mark_got = 0;
+	s->frag_left = 0;
+	s->last = false;
+	s->rlen = 0;
+	if (s->rcap > sizeof(s->stage)) {
+		free(s->rbuf);
+		s->rbuf = NULL;
+		s->rcap = 0;
+	}
+}
+
+/* Closes the connection; the calls in flight fail -ECONNRESET. */
+static void tcp_break(struct rpcrdma_clnt *c, const char *why, int err)
+{
+	struct rpcrdma__clnt_sock *s = c->sock;
+	struct rpcrdma__list dead;
+	int fd;
+
+	rpcrdma__list_init(&dead);
+	pthread_mutex_lock(&s->lock);
+	fd = s->fd;
+	s->fd = -1;
+	s->out_watched = false;
+	rpcrdma__list_splice_tail(&dead, &s->out);
+	pthread_mutex_unlock(&s->lock);
+	if (fd < 0)
+		return;
+	rpcrdma__clnt_loop_unwatch(c, fd);
+	close(fd);
+	out_free(&dead);
+	recv_reset(s);
+	rpcrdma__clnt_count(c, RPCRDMA_STAT_DISCONNECTS, 1);
+	rpcrdma__log(c->opts.log_fn, c->opts.log_arg, RPCRDMA_LOG_CONN_CLOSED, c->netid,
+		     (struct sockaddr *)&c->addr, c->addrlen, why, err);
+	rpcrdma__clnt_pending_fail(c, -ECONNRESET);
+}
+
+/* Connects, unless the backoff of a failed try holds it back. */
+static int tcp_reconnect(struct rpcrdma_clnt *c)
+{
+	struct rpcrdma__clnt_sock *s = c->sock;
+	int64_t now = rpcrdma__clnt_now_ms();
+	int fd, err;
+
+	if (s->backoff_ms && now < s->backoff_until)
+		return s->last_err;
+	err = rpcrdma__clnt_sock_connect(c, SOCK_STREAM, &fd);
+	if (err) {
+		s->backoff_ms = s->backoff_ms ? 2 * s->backoff_ms : c->opts.reconnect_min_ms;
+		if (s->backoff_ms > c->opts.reconnect_max_ms)
+			s->backoff_ms = c->opts.reconnect_max_ms;
+		s->backoff_until = now + s->backoff_ms;
+		s->last_err = err;
+		rpcrdma__clnt_count(c, RPCRDMA_STAT_CONNECT_FAILS, 1);
+		return err;
+	}
+	err = rpcrdma__clnt_loop_watch(c, fd, EPOLLIN);
+	if (err) {
+		close(fd);
+		return err;
+	}
+	s->backoff_ms = 0;
+	pthread_mutex_lock(&s->lock);
+	s->fd = fd;
+	pthread_mutex_unlock(&s->lock);
+	rpcrdma__clnt_count(c, RPCRDMA_STAT_CONNECTS, 1);
+	rpcrdma__clnt_count(c, RPCRDMA_STAT_RECONNECTS, 1);
+	return 0;
+}
+
+static int tcp_start(struct rpcrdma_clnt *c, struct rpcrdma__creq *r)
+{
+	struct rpcrdma__clnt_sock *s = c->sock;
+	struct outrec *o;
+	int err;
+
+	if (r->len > 0x7fffffff)
+		return -EMSGSIZE;
+	if (s->fd < 0) {
+		err = tcp_reconnect(c);
+		if (err)
+			return err;
+	}
+	o = calloc(1, sizeof(*o));
+	if (!o)
+		return -ENOMEM;
+	rpcrdma__put_be32(r->msg, 0x80000000u | (uint32_t)r->len);
+	o->buf = r->msg;
+	o->len = r->len + 4;
+	r->msg = NULL;
+	pthread_mutex_lock(&s->lock);
+	rpcrdma__list_add_tail(&s->out, &o->node);
+	pthread_mutex_unlock(&s->lock);
+	rpcrdma__clnt_pending_add(c, r);
+	rpcrdma__clnt_count(c, RPCRDMA_STAT_CALLS, 1);
+	rpcrdma__clnt_count(c, RPCRDMA_STAT_BYTES_SENT, o->len);
+	return 0;
+}
+
+/* Writes what the socket takes; 0, or the error that broke it. */
+static int tcp_write(struct rpcrdma__clnt_sock *s, bool *want_out)
+{
+	struct rpcrdma__list *n;
+
+	*want_out = false;
+	while ((n = s->out.next) != &s->out) {
+		struct outrec *o = rpcrdma__container_of(n, struct outrec, node);
+		ssize_t k = send(s->fd, o->buf + o->off, o->len - o->off, MSG_NOSIGNAL);
+
+		if (k < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN || errno == EWOULDBLOCK) {
+				*want_out = true;
+				return 0;
+			}
+			return -errno;
+		}
+		o->off += (size_t)k;
+		if (o->off == o->len) {
+			rpcrdma__list_del(n);
+			free(o->buf);
+			free(o);
+		}
+	}
+	return 0;
+}
+
+static void tcp_flush(struct rpcrdma_clnt *c)
+{
+	struct rpcrdma__clnt_sock *s = c->sock;
+	bool want_out = false, change;
+	int err = 0;
+
+	pthread_mutex_lock(&s->lock);
+	if (s->fd < 0) {
+		pthread_mutex_unlock(&s->lock);
+		return;
+	}
+	err = tcp_write(s, &want_out);
+	change = !err && want_out != s->out_watched;
+	if (change) {
+		s->out_watched = want_out;
+		rpcrdma__clnt_loop_rewatch(c, s->fd, EPOLLIN | (want_out ? EPOLLOUT : 0));
+	}
+	pthread_mutex_unlock(&s->lock);
+	if (err)
+		tcp_break(c, "send failed", err);
+}
+
+static void tcp_record(struct rpcrdma_clnt *c, const uint8_t *buf, size_t len)
+{
+	struct rpcrdma__creq *r;
+	uint32_t xid, type;
+
+	if (!rpcrdma__clnt_msg_xid(buf, len, &xid, &type)) {
+		rpcrdma__clnt_count(c, RPCRDMA_STAT_ERR_SHORT, 1);
+		return;
+	}
+	if (type == 0) {
+		rpcrdma__clnt_backward_call(c, buf, len);
+		return;
+	}
+	r = type == 1 ? rpcrdma__clnt_pending_take(c, xid) : NULL;
+	if (!r) {
+		rpcrdma__clnt_count(c, RPCRDMA_STAT_ERR_DROPPED, 1);
+		return;
+	}
+	rpcrdma__clnt_complete_reply(c, r, buf, len, NULL, 0);
+}
+
+/* Appends k bytes of a fragment; -EMSGSIZE past the record limit. */
+static int tcp_append(struct rpcrdma_clnt *c, const uint8_t *p, size_t k)
+{
+	struct rpcrdma__clnt_sock *s = c->sock;
+
+	if (s->rlen + k > s->rcap) {
+		size_t cap = s->rcap ? s->rcap : 4096;
+		uint8_t *nb;
+
+		while (cap < s->rlen + k)
+			cap *= 2;
+		nb = realloc(s->rbuf, cap);
+		if (!nb)
+			return -ENOMEM;
+		s->rbuf = nb;
+		s->rcap = cap;
+	}
+	memcpy(s->rbuf + s->rlen, p, k);
+	s->rlen += k;
+	return 0;
+}
+
+/* Consumes received bytes; 0 or the error that must break the connection. */
+static int tcp_bytes(struct rpcrdma_clnt *c, const uint8_t *p, size_t len)
+{
+	struct rpcrdma__clnt_sock *s = c->sock;
+
+	while (len) {
+		if (s->mark_got < 4) {
+			size_t k = 4 - s->mark_got < len ? 4 - s->mark_got : len;
+			uint32_t w;
+
+			memcpy(s->mark + s->mark_got, p, k);
+			s->mark_got += k;
+			p += k;
+			len -= k;
+			if (s->mark_got < 4)
+				break;
+			w = rpcrdma__get_be32(s->mark);
+			s->last = w >> 31;
+			s->frag_left = w & 0x7fffffffu;
+			if (s->rlen + s->frag_left > rpcrdma__clnt_pending_max(c) + 4096)
+				return -EMSGSIZE;
+		}
+		size_t k = s->frag_left < len ? s->frag_left : len;
+		if (k && tcp_append(c, p, k))
+			return -ENOMEM;
+		p += k;
+		len -= k;
+		s->frag_left -= (uint32_t)k;
+		if (s->frag_left)
+			break;
+		s->mark_got = 0;
+		if (s->last) {
+			tcp_record(c, s->rbuf, s->rlen);
+			s->rlen = 0;
+			if (s->fd < 0)   /* a done callback's call broke it */
+				return 0;
+		}
+	}
+	return 0;
+}
+
+static void tcp_input(struct rpcrdma_clnt *c, uint32_t events)
+{
+	struct rpcrdma__clnt_sock *s = c->sock;
+
+	if (events & EPOLLOUT)
+		tcp_flush(c);
+	for (int i = 0; i < 16 && s->fd >= 0; i++) {
+		ssize_t n = recv(s->fd, s->stage, sizeof(s->stage), 0);
+		int err;
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return;
+		if (n <= 0) {
+			tcp_break(c, n == 0 ? "closed by the server" : "receive failed",
+				  n == 0 ? -ECONNRESET : -errno);
+			return;
+		}
+		rpcrdma__clnt_count(c, RPCRDMA_STAT_BYTES_RECV, (uint64_t)n);
+		err = tcp_bytes(c, s->stage, (size_t)n);
+		if (err) {
+			rpcrdma__clnt_count(c, RPCRDMA_STAT_POLICY_CLOSE, 1);
+			tcp_break(c, err == -EMSGSIZE ? "record too long" : "out of memory", err);
+			return;
+		}
+	}
+}
+
+static int tcp_expire(struct rpcrdma_clnt *c, struct rpcrdma__creq *r)
+{
+	(void)c;
+	(void)r;
+	return 0;   /* a late reply matches no call and is dropped */
+}
+
+static const struct rpcrdma__clnt_loop_ops tcp_ops = {
+	.start = tcp_start,
+	.input = tcp_input,
+	.expire = tcp_expire,
+	.flush = tcp_flush,
+};
+
+int rpcrdma__clnt_send_record(struct rpcrdma_clnt *c, const struct iovec *iov, int n)
+{
+	struct rpcrdma__clnt_sock *s;
+	struct outrec *o;
+	size_t len = 0, off = 4;
+	int err = 0;
+
+	if (!c || c->kind != RPCRDMA__CLNT_TCP)
+		return -EOPNOTSUPP;
+	s = c->sock;
+	for (int i = 0; i < n; i++) {
+		if (iov[i].iov_len > 0x7fffffffu - len)
+			return -EMSGSIZE;
+		len += iov[i].iov_len;
+	}
+	o = calloc(1, sizeof(*o));
+	if (!o || !(o->buf = malloc(len + 4))) {
+		free(o);
+		return -ENOMEM;
+	}
+	rpcrdma__put_be32(o->buf, 0x80000000u | (uint32_t)len);
+	for (int i = 0; i < n; i++) {
+		if (iov[i].iov_len)
+			memcpy(o->buf + off, iov[i].iov_base, iov[i].iov_len);
+		off += iov[i].iov_len;
+	}
+	o->len = len + 4;
+	pthread_mutex_lock(&s->lock);
+	if (s->fd < 0)
+		err = -ENOTCONN;
+	else
+		rpcrdma__list_add_tail(&s->out, &o->node);
+	pthread_mutex_unlock(&s->lock);
+	if (err) {
+		free(o->buf);
+		free(o);
+		return err;
+	}
+	rpcrdma__clnt_count(c, RPCRDMA_STAT_BYTES_SENT, o->len);
+	rpcrdma__clnt_loop_wake(c);
+	return 0;
+}
+
+int rpcrdma__clnt_tcp_create(struct rpcrdma_clnt *c)
+{
+	struct rpcrdma__clnt_sock *s = calloc(1, sizeof(*s));
+	int err;
+
+	if (!s)
+		return -ENOMEM;
+	pthread_mutex_init(&s->lock, NULL);
+	rpcrdma__list_init(&s->out);
+	s->fd = -1;
+	c->sock = s;
+	err = rpcrdma__clnt_sock_connect(c, SOCK_STREAM, &s->fd);
+	if (err)
+		goto fail;
+	err = rpcrdma__clnt_loop_create(c, &tcp_ops);
+	if (err)
+		goto fail;
+	err = rpcrdma__clnt_loop_watch(c, s->fd, EPOLLIN);
+	if (err) {
+		rpcrdma__clnt_tcp_destroy(c);
+		return err;
+	}
+	rpcrdma__clnt_count(c, RPCRDMA_STAT_CONNECTS, 1);
+	return 0;
+fail:
+	if (s->fd >= 0)
+		close(s->fd);
+	pthread_mutex_destroy(&s->lock);
+	free(s);
+	c->sock = NULL;
+	return err;
+}
+
+void rpcrdma__clnt_tcp_destroy(struct rpcrdma_clnt *c)
+{
+	struct rpcrdma__clnt_sock *s = c->sock;
+
+	rpcrdma__clnt_loop_stop(c);
+	if (s->fd >= 0)
+		close(s->fd);
+	s->fd = -1;
+	out_free(&s->out);
+	rpcrdma__clnt_loop_destroy(c);
+	free(s->rbuf);
+	pthread_mutex_destroy(&s->lock);
+	free(s);
+	c->sock = NULL;
+}
