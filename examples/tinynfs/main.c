@@ -63,6 +63,7 @@ struct config {
 	unsigned rdma_spin_us;
 	const char *rdma_poller;
 	bool udp, rpcbind, print_versions, stats, inode_handles, no_deleg;
+	unsigned recall_timeout;
 	unsigned max_calls;
 	const char *state_dir;
 	unsigned grace;
@@ -101,6 +102,9 @@ static void usage(FILE *f)
 		"                         early once every recorded client is back)\n"
 		"      --no-delegations   never grant a delegation (they are granted by\n"
 		"                         default to clients with a back channel)\n"
+		"      --recall-timeout S a recalled delegation not returned in S seconds\n"
+		"                         is revoked (default: the lease, 90, or the\n"
+		"                         kernel's lease-break-time if shorter)\n"
 		"      --stats            print the RPC and delegation counters at exit\n"
 		"                         (and on SIGUSR1)\n"
 		"  -h, --help\n");
@@ -129,7 +133,8 @@ static int parse_port(const char *what, const char *arg, unsigned *out)
 static int parse_args(int argc, char **argv, struct config *c)
 {
 	enum { O_EXPORT = 256, O_NOUDP, O_PRINTV, O_RPCBIND, O_STATS, O_INODE, O_MAXCALLS,
-	       O_RDMA, O_RDMAPORT, O_RDMASPIN, O_RDMAPOLLER, O_STATEDIR, O_GRACE, O_NODELEG };
+	       O_RDMA, O_RDMAPORT, O_RDMASPIN, O_RDMAPOLLER, O_STATEDIR, O_GRACE, O_NODELEG,
+	       O_RECALLTO };
 	static const struct option longopts[] = {
 		{ "exports", required_argument, NULL, 'e' },
 		{ "export", required_argument, NULL, O_EXPORT },
@@ -149,6 +154,7 @@ static int parse_args(int argc, char **argv, struct config *c)
 		{ "state-dir", required_argument, NULL, O_STATEDIR },
 		{ "grace", required_argument, NULL, O_GRACE },
 		{ "no-delegations", no_argument, NULL, O_NODELEG },
+		{ "recall-timeout", required_argument, NULL, O_RECALLTO },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -223,6 +229,10 @@ static int parse_args(int argc, char **argv, struct config *c)
 			break;
 		case O_NODELEG:
 			c->no_deleg = true;
+			break;
+		case O_RECALLTO:
+			if (parse_uint("--recall-timeout", optarg, 1, 3600, &c->recall_timeout) != 0)
+				return -1;
 			break;
 		case O_STATEDIR:
 			c->state_dir = optarg;
@@ -610,6 +620,8 @@ int main(int argc, char **argv)
 		}
 		printf("tinynfs: registered with rpcbind\n");
 	}
+	if (c.recall_timeout)
+		tnfs_deleg_set_timeout(srv->deleg, c.recall_timeout);
 	rc = tnfs_server_start_callbacks(srv);
 	if (rc) {
 		fprintf(stderr, "tinynfs: delegations: %s\n", strerror(-rc));
