@@ -242,6 +242,7 @@ int rpcrdma_clnt_create(const char *netid, const struct sockaddr *addr, socklen_
 	c->prog = prog;
 	c->vers = vers;
 	pthread_mutex_init(&c->auth_lock, NULL);
+	pthread_mutex_init(&c->bc_lock, NULL);
 	rpcrdma_clnt_set_auth_none(c);
 	if (getrandom(&seed, sizeof(seed), GRND_NONBLOCK) != sizeof(seed))
 		seed = (uint32_t)rpcrdma__clnt_now_ms() ^ (uint32_t)getpid() << 16;
@@ -261,6 +262,7 @@ int rpcrdma_clnt_create(const char *netid, const struct sockaddr *addr, socklen_
 	*out = c;
 	return 0;
 fail:
+	pthread_mutex_destroy(&c->bc_lock);
 	pthread_mutex_destroy(&c->auth_lock);
 fail_free:
 	free(c);
@@ -271,11 +273,13 @@ void rpcrdma_clnt_destroy(struct rpcrdma_clnt *c)
 {
 	if (!c)
 		return;
+	rpcrdma__clnt_bc_set(c, NULL); /* no backward reply from here on */
 	switch (c->kind) {
 	case RPCRDMA__CLNT_TCP: rpcrdma__clnt_tcp_destroy(c); break;
 	case RPCRDMA__CLNT_UDP: rpcrdma__clnt_udp_destroy(c); break;
 	case RPCRDMA__CLNT_RDMA: clnt_rdma_destroy(c); break;
 	}
+	pthread_mutex_destroy(&c->bc_lock);
 	pthread_mutex_destroy(&c->auth_lock);
 	free(c);
 }
@@ -396,8 +400,7 @@ int rpcrdma_clnt_set_backchannel(struct rpcrdma_clnt *c, struct rpcrdma_svc *svc
 		return -EINVAL;
 	if (c->kind == RPCRDMA__CLNT_UDP)
 		return -EOPNOTSUPP;
-	atomic_store(&c->bc_svc, svc);
-	return 0;
+	return rpcrdma__clnt_bc_set(c, svc);
 }
 
 const char *rpcrdma_clnt_netid(const struct rpcrdma_clnt *c)

@@ -80,6 +80,7 @@ struct rpcrdma__clnt_reply {
 
 struct rpcrdma__clnt_loop;
 struct rpcrdma__clnt_rdma;
+struct rpcrdma__svc_local; /* svc_local.h */
 
 struct rpcrdma_clnt {
 	enum rpcrdma__clnt_kind kind;
@@ -95,6 +96,8 @@ struct rpcrdma_clnt {
 	_Atomic uint32_t xid;
 
 	_Atomic(struct rpcrdma_svc *) bc_svc;     /* rpcrdma_clnt_set_backchannel */
+	pthread_mutex_t bc_lock;                  /* bc_ep (clnt_bc.c) */
+	struct rpcrdma__svc_local *bc_ep;         /* bc_svc's entry point */
 
 	struct rpcrdma__clnt_loop *loop;          /* the client's thread */
 	void *sock;                               /* TCP, UDP: their state */
@@ -190,10 +193,18 @@ int rpcrdma__clnt_sock_connect(struct rpcrdma_clnt *c, int type, int *fd);
 
 /*
  * A record of msg_type CALL (0) received on c's TCP connection: msg[0..len-1]
- * without the record mark.  Runs on the loop thread; the message is valid
- * only during the call.  Dropped when no service is set.
+ * without the record mark (over RDMA: the RPC message of an RDMA_MSG).
+ * Runs on the loop thread (RDMA: a poller thread); the message is valid
+ * only during the call.  Dispatched through the service set (its handler
+ * may run right here), the reply sent back on the connection; dropped
+ * when no service is set.
  */
 void rpcrdma__clnt_backward_call(struct rpcrdma_clnt *c, const void *msg, size_t len);
+
+/* rpcrdma_clnt_set_backchannel (and destroy, with NULL): switches the
+ * service backward calls go to; after it returns, no reply of the old
+ * one's is sent.  0 or -ENOMEM. */
+int rpcrdma__clnt_bc_set(struct rpcrdma_clnt *c, struct rpcrdma_svc *svc);
 
 /*
  * Queues one record (the concatenation of iov[0..n-1], without record mark)

@@ -169,7 +169,16 @@ RPCRDMA_API int rpcrdma_clnt_call(struct rpcrdma_clnt *c, struct rpcrdma_clnt_re
  * callback program is registered (it need not listen anywhere): each
  * backward call is dispatched as if svc had received it, and its reply goes
  * back on the connection.  svc must outlive the client.  NULL stops it
- * (backward calls are then dropped).  Returns 0, or -EOPNOTSUPP for UDP.
+ * (backward calls are then dropped).  Returns 0, or -EOPNOTSUPP for UDP,
+ * -ENOMEM.
+ * Threads: svc's loop need not run: a backward call's handler runs on the
+ * client's thread (TCP) or the poller's (RDMA), one call at a time, so it
+ * must not wait for a call of this client (rpcrdma_clnt_call) nor call
+ * rpcrdma_clnt_set_backchannel; a handler that answers later
+ * (RPCRDMA_SVC_ASYNC) may answer from any thread.  The calls count
+ * against svc's max_calls (beyond it they are dropped) and its counters.
+ * After set_backchannel returns, no reply of the previous service's goes
+ * out; rpcrdma_svc_destroy(svc) waits until no client uses it.
  */
 RPCRDMA_API int rpcrdma_clnt_set_backchannel(struct rpcrdma_clnt *c, struct rpcrdma_svc *svc);
 
