@@ -7,6 +7,8 @@
  */
 #include <errno.h>
 
+#include <rpcrdma/config.h>
+
 #include "clnt_int.h"
 #include "svc_local.h"
 
@@ -19,6 +21,10 @@ static void bc_reply(void *arg, const void *reply, size_t len)
 
 	if (c->kind == RPCRDMA__CLNT_TCP)
 		rc = rpcrdma__clnt_send_record(c, &iov, 1);
+#if RPCRDMA_HAVE_RDMA
+	else if (c->kind == RPCRDMA__CLNT_RDMA)
+		rc = rpcrdma__clnt_rdma_backward_reply(c, reply, len);
+#endif
 	if (rc)
 		rpcrdma__clnt_count(c, RPCRDMA_STAT_ERR_DROPPED, 1);
 }

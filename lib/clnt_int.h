@@ -213,6 +213,9 @@ int rpcrdma__clnt_bc_set(struct rpcrdma_clnt *c, struct rpcrdma_svc *svc);
  * -ENOMEM.
  */
 int rpcrdma__clnt_send_record(struct rpcrdma_clnt *c, const struct iovec *iov, int n);
+/* RDMA: sends the reply to a backward call inline (clnt_rdma.c); any
+ * thread.  0, -ENOTCONN, -EMSGSIZE, -ENOBUFS. */
+int rpcrdma__clnt_rdma_backward_reply(struct rpcrdma_clnt *c, const void *msg, size_t len);
 
 /* ---- rpcbind (clnt_rpcb.c) */
 

@@ -72,6 +72,17 @@ static void rdma_done(struct rpcrdma_client_call *call, int status, void *arg)
 	rpcrdma__clnt_loop_queue(c, &rc->work);
 }
 
+/* A call from the server, on a poller thread (clnt_bc.c dispatches). */
+static void rdma_backward_call(void *arg, const void *msg, size_t len)
+{
+	rpcrdma__clnt_backward_call(arg, msg, len);
+}
+
+int rpcrdma__clnt_rdma_backward_reply(struct rpcrdma_clnt *c, const void *msg, size_t len)
+{
+	return rpcrdma__client_backward_reply(c->rdma->cl, msg, len);
+}
+
 static int rdma_start(struct rpcrdma_clnt *c, struct rpcrdma__creq *r)
 {
 	struct rpcrdma_clnt_req *req = r->req;
@@ -164,6 +175,7 @@ int rpcrdma__clnt_rdma_create(struct rpcrdma_clnt *c)
 		rpcrdma_client_destroy(x->cl);
 		goto fail;
 	}
+	rpcrdma__client_set_backward(x->cl, rdma_backward_call, c);
 	return 0;
 fail:
 	if (x->own_poller)

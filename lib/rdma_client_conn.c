@@ -339,11 +339,15 @@ static int cconn_resources(struct cconn *cc, const struct ibv_device_attr *attr)
 	if (credits > (uint32_t)attr->max_qp_wr)
 		credits = (uint32_t)attr->max_qp_wr;
 	/* One more Send than the pool holds: the drain (rpcrdma__clt_break).  The
-	 * receives: the credits and the early slack (rpcrdma__clt_recv_done). */
-	nrecv = credits + RPCRDMA__EARLY_SLACK;
+	 * receives: the credits, the calls from the server (RFC 8167, kept
+	 * apart: rdma_client_backward.c) and the early slack
+	 * (rpcrdma__clt_recv_done). */
+	if (credits + RPCRDMA__CLT_BC_RECVS > (uint32_t)attr->max_qp_wr)
+		credits = (uint32_t)attr->max_qp_wr - RPCRDMA__CLT_BC_RECVS;
+	nrecv = credits + RPCRDMA__CLT_BC_RECVS + RPCRDMA__EARLY_SLACK;
 	if (nrecv > (uint32_t)attr->max_qp_wr)
 		nrecv = (uint32_t)attr->max_qp_wr;
-	cc->early_slack = nrecv - credits;
+	cc->early_slack = nrecv - credits - RPCRDMA__CLT_BC_RECVS;
 	cc->cq_entries = (int)(cc->sq_depth + 1 + nrecv);
 	err = rpcrdma__poller_cq_get(c->poller, cc->id->verbs, cc->cq_entries, &cc->cq);
 	if (err) {

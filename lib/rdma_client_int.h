@@ -19,6 +19,20 @@
 
 #include "rdma_internal.h"
 
+/*
+ * The backward direction (RFC 8167): receives each connection keeps for
+ * calls from the server beyond its credits, granted to the server in our
+ * backward replies.  The hook gets each such call, msg[0..len-1] the RPC
+ * message, on a poller thread (valid during the call); the reply goes back
+ * with rpcrdma__client_backward_reply (any thread): 0, -ENOTCONN,
+ * -EMSGSIZE (larger than inline), -ENOBUFS.  Set the hook once, before
+ * calls may come (clnt_rdma.c, at create); fn and arg outlive the client.
+ */
+#define RPCRDMA__CLT_BC_RECVS 2u
+typedef void (*rpcrdma__client_bc_fn)(void *arg, const void *msg, size_t len);
+void rpcrdma__client_set_backward(struct rpcrdma_client *c, rpcrdma__client_bc_fn fn, void *arg);
+int rpcrdma__client_backward_reply(struct rpcrdma_client *c, const void *msg, size_t len);
+
 /* One connection; replaced on reconnect, freed once its WRs flushed. */
 struct cconn {
 	struct rpcrdma_client *c;
@@ -123,6 +137,10 @@ struct rpcrdma_client {
 	bool reap_added;                /* on the poller (set at create) */
 	bool reap_armed;                /* client lock */
 	struct rpcrdma__counters stats;
+	/* Calls from the server (rdma_client_backward.c): the hook, set once,
+	 * read by poller threads. */
+	_Atomic(rpcrdma__client_bc_fn) bc_fn;
+	void *bc_arg;
 };
 
 /* ---- registered bounce buffers ---- */
@@ -150,6 +168,12 @@ struct rpcrdma_client {
  * when it still waited for the grant and is taken back (its done is never
  * called); else its connection is broken and done comes (-ECONNRESET). */
 bool rpcrdma__client_abort(struct rpcrdma_client *c, struct rpcrdma_client_call *call);
+
+/* rdma_client_backward.c: a receive completion that carries a call from
+ * the server: handed to the hook, its receive posted again; false when
+ * it is not one (or no hook is set). */
+bool rpcrdma__clt_bc_recv(struct rpcrdma_client *c, struct cconn *cc, struct crecv *rv,
+			  uint32_t len);
 
 /* rdma_client_conn.c */
 void rpcrdma__clt_reap(struct rpcrdma_client *c, bool wait);

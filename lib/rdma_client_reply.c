@@ -153,6 +153,8 @@ void rpcrdma__clt_recv_done(struct rpcrdma__ctxt *x, const struct ibv_wc *wc)
 		recv_failed(c, cc, rv, wc);
 		return;
 	}
+	if (rpcrdma__clt_bc_recv(c, cc, rv, byte_len))
+		return;                 /* a call from the server */
 	ret = rpcrdma_check_reply(rv->c.buf, wc->byte_len, &h);
 	if (ret > 0)
 		found = reply_match(c, cc, &h, &got, &bufs, &waiters);

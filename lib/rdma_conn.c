@@ -40,15 +40,17 @@ static void conn_free(struct rpcrdma__conn *conn)
 	rpcrdma__list_del(&conn->lnode);
 	rpcrdma_idr_remove(l->conn_ids, (int)conn->conn_id);
 	if (conn->on_srq)
-		dev->srq_unpromised += rpcrdma_credits_grant(&conn->credits);
+		dev->srq_unpromised += rpcrdma__conn_recvs(conn, rpcrdma_credits_grant(&conn->credits));
 	pthread_mutex_unlock(&l->lock);
 
+	rpcrdma__bc_conn_free(conn);
 	if (conn->qp)
 		rdma_destroy_qp(conn->id);
 	rpcrdma__pool_fini(&conn->send_pool);
 	if (conn->have_recv_pool)
 		rpcrdma__pool_fini(&conn->recv_pool);
-	rpcrdma__poller_cq_put(conn->cq, (int)(conn->sq_depth + rpcrdma_credits_grant(&conn->credits)));
+	rpcrdma__poller_cq_put(conn->cq, (int)(conn->sq_depth +
+		rpcrdma__conn_recvs(conn, rpcrdma_credits_grant(&conn->credits))));
 	rpcrdma__rescg_ledger_release(&conn->led);
 	/* Waits for CM events of this id fetched but not yet acknowledged. */
 	rdma_destroy_id(conn->id);
@@ -104,6 +106,7 @@ void rpcrdma__conn_close(struct rpcrdma__conn *conn, const char *why)
 	if (!drop)
 		return;
 	rpcrdma__conn_log(conn->l, RPCRDMA_LOG_CONN_CLOSED, conn->id, why, 0);
+	rpcrdma__bc_conn_close(conn);
 	/* Moves the QP to the error state: every posted WR completes flushed. */
 	rdma_disconnect(conn->id);
 	if (conn->qp) {
@@ -310,11 +313,13 @@ static int conn_admit(struct rpcrdma_listener *l, struct rdma_cm_id *id,
 	/* The grant: configured maximum, the device's work-request limit,
 	 * the receives actually posted (on the SRQ: not promised yet; none
 	 * left, a receive queue of its own). */
-	conn->on_srq = dev->srq && dev->srq_unpromised;
+	conn->bc_recvs = l->bc_recvs;   /* receives beyond the grant */
+	conn->on_srq = dev->srq && dev->srq_unpromised > conn->bc_recvs;
 	limit = dev->max_qp_wr;
 	if (conn->on_srq && limit > dev->srq_unpromised)
 		limit = dev->srq_unpromised;
-	if (limit == 0 || rpcrdma_credits_init(&conn->credits, limit, l->opts.max_credits)) {
+	if (limit <= conn->bc_recvs ||
+	    rpcrdma_credits_init(&conn->credits, limit - conn->bc_recvs, l->opts.max_credits)) {
 		err = -ENOSPC;
 		goto out;
 	}
@@ -326,7 +331,7 @@ static int conn_admit(struct rpcrdma_listener *l, struct rdma_cm_id *id,
 	err = 0;
 	*grant = rpcrdma_credits_grant(&conn->credits);
 	if (conn->on_srq)
-		dev->srq_unpromised -= *grant;
+		dev->srq_unpromised -= rpcrdma__conn_recvs(conn, *grant);
 	conn->l = l;
 	conn->dev = dev;   /* before the list: rpcrdma__dev_find_conn reads it */
 	rpcrdma__list_add_tail(&l->conns, &conn->lnode);
@@ -387,7 +392,7 @@ static int conn_charge(struct rpcrdma_listener *l, struct rpcrdma__conn *conn, u
 		err = rpcrdma__listener_charge(l, &conn->led, RPCRDMA_RES_HCA_OBJECT,
 					       rpcrdma__rescg_conn_objects(conn->on_srq));
 	if (!err)
-		err = rpcrdma__conn_cq_get(conn, (int)(conn->sq_depth + grant));
+		err = rpcrdma__conn_cq_get(conn, (int)(conn->sq_depth + rpcrdma__conn_recvs(conn, grant)));
 	return err;
 }
 
@@ -404,7 +409,7 @@ static int conn_create_qp(struct rpcrdma_listener *l, struct rpcrdma__conn *conn
 		.qp_type = IBV_QPT_RC,
 		.cap = {
 			.max_send_wr = conn->sq_depth,
-			.max_recv_wr = conn->on_srq ? 0 : grant,
+			.max_recv_wr = conn->on_srq ? 0 : rpcrdma__conn_recvs(conn, grant),
 			.max_send_sge = dev->max_sge < SEND_SGE_MAX ? dev->max_sge : SEND_SGE_MAX,
 			.max_recv_sge = 1,
 		},
@@ -436,7 +441,8 @@ static int conn_pools(struct rpcrdma_listener *l, struct rpcrdma__conn *conn, ui
 				 sizeof(struct rpcrdma__send), conn->send_inline, IBV_ACCESS_LOCAL_WRITE);
 	if (err || conn->on_srq)
 		return err;
-	err = rpcrdma__pool_init(&conn->recv_pool, pd, RPCRDMA__WR_RECV, grant,
+	err = rpcrdma__pool_init(&conn->recv_pool, pd, RPCRDMA__WR_RECV,
+				 rpcrdma__conn_recvs(conn, grant),
 				 sizeof(struct rpcrdma_call), l->opts.recv_inline,
 				 IBV_ACCESS_LOCAL_WRITE);
 	if (err)
@@ -495,7 +501,7 @@ static void conn_accept_undo(struct rpcrdma_listener *l, struct rpcrdma__conn *c
 	l->nconns--;
 	dev->nconns--;
 	if (conn->on_srq)
-		dev->srq_unpromised += grant;
+		dev->srq_unpromised += rpcrdma__conn_recvs(conn, grant);
 	pthread_mutex_unlock(&l->lock);
 	if (conn->qp)
 		rdma_destroy_qp(id);
@@ -538,7 +544,7 @@ int rpcrdma__conn_accept(struct rpcrdma_listener *l, struct rdma_cm_event *ev)
 	return 0;
 
 fail:
-	rpcrdma__poller_cq_put(conn->cq, (int)(conn->sq_depth + grant));
+	rpcrdma__poller_cq_put(conn->cq, (int)(conn->sq_depth + rpcrdma__conn_recvs(conn, grant)));
 fail_nocq:
 	conn_accept_undo(l, conn, grant);
 	return err;

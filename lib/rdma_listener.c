@@ -115,6 +115,13 @@ int rpcrdma_listener_create(struct rpcrdma_poller *poller, const struct sockaddr
 			    const struct rpcrdma_listener_opts *uopts, rpcrdma_call_handler handler,
 			    void *handler_arg, struct rpcrdma_listener **out)
 {
+	return rpcrdma__listener_create(poller, addr, uopts, handler, handler_arg, 0, out);
+}
+
+int rpcrdma__listener_create(struct rpcrdma_poller *poller, const struct sockaddr *addr,
+			     const struct rpcrdma_listener_opts *uopts, rpcrdma_call_handler handler,
+			     void *handler_arg, unsigned bc_recvs, struct rpcrdma_listener **out)
+{
 	if (out)
 		*out = NULL; /* api.h: a failed create leaves *out NULL */
 	struct rpcrdma_listener_opts opts;
@@ -139,6 +146,8 @@ int rpcrdma_listener_create(struct rpcrdma_poller *poller, const struct sockaddr
 	l->poller = poller;
 	l->handler = handler;
 	l->handler_arg = handler_arg;
+	l->bc_recvs = bc_recvs;
+	l->bc_src.fd = -1;
 	pthread_mutex_init(&l->lock, NULL);
 	pthread_cond_init(&l->conns_cond, NULL);
 	rpcrdma__list_init(&l->devs);
@@ -180,6 +189,14 @@ int rpcrdma_listener_create(struct rpcrdma_poller *poller, const struct sockaddr
 		rpcrdma__poller_del(poller, &l->timer_src);
 		goto fail;
 	}
+	err = rpcrdma__bc_listener_start(l);
+	if (err) {
+		rpcrdma__idle_stop(l);
+		rpcrdma__poller_del(poller, &l->timer_src);
+		rpcrdma__budget_stop(l);
+		rpcrdma__budget_free(l);
+		goto fail;
+	}
 	l->cm_src.fd = l->ech->fd;
 	l->cm_src.handle = cm_handle;
 	err = rpcrdma__poller_add(poller, &l->cm_src);
@@ -188,6 +205,7 @@ int rpcrdma_listener_create(struct rpcrdma_poller *poller, const struct sockaddr
 		rpcrdma__poller_del(poller, &l->timer_src);
 		rpcrdma__budget_stop(l);
 		rpcrdma__budget_free(l);
+		rpcrdma__bc_listener_stop(l);
 		goto fail;
 	}
 	*out = l;
@@ -250,6 +268,7 @@ void rpcrdma_listener_destroy(struct rpcrdma_listener *l)
 	if (!l)
 		return;
 	rpcrdma_listener_shutdown(l);
+	rpcrdma__bc_listener_stop(l);  /* no connection left to post for */
 	close(l->timer_src.fd);
 	if (l->idle_src.fd >= 0)
 		close(l->idle_src.fd);

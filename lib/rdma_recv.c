@@ -297,6 +297,10 @@ void rpcrdma__recv_done(struct rpcrdma__ctxt *c, const struct ibv_wc *wc)
 	memset(&call->rbuf, 0, sizeof(call->rbuf));
 	rpcrdma__count(&conn->stats, &l->stats, RPCRDMA_STAT_BYTES_RECV, wc->byte_len);
 
+	/* The reply to a call the server sent back (RFC 8167): not a call,
+	 * within its own receives (rdma_backward.c). */
+	if (conn->bc_recvs && rpcrdma__bc_recv(call))
+		return;
 	/* The credit-overrun policy (xprt.h): a call is counted until it is
 	 * ended, which for an early reply is just after its Send is posted,
 	 * so a compliant client may be early_slack calls ahead of the count. */

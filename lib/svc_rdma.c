@@ -541,10 +541,19 @@ static int rdrive_get(struct rpcrdma_svc *svc, struct rpcrdma_poller *p,
 	return 0;
 }
 
+/* The connection's backward slot (rdma_backward.c), any thread. */
+static struct rpcrdma__svc_bc_slot *rdma_backward(void *priv, void *ctx)
+{
+	struct rpcrdma__svc_rdma *r = priv;
+	struct rdma_req *q = ctx;
+	return rpcrdma__bc_slot(q->call->conn, r->svc, rpcrdma__svc_xprt_netid(r->xprt));
+}
+
 static const struct rpcrdma__svc_xprt_ops rdma_ops = {
 	.reply_buf = rdma_reply_buf,
 	.done = rdma_done,
 	.bulk = rdma_bulk,
+	.backward = rdma_backward,
 };
 
 static void svc_rdma_free(struct rpcrdma__svc_rdma *r)
@@ -644,7 +653,8 @@ int rpcrdma_svc_listen_rdma(struct rpcrdma_svc *svc, struct rpcrdma_poller *poll
 		lo.log_arg = svc->opts.log_arg;
 	}
 	if (!rc)
-		rc = rpcrdma_listener_create(poller, addr, &lo, on_call, r, &r->listener);
+		rc = rpcrdma__listener_create(poller, addr, &lo, on_call, r, RPCRDMA__BC_RECVS,
+					      &r->listener);
 	if (rc) {
 		rpcrdma__svc_unwatch(svc, &r->src);
 		svc_rdma_free(r);

@@ -570,7 +570,8 @@ RPCRDMA_API int rpcrdma_svc_conn_connected(const struct rpcrdma_svc_conn *conn);
  * exactly once, on the service's loop thread (or in rpcrdma_svc_destroy
  * with -ECANCELED): 0, -ETIMEDOUT (req->timeout_ms, <= 0: 10 s),
  * -ENOTCONN / -ECONNRESET (the connection closed), -EACCES, -EREMOTEIO,
- * -EBADMSG as for rpcrdma_clnt_done.  Else a negative errno and done is
+ * -EBADMSG as for rpcrdma_clnt_done.  req->decode runs before done, on
+ * the loop thread (TCP) or a poller thread (RDMA).  Else a negative errno and done is
  * never called: -ENOTCONN, -EMSGSIZE (the call does not fit inline over
  * RDMA), -EAGAIN (no backward credit over RDMA: the client reserved none),
  * -ENOMEM.

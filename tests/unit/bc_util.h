@@ -5,6 +5,7 @@
  * client on the connection the call came in on, and records how they end.
  *
  * Fore program BC_PROG v1:
+ *   proc 0 NULL;
  *   proc 1 CALLBACK(n, value, timeout_ms, cbprog): sends n backward calls
  *     CB_PROG v1 proc 1 (or cbprog when not 0) with argument value + i,
  *     then replies the number sent (their results land in the state).
@@ -152,8 +153,16 @@ static int bc_handler(struct rpcrdma_svc_call *call, void *args, void *res)
 	return RPCRDMA_SVC_SUCCESS;
 }
 
+static int bc_null(struct rpcrdma_svc_call *call, void *args, void *res)
+{
+	(void)call;
+	(void)args;
+	(void)res;
+	return RPCRDMA_SVC_SUCCESS;
+}
+
 static const struct rpcrdma_svc_proc bc_procs[] = {
-	{ 0 },
+	{ .handler = bc_null },
 	{ .args_size = sizeof(struct bc_cb_args), .decode_args = bc_dec_args,
 	  .res_size = 4, .encode_res = bc_enc_u32, .estimate = bc_est_u32,
 	  .handler = bc_handler },

@@ -1,0 +1,125 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The client's backward direction over RPC-over-RDMA (RFC 8167), as
+ * Linux's client does it: the connection keeps RPCRDMA__CLT_BC_RECVS
+ * receives beyond its forward credits and its early slack for the calls
+ * the server sends back (rdma_client_conn.c), and grants the server that
+ * many in the rdma_credit of its backward replies.  A call arrives inline
+ * (RDMA_MSG, no chunks, RPC msg_type CALL) and goes to the hook set with
+ * rpcrdma__client_set_backward, on the poller thread; the reply goes back
+ * inline, as RDMA_MSG with the call's xid.
+ */
+#include <errno.h>
+
+#include "rdma_client_int.h"
+
+static uint32_t be32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+static void put_be32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)(v >> 24);
+	p[1] = (uint8_t)(v >> 16);
+	p[2] = (uint8_t)(v >> 8);
+	p[3] = (uint8_t)v;
+}
+
+void rpcrdma__client_set_backward(struct rpcrdma_client *c, rpcrdma__client_bc_fn fn, void *arg)
+{
+	pthread_mutex_lock(&c->lock);
+	c->bc_arg = arg;
+	atomic_store_explicit(&c->bc_fn, fn, memory_order_release);
+	pthread_mutex_unlock(&c->lock);
+}
+
+bool rpcrdma__clt_bc_recv(struct rpcrdma_client *c, struct cconn *cc, struct crecv *rv,
+			  uint32_t len)
+{
+	const uint8_t *p = rv->c.buf;
+	rpcrdma__client_bc_fn fn = atomic_load_explicit(&c->bc_fn, memory_order_acquire);
+
+	/* RDMA_MSG, version 1, no chunks, then an RPC CALL. */
+	if (!fn || len < RPCRDMA_HDRLEN_MIN + 12 || be32(p + 4) != RPCRDMA_PROTO_VERSION ||
+	    be32(p + 12) != RPCRDMA_MSG || be32(p + 16) || be32(p + 20) || be32(p + 24) ||
+	    be32(p + RPCRDMA_HDRLEN_MIN + 4) != 0)
+		return false;
+	fn(c->bc_arg, p + RPCRDMA_HDRLEN_MIN, len - RPCRDMA_HDRLEN_MIN);
+	rpcrdma__count(&c->stats, NULL, RPCRDMA_STAT_BYTES_RECV, len);
+	if (atomic_load_explicit(&cc->dead, memory_order_acquire))
+		rpcrdma__pool_put(&rv->c);
+	else
+		post_recv(cc, rv);
+	cconn_put(cc);
+	return true;
+}
+
+/* Client lock held: posts s (len bytes) on cc, one in sig_every signaled. */
+static int bc_post(struct rpcrdma_client *c, struct cconn *cc, struct csend *s, uint32_t len)
+{
+	struct ibv_send_wr *bad;
+	bool sig = cc->unsignaled + 1 >= cc->sig_every;
+
+	s->cc = cc;
+	s->sge.addr = (uintptr_t)s->c.buf;
+	s->sge.length = len;
+	s->sge.lkey = s->c.lkey;
+	memset(&s->wr, 0, sizeof(s->wr));
+	s->wr.wr_id = (uintptr_t)&s->c;
+	s->wr.sg_list = &s->sge;
+	s->wr.num_sge = 1;
+	s->wr.opcode = IBV_WR_SEND;
+	s->wr.send_flags = sig ? IBV_SEND_SIGNALED : 0;
+	if (len <= cc->max_inline)
+		s->wr.send_flags |= IBV_SEND_INLINE;
+	atomic_fetch_add(&cc->refs, 1);
+	int err = ibv_post_send(cc->qp, &s->wr, &bad);
+	if (err) {
+		atomic_fetch_sub(&cc->refs, 1);
+		return -err;
+	}
+	cc->unsignaled = sig ? 0 : cc->unsignaled + 1;
+	rpcrdma__list_add_tail(&cc->posted, &s->c.node);
+	rpcrdma__count(&c->stats, NULL, RPCRDMA_STAT_BYTES_SENT, len);
+	return 0;
+}
+
+int rpcrdma__client_backward_reply(struct rpcrdma_client *c, const void *msg, size_t len)
+{
+	struct cconn *cc;
+	struct csend *s = NULL;
+	int err = -ENOTCONN;
+
+	if (len < 4)
+		return -EINVAL;
+	pthread_mutex_lock(&c->lock);
+	cc = c->cc;
+	if (!cc || atomic_load(&cc->dead))
+		goto out;
+	err = -EMSGSIZE;
+	if (RPCRDMA_HDRLEN_MIN + len > cc->send_max)
+		goto out;
+	err = -ENOBUFS;
+	s = (struct csend *)rpcrdma__pool_get_owned(&cc->send_pool);
+	if (!s)
+		goto out;
+	err = -EMSGSIZE;
+	if (RPCRDMA_HDRLEN_MIN + len > s->c.pool->buf_size)
+		goto out;
+	uint8_t *p = s->c.buf;
+	memcpy(p, msg, 4);                              /* the call's xid */
+	put_be32(p + 4, RPCRDMA_PROTO_VERSION);
+	put_be32(p + 8, RPCRDMA__CLT_BC_RECVS);          /* the backward grant */
+	put_be32(p + 12, RPCRDMA_MSG);
+	memset(p + 16, 0, 12);
+	memcpy(p + RPCRDMA_HDRLEN_MIN, msg, len);
+	err = bc_post(c, cc, s, (uint32_t)(RPCRDMA_HDRLEN_MIN + len));
+	if (!err)
+		s = NULL;
+out:
+	if (s)
+		rpcrdma__pool_put_owned(&s->c);
+	pthread_mutex_unlock(&c->lock);
+	return err;
+}
