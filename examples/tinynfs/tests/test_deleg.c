@@ -253,6 +253,7 @@ static void stop(struct env *e)
 
 static void cl_free(struct cl *cl)
 {
+	free(cl->f->rq.buf);
 	free(cl->f->rp.buf);
 	free(cl->f);
 }
