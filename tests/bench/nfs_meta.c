@@ -6,10 +6,12 @@
  * read(2) of up to 4 KiB, close(2).  Prints one line:
  *   files F passes P ns N files_per_s R
  * (the time of all passes, CLOCK_MONOTONIC).  Exit 1 on any error.
+ * nfs-meta --create DIR FILES: makes those files, 1 KiB each.
  */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -36,8 +38,27 @@ static int one(const char *dir, long i)
 	return rc;
 }
 
+static int create(const char *dir, long files)
+{
+	char path[4096], buf[1024];
+	for (size_t i = 0; i < sizeof(buf); i++)
+		buf[i] = (char)('a' + i % 26);
+	for (long i = 0; i < files; i++) {
+		snprintf(path, sizeof(path), "%s/f%ld", dir, i);
+		int fd = open(path, O_CREAT | O_WRONLY | O_TRUNC, 0644);
+		if (fd < 0 || write(fd, buf, sizeof(buf)) != (ssize_t)sizeof(buf)) {
+			perror(path);
+			return 1;
+		}
+		close(fd);
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 4 && strcmp(argv[1], "--create") == 0)
+		return create(argv[2], atol(argv[3]));
 	if (argc != 4) {
 		fprintf(stderr, "usage: nfs-meta DIR FILES PASSES\n");
 		return 2;

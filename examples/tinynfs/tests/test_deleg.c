@@ -15,7 +15,8 @@
  * BACKCHANNEL_CTL (the next callback's program and AUTH_SYS), the path
  * going down with that connection (SEQ4_STATUS_CB_PATH_DOWN and
  * _SESSION, no delegation granted) and up again by binding the back
- * channel; --no-delegations; the counters of --stats.
+ * channel; forged delegation stateids and a garbage answer to CB_RECALL;
+ * --no-delegations; the counters of --stats.
  */
 #include "nfstest.h"
 #include "tnfsproc.h"
@@ -35,6 +36,7 @@ struct cl {
 	struct fh recalled_fh;
 	uint8_t cb_sid[16];
 	uint32_t cb_seq, cb_prog, cb_flavor;
+	bool garbage; /* answer CB_COMPOUND with a truncated result */
 };
 
 struct env {
@@ -89,6 +91,13 @@ static void cl_callback(struct cl *cl)
 		assert_int_equal(xdr_get_u32(&x), 0); /* truncate */
 		get_fh(&x, &cl->recalled_fh);
 		assert_false(x.bad);
+		cl->nrecall++;
+		if (cl->garbage) { /* a status, a tag length near 2^32, nothing more */
+			xdr_put_u32(&o, NFS4_OK);
+			xdr_put_u32(&o, 0xfffffffcu);
+			tnfsconn_send_record(c, rep, (size_t)(o.p - rep));
+			return;
+		}
 		xdr_put_u32(&o, NFS4_OK);
 		xdr_put_u32(&o, 0); /* tag */
 		xdr_put_u32(&o, 2);
@@ -101,7 +110,6 @@ static void cl_callback(struct cl *cl)
 		xdr_put_u32(&o, 0);
 		xdr_put_u32(&o, OP_CB_RECALL);
 		xdr_put_u32(&o, NFS4_OK);
-		cl->nrecall++;
 	}
 	tnfsconn_send_record(c, rep, (size_t)(o.p - rep));
 }
@@ -642,6 +650,55 @@ static void test_bind_and_path(void **state)
 	cl_free(&a3);
 }
 
+/* Forged delegation stateids, and a client answering CB_RECALL with
+ * garbage: refused, counted, and the delegation still returnable. */
+static void test_hostile(void **state)
+{
+	struct env *e = *state;
+	struct nfs4_stateid dsid, osid, bsid, forged;
+	struct fh fh, bfh;
+	uint32_t dtype;
+	deleg_of(e, "x", &dsid, &fh);
+	static const uint8_t ids[][4] = { { 0x80, 0, 0, 7 }, { 0xff, 0xff, 0xff, 0xfe },
+					  { 0x80, 0, 0xff, 0xff } };
+	for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
+		forged = dsid;
+		memcpy(forged.other, ids[i], 4);
+		assert_int_equal(sid_op(&e->a, &fh, OP_DELEGRETURN, &forged), NFS4ERR_BAD_STATEID);
+		assert_int_equal(sid_op(&e->a, &fh, OP_READ, &forged), NFS4ERR_BAD_STATEID);
+	}
+	forged = dsid;
+	forged.other[7] ^= 1; /* another generation */
+	assert_int_equal(sid_op(&e->a, &fh, OP_DELEGRETURN, &forged), NFS4ERR_BAD_STATEID);
+	forged = dsid;
+	forged.other[11] ^= 1; /* another boot */
+	assert_int_equal(sid_op(&e->a, &fh, OP_DELEGRETURN, &forged), NFS4ERR_BAD_STATEID);
+	forged = dsid;
+	forged.seqid = 2; /* a newer seqid than any given */
+	assert_int_equal(sid_op(&e->a, &fh, OP_DELEGRETURN, &forged), NFS4ERR_BAD_STATEID);
+	/* the delegation of another file */
+	struct fh root;
+	fx_fh_of(e->a.f, NULL, &root);
+	assert_int_equal(sid_op(&e->a, &root, OP_DELEGRETURN, &dsid), NFS4ERR_BAD_STATEID);
+	/* live: FREE_STATEID refuses it */
+	struct fx *f = e->a.f;
+	fx_seq(f);
+	req_op(&f->rq, OP_FREE_STATEID);
+	put_stateid(&f->rq.x, &dsid);
+	assert_int_equal(fx_call(f), NFS4ERR_LOCKS_HELD);
+	/* garbage for an answer to the recall */
+	e->a.garbage = true;
+	assert_int_equal(open_file(&e->b, "b-owner", "x", OPEN4_SHARE_ACCESS_BOTH, &osid, &dtype,
+				   &bsid, &bfh), NFS4ERR_DELAY);
+	cl_wait(&e->a, &e->a.nrecall, 1);
+	assert_int_equal(sid_op(&e->a, &fh, OP_DELEGRETURN, &dsid), NFS4_OK);
+	assert_int_equal(open_file(&e->b, "b-owner", "x", OPEN4_SHARE_ACCESS_BOTH, &osid, &dtype,
+				   &bsid, &bfh), NFS4_OK);
+	stop(e);
+	assert_int_equal(counter(e, "cb_errors"), 1);
+	assert_int_equal(counter(e, "deleg_returned"), 1);
+}
+
 static void test_no_delegations(void **state)
 {
 	struct env *e = *state;
@@ -672,6 +729,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_local_writer, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_revoke, setup_revoke, teardown),
 		cmocka_unit_test_setup_teardown(test_bind_and_path, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_hostile, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_delegations, setup_nodeleg, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
