@@ -117,12 +117,9 @@ uint32_t tnfs_op_destroy_clientid(struct tnfs_ctx *c, const union nfs4_args *a,
 				  union nfs4_res *r, struct xdr_out *x)
 {
 	(void)r, (void)x;
-	uint32_t s = tnfs_state_destroy_clientid(c->srv->state, a->destroy_clientid.clientid);
-	if (s == NFS4_OK) {
-		tnfs_deleg_forget_client(c->srv->deleg, a->destroy_clientid.clientid);
-		tnfs_cb_forget(c->srv->cb, a->destroy_clientid.clientid);
-	}
-	return s;
+	/* the client's delegations and back channel go with the record
+	 * (tnfs_state_set_client_gone) */
+	return tnfs_state_destroy_clientid(c->srv->state, a->destroy_clientid.clientid);
 }
 
 uint32_t tnfs_op_reclaim_complete(struct tnfs_ctx *c, const union nfs4_args *a,

@@ -82,6 +82,14 @@ static bool deleg_path_up(void *arg, uint64_t clientid)
 	return tnfs_cb_path_up(arg, clientid);
 }
 
+/* Lock order: state, then deleg, then cb (neither calls into the state). */
+static void client_gone(void *arg, uint64_t clientid)
+{
+	struct tnfs_server *s = arg;
+	tnfs_deleg_forget_client(s->deleg, clientid);
+	tnfs_cb_forget(s->cb, clientid);
+}
+
 int tnfs_server_start_callbacks(struct tnfs_server *s)
 {
 	return tnfs_deleg_start(s->deleg);
@@ -151,6 +159,7 @@ int tnfs_server_new(const struct tnfs_server_opts *opts, struct tnfs_server **ou
 	if (rc)
 		goto fail;
 	tnfs_cb_set_deleg(s->cb, s->deleg);
+	tnfs_state_set_client_gone(s->state, client_gone, s);
 	tnfs_deleg_set_enabled(s->deleg, !opts->no_delegations);
 	*out = s;
 	return 0;
@@ -164,6 +173,8 @@ void tnfs_server_free(struct tnfs_server *s)
 	if (!s)
 		return;
 	/* the deleg thread first: it sends recalls through cb */
+	if (s->state)
+		tnfs_state_set_client_gone(s->state, NULL, NULL);
 	tnfs_deleg_free(s->deleg);
 	tnfs_cb_free(s->cb);
 	tnfs_state_free(s->state);

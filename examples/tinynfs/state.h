@@ -171,6 +171,13 @@ void tnfs_state_usage(struct tnfs_state *st, struct tnfs_state_usage *out);
 typedef uint64_t tnfs_clock_fn(void *arg);
 void tnfs_state_set_clock(struct tnfs_state *st, tnfs_clock_fn *fn, void *arg);
 
+/* Called when a client record goes (expired, destroyed, replaced by a new
+ * incarnation, reaped for a conflict; not at tnfs_state_free), with the
+ * state's mutex held: it must not call into the state.  The server drops
+ * the client's delegations and back channel there.  NULL: none. */
+typedef void tnfs_client_gone_fn(void *arg, uint64_t clientid);
+void tnfs_state_set_client_gone(struct tnfs_state *st, tnfs_client_gone_fn *fn, void *arg);
+
 /* Grace and reclaim (grace.h): keeps the client record in directory
  * `dir` (created if missing, flock'd: -EBUSY if another server holds
  * it); when it names clients, the grace period of `secs` seconds starts

@@ -16,6 +16,7 @@
  * going down with that connection (SEQ4_STATUS_CB_PATH_DOWN and
  * _SESSION, no delegation granted) and up again by binding the back
  * channel; forged delegation stateids and a garbage answer to CB_RECALL;
+ * DESTROY_CLIENTID dropping the client's delegation;
  * --no-delegations; the counters of --stats.
  */
 #include "nfstest.h"
@@ -699,6 +700,32 @@ static void test_hostile(void **state)
 	assert_int_equal(counter(e, "deleg_returned"), 1);
 }
 
+/* A client record that goes takes its delegations with it. */
+static void test_client_gone(void **state)
+{
+	struct env *e = *state;
+	struct nfs4_stateid dsid, osid, bsid;
+	struct fh fh, bfh;
+	uint32_t dtype;
+	deleg_of(e, "y", &dsid, &fh);
+	struct fx *f = e->a.f;
+	fx_begin(f);
+	req_op(&f->rq, OP_DESTROY_SESSION);
+	xdr_put_fixed(&f->rq.x, f->sessionid, 16);
+	assert_int_equal(fx_call(f), NFS4_OK);
+	fx_begin(f);
+	req_op(&f->rq, OP_DESTROY_CLIENTID);
+	xdr_put_u64(&f->rq.x, f->clientid);
+	assert_int_equal(fx_call(f), NFS4_OK);
+	/* no recall, no delay: the delegation (and its lease) is gone */
+	assert_int_equal(open_file(&e->b, "b-owner", "y", OPEN4_SHARE_ACCESS_BOTH, &osid, &dtype,
+				   &bsid, &bfh), NFS4_OK);
+	stop(e);
+	assert_int_equal(counter(e, "deleg_granted"), 1);
+	assert_int_equal(counter(e, "cb_recall"), 0);
+	assert_int_equal(counter(e, "deleg_held"), 0);
+}
+
 static void test_no_delegations(void **state)
 {
 	struct env *e = *state;
@@ -730,6 +757,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_revoke, setup_revoke, teardown),
 		cmocka_unit_test_setup_teardown(test_bind_and_path, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_hostile, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_client_gone, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_delegations, setup_nodeleg, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
