@@ -71,6 +71,11 @@ int rpcrdma_clnt_parse_addr(const char *text, struct sockaddr_storage *ss, sockl
 		end = strchr(text, ':');
 		n = (size_t)(end - text);
 		port = end + 1;
+	} else if (strchr(text, '%') && strchr(strchr(text, '%'), ':')) {
+		/* V6%IFNAME:PORT (an interface name has no colon) */
+		end = strrchr(text, ':');
+		n = (size_t)(end - text);
+		port = end + 1;
 	} else {
 		n = strlen(text);
 	}
@@ -169,7 +174,7 @@ static int clnt_rpcbind(struct rpcrdma_clnt *c)
 	return 0;
 }
 
-#if RPCRDMA_HAVE_RDMA
+#ifdef RPCRDMA_HAVE_RDMA
 #define clnt_rdma_create rpcrdma__clnt_rdma_create
 #define clnt_rdma_destroy rpcrdma__clnt_rdma_destroy
 #define clnt_rdma_stats rpcrdma__clnt_rdma_stats
@@ -210,7 +215,7 @@ static int clnt_new(const char *netid, const struct sockaddr *addr, socklen_t ad
 						  : sizeof(struct sockaddr_in6)) ||
 	    addrlen > sizeof(struct sockaddr_storage))
 		return -EINVAL;
-#if !RPCRDMA_HAVE_RDMA
+#ifndef RPCRDMA_HAVE_RDMA
 	if (netids[i].kind == RPCRDMA__CLNT_RDMA)
 		return -EPROTONOSUPPORT;
 #endif

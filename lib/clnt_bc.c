@@ -21,7 +21,7 @@ static void bc_reply(void *arg, const void *reply, size_t len)
 
 	if (c->kind == RPCRDMA__CLNT_TCP)
 		rc = rpcrdma__clnt_send_record(c, &iov, 1);
-#if RPCRDMA_HAVE_RDMA
+#ifdef RPCRDMA_HAVE_RDMA
 	else if (c->kind == RPCRDMA__CLNT_RDMA)
 		rc = rpcrdma__clnt_rdma_backward_reply(c, reply, len);
 #endif

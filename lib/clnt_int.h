@@ -220,10 +220,11 @@ int rpcrdma__clnt_rdma_backward_reply(struct rpcrdma_clnt *c, const void *msg, s
 /* ---- rpcbind (clnt_rpcb.c) */
 
 /*
- * Asks the rpcbind at rpcb (address with port) for prog/vers over netid
- * (RFC 1833 version 4 GETADDR, over TCP); *port is the port of the
- * universal address it returns.  0, -ENOENT (empty answer), -EBADMSG (an
- * address that does not parse), or the call's error.
+ * Asks the rpcbind at rpcb (address with port) for prog/vers over netid:
+ * RFC 1833 version 4 GETADDR over that transport (tcp*, udp*), or DUMP over
+ * TCP searched for the entry (rdma*; see clnt_rpcb.c); *port is the port of
+ * the universal address.  0, -ENOENT (empty answer, no entry), -EBADMSG
+ * (an address that does not parse), or the call's error.
  */
 int rpcrdma__clnt_rpcb_getaddr(const struct sockaddr *rpcb, socklen_t len, const char *netid,
 			       uint32_t prog, uint32_t vers, const struct rpcrdma_clnt_opts *opts,

@@ -67,6 +67,11 @@ int rpcrdma__clnt_encode(struct rpcrdma_clnt *c, struct rpcrdma__creq *r)
 	return 0;
 }
 
+/*
+ * enc must be the encoder an encode callback was given (clnt.h): it is the
+ * first member of a struct rpcrdma__clnt_enc.  The magic catches most
+ * misuse; any other stream is outside the contract.
+ */
 int rpcrdma_clnt_put_bulk(struct rpcrdma_xdr_enc *enc, const void *data, uint32_t len)
 {
 	struct rpcrdma__clnt_enc *e = (struct rpcrdma__clnt_enc *)enc;

@@ -87,7 +87,8 @@ static int rdma_start(struct rpcrdma_clnt *c, struct rpcrdma__creq *r)
 {
 	struct rpcrdma_clnt_req *req = r->req;
 	struct rdma_call *rc = calloc(1, sizeof(*rc));
-	size_t rlen = req->res_max ? req->res_max : c->opts.inline_size;
+	/* a reply that fits inline never fails for a small res_max */
+	size_t rlen = req->res_max > c->opts.inline_size ? req->res_max : c->opts.inline_size;
 	int err;
 
 	if (!rc || !(rc->reply = malloc(rlen))) {

@@ -5,8 +5,9 @@
  * allows (as libtirpc's clnt_dg and the kernel's xprtsock do).  Replies
  * are matched by xid: the first completes the call, later copies (the
  * answers to retransmissions, or a server's duplicates) match nothing and
- * are dropped (counted in err_dropped).  An ICMP error (ECONNREFUSED) does
- * not end a call: the retransmissions go on until its timeout.
+ * are dropped (counted in err_dropped).  An ICMP port unreachable
+ * (ECONNREFUSED on the connected socket) fails the calls waiting then with
+ * -ECONNREFUSED, as libtirpc's clnt_dg does: nothing listens there.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -70,8 +71,12 @@ static void udp_input(struct rpcrdma_clnt *c, uint32_t events)
 		uint32_t xid, type;
 
 		if (n < 0) {
-			if (errno == EINTR || errno == ECONNREFUSED)
+			if (errno == EINTR)
 				continue;
+			if (errno == ECONNREFUSED) {
+				rpcrdma__clnt_pending_fail(c, -ECONNREFUSED);
+				continue;
+			}
 			return;   /* EAGAIN, or an error the next call meets */
 		}
 		rpcrdma__clnt_count(c, RPCRDMA_STAT_BYTES_RECV, (uint64_t)n);

@@ -14,8 +14,11 @@
  * until its first reply, one.  A call is in flight until a reply arrives
  * on the connection (a late one too: it took a receive), never released by
  * a timeout, so a client that never answers stops further calls (-EAGAIN)
- * instead of overrunning the receives.  Our calls ask for bc_recvs in
- * their rdma_credit, as nfsd asks for its backchannel slots.
+ * instead of overrunning the receives.  A REPLY that arrives with none in
+ * flight takes no backward receive: it goes the way of any message, under
+ * the forward credit policing (the core drops it), so a client cannot
+ * flood the receives with replies.  Our calls ask for bc_recvs in their
+ * rdma_credit, as nfsd asks for its backchannel slots.
  *
  * Threads.  Soft-RoCE rings the Send doorbell with a uverbs command that
  * the kernel refuses from a thread whose credentials changed (see
@@ -29,6 +32,7 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+#include "rdma_backward.h"
 #include "rdma_internal.h"
 #include "svc_backward.h"
 
@@ -228,25 +232,22 @@ bool rpcrdma__bc_recv(struct rpcrdma_call *call)
 	pthread_mutex_lock(&conn->lock);
 	struct rpcrdma__rdma_bc *b = conn->bc;
 	pthread_mutex_unlock(&conn->lock);
-	if (b) {
-		uint32_t credits = be32(p + 8);
-		if (credits == 0)
-			credits = 1;                    /* as Linux: never stall */
-		if (credits > conn->bc_recvs)
-			credits = conn->bc_recvs;
-		atomic_store(&b->window, credits);
-		rpcrdma__svc_bc_reply(&b->slot, p + RPCRDMA_HDRLEN_MIN, n - RPCRDMA_HDRLEN_MIN,
-				      false);
-	} else {
-		rpcrdma__count(&conn->stats, &conn->l->stats, RPCRDMA_STAT_ERR_DROPPED, 1);
-	}
+	/* With no call in flight it answers nothing: a message like any
+	 * other, under the forward credit policing (the core drops it). */
+	if (!b || atomic_load(&b->inflight) == 0)
+		return false;
+	uint32_t credits = be32(p + 8);
+	if (credits == 0)
+		credits = 1;                            /* as Linux: never stall */
+	if (credits > conn->bc_recvs)
+		credits = conn->bc_recvs;
+	atomic_store(&b->window, credits);
+	rpcrdma__svc_bc_reply(&b->slot, p + RPCRDMA_HDRLEN_MIN, n - RPCRDMA_HDRLEN_MIN, false);
 	/* The receive goes back before the credit does. */
 	rpcrdma__recv_repost(call);
-	if (b) {
-		unsigned f = atomic_load(&b->inflight);
-		while (f && !atomic_compare_exchange_weak(&b->inflight, &f, f - 1))
-			;
-	}
+	unsigned f = atomic_load(&b->inflight);
+	while (f && !atomic_compare_exchange_weak(&b->inflight, &f, f - 1))
+		;
 	rpcrdma__conn_put(conn);
 	return true;
 }

@@ -173,6 +173,8 @@ void rpcrdma__clt_recv_done(struct rpcrdma__ctxt *x, const struct ibv_wc *wc)
 	early = found && rpcrdma__early_enter(&cc->early_open, cc->early_slack);
 	if (!early)
 		clt_repost(cc, rv);
+	/* How the reply came, read before done hands the call back. */
+	bool by_write = found && got.call->bulk_got, by_rchunk = found && h.type == RPCRDMA_NOMSG;
 	if (found) {
 		if (bufs)
 			rpcrdma__clt_req_release(cc, &got);
@@ -186,7 +188,14 @@ void rpcrdma__clt_recv_done(struct rpcrdma__ctxt *x, const struct ibv_wc *wc)
 	}
 	/* Counted after the callback, off the round trip. */
 	rpcrdma__count(&c->stats, NULL, RPCRDMA_STAT_BYTES_RECV, byte_len);
-	if (found && h.type != RPCRDMA_ERROR)
+	if (found && h.type != RPCRDMA_ERROR) {
 		rpcrdma__count(&c->stats, NULL, RPCRDMA_STAT_REPLIES, 1);
+		if (by_write)
+			rpcrdma__count(&c->stats, NULL, RPCRDMA_STAT_REPLIES_WRITE, 1);
+		if (by_rchunk)
+			rpcrdma__count(&c->stats, NULL, RPCRDMA_STAT_REPLIES_RCHUNK, 1);
+		if (!by_write && !by_rchunk)
+			rpcrdma__count(&c->stats, NULL, RPCRDMA_STAT_REPLIES_INLINE, 1);
+	}
 	cconn_put(cc);
 }

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rdma_backward.h"
 #include "rdma_internal.h"
 
 #define SEND_SGE_MAX 16

@@ -11,6 +11,7 @@
 #include <netinet/in.h>
 #include <unistd.h>
 
+#include "rdma_backward.h"
 #include "rdma_internal.h"
 
 /* ---- the listening id ---- */

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "rdma_backward.h"
 #include "rdma_internal.h"
 
 static int post_one(struct rpcrdma_call *call)

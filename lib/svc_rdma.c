@@ -52,6 +52,7 @@
 #include <rdma/rdma_cma.h>
 #include <rpcrdma/xprt.h>
 
+#include "rdma_backward.h"
 #include "rdma_internal.h" /* rpcrdma__listener_opts_get */
 #include "svc_int.h"
 

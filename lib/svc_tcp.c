@@ -336,10 +336,16 @@ static const struct rpcrdma__svc_xprt_ops tcp_ops = {
 };
 
 /* Backward call (svc_backward.h, any thread): queued like a reply, but
- * holding no slot; charged as replies are. */
+ * holding no slot; charged as replies are.  Refused (-EAGAIN) while the
+ * connection already holds max_conn_bytes: a client that does not read
+ * must not make the service queue calls without bound. */
 static int tcp_bc_send(void *priv, uint8_t *block, size_t len)
 {
 	struct rpcrdma__svc_tcp_conn *c = priv;
+	if (atomic_load(&c->held) > c->svc->opts.max_conn_bytes) {
+		free(block);
+		return -EAGAIN;
+	}
 	struct tcp_call *tc = calloc(1, sizeof(*tc)), *done = NULL;
 	if (!tc || len > 0x7fffffffu) {
 		free(tc);

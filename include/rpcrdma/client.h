@@ -15,7 +15,10 @@
  *
  * Credits: the client starts with one call in flight and follows the grant
  * of every reply (clamped to 1..max_credits); calls beyond the grant wait in
- * order.  Replies are matched to calls by xid.  A call that times out
+ * order.  Where RFC 8166 leaves room it behaves as the Linux kernel's
+ * client does: it never has more calls in flight than the server granted,
+ * and a grant of 0 is taken as 1 (the client could never send again
+ * otherwise).  Replies are matched to calls by xid.  A call that times out
  * disconnects the connection (its credit is lost otherwise).  When a
  * connection ends (timeout, peer disconnect, error), the calls in flight and
  * those queued behind the grant fail with -ECONNRESET (the timed-out one

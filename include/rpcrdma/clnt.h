@@ -4,17 +4,21 @@
  *
  * A client is made from a netid ("tcp", "tcp6", "udp", "udp6", "rdma",
  * "rdma6") and an address.  Without a port (0), it asks the host's rpcbind
- * (RFC 1833 version 4 GETADDR for that netid, over TCP to port 111), as
- * libtirpc's clnt_create() does.  Calls carry their arguments and results
- * through the library's XDR (<rpcrdma/xdr.h>) by callbacks, with AUTH_NONE
- * or AUTH_SYS, synchronously or asynchronously, each with a timeout.
+ * at port 111, as libtirpc's clnt_create() does: RFC 1833 version 4
+ * GETADDR over the netid's own transport (rpcbind answers GETADDR for the
+ * transport the query came on); for rdma/rdma6, which rpcbind does not
+ * serve, DUMP over TCP and the entry for that netid.  Calls carry their
+ * arguments and results through the library's XDR (<rpcrdma/xdr.h>) by
+ * callbacks, with AUTH_NONE or AUTH_SYS, synchronously or asynchronously,
+ * each with a timeout.
  *
  *  - TCP: record marking; a broken connection fails the calls in flight
  *    (-ECONNRESET) and the next call reconnects, with the reconnect backoff
  *    of <rpcrdma/client.h>.
  *  - UDP: a call is sent again every retrans_ms (doubling, up to the call's
  *    timeout); replies are matched by xid and duplicates dropped.
- *  - RDMA: the RPC-over-RDMA client of <rpcrdma/client.h>.  Inline, read
+ *  - RDMA: the RPC-over-RDMA client of <rpcrdma/client.h> (never more calls
+ *    in flight than the server granted; a grant of 0 is taken as 1).  Inline, read
  *    chunk, write chunk or reply chunk is chosen from the sizes the request
  *    declares; the encoder and decoder may mark one bulk argument and one
  *    bulk result (RFC 8267's DDP-eligible items) with
@@ -74,8 +78,9 @@ RPCRDMA_API int rpcrdma_clnt_create(const char *netid, const struct sockaddr *ad
 				    struct rpcrdma_clnt **out);
 
 /*
- * Parses "HOST", "HOST:PORT", "[V6]:PORT" or "V6%IFNAME" (numeric
- * addresses only, no name lookup) into *ss with port 0 when none is given.
+ * Parses "HOST", "HOST:PORT", "[V6]:PORT", "V6%IFNAME" or
+ * "V6%IFNAME:PORT" (numeric addresses only, no name lookup; IFNAME may be
+ * an interface index) into *ss with port 0 when none is given.
  * Returns 0 or -EINVAL.
  */
 RPCRDMA_API int rpcrdma_clnt_parse_addr(const char *text, struct sockaddr_storage *ss,
@@ -128,7 +133,8 @@ struct rpcrdma_clnt_req {
 };
 
 /*
- * In an encode callback: appends one XDR opaque (length, bytes, pad) that
+ * In an encode callback, on the encoder it was given (no other stream):
+ * appends one XDR opaque (length, bytes, pad) that
  * the RDMA transport may send by read chunk (the other transports send it
  * inline).  At most one per call (-EINVAL), len up to 2^31; -EMSGSIZE when
  * it does not fit args_max.  The bytes are copied.
@@ -137,7 +143,8 @@ RPCRDMA_API int rpcrdma_clnt_put_bulk(struct rpcrdma_xdr_enc *enc, const void *d
 				      uint32_t len);
 
 /*
- * In a decode callback: reads one XDR opaque of at most max bytes that the
+ * In a decode callback, on the decoder it was given (no other stream):
+ * reads one XDR opaque of at most max bytes that the
  * server may have sent by write chunk into the request's res_bulk.  *data
  * points into res_bulk or into the received reply, valid until done
  * returns.  Returns 0, or -EBADMSG (malformed, or longer than max).
@@ -150,7 +157,10 @@ RPCRDMA_API int rpcrdma_clnt_get_bulk(struct rpcrdma_xdr_dec *dec, const void **
  * (MSG_ACCEPTED SUCCESS, decoded) or a negative errno: -ETIMEDOUT,
  * -ECONNRESET, -ECANCELED (client destroyed), -EBADMSG (reply or results
  * malformed), -EACCES (MSG_DENIED), -EREMOTEIO (accepted but not SUCCESS:
- * see req->accept_stat), -EMSGSIZE.
+ * see req->accept_stat), -EMSGSIZE, or what stopped it from being sent:
+ * the reconnect's error over TCP and RDMA (-ECONNREFUSED, ..., also while
+ * the backoff holds the next try back), an ICMP port unreachable over UDP
+ * (-ECONNREFUSED, as libtirpc's clnt_dg reports it).
  */
 typedef void (*rpcrdma_clnt_done)(struct rpcrdma_clnt_req *req, int status, void *arg);
 

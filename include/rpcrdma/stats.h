@@ -17,9 +17,11 @@ RPCRDMA_BEGIN_DECLS
 enum rpcrdma_stat {
 	RPCRDMA_STAT_CALLS = 0,        /* calls handed to the upper layer / sent (client) */
 	RPCRDMA_STAT_REPLIES,          /* replies sent / received (client) */
-	RPCRDMA_STAT_REPLIES_INLINE,   /* replies sent inline (RDMA_MSG, no chunk) */
-	RPCRDMA_STAT_REPLIES_WRITE,    /* replies whose bulk went by write chunk */
-	RPCRDMA_STAT_REPLIES_RCHUNK,   /* replies sent through the reply chunk */
+	RPCRDMA_STAT_REPLIES_INLINE,   /* replies sent / received (client) inline (RDMA_MSG,
+					* no chunk) */
+	RPCRDMA_STAT_REPLIES_WRITE,    /* replies whose bulk went / came (client) by write chunk */
+	RPCRDMA_STAT_REPLIES_RCHUNK,   /* replies sent / received (client) through the reply
+					* chunk */
 	RPCRDMA_STAT_CALLS_READ,       /* calls with read chunks pulled / pushed (client) */
 	RPCRDMA_STAT_ERR_SHORT,        /* malformed: too short or truncated list */
 	RPCRDMA_STAT_ERR_VERS,         /* wrong version (answered ERR_VERS) */

@@ -571,10 +571,13 @@ RPCRDMA_API int rpcrdma_svc_conn_connected(const struct rpcrdma_svc_conn *conn);
  * with -ECANCELED): 0, -ETIMEDOUT (req->timeout_ms, <= 0: 10 s),
  * -ENOTCONN / -ECONNRESET (the connection closed), -EACCES, -EREMOTEIO,
  * -EBADMSG as for rpcrdma_clnt_done.  req->decode runs before done, on
- * the loop thread (TCP) or a poller thread (RDMA).  Else a negative errno and done is
- * never called: -ENOTCONN, -EMSGSIZE (the call does not fit inline over
- * RDMA), -EAGAIN (no backward credit over RDMA: the client reserved none),
- * -ENOMEM.
+ * the loop thread (TCP) or a poller thread (RDMA).  Else a negative errno
+ * and done is never called: -ENOTCONN, -EMSGSIZE (the call does not fit
+ * inline over RDMA), -EAGAIN (over RDMA, every backward credit is in use:
+ * at most min(2, the client's grant; 1 before its first reply) calls are
+ * in flight, each until a reply arrives -- a timeout does not give it
+ * back; over TCP, the connection already buffers max_conn_bytes: the
+ * client does not read), -ENOMEM.
  */
 RPCRDMA_API int rpcrdma_svc_conn_call_async(struct rpcrdma_svc_conn *conn, uint32_t prog,
 					    uint32_t vers, const struct rpcrdma_svc_cred *cred,

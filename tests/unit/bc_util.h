@@ -16,6 +16,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <sys/fsuid.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -45,6 +46,8 @@ struct bc_state {
 	int last_err;                  /* first error of call_async */
 	unsigned ndone;
 	uint32_t cbprog;               /* 0: CB_PROG */
+	bool switch_creds;             /* the handler changes its thread's
+					* credentials first, as NFS servers do */
 };
 
 static inline void bc_state_init(struct bc_state *st)
@@ -138,6 +141,12 @@ static int bc_handler(struct rpcrdma_svc_call *call, void *args, void *res)
 	struct bc_state *st = rpcrdma_svc_call_program_ctx(call);
 	struct bc_cb_args *a = args;
 	struct rpcrdma_svc_conn *conn;
+	if (st->switch_creds) {
+		/* New credentials for this thread, for good (the kernel then
+		 * refuses its uverbs commands: see svc_rdma.c). */
+		setfsuid(65534);
+		setfsuid(0);
+	}
 	int rc = rpcrdma_svc_call_conn(call, &conn);
 	pthread_mutex_lock(&st->lock);
 	if (rc) {

@@ -99,7 +99,7 @@ static inline int ct_dec_bulk_res(struct rpcrdma_xdr_dec *d, void *r)
 	struct ct_bulk_res *res = (struct ct_bulk_res *)r;
 	int err = rpcrdma_clnt_get_bulk(d, &res->p, &res->len, CT_BULK_MAX);
 
-	if (!err && res->len <= sizeof(res->copy))
+	if (!err && res->len && res->len <= sizeof(res->copy))
 		memcpy(res->copy, res->p, res->len);
 	if (!err)
 		res->sum = ct_sum(res->p, res->len);

@@ -11,6 +11,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <time.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
@@ -375,6 +376,127 @@ static void test_udp_unsupported(void **state)
 	fix_stop(&f);
 }
 
+/* ---- a client that never reads: backward calls stop at max_conn_bytes */
+
+#define BIG_PROG 0x2000009bu
+#define BIG_ARGS 65536u
+#define BIG_CAP (256u * 1024)
+
+struct big {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	struct rpcrdma_svc_conn *conn;
+	struct rpcrdma_clnt_req reqs[1000];
+	unsigned sent, ndone, nreset;
+	int err;
+	bool handled;
+};
+
+static int big_enc(struct rpcrdma_xdr_enc *e, const void *a)
+{
+	(void)a;
+	void *p = rpcrdma_xdr_reserve(e, BIG_ARGS);
+	if (!p)
+		return -EMSGSIZE;
+	memset(p, 0x5a, BIG_ARGS);
+	return 0;
+}
+
+static void big_done(struct rpcrdma_clnt_req *req, int status, void *arg)
+{
+	struct big *b = arg;
+	(void)req;
+	pthread_mutex_lock(&b->lock);
+	b->ndone++;
+	b->nreset += status == -ECONNRESET;
+	pthread_cond_broadcast(&b->cond);
+	pthread_mutex_unlock(&b->lock);
+}
+
+static int big_handler(struct rpcrdma_svc_call *call, void *args, void *res)
+{
+	struct big *b = rpcrdma_svc_call_program_ctx(call);
+	(void)args;
+	(void)res;
+	pthread_mutex_lock(&b->lock);
+	assert_int_equal(rpcrdma_svc_call_conn(call, &b->conn), 0);
+	for (b->sent = 0; b->sent < 1000; b->sent++) {
+		struct rpcrdma_clnt_req *r = &b->reqs[b->sent];
+		*r = (struct rpcrdma_clnt_req){ .size = sizeof(*r), .proc = 1, .encode = big_enc,
+						.args_max = BIG_ARGS, .timeout_ms = 600000 };
+		b->err = rpcrdma_svc_conn_call_async(b->conn, CB_PROG, 1, NULL, r, big_done, b);
+		if (b->err)
+			break;
+	}
+	b->handled = true;
+	pthread_cond_broadcast(&b->cond);
+	pthread_mutex_unlock(&b->lock);
+	return RPCRDMA_SVC_SUCCESS;
+}
+
+static void test_never_reads(void **state)
+{
+	(void)state;
+	static struct big b;
+	static const struct rpcrdma_svc_proc procs[] = { { .handler = big_handler } };
+	static const struct rpcrdma_svc_version vers[] = { { .vers = 1, .nprocs = 1,
+							     .procs = procs } };
+	struct rpcrdma_svc_program prog = { .prog = BIG_PROG, .nvers = 1, .vers = vers, .ctx = &b };
+	struct rpcrdma_svc_opts o = { .size = sizeof(o), .max_conn_bytes = BIG_CAP };
+	struct server s;
+	memset(&b, 0, sizeof(b));
+	pthread_mutex_init(&b.lock, NULL);
+	pthread_cond_init(&b.cond, NULL);
+	server_start(&s, &o, false);
+	assert_int_equal(rpcrdma_svc_register(s.svc, &prog), 0);
+	assert_int_equal(rpcrdma_svc_start(s.svc), 0);
+
+	/* A small receive window, and nothing ever read. */
+	int fd = socket(AF_INET, SOCK_STREAM, 0), small = 4096;
+	setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &small, sizeof(small));
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(s.tcp_port),
+				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	assert_int_equal(connect(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	uint8_t m[64];
+	uint32_t w[] = { 1, 0, 2, BIG_PROG, 1, 0, 0, 0, 0, 0 };
+	for (size_t i = 0; i < 10; i++)
+		put32(m + 4 * i, w[i]);
+	assert_int_equal(send_record(fd, m, 40), 0);
+
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += 60;
+	pthread_mutex_lock(&b.lock);
+	while (!b.handled && pthread_cond_timedwait(&b.cond, &b.lock, &ts) == 0)
+		;
+	assert_true(b.handled);
+	unsigned sent = b.sent;
+	int err = b.err;
+	pthread_mutex_unlock(&b.lock);
+	struct rpcrdma_svc_stats st;
+	rpcrdma_svc_get_stats(s.svc, &st, sizeof(st));
+	printf("never reads: %u calls of 64 KiB queued, then %d; %llu bytes buffered\n", sent,
+	       err, (unsigned long long)st.tcp_buffered);
+	assert_int_equal(err, -EAGAIN);
+	assert_true(sent > 0 && sent < 1000);
+	/* the cap, one call past it, and the reply to the fore call */
+	assert_true(st.tcp_buffered <= BIG_CAP + 2 * (BIG_ARGS + 4096));
+
+	close(fd);
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += 60;
+	pthread_mutex_lock(&b.lock);
+	while (b.ndone < sent && pthread_cond_timedwait(&b.cond, &b.lock, &ts) == 0)
+		;
+	assert_int_equal(b.ndone, sent);
+	assert_int_equal(b.nreset, sent);
+	pthread_mutex_unlock(&b.lock);
+	server_stop(&s);
+	rpcrdma_svc_conn_put(b.conn);
+	pthread_mutex_destroy(&b.lock);
+	pthread_cond_destroy(&b.cond);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -387,6 +509,7 @@ int main(void)
 		cmocka_unit_test(test_unsolicited_replies),
 		cmocka_unit_test(test_flood),
 		cmocka_unit_test(test_udp_unsupported),
+		cmocka_unit_test(test_never_reads),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -17,7 +17,10 @@
  *               20 more are answered;
  *   close       the client goes away with a call pending: -ECONNRESET.
  * Then the listener's counters (err_credit_overrun and rq_starved must be
- * 0) and "PASS".  Exit 0 on PASS, 1 otherwise.  Waits are bounded.
+ * 0) and "PASS".  With "direct": the service's poller is a DIRECT one that
+ * its loop polls, and every handler switches its thread's credentials
+ * (setfsuid) before it calls back, as NFS servers do (the Sends must then
+ * be posted by another thread).  Exit 0 on PASS, 1 otherwise.  Waits are bounded.
  */
 #include <netdb.h>
 #include <stdio.h>
@@ -140,9 +143,18 @@ int main(int argc, char **argv)
 	socklen_t blen = sizeof(bound);
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	CHECK(argc == 2 && getaddrinfo(argv[1], "0", &hints, &ai) == 0, "usage: rdma-bc ADDR");
+	bool direct = argc == 3 && strcmp(argv[2], "direct") == 0;
+	CHECK((argc == 2 || direct) && getaddrinfo(argv[1], "0", &hints, &ai) == 0,
+	      "usage: rdma-bc ADDR [direct]");
 	bc_state_init(&st);
 	rpcrdma_poller_opts_init(&po);
+	if (direct) {
+		/* The service's loop polls the poller itself, until a handler
+		 * switches the loop thread's credentials (every one here does):
+		 * then the driver thread does. */
+		po.mode = RPCRDMA_POLLER_DIRECT;
+		st.switch_creds = true;
+	}
 	CHECK(rpcrdma_poller_create(&po, &poller) == 0, "poller");
 	CHECK(rpcrdma_svc_create(NULL, &svc) == 0, "svc");
 	struct rpcrdma_svc_program p = bc_program(&st);
