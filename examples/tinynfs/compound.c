@@ -160,6 +160,15 @@ int tnfs_compound_rpc(struct tnfs_server *srv, const struct tnfs_cred *cred,
 		      void *rep, size_t cap, size_t *replen, size_t *bulk_off,
 		      size_t *bulk_len)
 {
+	return tnfs_compound_call(srv, cred, NULL, req, reqlen, req_hdr, rep_hdr, rep, cap,
+				  replen, bulk_off, bulk_len);
+}
+
+int tnfs_compound_call(struct tnfs_server *srv, const struct tnfs_cred *cred,
+		       const struct rpcrdma_svc_call *call, const void *req, size_t reqlen,
+		       size_t req_hdr, size_t rep_hdr, void *rep, size_t cap, size_t *replen,
+		       size_t *bulk_off, size_t *bulk_len)
+{
 	size_t boff_dummy, blen_dummy;
 	if (!bulk_off)
 		bulk_off = &boff_dummy;
@@ -188,6 +197,7 @@ int tnfs_compound_rpc(struct tnfs_server *srv, const struct tnfs_cred *cred,
 	struct tnfs_ctx c;
 	memset(&c, 0, sizeof(c));
 	c.srv = srv;
+	c.call = call;
 	c.exp = c.sexp = srv->exp;
 	c.cpseudo = c.spseudo = TNFS_NOT_PSEUDO;
 	c.minor = minor;

@@ -68,6 +68,13 @@ int tnfs_compound_rpc(struct tnfs_server *srv, const struct tnfs_cred *cred,
 		      const void *req, size_t reqlen, size_t req_hdr, size_t rep_hdr,
 		      void *rep, size_t cap, size_t *replen, size_t *bulk_off,
 		      size_t *bulk_len);
+/* The same for the RPC call `call`, whose connection may become the
+ * client's back channel (callback.h). */
+struct rpcrdma_svc_call;
+int tnfs_compound_call(struct tnfs_server *srv, const struct tnfs_cred *cred,
+		       const struct rpcrdma_svc_call *call, const void *req, size_t reqlen,
+		       size_t req_hdr, size_t rep_hdr, void *rep, size_t cap, size_t *replen,
+		       size_t *bulk_off, size_t *bulk_len);
 
 /* Upper bound of the reply of this COMPOUND, from decoding its arguments
  * only (current file handle sizes taken at their maximum).  For the

@@ -62,7 +62,8 @@ struct config {
 	unsigned rdma_port;
 	unsigned rdma_spin_us;
 	const char *rdma_poller;
-	bool udp, rpcbind, print_versions, stats, inode_handles;
+	bool udp, rpcbind, print_versions, stats, inode_handles, no_deleg;
+	unsigned recall_timeout;
 	unsigned max_calls;
 	const char *state_dir;
 	unsigned grace;
@@ -99,7 +100,13 @@ static void usage(FILE *f)
 		"                         no grace period, reclaims refused)\n"
 		"      --grace SECONDS    the grace period (default the lease, 90; it ends\n"
 		"                         early once every recorded client is back)\n"
-		"      --stats            print the RPC counters at exit\n"
+		"      --no-delegations   never grant a delegation (they are granted by\n"
+		"                         default to clients with a back channel)\n"
+		"      --recall-timeout S a recalled delegation not returned in S seconds\n"
+		"                         is revoked (default: the lease, 90, or the\n"
+		"                         kernel's lease-break-time if shorter)\n"
+		"      --stats            print the RPC and delegation counters at exit\n"
+		"                         (and on SIGUSR1)\n"
 		"  -h, --help\n");
 }
 
@@ -126,7 +133,8 @@ static int parse_port(const char *what, const char *arg, unsigned *out)
 static int parse_args(int argc, char **argv, struct config *c)
 {
 	enum { O_EXPORT = 256, O_NOUDP, O_PRINTV, O_RPCBIND, O_STATS, O_INODE, O_MAXCALLS,
-	       O_RDMA, O_RDMAPORT, O_RDMASPIN, O_RDMAPOLLER, O_STATEDIR, O_GRACE };
+	       O_RDMA, O_RDMAPORT, O_RDMASPIN, O_RDMAPOLLER, O_STATEDIR, O_GRACE, O_NODELEG,
+	       O_RECALLTO };
 	static const struct option longopts[] = {
 		{ "exports", required_argument, NULL, 'e' },
 		{ "export", required_argument, NULL, O_EXPORT },
@@ -145,6 +153,8 @@ static int parse_args(int argc, char **argv, struct config *c)
 		{ "stats", no_argument, NULL, O_STATS },
 		{ "state-dir", required_argument, NULL, O_STATEDIR },
 		{ "grace", required_argument, NULL, O_GRACE },
+		{ "no-delegations", no_argument, NULL, O_NODELEG },
+		{ "recall-timeout", required_argument, NULL, O_RECALLTO },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -216,6 +226,13 @@ static int parse_args(int argc, char **argv, struct config *c)
 			break;
 		case O_STATS:
 			c->stats = true;
+			break;
+		case O_NODELEG:
+			c->no_deleg = true;
+			break;
+		case O_RECALLTO:
+			if (parse_uint("--recall-timeout", optarg, 1, 3600, &c->recall_timeout) != 0)
+				return -1;
 			break;
 		case O_STATEDIR:
 			c->state_dir = optarg;
@@ -449,6 +466,22 @@ static void rpcrdma_poller_destroy(struct rpcrdma_poller *p)
 }
 #endif
 
+static void print_deleg_stats(struct tnfs_server *srv)
+{
+	struct tnfs_deleg_stats d;
+	struct tnfs_cb_stats b;
+	tnfs_deleg_stats(srv->deleg, &d);
+	tnfs_cb_stats(srv->cb, &b);
+	printf("tinynfs: deleg_granted %llu, cb_recall %llu, deleg_returned %llu, "
+	       "deleg_revoked %llu, lease_breaks %llu, deleg_held %u, cb_null %llu, "
+	       "cb_null_ok %llu, cb_errors %llu\n",
+	       (unsigned long long)d.granted, (unsigned long long)b.cb_recall,
+	       (unsigned long long)d.returned, (unsigned long long)d.revoked,
+	       (unsigned long long)d.lease_breaks, d.held, (unsigned long long)b.cb_null,
+	       (unsigned long long)b.cb_null_ok, (unsigned long long)b.cb_errors);
+	fflush(stdout);
+}
+
 static void print_stats(const struct rpcrdma_svc *svc)
 {
 	struct rpcrdma_svc_stats st;
@@ -512,7 +545,14 @@ int main(int argc, char **argv)
 	sigemptyset(&sigs);
 	sigaddset(&sigs, SIGINT);
 	sigaddset(&sigs, SIGTERM);
+	sigaddset(&sigs, SIGUSR1);
+	/* the lease-break signals go to deleg's thread (deleg.h) */
+	sigset_t lease;
+	sigemptyset(&lease);
+	sigaddset(&lease, tnfs_deleg_signal());
+	sigaddset(&lease, SIGIO);
 	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
+	pthread_sigmask(SIG_BLOCK, &lease, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
 	raise_nofile();
@@ -526,6 +566,7 @@ int main(int argc, char **argv)
 		.exports = &ex,
 		.versions = &vers,
 		.inode_handles = c.inode_handles,
+		.no_delegations = c.no_deleg,
 	};
 	int rc = tnfs_server_new(&so, &srv);
 	if (rc) {
@@ -579,6 +620,13 @@ int main(int argc, char **argv)
 		}
 		printf("tinynfs: registered with rpcbind\n");
 	}
+	if (c.recall_timeout)
+		tnfs_deleg_set_timeout(srv->deleg, c.recall_timeout);
+	rc = tnfs_server_start_callbacks(srv);
+	if (rc) {
+		fprintf(stderr, "tinynfs: delegations: %s\n", strerror(-rc));
+		goto out;
+	}
 	rc = rpcrdma_svc_start(svc);
 	if (rc) {
 		fprintf(stderr, "tinynfs: start: %s\n", strerror(-rc));
@@ -596,13 +644,17 @@ int main(int argc, char **argv)
 	fflush(stdout);
 
 	int sig = 0;
-	while (sigwait(&sigs, &sig) != 0)
-		;
+	while (sigwait(&sigs, &sig) != 0 || sig == SIGUSR1)
+		if (sig == SIGUSR1) {
+			print_deleg_stats(srv);
+			sig = 0;
+		}
 	printf("tinynfs: %s, stopping\n", sig == SIGINT ? "SIGINT" : "SIGTERM");
 	rpcrdma_svc_stop(svc);
 	if (c.stats) {
 		print_stats(svc);
 		print_rdma_stats(rdma_ls, c.nrdma);
+		print_deleg_stats(srv);
 	}
 	status = 0;
 out:

@@ -356,30 +356,44 @@ static void dec_channel_attrs(struct xdr_in *x, struct nfs4_channel_attrs *c)
 	c->ird = c->nird ? xdr_get_u32(x) : 0;
 }
 
-static void skip_cb_sec(struct xdr_in *x)
+/* callback_sec_parms4<>: keeps the first AUTH_NONE or AUTH_SYS one. */
+static void dec_cb_sec(struct xdr_in *x, struct nfs4_cb_sec *sec)
 {
+	memset(sec, 0, sizeof(*sec));
+	sec->flavor = UINT32_MAX;
 	uint32_t n = xdr_get_count(x, 16, 4);
 	for (uint32_t i = 0; i < n && !x->bad; i++) {
-		switch (xdr_get_u32(x)) {
+		struct nfs4_cb_sec one = { .flavor = xdr_get_u32(x) };
+		switch (one.flavor) {
 		case AUTH_NONE:
 			break;
 		case AUTH_SYS:
-			(void)xdr_get_u32(x);		/* stamp */
-			(void)xdr_get_opaque(x, 255);	/* machinename */
-			(void)xdr_get_u32(x);		/* uid */
-			(void)xdr_get_u32(x);		/* gid */
-			for (uint32_t g = xdr_get_count(x, 16, 4); g > 0; g--)
-				(void)xdr_get_u32(x);
+			one.stamp = xdr_get_u32(x);
+			one.machine = xdr_get_opaque(x, 255);
+			one.uid = xdr_get_u32(x);
+			one.gid = xdr_get_u32(x);
+			one.ngids = xdr_get_count(x, 16, 4);
+			for (uint32_t g = 0; g < one.ngids && !x->bad; g++)
+				one.gids[g] = xdr_get_u32(x);
 			break;
 		case RPCSEC_GSS:
 			(void)xdr_get_u32(x); /* gcbp_service */
 			(void)xdr_get_opaque(x, NFS4_OPAQUE_LIMIT);
 			(void)xdr_get_opaque(x, NFS4_OPAQUE_LIMIT);
-			break;
+			continue;
 		default:
 			xdr_fail(x);
+			continue;
 		}
+		if (sec->flavor == UINT32_MAX && !x->bad)
+			*sec = one;
 	}
+}
+
+static void dec_backchannel_ctl(struct xdr_in *x, union nfs4_args *a)
+{
+	a->backchannel_ctl.cb_program = xdr_get_u32(x);
+	dec_cb_sec(x, &a->backchannel_ctl.sec);
 }
 
 static void dec_create_session(struct xdr_in *x, union nfs4_args *a)
@@ -390,7 +404,7 @@ static void dec_create_session(struct xdr_in *x, union nfs4_args *a)
 	dec_channel_attrs(x, &a->create_session.fore);
 	dec_channel_attrs(x, &a->create_session.back);
 	a->create_session.cb_program = xdr_get_u32(x);
-	skip_cb_sec(x);
+	dec_cb_sec(x, &a->create_session.sec);
 }
 
 static void dec_destroy_session(struct xdr_in *x, union nfs4_args *a)
@@ -577,7 +591,16 @@ static void enc_open(struct xdr_out *x, uint32_t st, const union nfs4_res *r)
 	nfs4_enc_change_info(x, &r->open.cinfo);
 	xdr_put_u32(x, r->open.rflags);
 	nfs4_enc_bitmap(x, &r->open.attrset);
-	xdr_put_u32(x, OPEN_DELEGATE_NONE);
+	xdr_put_u32(x, r->open.deleg);
+	if (r->open.deleg != OPEN_DELEGATE_READ)
+		return;
+	/* open_read_delegation4: stateid, recall, an empty nfsace4 (as nfsd) */
+	nfs4_enc_stateid(x, &r->open.deleg_sid);
+	xdr_put_u32(x, 0);
+	xdr_put_u32(x, ACE4_ACCESS_ALLOWED_ACE_TYPE);
+	xdr_put_u32(x, 0);
+	xdr_put_u32(x, 0);
+	xdr_put_u32(x, 0);
 }
 
 static void enc_setattr(struct xdr_out *x, uint32_t st, const union nfs4_res *r)
@@ -712,6 +735,8 @@ static const struct nfs4_codec codecs[] = {
 	[OP_SECINFO] = { dec_name, NULL },
 	[OP_SETATTR] = { dec_setattr, enc_setattr },
 	[OP_WRITE] = { dec_write, enc_write },
+	[OP_DELEGRETURN] = { dec_free_stateid, NULL },
+	[OP_BACKCHANNEL_CTL] = { dec_backchannel_ctl, NULL },
 	[OP_BIND_CONN_TO_SESSION] = { dec_bind_conn, enc_bind_conn },
 	[OP_EXCHANGE_ID] = { dec_exchange_id, enc_exchange_id },
 	[OP_CREATE_SESSION] = { dec_create_session, enc_create_session },
@@ -744,7 +769,7 @@ static const uint8_t implemented[] = {
 	[OP_PUTPUBFH] = 1, [OP_PUTROOTFH] = 1, [OP_READ] = 1, [OP_READDIR] = 1,
 	[OP_READLINK] = 1, [OP_REMOVE] = 1, [OP_RENAME] = 1,
 	[OP_RESTOREFH] = 1, [OP_SAVEFH] = 1, [OP_SECINFO] = 1, [OP_SETATTR] = 1,
-	[OP_WRITE] = 1,
+	[OP_WRITE] = 1, [OP_DELEGRETURN] = 1, [OP_BACKCHANNEL_CTL] = 1,
 	[OP_BIND_CONN_TO_SESSION] = 1, [OP_EXCHANGE_ID] = 1,
 	[OP_CREATE_SESSION] = 1, [OP_DESTROY_SESSION] = 1,
 	[OP_FREE_STATEID] = 1, [OP_SECINFO_NO_NAME] = 1, [OP_SEQUENCE] = 1,

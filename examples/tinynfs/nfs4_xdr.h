@@ -69,6 +69,14 @@ struct nfs4_channel_attrs {
 	uint32_t nird, ird;
 };
 
+/* callback_sec_parms4: the first usable one of the list (AUTH_NONE or
+ * AUTH_SYS); flavor UINT32_MAX when the list has none. */
+struct nfs4_cb_sec {
+	uint32_t flavor;
+	uint32_t stamp, uid, gid, ngids, gids[16];
+	struct xdr_opaque machine;
+};
+
 union nfs4_args {
 	struct { uint32_t access; } access;
 	struct { uint32_t seqid; struct nfs4_stateid stateid; } close;
@@ -144,9 +152,11 @@ union nfs4_args {
 		uint32_t seqid, flags;
 		struct nfs4_channel_attrs fore, back;
 		uint32_t cb_program;
+		struct nfs4_cb_sec sec;
 	} create_session;
+	struct { uint32_t cb_program; struct nfs4_cb_sec sec; } backchannel_ctl;
 	struct { uint8_t sessionid[NFS4_SESSIONID_SIZE]; } destroy_session;
-	struct { struct nfs4_stateid stateid; } free_stateid;
+	struct { struct nfs4_stateid stateid; } free_stateid; /* DELEGRETURN too */
 	struct { uint32_t style; } secinfo_no_name;
 	struct {
 		uint8_t sessionid[NFS4_SESSIONID_SIZE];
@@ -194,6 +204,8 @@ union nfs4_res {
 		struct nfs4_change_info cinfo;
 		uint32_t rflags;
 		struct nfs4_bitmap attrset;
+		uint32_t deleg; /* OPEN_DELEGATE_NONE or _READ */
+		struct nfs4_stateid deleg_sid;
 	} open;
 	struct { struct nfs4_bitmap attrset; } setattr;
 	struct { uint32_t count, committed; uint8_t verf[NFS4_VERIFIER_SIZE]; } write;

@@ -31,6 +31,9 @@ struct tnfs_ctx {
 	uint32_t spseudo;
 	uint32_t minor;
 	const struct tnfs_cred *rpc_cred; /* as the RPC layer gave them */
+	/* the RPC call (its connection carries the back channel); NULL
+	 * in-process */
+	const struct rpcrdma_svc_call *call;
 	struct tnfs_cred cred; /* after squashing for cred_exp */
 	const struct tnfs_export *cred_exp;
 	struct tnfs_fs_saved become; /* what tnfs_fs_become() switched */
@@ -136,6 +139,7 @@ uint32_t tnfs_io_fd(struct tnfs_ctx *c, const struct tnfs_node *n,
 		    const struct nfs4_stateid *sid, bool write, int *fd, struct stat *st);
 
 /* ops_session.c */
+tnfs_op_fn tnfs_op_backchannel_ctl, tnfs_op_delegreturn;
 tnfs_op_fn tnfs_op_exchange_id, tnfs_op_create_session, tnfs_op_sequence,
 	tnfs_op_destroy_session, tnfs_op_destroy_clientid,
 	tnfs_op_reclaim_complete, tnfs_op_bind_conn;

@@ -11,6 +11,7 @@
 
 #include "attrs.h"
 #include "ops.h"
+#include "ops_deleg.h"
 
 #define DENTS_BUF 32768
 
@@ -260,6 +261,8 @@ uint32_t tnfs_op_remove(struct tnfs_ctx *c, const union nfs4_args *a,
 		return s;
 	if (tnfs_ctx_readonly(c))
 		return NFS4ERR_ROFS;
+	if ((s = tnfs_deleg_name_conflict(c, &c->cfh, name)) != NFS4_OK)
+		return s;
 	bool atomic = tnfs_dir_change(&c->cfh, &r->cinfo.before);
 	s = tnfs_fs_remove(&c->cfh, name);
 	r->cinfo.atomic = tnfs_dir_change(&c->cfh, &r->cinfo.after) && atomic;
@@ -282,6 +285,10 @@ uint32_t tnfs_op_rename(struct tnfs_ctx *c, const union nfs4_args *a,
 		return s;
 	if (tnfs_ctx_readonly(c))
 		return NFS4ERR_ROFS;
+	/* the file renamed, and the one the new name replaces */
+	if ((s = tnfs_deleg_name_conflict(c, &c->sfh, from)) != NFS4_OK ||
+	    (s = tnfs_deleg_name_conflict(c, &c->cfh, to)) != NFS4_OK)
+		return s;
 	bool sb = tnfs_dir_change(&c->sfh, &r->rename.src.before);
 	bool db = tnfs_dir_change(&c->cfh, &r->rename.dst.before);
 	s = tnfs_fs_rename(c->exp, &c->sfh, from, &c->cfh, to);

@@ -8,6 +8,7 @@
 
 #include "attrs.h"
 #include "ops.h"
+#include "ops_deleg.h"
 #include "state.h"
 
 static uint32_t file_key(const struct tnfs_node *n, struct tnfs_file_key *k,
@@ -60,7 +61,8 @@ uint32_t tnfs_op_open(struct tnfs_ctx *c, const union nfs4_args *a,
 	    deny > OPEN4_SHARE_DENY_BOTH)
 		return NFS4ERR_INVAL;
 	bool create = a->open.opentype == OPEN4_CREATE;
-	switch (a->open.claim) {
+	uint32_t claim = a->open.claim;
+	switch (claim) {
 	case CLAIM_NULL:
 		break;
 	case CLAIM_FH:
@@ -71,13 +73,18 @@ uint32_t tnfs_op_open(struct tnfs_ctx *c, const union nfs4_args *a,
 		if (create)
 			return NFS4ERR_INVAL;
 		break;
-	case CLAIM_DELEGATE_CUR:
+	case CLAIM_DELEGATE_CUR: /* an open the client made under its delegation */
 	case CLAIM_DELEG_CUR_FH:
-		return NFS4ERR_BAD_STATEID; /* no delegation was ever given */
+		if (create)
+			return NFS4ERR_INVAL;
+		if (tnfs_deleg_claim(c, &a->open.deleg_stateid) != NFS4_OK)
+			return tnfs_deleg_claim(c, &a->open.deleg_stateid);
+		claim = claim == CLAIM_DELEGATE_CUR ? CLAIM_NULL : CLAIM_FH;
+		break;
 	default:
 		return NFS4ERR_NOTSUPP;
 	}
-	bool by_fh = a->open.claim == CLAIM_FH || a->open.claim == CLAIM_PREVIOUS;
+	bool by_fh = claim == CLAIM_FH || claim == CLAIM_PREVIOUS;
 	uint32_t s = tnfs_state_may_open(c->srv->state, c->clientid,
 					 a->open.claim == CLAIM_PREVIOUS);
 	if (s != NFS4_OK)
@@ -95,6 +102,7 @@ uint32_t tnfs_op_open(struct tnfs_ctx *c, const union nfs4_args *a,
 		struct stat st;
 		struct tnfs_file_key k;
 		if ((s = file_key(&n, &k, &st)) != NFS4_OK ||
+		    (s = tnfs_deleg_open_conflict(c, k, access)) != NFS4_OK ||
 		    (s = open_for(&n, access, &fd)) != NFS4_OK)
 			goto fail;
 	} else {
@@ -114,6 +122,7 @@ uint32_t tnfs_op_open(struct tnfs_ctx *c, const union nfs4_args *a,
 			struct stat st;
 			struct tnfs_file_key k;
 			if ((s = file_key(&n, &k, &st)) != NFS4_OK ||
+			    (s = tnfs_deleg_open_conflict(c, k, access)) != NFS4_OK ||
 			    (s = open_for(&n, access, &fd)) != NFS4_OK)
 				goto fail;
 		} else {
@@ -200,6 +209,7 @@ uint32_t tnfs_op_open(struct tnfs_ctx *c, const union nfs4_args *a,
 	if (s != NFS4_OK)
 		goto fail;
 	r->open.rflags = OPEN4_RESULT_LOCKTYPE_POSIX;
+	tnfs_deleg_open_grant(c, &n, k, a->open.share_access, claim, r);
 	tnfs_ctx_set_cfh(c, &n, NULL);
 	tnfs_ctx_set_stateid(c, &r->open.stateid);
 	return NFS4_OK;
@@ -256,8 +266,17 @@ uint32_t tnfs_io_fd(struct tnfs_ctx *c, const struct tnfs_node *n,
 	*fd = -1;
 	struct tnfs_file_key k;
 	uint32_t s = file_key(n, &k, st);
-	if (s == NFS4_OK)
+	if (s == NFS4_OK && tnfs_deleg_is_sid(sid)) {
+		/* a read delegation: read as with a special stateid */
+		s = tnfs_deleg_check(c->srv->deleg, c->clientid, sid, &k);
+		if (s == NFS4_OK && write)
+			s = NFS4ERR_OPENMODE;
+	} else if (s == NFS4_OK) {
 		s = tnfs_state_io_fd(c->srv->state, c->clientid, sid, k, write, fd);
+	}
+	/* WRITE, SETATTR of the size: other clients' delegations go */
+	if (s == NFS4_OK && write)
+		s = tnfs_deleg_break(c->srv->deleg, c->clientid, k, false);
 	if (s == NFS4_OK)
 		s = tnfs_fs_may_io(n, st, c->cred.uid, write);
 	if (s == NFS4_OK && *fd < 0) /* special stateid: no open state */

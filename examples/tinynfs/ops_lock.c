@@ -76,7 +76,9 @@ uint32_t tnfs_op_test_stateid(struct tnfs_ctx *c, const union nfs4_args *a,
 	for (uint32_t i = 0; i < a->test_stateid.n; i++) {
 		struct nfs4_stateid sid;
 		nfs4_dec_stateid(&in, &sid);
-		xdr_put_u32(x, tnfs_state_test_stateid(c->srv->state, c->clientid, &sid));
+		xdr_put_u32(x, tnfs_deleg_is_sid(&sid) ?
+			       tnfs_deleg_check(c->srv->deleg, c->clientid, &sid, NULL) :
+			       tnfs_state_test_stateid(c->srv->state, c->clientid, &sid));
 	}
 	return NFS4_OK;
 }
@@ -87,7 +89,9 @@ uint32_t tnfs_op_free_stateid(struct tnfs_ctx *c, const union nfs4_args *a,
 	(void)r, (void)x;
 	struct nfs4_stateid sid;
 	uint32_t s = tnfs_ctx_stateid(c, &a->free_stateid.stateid, &sid);
-	if (s == NFS4_OK)
+	if (s == NFS4_OK && tnfs_deleg_is_sid(&sid))
+		s = tnfs_deleg_free_stateid(c->srv->deleg, c->clientid, &sid);
+	else if (s == NFS4_OK)
 		s = tnfs_state_free_stateid(c->srv->state, c->clientid, &sid);
 	return s;
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* Session operations: EXCHANGE_ID, CREATE_SESSION, SEQUENCE,
  * DESTROY_SESSION, DESTROY_CLIENTID, RECLAIM_COMPLETE,
- * BIND_CONN_TO_SESSION. */
+ * BIND_CONN_TO_SESSION, BACKCHANNEL_CTL. */
 #include <string.h>
 
 #include "ops.h"
@@ -36,11 +36,28 @@ uint32_t tnfs_op_create_session(struct tnfs_ctx *c, const union nfs4_args *a,
 				union nfs4_res *r, struct xdr_out *x)
 {
 	(void)x;
-	return tnfs_state_create_session(c->srv->state, c->rpc_cred,
-					 a->create_session.clientid,
-					 a->create_session.seqid, a->create_session.flags,
-					 &a->create_session.fore,
-					 &a->create_session.back, r);
+	uint32_t s = tnfs_state_create_session(c->srv->state, c->rpc_cred,
+					       a->create_session.clientid,
+					       a->create_session.seqid, a->create_session.flags,
+					       &a->create_session.fore,
+					       &a->create_session.back, r);
+	/* The connection becomes the back channel (RFC 8881 18.36.3): a
+	 * replay binds it again, as the client may have lost the reply on
+	 * another connection. */
+	if (s == NFS4_OK && (a->create_session.flags & CREATE_SESSION4_FLAG_CONN_BACK_CHAN) &&
+	    tnfs_cb_bind(c->srv->cb, a->create_session.clientid, r->create_session.sessionid,
+			 c->call, c->minor, true, &a->create_session.cb_program,
+			 &a->create_session.sec))
+		r->create_session.flags |= CREATE_SESSION4_FLAG_CONN_BACK_CHAN;
+	return s;
+}
+
+uint32_t tnfs_op_backchannel_ctl(struct tnfs_ctx *c, const union nfs4_args *a,
+				 union nfs4_res *r, struct xdr_out *x)
+{
+	(void)r, (void)x;
+	return tnfs_cb_ctl(c->srv->cb, c->clientid, c->sessionid, a->backchannel_ctl.cb_program,
+			   &a->backchannel_ctl.sec);
 }
 
 uint32_t tnfs_op_sequence(struct tnfs_ctx *c, const union nfs4_args *a,
@@ -81,7 +98,8 @@ uint32_t tnfs_op_sequence(struct tnfs_ctx *c, const union nfs4_args *a,
 	r->sequence.slotid = a->sequence.slotid;
 	r->sequence.highest_slotid = q.nslots - 1;
 	r->sequence.target_highest_slotid = q.nslots - 1;
-	r->sequence.status_flags = 0;
+	r->sequence.status_flags = tnfs_cb_seq_flags(c->srv->cb, q.clientid, a->sequence.sessionid) |
+				   tnfs_deleg_seq_flags(c->srv->deleg, q.clientid);
 	return NFS4_OK;
 }
 
@@ -89,13 +107,18 @@ uint32_t tnfs_op_destroy_session(struct tnfs_ctx *c, const union nfs4_args *a,
 				 union nfs4_res *r, struct xdr_out *x)
 {
 	(void)r, (void)x;
-	return tnfs_state_destroy_session(c->srv->state, a->destroy_session.sessionid);
+	uint32_t s = tnfs_state_destroy_session(c->srv->state, a->destroy_session.sessionid);
+	if (s == NFS4_OK)
+		tnfs_cb_session_gone(c->srv->cb, a->destroy_session.sessionid);
+	return s;
 }
 
 uint32_t tnfs_op_destroy_clientid(struct tnfs_ctx *c, const union nfs4_args *a,
 				  union nfs4_res *r, struct xdr_out *x)
 {
 	(void)r, (void)x;
+	/* the client's delegations and back channel go with the record
+	 * (tnfs_state_set_client_gone) */
 	return tnfs_state_destroy_clientid(c->srv->state, a->destroy_clientid.clientid);
 }
 
@@ -111,19 +134,23 @@ uint32_t tnfs_op_bind_conn(struct tnfs_ctx *c, const union nfs4_args *a,
 			   union nfs4_res *r, struct xdr_out *x)
 {
 	(void)x;
-	switch (a->bind_conn.dir) {
-	case CDFC4_FORE:
-	case CDFC4_FORE_OR_BOTH:
-	case CDFC4_BACK_OR_BOTH:
-		break;
-	default: /* CDFC4_BACK: there is no back channel */
+	uint32_t dir = a->bind_conn.dir;
+	if (dir != CDFC4_FORE && dir != CDFC4_BACK && dir != CDFC4_FORE_OR_BOTH &&
+	    dir != CDFC4_BACK_OR_BOTH)
 		return NFS4ERR_INVAL;
-	}
-	uint32_t s = tnfs_state_bind_conn(c->srv->state, a->bind_conn.sessionid);
+	uint64_t clientid;
+	uint32_t s = tnfs_state_bind_conn(c->srv->state, a->bind_conn.sessionid, &clientid);
 	if (s != NFS4_OK)
 		return s;
+	/* the back channel goes on this connection when asked (BACK), or
+	 * offered (the _OR_BOTH ones): then it carries both directions */
+	bool back = dir != CDFC4_FORE &&
+		    tnfs_cb_bind(c->srv->cb, clientid, a->bind_conn.sessionid, c->call, c->minor,
+				 false, NULL, NULL);
+	if (dir == CDFC4_BACK && !back)
+		return NFS4ERR_INVAL; /* no connection to call back on */
 	memcpy(r->bind_conn.sessionid, a->bind_conn.sessionid, NFS4_SESSIONID_SIZE);
-	r->bind_conn.dir = CDFS4_FORE;
+	r->bind_conn.dir = dir == CDFC4_BACK ? CDFS4_BACK : back ? CDFS4_BOTH : CDFS4_FORE;
 	r->bind_conn.rdma_mode = false;
 	return NFS4_OK;
 }

@@ -84,8 +84,9 @@ static size_t est_lockt(const struct tnfs_est *e, const union nfs4_args *a)
 static size_t est_open(const struct tnfs_est *e, const union nfs4_args *a)
 {
 	(void)e, (void)a;
-	/* stateid, cinfo, rflags, attrset, delegation type (NONE) */
-	return HDR + STATEID + CINFO + 4 + BITMAP_MAX + 4;
+	/* stateid, cinfo, rflags, attrset, delegation type, and a read
+	 * delegation: stateid, recall, an empty nfsace4 */
+	return HDR + STATEID + CINFO + 4 + BITMAP_MAX + 4 + STATEID + 4 + 16;
 }
 
 /* READ data that fits: the count, at most maxread, at most what the
@@ -247,6 +248,8 @@ static const struct tnfs_op ops[] = {
 	[OP_WRITE] = { "WRITE", C | S, est_write, tnfs_op_write, NULL },
 	[OP_BIND_CONN_TO_SESSION] = { "BIND_CONN_TO_SESSION", OPF_FIRST, est_bind_conn, tnfs_op_bind_conn, NULL },
 	[OP_EXCHANGE_ID] = { "EXCHANGE_ID", OPF_FIRST, est_exchange_id, tnfs_op_exchange_id, NULL },
+	[OP_DELEGRETURN] = { "DELEGRETURN", C | S, est_hdr, tnfs_op_delegreturn, NULL },
+	[OP_BACKCHANNEL_CTL] = { "BACKCHANNEL_CTL", S, est_hdr, tnfs_op_backchannel_ctl, NULL },
 	[OP_CREATE_SESSION] = { "CREATE_SESSION", OPF_FIRST, est_create_session, tnfs_op_create_session, NULL },
 	[OP_DESTROY_SESSION] = { "DESTROY_SESSION", OPF_FIRST, est_hdr, tnfs_op_destroy_session, NULL },
 	[OP_FREE_STATEID] = { "FREE_STATEID", S, est_hdr, tnfs_op_free_stateid, NULL },

@@ -99,8 +99,9 @@ static int compound_handler(struct rpcrdma_svc_call *call, void *args, void *res
 	struct tnfs_cred cred;
 	call_cred(rpcrdma_svc_call_cred(call), &cred);
 	size_t len, bulk_off, bulk_len;
-	int rc = tnfs_compound_rpc(srv, &cred, a->req, a->len, rpcrdma_svc_call_header_len(call),
-				   RPCRDMA_SVC_REPLY_HDR_LEN, rep, cap, &len, &bulk_off, &bulk_len);
+	int rc = tnfs_compound_call(srv, &cred, call, a->req, a->len,
+				    rpcrdma_svc_call_header_len(call), RPCRDMA_SVC_REPLY_HDR_LEN, rep,
+				    cap, &len, &bulk_off, &bulk_len);
 	if (rc == -EBADMSG)
 		return RPCRDMA_SVC_GARBAGE_ARGS;
 	if (rc != 0 || rpcrdma_svc_call_set_results_len(call, len) != 0)

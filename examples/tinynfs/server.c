@@ -71,6 +71,30 @@ uint32_t tnfs_server_fh_export(const struct tnfs_server *s, const uint8_t *fh, u
 	return NFS4ERR_STALE;
 }
 
+static void deleg_recall(void *arg, uint64_t clientid, const struct nfs4_stateid *sid,
+			 const uint8_t *fh, uint32_t fhlen)
+{
+	tnfs_cb_recall(arg, clientid, sid, fh, fhlen);
+}
+
+static bool deleg_path_up(void *arg, uint64_t clientid)
+{
+	return tnfs_cb_path_up(arg, clientid);
+}
+
+/* Lock order: state, then deleg, then cb (neither calls into the state). */
+static void client_gone(void *arg, uint64_t clientid)
+{
+	struct tnfs_server *s = arg;
+	tnfs_deleg_forget_client(s->deleg, clientid);
+	tnfs_cb_forget(s->cb, clientid);
+}
+
+int tnfs_server_start_callbacks(struct tnfs_server *s)
+{
+	return tnfs_deleg_start(s->deleg);
+}
+
 int tnfs_server_new(const struct tnfs_server_opts *opts, struct tnfs_server **out)
 {
 	if (!opts || opts->size < sizeof(*opts) || !opts->exports || opts->exports->n == 0)
@@ -124,6 +148,19 @@ int tnfs_server_new(const struct tnfs_server_opts *opts, struct tnfs_server **ou
 	rc = tnfs_state_new(s->boot, &s->state);
 	if (rc)
 		goto fail;
+	rc = tnfs_cb_new(&s->cb);
+	if (rc)
+		goto fail;
+	const struct tnfs_deleg_ops dops = { .recall = deleg_recall, .path_up = deleg_path_up,
+					     .arg = s->cb };
+	uint32_t b32 = (uint32_t)s->boot[4] << 24 | (uint32_t)s->boot[5] << 16 |
+		       (uint32_t)s->boot[6] << 8 | s->boot[7];
+	rc = tnfs_deleg_new(b32, &dops, &s->deleg);
+	if (rc)
+		goto fail;
+	tnfs_cb_set_deleg(s->cb, s->deleg);
+	tnfs_state_set_client_gone(s->state, client_gone, s);
+	tnfs_deleg_set_enabled(s->deleg, !opts->no_delegations);
 	*out = s;
 	return 0;
 fail:
@@ -135,6 +172,11 @@ void tnfs_server_free(struct tnfs_server *s)
 {
 	if (!s)
 		return;
+	/* the deleg thread first: it sends recalls through cb */
+	if (s->state)
+		tnfs_state_set_client_gone(s->state, NULL, NULL);
+	tnfs_deleg_free(s->deleg);
+	tnfs_cb_free(s->cb);
 	tnfs_state_free(s->state);
 	for (size_t i = 0; i < s->nexp; i++)
 		tnfs_export_close(s->exps[i]);

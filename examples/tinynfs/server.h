@@ -21,6 +21,8 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "callback.h"
+#include "deleg.h"
 #include "exports.h"
 #include "fs.h"
 #include "pseudo.h"
@@ -37,6 +39,7 @@ struct tnfs_server_opts {
 	uint32_t maxread, maxwrite; /* 0: 1 MiB */
 	const char *server_owner;   /* NULL: "tinynfs" */
 	bool inode_handles;	    /* force the fallback handles (fs_inode.h) */
+	bool no_delegations;	    /* never grant one (deleg.h) */
 	tnfs_setattr_hook *setattr_hook; /* tests */
 	/* tests: called after each operation with its estimate and the size
 	 * of its encoded result (resop and status included) */
@@ -60,6 +63,8 @@ struct tnfs_server {
 	 * (security_label), for estimates made before the export is known */
 	const struct tnfs_export *est_exp;
 	struct tnfs_state *state;
+	struct tnfs_cb *cb;	   /* back channels (callback.h) */
+	struct tnfs_deleg *deleg; /* delegations (deleg.h) */
 	struct tnfs_versions versions;
 	uint8_t boot[8];
 	uint8_t write_verf[8];
@@ -83,6 +88,11 @@ struct tnfs_server {
  * programming error), or -errno from opening an export. */
 int tnfs_server_new(const struct tnfs_server_opts *opts, struct tnfs_server **out);
 void tnfs_server_free(struct tnfs_server *s);
+
+/* Delegations are granted only once this ran (tnfs_deleg_start: the
+ * lease-break signal tnfs_deleg_signal() must be blocked in every thread
+ * of the process).  0 or -errno. */
+int tnfs_server_start_callbacks(struct tnfs_server *s);
 
 /*
  * Flushes fd to stable storage (fsync, or fdatasync when datasync) for

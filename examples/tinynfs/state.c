@@ -140,6 +140,8 @@ static void purge_client_state(struct tnfs_state *st, const struct client *c)
 
 void tnfs__remove_client(struct tnfs_state *st, struct client *c)
 {
+	if (st->client_gone)
+		st->client_gone(st->client_gone_arg, c->clientid);
 	tnfs__grace_forget(st, c);
 	purge_client_state(st, c);
 	for (struct client **pp = &st->clients; *pp; pp = &(*pp)->next) {
@@ -152,10 +154,19 @@ void tnfs__remove_client(struct tnfs_state *st, struct client *c)
 	free(c);
 }
 
+void tnfs_state_set_client_gone(struct tnfs_state *st, tnfs_client_gone_fn *fn, void *arg)
+{
+	pthread_mutex_lock(&st->mu);
+	st->client_gone = fn;
+	st->client_gone_arg = arg;
+	pthread_mutex_unlock(&st->mu);
+}
+
 void tnfs_state_free(struct tnfs_state *st)
 {
 	if (!st)
 		return;
+	st->client_gone = NULL;
 	tnfs__grace_free(st); /* the record keeps the clients: not removed */
 	while (st->clients)
 		tnfs__remove_client(st, st->clients);

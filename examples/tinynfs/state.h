@@ -2,8 +2,8 @@
 /*
  * NFSv4.1 server state (RFC 8881 sections 2.10, 8, 9, 18.35-18.46):
  * client records, sessions with their slot tables and reply cache, open
- * and lock stateids, and byte-range locks.  No delegations, no layouts,
- * no callbacks (CREATE_SESSION never grants a back channel).
+ * and lock stateids, and byte-range locks.  Delegations and the back
+ * channel are deleg.h's and callback.h's; no layouts.
  *
  * All functions are thread-safe (one mutex inside) and return an
  * nfsstat4.  Only the client record survives a restart, and only with a
@@ -171,6 +171,13 @@ void tnfs_state_usage(struct tnfs_state *st, struct tnfs_state_usage *out);
 typedef uint64_t tnfs_clock_fn(void *arg);
 void tnfs_state_set_clock(struct tnfs_state *st, tnfs_clock_fn *fn, void *arg);
 
+/* Called when a client record goes (expired, destroyed, replaced by a new
+ * incarnation, reaped for a conflict; not at tnfs_state_free), with the
+ * state's mutex held: it must not call into the state.  The server drops
+ * the client's delegations and back channel there.  NULL: none. */
+typedef void tnfs_client_gone_fn(void *arg, uint64_t clientid);
+void tnfs_state_set_client_gone(struct tnfs_state *st, tnfs_client_gone_fn *fn, void *arg);
+
 /* Grace and reclaim (grace.h): keeps the client record in directory
  * `dir` (created if missing, flock'd: -EBUSY if another server holds
  * it); when it names clients, the grace period of `secs` seconds starts
@@ -227,7 +234,10 @@ uint32_t tnfs_state_destroy_session(struct tnfs_state *st, const uint8_t sid[16]
 uint32_t tnfs_state_destroy_clientid(struct tnfs_state *st, uint64_t clientid);
 uint32_t tnfs_state_reclaim_complete(struct tnfs_state *st, uint64_t clientid,
 				     bool one_fs);
-uint32_t tnfs_state_bind_conn(struct tnfs_state *st, const uint8_t sid[16]);
+/* BIND_CONN_TO_SESSION: NFS4_OK and the session's client, or
+ * NFS4ERR_BADSESSION. */
+uint32_t tnfs_state_bind_conn(struct tnfs_state *st, const uint8_t sid[16],
+			      uint64_t *clientid);
 
 /* A file, as the state knows it. */
 struct tnfs_file_key {

@@ -107,6 +107,8 @@ struct tnfs_state {
 	tnfs_clock_fn *clock;
 	void *clock_arg;
 	struct tnfs_grace *grace; /* NULL: no record, never in grace */
+	tnfs_client_gone_fn *client_gone;
+	void *client_gone_arg;
 };
 
 uint64_t tnfs__now(const struct tnfs_state *st);

@@ -303,8 +303,8 @@ uint32_t tnfs_state_create_session(struct tnfs_state *st, const struct tnfs_cred
 	res->create_session.seqid = seqid;
 	res->create_session.flags = 0;
 	res->create_session.fore = se->fore;
-	/* no callbacks are ever sent: the back channel is negotiated down
-	 * to one slot within the server's limits, and caches nothing */
+	/* the back channel (callback.h) has one slot, within the server's
+	 * limits, and caches nothing */
 	struct nfs4_channel_attrs *bk = &res->create_session.back;
 	bk->maxreq = clamp(back->maxreq, TNFS_MIN_CB_REQ, TNFS_MAX_REQ);
 	bk->maxresp = clamp(back->maxresp, TNFS_MIN_CB_RESP, TNFS_MAX_REQ);
@@ -465,10 +465,13 @@ uint32_t tnfs_state_reclaim_complete(struct tnfs_state *st, uint64_t clientid,
 	return status;
 }
 
-uint32_t tnfs_state_bind_conn(struct tnfs_state *st, const uint8_t sid[16])
+uint32_t tnfs_state_bind_conn(struct tnfs_state *st, const uint8_t sid[16],
+			      uint64_t *clientid)
 {
 	pthread_mutex_lock(&st->mu);
-	uint32_t status = find_session(st, sid) ? NFS4_OK : NFS4ERR_BADSESSION;
+	struct session *se = find_session(st, sid);
+	uint32_t status = se ? NFS4_OK : NFS4ERR_BADSESSION;
+	*clientid = se ? se->clientid : 0;
 	pthread_mutex_unlock(&st->mu);
 	return status;
 }

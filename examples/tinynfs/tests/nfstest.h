@@ -334,7 +334,9 @@ static inline void put_create_session(struct xdr_out *x, uint64_t clientid, uint
 {
 	xdr_put_u64(x, clientid);
 	xdr_put_u32(x, seq);
-	xdr_put_u32(x, CREATE_SESSION4_FLAG_CONN_BACK_CHAN);
+	/* no back channel: over TCP the server would call back on the
+	 * connection (callback.h), and these clients serve no callbacks */
+	xdr_put_u32(x, 0);
 	put_chan(x, 64);
 	put_chan(x, 16);
 	xdr_put_u32(x, 0x40000000); /* cb_program */

@@ -204,6 +204,13 @@ static void a_create_session(struct tpl *t)
 	W(t, AUTH_SYS); W(t, 0); L(t, 4); W(t, 0); W(t, 0); C(t, 2); W(t, 1); W(t, 2);
 	W(t, RPCSEC_GSS); W(t, 1); L(t, 3); L(t, 5);
 }
+static void a_backchannel_ctl(struct tpl *t)
+{
+	W(t, 0x40000000);
+	C(t, 2);
+	W(t, AUTH_SYS); W(t, 0); L(t, 4); W(t, 0); W(t, 0); C(t, 2); W(t, 1); W(t, 2);
+	W(t, AUTH_NONE);
+}
 static void a_sessionid(struct tpl *t) { fixed(t, 16); }
 static void a_stateid(struct tpl *t) { stateid(t); }
 static void a_secinfo(struct tpl *t) { W(t, 0); }
@@ -239,7 +246,8 @@ static const struct args cases[] = {
 	{ OP_PUTFH, a_putfh }, { OP_READ, a_read }, { OP_READDIR, a_readdir },
 	{ OP_RENAME, a_rename }, { OP_SETATTR, a_setattr }, { OP_WRITE, a_write },
 	{ OP_BIND_CONN_TO_SESSION, a_bind_conn }, { OP_EXCHANGE_ID, a_exchange_id },
-	{ OP_CREATE_SESSION, a_create_session },
+	{ OP_CREATE_SESSION, a_create_session }, { OP_BACKCHANNEL_CTL, a_backchannel_ctl },
+	{ OP_DELEGRETURN, a_stateid },
 	{ OP_DESTROY_SESSION, a_sessionid }, { OP_FREE_STATEID, a_stateid },
 	{ OP_SECINFO_NO_NAME, a_secinfo }, { OP_SEQUENCE, a_sequence },
 	{ OP_TEST_STATEID, a_test_stateid }, { OP_DESTROY_CLIENTID, a_clientid },

@@ -1,0 +1,502 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* Read delegations on Linux file leases; see deleg.h. */
+#include "deleg.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/signalfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#define NBUCKETS 1024u
+#define ID_BIT 0x80000000u
+
+enum { D_GRANTED = 1, D_RECALLING, D_REVOKED };
+
+struct deleg {
+	uint32_t id, gen;
+	int state;
+	int fd; /* O_RDONLY with the read lease; -1 once revoked */
+	uint64_t clientid;
+	struct tnfs_file_key key;
+	uint64_t recall_at;
+	uint32_t fhlen;
+	uint8_t fh[NFS4_FHSIZE];
+	struct deleg *fnext; /* same bucket */
+};
+
+struct tnfs_deleg {
+	pthread_mutex_t mu;
+	struct tnfs_deleg_ops ops;
+	uint32_t boot32, gen;
+	bool enabled, running;
+	unsigned timeout;
+	tnfs_clock_fn *clock;
+	void *clock_arg;
+	struct deleg *bucket[NBUCKETS];
+	struct deleg **byid; /* TNFS_MAX_DELEGS */
+	uint32_t hint;
+	struct tnfs_deleg_stats st;
+	int sigfd, stopfd;
+	pthread_t thread;
+};
+
+int tnfs_deleg_signal(void)
+{
+	return SIGRTMIN + 3;
+}
+
+static uint64_t mono(void *arg)
+{
+	(void)arg;
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec;
+}
+
+static uint64_t now(const struct tnfs_deleg *d)
+{
+	return d->clock(d->clock_arg);
+}
+
+/* The kernel drops a lease not released this many seconds after its
+ * break began: a recall must end (returned or revoked) before that. */
+static unsigned lease_break_time(void)
+{
+	unsigned v = TNFS_LEASE_TIME;
+	FILE *f = fopen("/proc/sys/fs/lease-break-time", "re");
+	if (f) {
+		unsigned k;
+		if (fscanf(f, "%u", &k) == 1 && k > 1 && k < v)
+			v = k - 1;
+		fclose(f);
+	}
+	return v;
+}
+
+int tnfs_deleg_new(uint32_t boot32, const struct tnfs_deleg_ops *ops, struct tnfs_deleg **out)
+{
+	struct tnfs_deleg *d = calloc(1, sizeof(*d));
+	if (!d)
+		return -ENOMEM;
+	d->byid = calloc(TNFS_MAX_DELEGS, sizeof(d->byid[0]));
+	if (!d->byid) {
+		free(d);
+		return -ENOMEM;
+	}
+	pthread_mutex_init(&d->mu, NULL);
+	d->ops = *ops;
+	d->boot32 = boot32;
+	d->enabled = true;
+	d->timeout = lease_break_time();
+	d->clock = mono;
+	d->sigfd = d->stopfd = -1;
+	*out = d;
+	return 0;
+}
+
+static void drop_lease(struct deleg *g)
+{
+	if (g->fd < 0)
+		return;
+	(void)fcntl(g->fd, F_SETLEASE, F_UNLCK);
+	close(g->fd);
+	g->fd = -1;
+}
+
+static unsigned bucket_of(struct tnfs_file_key k)
+{
+	uint64_t h = (uint64_t)k.ino * 0x9e3779b97f4a7c15ull ^ (uint64_t)k.dev;
+	return (unsigned)(h >> 40) % NBUCKETS;
+}
+
+static void unlink_deleg(struct tnfs_deleg *d, struct deleg *g)
+{
+	for (struct deleg **pp = &d->bucket[bucket_of(g->key)]; *pp; pp = &(*pp)->fnext)
+		if (*pp == g) {
+			*pp = g->fnext;
+			break;
+		}
+	d->byid[g->id] = NULL;
+	d->st.held--;
+	drop_lease(g);
+	free(g);
+}
+
+void tnfs_deleg_free(struct tnfs_deleg *d)
+{
+	if (!d)
+		return;
+	if (d->running) {
+		uint64_t one = 1;
+		if (write(d->stopfd, &one, sizeof(one)) != sizeof(one))
+			perror("tinynfs: deleg stop");
+		pthread_join(d->thread, NULL);
+	}
+	if (d->sigfd >= 0)
+		close(d->sigfd);
+	if (d->stopfd >= 0)
+		close(d->stopfd);
+	for (uint32_t i = 0; i < TNFS_MAX_DELEGS; i++)
+		if (d->byid[i])
+			unlink_deleg(d, d->byid[i]);
+	free(d->byid);
+	pthread_mutex_destroy(&d->mu);
+	free(d);
+}
+
+void tnfs_deleg_set_enabled(struct tnfs_deleg *d, bool on)
+{
+	pthread_mutex_lock(&d->mu);
+	d->enabled = on;
+	pthread_mutex_unlock(&d->mu);
+}
+
+void tnfs_deleg_set_timeout(struct tnfs_deleg *d, unsigned secs)
+{
+	pthread_mutex_lock(&d->mu);
+	d->timeout = secs;
+	pthread_mutex_unlock(&d->mu);
+}
+
+void tnfs_deleg_set_clock(struct tnfs_deleg *d, tnfs_clock_fn *fn, void *arg)
+{
+	pthread_mutex_lock(&d->mu);
+	d->clock = fn ? fn : mono;
+	d->clock_arg = fn ? arg : NULL;
+	pthread_mutex_unlock(&d->mu);
+}
+
+static void make_sid(const struct tnfs_deleg *d, const struct deleg *g, struct nfs4_stateid *out)
+{
+	uint32_t w[3] = { ID_BIT | g->id, g->gen, d->boot32 };
+	out->seqid = 1;
+	for (int i = 0; i < 3; i++)
+		for (int b = 0; b < 4; b++)
+			out->other[4 * i + b] = (uint8_t)(w[i] >> (24 - 8 * b));
+}
+
+static uint32_t rd32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+bool tnfs_deleg_is_sid(const struct nfs4_stateid *sid)
+{
+	return (rd32(sid->other) & ID_BIT) && rd32(sid->other) != UINT32_MAX;
+}
+
+static struct deleg *find_sid(struct tnfs_deleg *d, uint64_t clientid,
+			      const struct nfs4_stateid *sid, uint32_t *status)
+{
+	uint32_t id = rd32(sid->other) & ~ID_BIT;
+	*status = NFS4ERR_BAD_STATEID;
+	if (!tnfs_deleg_is_sid(sid) || rd32(sid->other + 8) != d->boot32 || id >= TNFS_MAX_DELEGS)
+		return NULL;
+	struct deleg *g = d->byid[id];
+	if (!g || g->gen != rd32(sid->other + 4) || g->clientid != clientid)
+		return NULL;
+	if (sid->seqid > 1)
+		return NULL;
+	*status = g->state == D_REVOKED ? NFS4ERR_DELEG_REVOKED : NFS4_OK;
+	return g;
+}
+
+static bool same_key(struct tnfs_file_key a, struct tnfs_file_key b)
+{
+	return a.dev == b.dev && a.ino == b.ino;
+}
+
+static struct deleg *new_deleg(struct tnfs_deleg *d)
+{
+	for (uint32_t n = 0; n < TNFS_MAX_DELEGS; n++) {
+		uint32_t i = (d->hint + n) % TNFS_MAX_DELEGS;
+		if (d->byid[i])
+			continue;
+		struct deleg *g = calloc(1, sizeof(*g));
+		if (!g)
+			return NULL;
+		g->id = i;
+		g->gen = ++d->gen;
+		g->fd = -1;
+		d->byid[i] = g;
+		d->hint = i + 1;
+		d->st.held++;
+		return g;
+	}
+	return NULL;
+}
+
+/* May clientid get a delegation of key now? */
+static bool may_grant(struct tnfs_deleg *d, uint64_t clientid, struct tnfs_file_key key)
+{
+	if (!d->enabled || !d->running || d->st.held >= TNFS_MAX_DELEGS)
+		return false;
+	for (struct deleg *g = d->bucket[bucket_of(key)]; g; g = g->fnext) {
+		if (!same_key(g->key, key))
+			continue;
+		if (g->clientid == clientid && g->state != D_REVOKED)
+			return false; /* it has one */
+		if (g->state == D_RECALLING)
+			return false;
+	}
+	return d->ops.path_up(d->ops.arg, clientid);
+}
+
+/* A read-only descriptor of the file with a read lease, or -1. */
+static int lease_fd(int path)
+{
+	char pp[32];
+	snprintf(pp, sizeof(pp), "/proc/self/fd/%d", path);
+	int fd = open(pp, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	if (fcntl(fd, F_SETSIG, tnfs_deleg_signal()) != 0 ||
+	    fcntl(fd, F_SETLEASE, F_RDLCK) != 0) {
+		close(fd);
+		return -1; /* EAGAIN: someone has it open for writing */
+	}
+	return fd;
+}
+
+bool tnfs_deleg_grant(struct tnfs_deleg *d, uint64_t clientid, struct tnfs_file_key key,
+		      int path, const uint8_t *fh, uint32_t fhlen, struct nfs4_stateid *out)
+{
+	if (fhlen > NFS4_FHSIZE)
+		return false;
+	pthread_mutex_lock(&d->mu);
+	bool ok = may_grant(d, clientid, key);
+	pthread_mutex_unlock(&d->mu);
+	if (!ok)
+		return false;
+	/* the lease is taken with the mutex held, so that a break signal
+	 * finds the delegation */
+	struct deleg *g = NULL;
+	pthread_mutex_lock(&d->mu);
+	if (may_grant(d, clientid, key) && (g = new_deleg(d)) != NULL) {
+		g->fd = lease_fd(path);
+		if (g->fd < 0) {
+			d->byid[g->id] = NULL;
+			d->st.held--;
+			free(g);
+			g = NULL;
+		}
+	}
+	if (g) {
+		g->state = D_GRANTED;
+		g->clientid = clientid;
+		g->key = key;
+		g->fhlen = fhlen;
+		memcpy(g->fh, fh, fhlen);
+		unsigned b = bucket_of(key);
+		g->fnext = d->bucket[b];
+		d->bucket[b] = g;
+		d->st.granted++;
+		make_sid(d, g, out);
+	}
+	pthread_mutex_unlock(&d->mu);
+	return g != NULL;
+}
+
+static void recall(struct tnfs_deleg *d, struct deleg *g)
+{
+	struct nfs4_stateid sid;
+	make_sid(d, g, &sid);
+	if (g->state == D_GRANTED) {
+		g->state = D_RECALLING;
+		g->recall_at = now(d);
+		d->st.recalls++;
+	}
+	d->ops.recall(d->ops.arg, g->clientid, &sid, g->fh, g->fhlen);
+}
+
+uint32_t tnfs_deleg_break(struct tnfs_deleg *d, uint64_t clientid, struct tnfs_file_key key,
+			  bool any)
+{
+	uint32_t status = NFS4_OK;
+	pthread_mutex_lock(&d->mu);
+	for (struct deleg *g = d->bucket[bucket_of(key)]; g; g = g->fnext) {
+		if (!same_key(g->key, key) || g->state == D_REVOKED ||
+		    (!any && g->clientid == clientid))
+			continue;
+		if (g->state == D_GRANTED)
+			recall(d, g);
+		status = NFS4ERR_DELAY;
+	}
+	pthread_mutex_unlock(&d->mu);
+	return status;
+}
+
+uint32_t tnfs_deleg_check(struct tnfs_deleg *d, uint64_t clientid,
+			  const struct nfs4_stateid *sid, const struct tnfs_file_key *key)
+{
+	uint32_t s;
+	pthread_mutex_lock(&d->mu);
+	struct deleg *g = find_sid(d, clientid, sid, &s);
+	if (g && key && !same_key(g->key, *key))
+		s = NFS4ERR_BAD_STATEID;
+	pthread_mutex_unlock(&d->mu);
+	return s;
+}
+
+uint32_t tnfs_deleg_return(struct tnfs_deleg *d, uint64_t clientid,
+			   const struct nfs4_stateid *sid, struct tnfs_file_key key)
+{
+	uint32_t s;
+	pthread_mutex_lock(&d->mu);
+	struct deleg *g = find_sid(d, clientid, sid, &s);
+	if (g && !same_key(g->key, key))
+		s = NFS4ERR_BAD_STATEID;
+	if (s == NFS4_OK) {
+		d->st.returned++;
+		unlink_deleg(d, g);
+	}
+	pthread_mutex_unlock(&d->mu);
+	return s;
+}
+
+uint32_t tnfs_deleg_free_stateid(struct tnfs_deleg *d, uint64_t clientid,
+				 const struct nfs4_stateid *sid)
+{
+	uint32_t s;
+	pthread_mutex_lock(&d->mu);
+	struct deleg *g = find_sid(d, clientid, sid, &s);
+	if (s == NFS4ERR_DELEG_REVOKED) {
+		unlink_deleg(d, g);
+		s = NFS4_OK;
+	} else if (s == NFS4_OK) {
+		s = NFS4ERR_LOCKS_HELD;
+	}
+	pthread_mutex_unlock(&d->mu);
+	return s;
+}
+
+uint32_t tnfs_deleg_seq_flags(struct tnfs_deleg *d, uint64_t clientid)
+{
+	uint32_t f = 0;
+	pthread_mutex_lock(&d->mu);
+	if (d->st.revoked) /* none revoked ever: no scan */
+		for (uint32_t i = 0; i < TNFS_MAX_DELEGS && !f; i++) {
+			struct deleg *g = d->byid[i];
+			if (g && g->clientid == clientid && g->state == D_REVOKED)
+				f = SEQ4_STATUS_RECALLABLE_STATE_REVOKED;
+		}
+	pthread_mutex_unlock(&d->mu);
+	return f;
+}
+
+void tnfs_deleg_forget_client(struct tnfs_deleg *d, uint64_t clientid)
+{
+	pthread_mutex_lock(&d->mu);
+	for (uint32_t i = 0; i < TNFS_MAX_DELEGS && d->st.held; i++)
+		if (d->byid[i] && d->byid[i]->clientid == clientid)
+			unlink_deleg(d, d->byid[i]);
+	pthread_mutex_unlock(&d->mu);
+}
+
+void tnfs_deleg_resend(struct tnfs_deleg *d, uint64_t clientid)
+{
+	pthread_mutex_lock(&d->mu);
+	for (uint32_t i = 0; i < TNFS_MAX_DELEGS && d->st.held; i++) {
+		struct deleg *g = d->byid[i];
+		if (g && g->clientid == clientid && g->state == D_RECALLING)
+			recall(d, g);
+	}
+	pthread_mutex_unlock(&d->mu);
+}
+
+/* Revokes the recalls that timed out (mutex held). */
+static void revoke_expired(struct tnfs_deleg *d)
+{
+	uint64_t t = now(d);
+	for (uint32_t i = 0; i < TNFS_MAX_DELEGS; i++) {
+		struct deleg *g = d->byid[i];
+		if (!g || g->state != D_RECALLING || t - g->recall_at < d->timeout)
+			continue;
+		g->state = D_REVOKED;
+		drop_lease(g);
+		d->st.revoked++;
+	}
+}
+
+void tnfs_deleg_lease_break(struct tnfs_deleg *d, int fd)
+{
+	pthread_mutex_lock(&d->mu);
+	for (uint32_t i = 0; i < TNFS_MAX_DELEGS && d->st.held; i++) {
+		struct deleg *g = d->byid[i];
+		if (!g || g->state != D_GRANTED || g->fd < 0)
+			continue;
+		/* while a lease is being broken, F_GETLEASE gives the type it
+		 * is broken to: F_UNLCK */
+		if (fd == g->fd || (fd < 0 && fcntl(g->fd, F_GETLEASE) != F_RDLCK)) {
+			d->st.lease_breaks++;
+			recall(d, g);
+		}
+	}
+	revoke_expired(d);
+	pthread_mutex_unlock(&d->mu);
+}
+
+void tnfs_deleg_tick(struct tnfs_deleg *d)
+{
+	pthread_mutex_lock(&d->mu);
+	revoke_expired(d);
+	pthread_mutex_unlock(&d->mu);
+}
+
+void tnfs_deleg_stats(struct tnfs_deleg *d, struct tnfs_deleg_stats *out)
+{
+	pthread_mutex_lock(&d->mu);
+	*out = d->st;
+	pthread_mutex_unlock(&d->mu);
+}
+
+static void *deleg_thread(void *arg)
+{
+	struct tnfs_deleg *d = arg;
+	for (;;) {
+		struct pollfd p[2] = { { d->sigfd, POLLIN, 0 }, { d->stopfd, POLLIN, 0 } };
+		int n = poll(p, 2, 1000);
+		if (n > 0 && (p[1].revents & POLLIN))
+			return NULL;
+		if (n > 0 && (p[0].revents & POLLIN)) {
+			struct signalfd_siginfo si;
+			if (read(d->sigfd, &si, sizeof(si)) == sizeof(si))
+				tnfs_deleg_lease_break(d, si.ssi_signo == SIGIO ? -1 : (int)si.ssi_fd);
+			continue;
+		}
+		/* once a second: revocations, and breaks whose signal was lost
+		 * (a full real-time queue sends SIGIO instead) */
+		tnfs_deleg_lease_break(d, -1);
+	}
+}
+
+int tnfs_deleg_start(struct tnfs_deleg *d)
+{
+	sigset_t cur, want;
+	pthread_sigmask(SIG_BLOCK, NULL, &cur);
+	if (!sigismember(&cur, tnfs_deleg_signal()))
+		return -EINVAL;
+	sigemptyset(&want);
+	sigaddset(&want, tnfs_deleg_signal());
+	if (sigismember(&cur, SIGIO))
+		sigaddset(&want, SIGIO);
+	d->sigfd = signalfd(-1, &want, SFD_CLOEXEC | SFD_NONBLOCK);
+	d->stopfd = eventfd(0, EFD_CLOEXEC);
+	if (d->sigfd < 0 || d->stopfd < 0)
+		return -errno;
+	int rc = pthread_create(&d->thread, NULL, deleg_thread, d);
+	if (rc)
+		return -rc;
+	pthread_mutex_lock(&d->mu);
+	d->running = true;
+	pthread_mutex_unlock(&d->mu);
+	return 0;
+}

@@ -1,0 +1,121 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Read delegations (RFC 8881 section 10.2) and their recall, return and
+ * revocation.  Thread-safe (one mutex inside); no transport: a recall is
+ * handed to the `recall` function given at creation (callback.h sends it
+ * as CB_RECALL), and whether a client's callback path is up is asked of
+ * `path_up`.
+ *
+ * Rules:
+ *  - Grant (tnfs_deleg_grant): only while running (tnfs_deleg_start:
+ *    the lease-break signal is set up), enabled, for a client whose
+ *    callback path is up, on a regular file no other client holds a
+ *    delegation of that is being recalled, one per client and file, at
+ *    most TNFS_MAX_DELEGS in all.  Each delegation holds its own O_RDONLY
+ *    descriptor with a Linux read lease (F_SETLEASE F_RDLCK): the kernel
+ *    refuses it while anyone (tinynfs included) has the file open for
+ *    writing, and breaks it when anyone opens it for writing or truncates
+ *    it later -- a local process on the server as well as tinynfs itself
+ *    for another client (its opens are O_NONBLOCK: EWOULDBLOCK, which is
+ *    NFS4ERR_DELAY).  A broken lease recalls the delegation.
+ *  - Recall (tnfs_deleg_break): a conflicting OPEN, REMOVE, RENAME,
+ *    SETATTR of the size, or WRITE by another client (or by anyone, for
+ *    `any`) recalls every delegation of the file; the operation gets
+ *    NFS4ERR_DELAY until they are returned or revoked.
+ *  - Revocation: a delegation recalled and not returned within the recall
+ *    timeout (the lease, 90 s, or the kernel's lease-break-time if
+ *    shorter: past that the kernel drops the lease itself) is revoked:
+ *    its descriptor is closed (the lease with it), its stateid answers
+ *    NFS4ERR_DELEG_REVOKED until FREE_STATEID, and the client's SEQUENCE
+ *    replies carry SEQ4_STATUS_RECALLABLE_STATE_REVOKED meanwhile.
+ *  - Stateids: "other" is 0x80000000|id, generation, boot word: no open
+ *    or lock stateid has it (state.c's indexes are below 2^31).
+ */
+#ifndef TINYNFS_DELEG_H
+#define TINYNFS_DELEG_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "state.h"
+
+#define TNFS_MAX_DELEGS 16384
+
+struct tnfs_deleg;
+
+struct tnfs_deleg_ops {
+	/* Sends CB_RECALL (any thread, deleg's mutex held: must not call
+	 * back into deleg). */
+	void (*recall)(void *arg, uint64_t clientid, const struct nfs4_stateid *sid,
+		       const uint8_t *fh, uint32_t fhlen);
+	/* Is the client's callback path up? (same rules) */
+	bool (*path_up)(void *arg, uint64_t clientid);
+	void *arg;
+};
+
+struct tnfs_deleg_stats {
+	uint64_t granted, recalls, returned, revoked, lease_breaks;
+	unsigned held; /* delegations held now (recalled ones included) */
+};
+
+int tnfs_deleg_new(uint32_t boot32, const struct tnfs_deleg_ops *ops,
+		   struct tnfs_deleg **out);
+/* Stops the thread, closes every descriptor. NULL is a no-op. */
+void tnfs_deleg_free(struct tnfs_deleg *d);
+void tnfs_deleg_set_enabled(struct tnfs_deleg *d, bool on);
+/* Recall timeout in seconds (default: see above); the clock as in
+ * state.h (NULL: CLOCK_MONOTONIC). */
+void tnfs_deleg_set_timeout(struct tnfs_deleg *d, unsigned secs);
+void tnfs_deleg_set_clock(struct tnfs_deleg *d, tnfs_clock_fn *fn, void *arg);
+
+/*
+ * Starts granting: the lease-break signal (TNFS_DELEG_SIGNAL) must be
+ * blocked in every thread of the process (block it before creating any);
+ * a thread of deleg's own reads it from a signalfd and, once a second,
+ * revokes what timed out.  0, -EINVAL if the signal is not blocked in the
+ * calling thread, or -errno.
+ */
+int tnfs_deleg_start(struct tnfs_deleg *d);
+int tnfs_deleg_signal(void);
+
+/* OPEN for reading by clientid of `key` succeeded: try to grant.  path:
+ * an O_PATH descriptor of the file (reopened read-only here), fh its
+ * handle.  True and *out if granted. */
+bool tnfs_deleg_grant(struct tnfs_deleg *d, uint64_t clientid, struct tnfs_file_key key,
+		      int path, const uint8_t *fh, uint32_t fhlen, struct nfs4_stateid *out);
+
+/* An operation of clientid conflicting with others' delegations of key
+ * (any: with its own too).  Recalls them; NFS4ERR_DELAY while any is
+ * held, else NFS4_OK. */
+uint32_t tnfs_deleg_break(struct tnfs_deleg *d, uint64_t clientid, struct tnfs_file_key key,
+			  bool any);
+
+/* True if sid has the delegation stateid layout. */
+bool tnfs_deleg_is_sid(const struct nfs4_stateid *sid);
+/* A delegation stateid of clientid for key (key NULL: any file): NFS4_OK,
+ * NFS4ERR_DELEG_REVOKED, NFS4ERR_BAD_STATEID or NFS4ERR_OLD_STATEID. */
+uint32_t tnfs_deleg_check(struct tnfs_deleg *d, uint64_t clientid,
+			  const struct nfs4_stateid *sid, const struct tnfs_file_key *key);
+/* DELEGRETURN: NFS4_OK (returned), or the errors of tnfs_deleg_check. */
+uint32_t tnfs_deleg_return(struct tnfs_deleg *d, uint64_t clientid,
+			   const struct nfs4_stateid *sid, struct tnfs_file_key key);
+/* FREE_STATEID of a revoked delegation: NFS4_OK; a live one
+ * NFS4ERR_LOCKS_HELD (RFC 8881 18.38.3); else NFS4ERR_BAD_STATEID. */
+uint32_t tnfs_deleg_free_stateid(struct tnfs_deleg *d, uint64_t clientid,
+				 const struct nfs4_stateid *sid);
+/* The client's SEQUENCE status bits (RECALLABLE_STATE_REVOKED). */
+uint32_t tnfs_deleg_seq_flags(struct tnfs_deleg *d, uint64_t clientid);
+/* Drops all of the client's delegations (DESTROY_CLIENTID, expiry). */
+void tnfs_deleg_forget_client(struct tnfs_deleg *d, uint64_t clientid);
+/* The client's path came up again: recalls in progress are sent again. */
+void tnfs_deleg_resend(struct tnfs_deleg *d, uint64_t clientid);
+
+/* The lease on descriptor fd is being broken (signal), or fd < 0: scan
+ * every lease (F_GETLEASE).  Then revokes what timed out.  The thread
+ * calls it; tests may. */
+void tnfs_deleg_lease_break(struct tnfs_deleg *d, int fd);
+void tnfs_deleg_tick(struct tnfs_deleg *d);
+
+void tnfs_deleg_stats(struct tnfs_deleg *d, struct tnfs_deleg_stats *out);
+
+#endif

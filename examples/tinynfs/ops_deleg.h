@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Internal: the delegation hooks of the operations (ops_deleg.c, on
+ * deleg.h).  The *_conflict ones recall what conflicts and return
+ * NFS4ERR_DELAY while it is held (the operation then does nothing).
+ */
+#ifndef TINYNFS_OPS_DELEG_H
+#define TINYNFS_OPS_DELEG_H
+
+#include "ops.h"
+
+/* OPEN CLAIM_DELEGATE_CUR / CLAIM_DELEG_CUR_FH: sid must be a delegation
+ * of this client (being recalled or not). */
+uint32_t tnfs_deleg_claim(struct tnfs_ctx *c, const struct nfs4_stateid *sid);
+/* OPEN with `access` of file k. */
+uint32_t tnfs_deleg_open_conflict(struct tnfs_ctx *c, struct tnfs_file_key k, uint32_t access);
+/* After a successful OPEN of n (file k): r->open.deleg and deleg_sid. */
+void tnfs_deleg_open_grant(struct tnfs_ctx *c, const struct tnfs_node *n, struct tnfs_file_key k,
+			   uint32_t share_access, uint32_t claim, union nfs4_res *r);
+/* REMOVE or RENAME of dir/name (source or target) by another client. */
+uint32_t tnfs_deleg_name_conflict(struct tnfs_ctx *c, const struct tnfs_node *dir,
+				  const char *name);
+/* SETATTR of the size, or WRITE, of n by another client. */
+uint32_t tnfs_deleg_node_conflict(struct tnfs_ctx *c, const struct tnfs_node *n);
+
+#endif
