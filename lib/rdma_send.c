@@ -266,7 +266,7 @@ static ptrdiff_t in_region(const struct rpcrdma__conn *conn, const struct rpcrdm
  * is posted), soft-RoCE only after ringing the doorbell, whose refusal it
  * reports first.  Other providers post without a system call, and answer
  * EINVAL or ENOMEM without one.  It is asked only after the kernel
- * refused a write of no bytes (see rpcrdma_call_may_post).
+ * refused a write of no bytes (see rpcrdma__call_may_post).
  */
 #define PROBE_SGE_MAX 64
 
@@ -282,7 +282,7 @@ int rpcrdma__may_command(int fd)
 	return 0;
 }
 
-int rpcrdma_call_may_post(const struct rpcrdma_call *call)
+int rpcrdma__call_may_post(const struct rpcrdma_call *call)
 {
 	struct ibv_sge sge[PROBE_SGE_MAX];
 	struct ibv_send_wr wr, *bad = NULL;
