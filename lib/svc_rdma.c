@@ -57,6 +57,7 @@
 
 #include "rdma_internal.h" /* rpcrdma__listener_opts_get */
 #include "svc_int.h"
+#include "svc_rdma_int.h"
 
 /*
  * A call in the service, from on_call to its reply's post.  Requests come
@@ -77,64 +78,6 @@ struct rdma_req {
 	size_t pre_len;
 	bool registered;                /* buf is pre (the call's, gone with it) */
 	void *own;                      /* the request's reply buffer, own_cap bytes */
-};
-
-struct rpcrdma__svc_rdma {
-	struct rpcrdma__svc_source src; /* eventfd: calls queued / slots freed */
-	struct rpcrdma_svc *svc;
-	struct rpcrdma__svc_xprt *xprt;
-	struct rpcrdma_listener *listener;
-	struct rpcrdma__svc_rdma *next; /* svc->rdmas, svc->lock */
-
-	pthread_mutex_t lock;           /* guards the queue and the flags */
-	struct rdma_req *head, **tail;
-	bool closing;                   /* new calls are dropped */
-	bool stalled;                   /* the loop waits for a free slot */
-	bool kicked;                    /* the eventfd has been written */
-	unsigned live;                  /* requests not yet freed */
-	atomic_size_t pre_bytes;        /* reply buffers registered at arrival */
-	pthread_cond_t gone;            /* live reached 0 */
-	struct rdma_req *free;          /* the pool of requests (lock) */
-	unsigned nfree, nkeep;          /* on it; the most it keeps */
-	size_t own_cap;                 /* each one's reply buffer */
-	bool switch_creds;              /* RPCRDMA_SVC_HANDLERS_SWITCH_CREDS */
-
-	/* Replies waiting for the sender thread (see rdma_done). */
-	struct rdma_req *out_head, **out_tail;
-	pthread_cond_t out_cond;
-	bool sender_stop;
-	bool sender_started;
-	pthread_t sender;
-
-	/* With a DIRECT poller the service drives; the fields below are only
-	 * touched by the loop thread while it polls (see on_poller). */
-	struct rpcrdma__svc_rdrive *drive;
-	struct rpcrdma__svc_rdma *pending_next;
-	bool pending;                   /* on drive->pending */
-};
-
-/* The DIRECT poller a service drives (see the top of this file). */
-struct rpcrdma__svc_rdrive {
-	struct rpcrdma__svc_source src; /* the poller's fd, while the loop polls */
-	struct rpcrdma_svc *svc;
-	struct rpcrdma_poller *poller;
-	/* An rdma_cm file of its own, opened with the credentials the
-	 * listeners' files were: a write of no bytes to it asks the kernel
-	 * whether this thread may still give RDMA commands (see on_poller). */
-	struct rdma_event_channel *probe;
-	/* The loop thread while it is inside rpcrdma_poller_poll: on_call
-	 * then queues without a wake-up and notes the listener here. */
-	atomic_bool loop_polling;
-	pthread_t loop_tid;
-	struct rpcrdma__svc_rdma *pending;
-
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
-	bool handed;                    /* the driver thread polls */
-	bool stop;
-	int stop_fd;                    /* eventfd: the driver thread stops */
-	bool started;                   /* thread runs */
-	pthread_t thread;
 };
 
 /* Write chunks from which a reply buffer is registered at arrival (smaller
@@ -347,7 +290,7 @@ static struct rdma_req *dequeue(struct rpcrdma__svc_rdma *r)
 }
 
 /* Loop thread: hand queued calls to the core while it has slots. */
-static void drain(struct rpcrdma__svc_rdma *r)
+void rpcrdma__svc_rdma_drain(struct rpcrdma__svc_rdma *r)
 {
 	pthread_mutex_lock(&r->lock);
 	r->kicked = false;
@@ -393,7 +336,7 @@ static void on_kick(struct rpcrdma__svc_source *src, uint32_t events)
 	 * an on_call between the two would set kicked, its write be consumed
 	 * here, and later calls would wait for an event that never comes.) */
 	(void)eventfd_read(src->fd, &v);
-	drain((struct rpcrdma__svc_rdma *)src);
+	rpcrdma__svc_rdma_drain((struct rpcrdma__svc_rdma *)src);
 }
 
 static void *rdma_reply_buf(void *priv, void *ctx, size_t max)
@@ -484,27 +427,12 @@ static void *sender_main(void *arg)
 	return NULL;
 }
 
-/*
- * Whether this thread was refused by the kernel: kept per thread, as the
- * refusal is for good (a thread's switched credentials are new ones, even
- * when set back), so a refused thread asks no more.  Only with
- * RPCRDMA_SVC_HANDLERS_SWITCH_CREDS.
- */
-static _Thread_local bool thread_refused;
-
 /* Whether this thread may post: with handlers that never switch
  * credentials, always; else until the kernel first refuses (see
  * sender_main). */
 static bool may_post_here(const struct rpcrdma__svc_rdma *r, const struct rdma_req *q)
 {
-	if (!r->switch_creds)
-		return true;
-	if (thread_refused)
-		return false;
-	int rc = rpcrdma__call_may_post(q->call);
-	if (rc == -EACCES || rc == -ENOTSUP)
-		thread_refused = true;
-	return rc == 0;
+	return !r->switch_creds || rpcrdma__svc_rdma_may(q->call, -1);
 }
 
 /*
@@ -533,148 +461,6 @@ static void rdma_done(void *priv, void *ctx, void *buf, size_t len)
 	if (was_empty)
 		pthread_cond_signal(&r->out_cond);
 	pthread_mutex_unlock(&r->lock);
-}
-
-/* ---- the DIRECT poller the service drives ---- */
-
-/* Loop thread: stops polling; the driver thread takes over, for good. */
-static void rdrive_hand_over(struct rpcrdma__svc_rdrive *d)
-{
-	rpcrdma__svc_unwatch(d->svc, &d->src);
-	pthread_mutex_lock(&d->lock);
-	d->handed = true;
-	pthread_cond_signal(&d->cond);
-	pthread_mutex_unlock(&d->lock);
-}
-
-/* Loop thread: the poller's fd is readable. */
-static void on_poller(struct rpcrdma__svc_source *src, uint32_t events)
-{
-	struct rpcrdma__svc_rdrive *d = (struct rpcrdma__svc_rdrive *)src;
-	(void)events;
-
-	/* Every rdma_cm and uverbs file was opened with the same credentials
-	 * (by threads that never switched), so this one answers for all. */
-	if (d->probe && (thread_refused || rpcrdma__may_command(d->probe->fd) != 0)) {
-		thread_refused = true;
-		rdrive_hand_over(d);
-		return;
-	}
-	d->loop_tid = pthread_self();
-	atomic_store_explicit(&d->loop_polling, true, memory_order_release);
-	(void)rpcrdma_poller_poll(d->poller, 0);
-	atomic_store_explicit(&d->loop_polling, false, memory_order_release);
-	/* Then the calls that poll queued, with no wake-up in between. */
-	while (d->pending) {
-		struct rpcrdma__svc_rdma *r = d->pending;
-		d->pending = r->pending_next;
-		r->pending = false;
-		drain(r);
-	}
-}
-
-/* Idle until the loop hands the poller over, then polls it until stopped.
- * Started by the thread that called rpcrdma_svc_listen_rdma, whose
- * credentials it keeps. */
-static void *rdrive_main(void *arg)
-{
-	struct rpcrdma__svc_rdrive *d = arg;
-
-	pthread_mutex_lock(&d->lock);
-	while (!d->handed && !d->stop)
-		pthread_cond_wait(&d->cond, &d->lock);
-	bool stop = d->stop;
-	pthread_mutex_unlock(&d->lock);
-	if (stop)
-		return NULL;
-	struct pollfd pf[2] = {
-		{ .fd = rpcrdma_poller_fd(d->poller), .events = POLLIN },
-		{ .fd = d->stop_fd, .events = POLLIN },
-	};
-	for (;;) {
-		if (poll(pf, 2, -1) < 0) {
-			if (errno == EINTR)
-				continue;
-			break;
-		}
-		if (pf[1].revents)
-			break;
-		if (pf[0].revents)
-			(void)rpcrdma_poller_poll(d->poller, 0);
-	}
-	return NULL;
-}
-
-/* Stops the driver thread and frees d, however far rdrive_get got. */
-static void rdrive_free(struct rpcrdma__svc_rdrive *d)
-{
-	if (!d)
-		return;
-	/* Off the loop's epoll set (already, once handed over: harmless). */
-	rpcrdma__svc_unwatch(d->svc, &d->src);
-	if (d->started) {
-		pthread_mutex_lock(&d->lock);
-		d->stop = true;
-		pthread_cond_signal(&d->cond);
-		pthread_mutex_unlock(&d->lock);
-		(void)eventfd_write(d->stop_fd, 1);
-		pthread_join(d->thread, NULL);
-	}
-	if (d->stop_fd >= 0)
-		close(d->stop_fd);
-	if (d->probe)
-		rdma_destroy_event_channel(d->probe);
-	pthread_cond_destroy(&d->cond);
-	pthread_mutex_destroy(&d->lock);
-	free(d);
-}
-
-/* The service's driver for DIRECT poller p, made on first use (svc->lock
- * held): the poller's fd on the loop's epoll set and, with
- * RPCRDMA_SVC_HANDLERS_SWITCH_CREDS, its probe file and its thread (idle
- * until handed the poller).  -EINVAL: the service already
- * drives another poller. */
-static int rdrive_get(struct rpcrdma_svc *svc, struct rpcrdma_poller *p,
-		      struct rpcrdma__svc_rdrive **out)
-{
-	struct rpcrdma__svc_rdrive *d = svc->rdrive;
-	int rc;
-
-	if (d) {
-		if (d->poller != p)
-			return -EINVAL;
-		*out = d;
-		return 0;
-	}
-	d = calloc(1, sizeof(*d));
-	if (!d)
-		return -ENOMEM;
-	d->svc = svc;
-	d->poller = p;
-	d->src.fd = rpcrdma_poller_fd(p);
-	d->src.handle = on_poller;
-	atomic_init(&d->loop_polling, false);
-	pthread_mutex_init(&d->lock, NULL);
-	pthread_cond_init(&d->cond, NULL);
-	d->stop_fd = -1;
-	/* Handlers that never switch credentials: the loop polls for good. */
-	if (!(svc->opts.flags & RPCRDMA_SVC_HANDLERS_SWITCH_CREDS))
-		rc = rpcrdma__svc_watch(svc, &d->src, EPOLLIN);
-	else if (!(d->probe = rdma_create_event_channel()))
-		rc = errno ? -errno : -ENOMEM;
-	else if ((d->stop_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)) < 0)
-		rc = -errno;
-	else if ((rc = -pthread_create(&d->thread, NULL, rdrive_main, d)) == 0) {
-		d->started = true;
-		rc = rpcrdma__svc_watch(svc, &d->src, EPOLLIN);
-	}
-	if (rc) {
-		rdrive_free(d);
-		return rc;
-	}
-	svc->rdrive = d;
-	*out = d;
-	return 0;
 }
 
 static const struct rpcrdma__svc_xprt_ops rdma_ops = {
@@ -760,7 +546,7 @@ static int svc_rdma_plug(struct rpcrdma__svc_rdma *r, struct rpcrdma_poller *pol
 	 * on_call. */
 	if (rpcrdma__poller_is_direct(poller)) {
 		pthread_mutex_lock(&svc->lock);
-		rc = rdrive_get(svc, poller, &r->drive);
+		rc = rpcrdma__svc_rdrive_get(svc, poller, &r->drive);
 		pthread_mutex_unlock(&svc->lock);
 		if (rc)
 			rpcrdma__svc_unwatch(svc, &r->src);
@@ -878,5 +664,5 @@ void rpcrdma__svc_rdma_shutdown(struct rpcrdma_svc *svc)
 	struct rpcrdma__svc_rdrive *d = svc->rdrive;
 	svc->rdrive = NULL;
 	pthread_mutex_unlock(&svc->lock);
-	rdrive_free(d);
+	rpcrdma__svc_rdrive_free(d);
 }
