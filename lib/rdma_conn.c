@@ -47,7 +47,7 @@ static void conn_free(struct rpcrdma__conn *conn)
 	rpcrdma__bc_conn_free(conn);
 	if (conn->qp)
 		rdma_destroy_qp(conn->id);
-	rpcrdma__pool_fini(&conn->send_pool);
+	rpcrdma__send_pool_fini(&conn->send_pool);
 	if (conn->have_recv_pool)
 		rpcrdma__pool_fini(&conn->recv_pool);
 	rpcrdma__poller_cq_put(conn->cq, (int)(conn->sq_depth +
@@ -510,7 +510,7 @@ static void conn_accept_undo(struct rpcrdma_listener *l, struct rpcrdma__conn *c
 	pthread_mutex_unlock(&l->lock);
 	if (conn->qp)
 		rdma_destroy_qp(id);
-	rpcrdma__pool_fini(&conn->send_pool);
+	rpcrdma__send_pool_fini(&conn->send_pool);
 	if (conn->have_recv_pool)
 		rpcrdma__pool_fini(&conn->recv_pool);
 	rpcrdma__rescg_ledger_release(&conn->led);

@@ -567,6 +567,15 @@ struct rpcrdma__quiet {
 	struct rpcrdma__ctxt *owner;    /* the rpcrdma__send or rpcrdma__read */
 };
 
+/* The longest chain of a reply: RDMA Writes into one write chunk and the
+ * reply chunk (the checker's segments per chunk each), and the Send. */
+#define RPCRDMA__CHAIN_MAX (2 * RPCRDMA_DEFAULT_MAX_SEGMENTS + 1)
+
+struct rpcrdma__chain {
+	struct ibv_send_wr wr[RPCRDMA__CHAIN_MAX];
+	struct ibv_sge sge[RPCRDMA__CHAIN_MAX];
+};
+
 /* A server Send, with the RDMA Writes chained before it. */
 struct rpcrdma__send {
 	struct rpcrdma__ctxt c;
@@ -575,6 +584,7 @@ struct rpcrdma__send {
 	struct ibv_sge *sges;
 	unsigned nwr;                   /* WRs in the chain, last one signaled */
 	bool failed;
+	struct rpcrdma__chain *chain;   /* wrs and sges of a reply by chunk (kept) */
 	struct ibv_send_wr send_wr;     /* used when there are no writes */
 	struct ibv_sge send_sge;
 	struct rpcrdma__mrbuf bulk;     /* source of the RDMA Writes */
@@ -741,6 +751,9 @@ void rpcrdma__call_release(struct rpcrdma_call *call);
 struct rpcrdma__send *rpcrdma__send_get(struct rpcrdma__conn *conn);
 /* Gives back a send context that was never posted. */
 void rpcrdma__send_put(struct rpcrdma__send *s);
+/* rpcrdma__pool_fini for a connection's send pool: frees the contexts'
+ * chain arrays too. */
+void rpcrdma__send_pool_fini(struct rpcrdma__pool *pool);
 /* On a poller thread, after send contexts went back to conn's pool: hands
  * them to the calls waiting on conn->send_wait and handles those calls;
  * on a closing connection releases them instead (any thread then). */

@@ -39,10 +39,6 @@ static void send_clear(struct rpcrdma__send *s)
 {
 	if (!s->bulk_region)
 		rpcrdma__mrcache_put(&s->conn->dev->mrcache, &s->bulk);
-	if (s->wrs != &s->send_wr)
-		free(s->wrs);
-	if (s->sges != &s->send_sge)
-		free(s->sges);
 }
 
 static void send_free(struct rpcrdma__send *s)
@@ -270,7 +266,7 @@ static ptrdiff_t in_region(const struct rpcrdma__conn *conn, const struct rpcrdm
  * is posted), soft-RoCE only after ringing the doorbell, whose refusal it
  * reports first.  Other providers post without a system call, and answer
  * EINVAL or ENOMEM without one.  It is asked only after the kernel
- * refused a write of no bytes (see rpcrdma_call_may_post).
+ * refused a write of no bytes (see rpcrdma__call_may_post).
  */
 #define PROBE_SGE_MAX 64
 
@@ -286,7 +282,7 @@ int rpcrdma__may_command(int fd)
 	return 0;
 }
 
-int rpcrdma_call_may_post(const struct rpcrdma_call *call)
+int rpcrdma__call_may_post(const struct rpcrdma_call *call)
 {
 	struct ibv_sge sge[PROBE_SGE_MAX];
 	struct ibv_send_wr wr, *bad = NULL;
@@ -315,168 +311,238 @@ int rpcrdma_call_may_post(const struct rpcrdma_call *call)
 	return 0;
 }
 
-int rpcrdma_call_reply(struct rpcrdma_call *call, const struct rpcrdma_reply *r)
+/* How a reply travels, chosen before anything is copied (reply_plan). */
+struct reply_plan {
+	size_t total;                   /* the reply's bytes */
+	size_t cut, cutlen;             /* the bulk item (with its XDR pad) by write chunk */
+	size_t inl;                     /* the rest: inline, or by reply chunk (nomsg) */
+	struct rpcrdma_chunk wch, rch;  /* the write chunk, the reply chunk */
+	uint32_t written[RPCRDMA_DEFAULT_MAX_WRITE_CHUNKS];
+	uint32_t nw;                    /* write chunks in the reply's write list */
+	int hlen;                       /* transport header, encoded in the Send's buffer */
+	bool use_write, nomsg;
+};
+
+/* The reply's description checked; p zeroed but for its total. */
+static int reply_check(const struct rpcrdma_reply *r, struct reply_plan *p)
 {
-	struct rpcrdma__conn *conn;
+	memset(p, 0, sizeof(*p));
+	if (!r || r->size < sizeof(*r) || (r->iovcnt && !r->iov))
+		return -EINVAL;
+	p->total = rpcrdma__iov_total(r->iov, r->iovcnt);
+	if (r->bulk_length &&
+	    (r->bulk_offset > p->total || r->bulk_length > p->total - r->bulk_offset))
+		return -EINVAL;
+	return 0;
+}
+
+/*
+ * Chooses the path and encodes the transport header in s's buffer: the
+ * bulk item by the first write chunk when it fits; the rest inline when it
+ * fits the Send, else by the reply chunk (RDMA_NOMSG).  -EMSGSIZE: the
+ * client's chunks cannot carry it.
+ */
+static int reply_plan(struct rpcrdma__send *s, const struct rpcrdma_hdr *h,
+		      const struct rpcrdma_reply *r, struct reply_plan *p)
+{
+	struct rpcrdma__conn *conn = s->conn;
+	uint32_t credit_word = rpcrdma_credits_word(&conn->credits);
+	size_t room = s->c.pool->buf_size;
 	struct rpcrdma_chunk_iter it;
-	struct rpcrdma_chunk wch, rch;
-	struct rpcrdma__send *s;
-	const struct rpcrdma_hdr *h;
-	size_t total, cut = 0, cutlen = 0, inl;
-	uint32_t written[RPCRDMA_DEFAULT_MAX_WRITE_CHUNKS] = { 0 };
-	uint32_t nw = 0, credit_word;
-	bool use_write = false, nomsg = false, sent_inline;
-	unsigned nwr = 1;
-	int hlen, err;
-	/* Counted once posted: the reply's kind when it is inline (the other
-	 * kinds count with their RDMA Writes), its Send. */
-	enum rpcrdma_stat kind = RPCRDMA_STAT_COUNT;
-	uint32_t sent_len;
 
-	if (!call)
-		return -EINVAL;
-	conn = call->conn;
-	h = &call->hdr;
-	if (!r || r->size < sizeof(*r) || (r->iovcnt && !r->iov)) {
-		rpcrdma__call_release(call);
-		return -EINVAL;
-	}
-	total = rpcrdma__iov_total(r->iov, r->iovcnt);
-	if (r->bulk_length && (r->bulk_offset > total || r->bulk_length > total - r->bulk_offset)) {
-		rpcrdma__call_release(call);
-		return -EINVAL;
-	}
-	credit_word = rpcrdma_credits_word(&conn->credits);
-
-	/* The bulk data item goes by the first write chunk when it fits. */
 	rpcrdma_write_chunks(h, &it);
-	if (r->bulk_length && rpcrdma_next_chunk(&it, &wch) && wch.length >= r->bulk_length) {
+	if (r->bulk_length && rpcrdma_next_chunk(&it, &p->wch) &&
+	    p->wch.length >= r->bulk_length) {
 		size_t pad = (4 - (r->bulk_length & 3)) & 3;
 
-		use_write = true;
-		cut = r->bulk_offset;
-		cutlen = r->bulk_length;
-		if (pad <= total - r->bulk_offset - r->bulk_length)
-			cutlen += pad;  /* XDR roundup leaves with its data */
-		written[0] = (uint32_t)r->bulk_length;
+		p->use_write = true;
+		p->cut = r->bulk_offset;
+		p->cutlen = r->bulk_length;
+		if (pad <= p->total - r->bulk_offset - r->bulk_length)
+			p->cutlen += pad;  /* XDR roundup leaves with its data */
+		p->written[0] = (uint32_t)r->bulk_length;
 	}
-	nw = h->write_chunks < RPCRDMA_DEFAULT_MAX_WRITE_CHUNKS ? h->write_chunks :
-								  RPCRDMA_DEFAULT_MAX_WRITE_CHUNKS;
-	inl = total - cutlen;
-
-	s = send_take(call);
-	if (!s) {
-		rpcrdma__call_release(call);
-		return -ENOBUFS;
-	}
+	p->nw = h->write_chunks < RPCRDMA_DEFAULT_MAX_WRITE_CHUNKS ?
+			h->write_chunks : RPCRDMA_DEFAULT_MAX_WRITE_CHUNKS;
+	p->inl = p->total - p->cutlen;
 	/* No write list: the seven words of rpcrdma_encode_reply_hdr. */
-	hlen = nw ? rpcrdma_encode_reply(s->c.buf, s->c.pool->buf_size, h, credit_word, written, nw,
-					 false, 0) :
-		    rpcrdma_encode_reply_hdr(s->c.buf, s->c.pool->buf_size, h, credit_word, false);
-	if (hlen < 0 || (size_t)hlen + inl > s->c.pool->buf_size ||
-	    (size_t)hlen + inl > conn->send_inline) {
-		/* Too large inline: the reply chunk, if there is one. */
-		if (!rpcrdma_reply_chunk(h, &rch) || rch.length < inl)
-			goto out_toolarge;
-		nomsg = true;
-		hlen = rpcrdma_encode_reply(s->c.buf, conn->send_inline, h, credit_word, written, nw,
-					    true, (uint32_t)inl);
-		if (hlen < 0)
-			goto out_toolarge;
-	}
-	if (use_write || nomsg) {
-		size_t blen = (use_write ? r->bulk_length : 0) + (nomsg ? inl : 0);
-		unsigned nseg = (use_write ? wch.nsegs : 0) + (nomsg ? rch.nsegs : 0);
+	p->hlen = p->nw ? rpcrdma_encode_reply(s->c.buf, room, h, credit_word, p->written, p->nw,
+					       false, 0) :
+			  rpcrdma_encode_reply_hdr(s->c.buf, room, h, credit_word, false);
+	if (p->hlen >= 0 && (size_t)p->hlen + p->inl <= room &&
+	    (size_t)p->hlen + p->inl <= conn->send_inline)
+		return 0;
+	/* Too large inline: the reply chunk, if there is one. */
+	if (!rpcrdma_reply_chunk(h, &p->rch) || p->rch.length < p->inl)
+		return -EMSGSIZE;
+	p->nomsg = true;
+	p->hlen = rpcrdma_encode_reply(s->c.buf, conn->send_inline, h, credit_word, p->written,
+				       p->nw, true, (uint32_t)p->inl);
+	return p->hlen < 0 ? -EMSGSIZE : 0;
+}
 
-		/* Bulk data already in registered memory the call owns (the
-		 * reply buffer, or the call pulled by RDMA Read) is written
-		 * from there: the buffer moves to the Send, uncopied.  So is
-		 * data in a region of the listener's, which stays its. */
-		struct rpcrdma__mrbuf *own = NULL;
-		ptrdiff_t src = -1;
+/*
+ * Where the RDMA Writes read from.  Bulk data already in registered memory
+ * the call owns (the reply buffer, or the call pulled by RDMA Read) is
+ * written from there: the buffer moves to the Send, uncopied.  So is data
+ * in a region of the listener's, which stays its.  Else a cached buffer,
+ * which the bytes are copied into (*uncopied false).  *src: the offset of
+ * the bulk item in s->bulk.
+ */
+static int reply_bulk_source(struct rpcrdma_call *call, const struct rpcrdma_reply *r,
+			     struct rpcrdma__send *s, const struct reply_plan *p, size_t *src,
+			     bool *uncopied)
+{
+	struct rpcrdma__conn *conn = s->conn;
+	struct rpcrdma__mrbuf *own = NULL;
+	ptrdiff_t at = -1;
+	int err;
 
-		if (use_write && !nomsg) {
-			src = in_registered(&call->rbuf, r, r->bulk_offset, r->bulk_length);
-			if (src >= 0) {
-				own = &call->rbuf;
-			} else {
-				src = in_registered(&call->pulled, r, r->bulk_offset, r->bulk_length);
-				if (src >= 0)
-					own = &call->pulled;
-			}
-			if (src < 0) {
-				src = in_region(conn, r, r->bulk_offset, r->bulk_length, &s->bulk);
-				s->bulk_region = src >= 0;
-			}
-		}
-		if (own) {
-			s->bulk = *own;
-			memset(own, 0, sizeof(*own));
-		} else if (s->bulk_region) {
-			rpcrdma__count(&conn->stats, &conn->l->stats, RPCRDMA_STAT_WRITES_REGION, 1);
+	if (p->use_write && !p->nomsg) {
+		at = in_registered(&call->rbuf, r, r->bulk_offset, r->bulk_length);
+		if (at >= 0) {
+			own = &call->rbuf;
 		} else {
-			src = 0;
-			err = rpcrdma__mrcache_get(&conn->dev->mrcache, &s->bulk, blen);
-			if (err)
-				goto out_err;
+			at = in_registered(&call->pulled, r, r->bulk_offset, r->bulk_length);
+			if (at >= 0)
+				own = &call->pulled;
 		}
-		s->wrs = calloc(nseg + 1, sizeof(*s->wrs));
-		s->sges = calloc(nseg + 1, sizeof(*s->sges));
-		if (!s->wrs || !s->sges) {
-			err = -ENOMEM;
-			goto out_err;
+		if (at < 0) {
+			at = in_region(conn, r, r->bulk_offset, r->bulk_length, &s->bulk);
+			s->bulk_region = at >= 0;
 		}
-		nwr = 0;
-		if (use_write) {
-			if (!own && !s->bulk_region)
-				rpcrdma__iov_copy(s->bulk.addr, r->iov, r->iovcnt, r->bulk_offset,
-					 r->bulk_length);
-			else
-				rpcrdma__count(&conn->stats, &conn->l->stats,
-					       RPCRDMA_STAT_WRITES_UNCOPIED, 1);
-			nwr += rpcrdma__build_writes(s->wrs, s->sges, &wch, &s->bulk, (size_t)src,
-						     r->bulk_length, (uintptr_t)&s->quiet.c, 0);
-			rpcrdma__count(&conn->stats, &conn->l->stats, RPCRDMA_STAT_BYTES_WRITTEN,
-				       r->bulk_length);
-			rpcrdma__count(&conn->stats, &conn->l->stats, RPCRDMA_STAT_REPLIES_WRITE, 1);
-		}
-		if (nomsg) {
-			size_t off = use_write ? r->bulk_length : 0;
-
-			rpcrdma__iov_copy_without(s->bulk.addr + off, r->iov, r->iovcnt, total, cut, cutlen);
-			nwr += rpcrdma__build_writes(s->wrs + nwr, s->sges + nwr, &rch, &s->bulk, off,
-						     inl, (uintptr_t)&s->quiet.c, 0);
-			rpcrdma__count(&conn->stats, &conn->l->stats, RPCRDMA_STAT_BYTES_WRITTEN, inl);
-			rpcrdma__count(&conn->stats, &conn->l->stats, RPCRDMA_STAT_REPLIES_RCHUNK, 1);
-		}
-		for (unsigned i = 0; i + 1 <= nwr; i++)
-			s->wrs[i].next = &s->wrs[i + 1];
-		prep_send(s, &s->wrs[nwr], &s->sges[nwr], (uint32_t)hlen + (nomsg ? 0 : (uint32_t)inl),
-			  h);
-		nwr++;
-	} else {
-		s->wrs = &s->send_wr;
-		s->sges = &s->send_sge;
-		prep_send(s, s->wrs, s->sges, (uint32_t)(hlen + inl), h);
-		kind = RPCRDMA_STAT_REPLIES_INLINE;
 	}
-	if (!nomsg)
-		rpcrdma__iov_copy_without(s->c.buf + hlen, r->iov, r->iovcnt, total, cut, cutlen);
-	s->nwr = nwr; /* the Writes before the Send go unsignaled */
-	sent_len = s->sges[nwr - 1].length;
-	sent_inline = s->wrs[nwr - 1].send_flags & IBV_SEND_INLINE;
+	*uncopied = own || s->bulk_region;
+	if (own) {
+		s->bulk = *own;
+		memset(own, 0, sizeof(*own));
+	} else if (s->bulk_region) {
+		rpcrdma__count(&conn->stats, &conn->l->stats, RPCRDMA_STAT_WRITES_REGION, 1);
+	} else {
+		at = 0;
+		err = rpcrdma__mrcache_get(&conn->dev->mrcache, &s->bulk,
+					   (p->use_write ? r->bulk_length : 0) + (p->nomsg ? p->inl : 0));
+		if (err)
+			return err;
+	}
+	*src = (size_t)at;
+	return 0;
+}
 
-	/*
-	 * The reply lets the client send again, so its call's receive goes
-	 * back first, but for an inline reply on an SRQ with slack: that
-	 * one goes out first (the repost is off the round trip's path), while
-	 * no more than early_slack replies are between their post and their
-	 * repost; the SRQ holds that many receives beyond every grant.
-	 */
+/*
+ * s's chain arrays, RPCRDMA__CHAIN_MAX WRs and SGEs: the longest chain a
+ * connection allows (the checker's segments per chunk, for the write chunk
+ * and the reply chunk, and the Send).  Made on the context's first reply
+ * by chunk and kept with it until its pool goes (rpcrdma__send_pool_fini),
+ * so that only a connection replying by chunk pays for them, once per
+ * context: for every context at accept they would cost
+ * RPCRDMA__CHAIN_MAX * 144 bytes (18 KiB) times the pool's grant + 24.
+ */
+static int chain_arrays(struct rpcrdma__send *s)
+{
+	if (rpcrdma__unlikely(!s->chain)) {
+		s->chain = malloc(sizeof(*s->chain));
+		if (!s->chain)
+			return -ENOMEM;
+	}
+	s->wrs = s->chain->wr;
+	s->sges = s->chain->sge;
+	return 0;
+}
+
+void rpcrdma__send_pool_fini(struct rpcrdma__pool *pool)
+{
+	for (unsigned i = 0; pool->ctxts && i < pool->count; i++)
+		free(((struct rpcrdma__send *)(void *)(pool->ctxts + i * pool->ctxt_size))->chain);
+	rpcrdma__pool_fini(pool);
+}
+
+/*
+ * The RDMA Writes of the bulk item into the write chunk and of the rest
+ * into the reply chunk (copying what the source does not already hold),
+ * unsignaled, then the Send, in s->wrs.  Returns the chain's length.
+ */
+static unsigned reply_build_chain(struct rpcrdma__send *s, const struct rpcrdma_reply *r,
+				  const struct reply_plan *p, const struct rpcrdma_hdr *h,
+				  size_t src, bool uncopied)
+{
+	struct rpcrdma__conn *conn = s->conn;
+	unsigned nwr = 0;
+
+	if (p->use_write) {
+		if (!uncopied)
+			rpcrdma__iov_copy(s->bulk.addr, r->iov, r->iovcnt, r->bulk_offset,
+					  r->bulk_length);
+		else
+			rpcrdma__count(&conn->stats, &conn->l->stats, RPCRDMA_STAT_WRITES_UNCOPIED, 1);
+		nwr += rpcrdma__build_writes(s->wrs, s->sges, &p->wch, &s->bulk, src,
+					     r->bulk_length, (uintptr_t)&s->quiet.c, 0);
+		rpcrdma__count(&conn->stats, &conn->l->stats, RPCRDMA_STAT_BYTES_WRITTEN,
+			       r->bulk_length);
+		rpcrdma__count(&conn->stats, &conn->l->stats, RPCRDMA_STAT_REPLIES_WRITE, 1);
+	}
+	if (p->nomsg) {
+		size_t off = p->use_write ? r->bulk_length : 0;
+
+		rpcrdma__iov_copy_without(s->bulk.addr + off, r->iov, r->iovcnt, p->total, p->cut,
+					  p->cutlen);
+		nwr += rpcrdma__build_writes(s->wrs + nwr, s->sges + nwr, &p->rch, &s->bulk, off,
+					     p->inl, (uintptr_t)&s->quiet.c, 0);
+		rpcrdma__count(&conn->stats, &conn->l->stats, RPCRDMA_STAT_BYTES_WRITTEN, p->inl);
+		rpcrdma__count(&conn->stats, &conn->l->stats, RPCRDMA_STAT_REPLIES_RCHUNK, 1);
+	}
+	for (unsigned i = 0; i < nwr; i++)
+		s->wrs[i].next = &s->wrs[i + 1];
+	prep_send(s, &s->wrs[nwr], &s->sges[nwr],
+		  (uint32_t)p->hlen + (p->nomsg ? 0 : (uint32_t)p->inl), h);
+	return nwr + 1;
+}
+
+/* A reply by chunk: its arrays, its bulk source, its chain (*nwr WRs). */
+static int reply_chain(struct rpcrdma_call *call, const struct rpcrdma_reply *r,
+		       struct rpcrdma__send *s, const struct reply_plan *p, unsigned *nwr)
+{
+	unsigned nseg = (p->use_write ? p->wch.nsegs : 0) + (p->nomsg ? p->rch.nsegs : 0);
+	bool uncopied;
+	size_t src;
+	int err;
+
+	/* The checker holds each chunk to RPCRDMA_DEFAULT_MAX_SEGMENTS. */
+	if (rpcrdma__unlikely(nseg >= RPCRDMA__CHAIN_MAX))
+		return -EMSGSIZE;
+	err = reply_bulk_source(call, r, s, p, &src, &uncopied);
+	if (!err)
+		err = chain_arrays(s);
+	if (err)
+		return err;
+	*nwr = reply_build_chain(s, r, p, &call->hdr, src, uncopied);
+	return 0;
+}
+
+/*
+ * Posts s's chain of nwr WRs (the Writes before the Send go unsignaled)
+ * and releases the call; kind: the reply's counter when it goes inline
+ * (the other kinds counted with their Writes), else RPCRDMA_STAT_COUNT.
+ *
+ * The reply lets the client send again, so its call's receive goes back
+ * first, but for an inline reply on an SRQ with slack: that one goes out
+ * first (the repost is off the round trip's path), while no more than
+ * early_slack replies are between their post and their repost; the SRQ
+ * holds that many receives beyond every grant.
+ */
+static int reply_post(struct rpcrdma_call *call, struct rpcrdma__send *s, unsigned nwr,
+		      enum rpcrdma_stat kind)
+{
+	struct rpcrdma__conn *conn = s->conn;
 	struct rpcrdma__dev *dev = conn->dev;
+	/* Read before the post: the context may go back to its pool at once. */
+	uint32_t sent_len = s->sges[nwr - 1].length;
+	bool sent_inline = s->wrs[nwr - 1].send_flags & IBV_SEND_INLINE;
 	bool early = nwr == 1 && conn->on_srq &&
 		     rpcrdma__early_enter(&dev->early_open, dev->early_slack);
+	int err;
 
+	s->nwr = nwr;
 	rpcrdma__conn_get(conn);
 	if (!early)
 		rpcrdma__call_release(call);
@@ -495,6 +561,48 @@ int rpcrdma_call_reply(struct rpcrdma_call *call, const struct rpcrdma_reply *r)
 	}
 	rpcrdma__conn_put(conn);
 	return err;
+}
+
+/* The reply path in steps, as svc_rdma_sendto: check, plan, bulk source
+ * and chain (reply_chain), copy, post. */
+int rpcrdma_call_reply(struct rpcrdma_call *call, const struct rpcrdma_reply *r)
+{
+	enum rpcrdma_stat kind = RPCRDMA_STAT_REPLIES_INLINE;
+	struct rpcrdma__conn *conn;
+	struct rpcrdma__send *s;
+	struct reply_plan p;
+	unsigned nwr = 1;
+	int err;
+
+	if (!call)
+		return -EINVAL;
+	conn = call->conn;
+	err = reply_check(r, &p);
+	if (err) {
+		rpcrdma__call_release(call);
+		return err;
+	}
+	s = send_take(call);
+	if (!s) {
+		rpcrdma__call_release(call);
+		return -ENOBUFS;
+	}
+	if (reply_plan(s, &call->hdr, r, &p))
+		goto out_toolarge;
+	if (p.use_write || p.nomsg) {
+		err = reply_chain(call, r, s, &p, &nwr);
+		if (err)
+			goto out_err;
+		kind = RPCRDMA_STAT_COUNT;
+	} else {
+		s->wrs = &s->send_wr;
+		s->sges = &s->send_sge;
+		prep_send(s, s->wrs, s->sges, (uint32_t)p.hlen + (uint32_t)p.inl, &call->hdr);
+	}
+	if (!p.nomsg)
+		rpcrdma__iov_copy_without(s->c.buf + p.hlen, r->iov, r->iovcnt, p.total, p.cut,
+					  p.cutlen);
+	return reply_post(call, s, nwr, kind);
 
 out_toolarge:
 	/* The RDMA_ERROR goes in the same context, cleared. */

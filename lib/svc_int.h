@@ -219,6 +219,20 @@ bool rpcrdma__poller_direct_spin(const struct rpcrdma_poller *p);
  * calling thread, -EACCES when it refuses them: the thread's credentials
  * are not the ones fd was opened with (rdma_send.c). */
 int rpcrdma__may_command(int fd);
+struct rpcrdma_call;
+/*
+ * Whether the calling thread may end `call` itself (the thread rule of
+ * rpcrdma_call_reply): 0 if it may, -EACCES if the kernel refuses this
+ * thread's verbs commands because its credentials changed, -EINVAL
+ * (connection gone) or -ENOTSUP (cannot tell: treat as refused).  Asks the
+ * kernel with a write of no bytes to the device's uverbs file, which it
+ * refuses from such a thread and otherwise answers EINVAL, doing nothing:
+ * one system call.  Only when refused does it ask the provider too, with a
+ * post it must refuse (a WR with more SGEs than the queue pair takes;
+ * nothing is queued): providers that post without a command answer 0.  A
+ * thread that got -EACCES gets it for good (rdma_send.c).
+ */
+int rpcrdma__call_may_post(const struct rpcrdma_call *call);
 
 /* Adds an endpoint for a bound socket address (svc.c). */
 int rpcrdma__svc_add_endpoint_sa(struct rpcrdma_svc *svc, bool udp,

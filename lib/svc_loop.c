@@ -57,7 +57,8 @@ int rpcrdma_svc_create(const struct rpcrdma_svc_opts *opts, struct rpcrdma_svc *
 	if (o.max_conns == 0)
 		o.max_conns = RPCRDMA_SVC_DEFAULT_MAX_CONNS;
 	if (o.max_record < 32 || o.max_record > 0x7fffffffu || o.max_datagram < 32 ||
-	    o.max_datagram > 65536 || o.max_calls > 1u << 20)
+	    o.max_datagram > 65536 || o.max_calls > 1u << 20 ||
+	    (o.flags & ~RPCRDMA_SVC_HANDLERS_SWITCH_CREDS))
 		return -EINVAL;
 	if (o.max_conn_bytes == 0)
 		o.max_conn_bytes = o.max_record > SIZE_MAX / 4 ? SIZE_MAX : 4 * o.max_record;

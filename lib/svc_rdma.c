@@ -12,14 +12,15 @@
  * transport's slots are full; a completing call then wakes it again.
  *
  * For each call the core asks for a reply buffer of the RPC reply header
- * plus the procedure's estimate (malloc'd here, or for a call with a write
- * chunk registered at arrival, see on_call), may mark the bulk item
- * (rpcrdma_svc_call_set_bulk), and hands back the encoded reply.  The
- * thread that finished it sends it with rpcrdma_call_reply() when the
- * kernel lets it post, else the sender thread does (see sender_main for
- * why): inline, bulk by RDMA Write into the write chunk, the rest inline
- * or by the reply chunk (the transport chooses from the client's chunks; a
- * reply that fits none becomes RDMA_ERROR/ERR_CHUNK).
+ * plus the procedure's estimate (the request's own, see struct rdma_req,
+ * or for a call with a write chunk registered at arrival, see on_call),
+ * may mark the bulk item (rpcrdma_svc_call_set_bulk), and hands back the
+ * encoded reply.  The thread that finished it sends it with
+ * rpcrdma_call_reply(); with RPCRDMA_SVC_HANDLERS_SWITCH_CREDS only when
+ * the kernel lets it post, else the sender thread does (see sender_main
+ * for why): inline, bulk by RDMA Write into the write chunk, the rest
+ * inline or by the reply chunk (the transport chooses from the client's
+ * chunks; a reply that fits none becomes RDMA_ERROR/ERR_CHUNK).
  *
  * Calls in progress per connection are bounded by its credit grant (the
  * listener disconnects a client exceeding it); the core's slots bound all
@@ -33,11 +34,13 @@
  * small call's time on a machine with few or emulated CPUs.  The loop
  * thread may poll only while the kernel takes its rdma_cm and uverbs
  * commands (accepting connections, posting RDMA Reads and Sends: see
- * sender_main): it asks before each poll, and once refused (a handler
- * switched credentials, which lasts) it hands the poller for good to the
- * driver thread, started with the first such listener by the thread that
- * called rpcrdma_svc_listen_rdma, whose calls then reach the loop as from
- * a workqueue poller.
+ * sender_main).  Handlers that never switch credentials (the default)
+ * leave it so for good.  With RPCRDMA_SVC_HANDLERS_SWITCH_CREDS it asks
+ * before each poll, and once refused (a handler switched credentials,
+ * which lasts) it hands the poller for good to the driver thread, started
+ * with the first such listener by the thread that called
+ * rpcrdma_svc_listen_rdma, whose calls then reach the loop as from a
+ * workqueue poller.
  */
 #include <errno.h>
 #include <poll.h>
@@ -55,7 +58,17 @@
 #include "rdma_backward.h"
 #include "rdma_internal.h" /* rpcrdma__listener_opts_get */
 #include "svc_int.h"
+#include "svc_rdma_int.h"
 
+/*
+ * A call in the service, from on_call to its reply's post.  Requests come
+ * from the listener's pool (struct rpcrdma__svc_rdma.free), made with a
+ * reply buffer of own_cap bytes (the listener's send_inline: whatever goes
+ * inline fits), as many as one connection's grant at listen time and more
+ * when more calls are in progress (the sum of the connections' grants
+ * bounds them), kept up to SVC_RDMA_KEEP grants' worth.  A reply larger
+ * than own_cap (a reply chunk's) gets a buffer of its own, freed with it.
+ */
 struct rdma_req {
 	struct rdma_req *next;
 	struct rpcrdma_call *call;
@@ -65,60 +78,7 @@ struct rdma_req {
 	void *pre;                      /* the call's reply buffer, or NULL */
 	size_t pre_len;
 	bool registered;                /* buf is pre (the call's, gone with it) */
-};
-
-struct rpcrdma__svc_rdma {
-	struct rpcrdma__svc_source src; /* eventfd: calls queued / slots freed */
-	struct rpcrdma_svc *svc;
-	struct rpcrdma__svc_xprt *xprt;
-	struct rpcrdma_listener *listener;
-	struct rpcrdma__svc_rdma *next; /* svc->rdmas, svc->lock */
-
-	pthread_mutex_t lock;           /* guards the queue and the flags */
-	struct rdma_req *head, **tail;
-	bool closing;                   /* new calls are dropped */
-	bool stalled;                   /* the loop waits for a free slot */
-	bool kicked;                    /* the eventfd has been written */
-	unsigned live;                  /* requests not yet freed */
-	atomic_size_t pre_bytes;        /* reply buffers registered at arrival */
-	pthread_cond_t gone;            /* live reached 0 */
-
-	/* Replies waiting for the sender thread (see rdma_done). */
-	struct rdma_req *out_head, **out_tail;
-	pthread_cond_t out_cond;
-	bool sender_stop;
-	bool sender_started;
-	pthread_t sender;
-
-	/* With a DIRECT poller the service drives; the fields below are only
-	 * touched by the loop thread while it polls (see on_poller). */
-	struct rpcrdma__svc_rdrive *drive;
-	struct rpcrdma__svc_rdma *pending_next;
-	bool pending;                   /* on drive->pending */
-};
-
-/* The DIRECT poller a service drives (see the top of this file). */
-struct rpcrdma__svc_rdrive {
-	struct rpcrdma__svc_source src; /* the poller's fd, while the loop polls */
-	struct rpcrdma_svc *svc;
-	struct rpcrdma_poller *poller;
-	/* An rdma_cm file of its own, opened with the credentials the
-	 * listeners' files were: a write of no bytes to it asks the kernel
-	 * whether this thread may still give RDMA commands (see on_poller). */
-	struct rdma_event_channel *probe;
-	/* The loop thread while it is inside rpcrdma_poller_poll: on_call
-	 * then queues without a wake-up and notes the listener here. */
-	atomic_bool loop_polling;
-	pthread_t loop_tid;
-	struct rpcrdma__svc_rdma *pending;
-
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
-	bool handed;                    /* the driver thread polls */
-	bool stop;
-	int stop_fd;                    /* eventfd: the driver thread stops */
-	bool started;                   /* thread runs */
-	pthread_t thread;
+	void *own;                      /* the request's reply buffer, own_cap bytes */
 };
 
 /* Write chunks from which a reply buffer is registered at arrival (smaller
@@ -143,12 +103,103 @@ static bool pre_take(struct rpcrdma__svc_rdma *r, size_t len)
 	return true;
 }
 
-/* Frees q, returning its share of the budget. */
-static void req_free(struct rpcrdma__svc_rdma *r, struct rdma_req *q)
+/* Requests kept in the pool: this many connections' full grants, at most
+ * SVC_RDMA_KEEP_BYTES of them. */
+#define SVC_RDMA_KEEP 4u
+#define SVC_RDMA_KEEP_BYTES ((size_t)4 << 20)
+
+static struct rdma_req *req_new(struct rpcrdma__svc_rdma *r)
+{
+	struct rdma_req *q = calloc(1, sizeof(*q) + r->own_cap);
+
+	if (q)
+		q->own = q + 1;
+	return q;
+}
+
+/* A request from the pool, cleared (a new one when the pool is empty:
+ * more calls in progress than ever before, up to the grants' sum). */
+static struct rdma_req *req_get(struct rpcrdma__svc_rdma *r)
+{
+	struct rdma_req *q;
+
+	pthread_mutex_lock(&r->lock);
+	q = r->free;
+	if (q) {
+		r->free = q->next;
+		r->nfree--;
+	}
+	pthread_mutex_unlock(&r->lock);
+	if (rpcrdma__unlikely(!q))
+		return req_new(r);
+	void *own = q->own;
+	memset(q, 0, sizeof(*q));
+	q->own = own;
+	return q;
+}
+
+/* r->lock held: q back to the pool, or NULL when the pool is full (the
+ * caller frees it after unlocking). */
+static struct rdma_req *req_put_locked(struct rpcrdma__svc_rdma *r, struct rdma_req *q)
+{
+	if (r->nfree >= r->nkeep)
+		return q;
+	q->next = r->free;
+	r->free = q;
+	r->nfree++;
+	return NULL;
+}
+
+/* Gives back q's share of the budget and the reply buffer it may own. */
+static void req_clear(struct rpcrdma__svc_rdma *r, struct rdma_req *q)
 {
 	if (q->pre_len)
 		atomic_fetch_sub_explicit(&r->pre_bytes, q->pre_len, memory_order_relaxed);
+	if (!q->registered && q->buf != q->own)
+		free(q->buf);   /* a reply larger than own_cap */
+	q->buf = NULL;
+}
+
+/* Clears q and returns it to the pool. */
+static void req_free(struct rpcrdma__svc_rdma *r, struct rdma_req *q)
+{
+	req_clear(r, q);
+	pthread_mutex_lock(&r->lock);
+	q = req_put_locked(r, q);
+	pthread_mutex_unlock(&r->lock);
 	free(q);
+}
+
+/* The pool at listen time: a grant's worth of requests (within what it
+ * keeps), each with a reply buffer of own_cap bytes. */
+static int req_pool_init(struct rpcrdma__svc_rdma *r, unsigned grant, size_t own_cap)
+{
+	size_t most = SVC_RDMA_KEEP_BYTES / (sizeof(struct rdma_req) + own_cap);
+
+	r->own_cap = own_cap;
+	r->nkeep = (unsigned)((size_t)grant * SVC_RDMA_KEEP < most ?
+			      (size_t)grant * SVC_RDMA_KEEP : most);
+	for (unsigned i = 0; i < grant && i < r->nkeep; i++) {
+		struct rdma_req *q = req_new(r);
+
+		if (!q)
+			return -ENOMEM;
+		q->next = r->free;
+		r->free = q;
+		r->nfree++;
+	}
+	return 0;
+}
+
+static void req_pool_fini(struct rpcrdma__svc_rdma *r)
+{
+	while (r->free) {
+		struct rdma_req *q = r->free;
+
+		r->free = q->next;
+		free(q);
+	}
+	r->nfree = 0;
 }
 
 /* Max slots: far above any sum of credit grants on one listener. */
@@ -163,7 +214,7 @@ static void kick(struct rpcrdma__svc_rdma *r)
 static void on_call(struct rpcrdma_call *call, void *arg)
 {
 	struct rpcrdma__svc_rdma *r = arg;
-	struct rdma_req *q = calloc(1, sizeof(*q));
+	struct rdma_req *q = req_get(r);
 	bool wake;
 
 	if (!q) {
@@ -182,7 +233,7 @@ static void on_call(struct rpcrdma_call *call, void *arg)
 	 * credentials never change; the handlers' thread switches its own
 	 * (see sender_main).  Without one (a buffer refused, or a client
 	 * offering chunks larger than SVC_RDMA_PRE_MAX) the reply buffer is
-	 * malloc'd and the bulk copied.
+	 * the request's own (or malloc'd) and the bulk copied.
 	 */
 	if (rpcrdma_call_write_room(call) >= SVC_RDMA_PRE_MIN) {
 		size_t max = rpcrdma_call_max_reply(call);
@@ -240,7 +291,7 @@ static struct rdma_req *dequeue(struct rpcrdma__svc_rdma *r)
 }
 
 /* Loop thread: hand queued calls to the core while it has slots. */
-static void drain(struct rpcrdma__svc_rdma *r)
+void rpcrdma__svc_rdma_drain(struct rpcrdma__svc_rdma *r)
 {
 	pthread_mutex_lock(&r->lock);
 	r->kicked = false;
@@ -286,17 +337,18 @@ static void on_kick(struct rpcrdma__svc_source *src, uint32_t events)
 	 * an on_call between the two would set kicked, its write be consumed
 	 * here, and later calls would wait for an event that never comes.) */
 	(void)eventfd_read(src->fd, &v);
-	drain((struct rpcrdma__svc_rdma *)src);
+	rpcrdma__svc_rdma_drain((struct rpcrdma__svc_rdma *)src);
 }
 
 static void *rdma_reply_buf(void *priv, void *ctx, size_t max)
 {
 	struct rdma_req *q = ctx;
-	(void)priv;
 	if (q->pre && max <= q->pre_len) {
 		q->registered = true;
 		return q->pre;
 	}
+	if (max <= ((struct rpcrdma__svc_rdma *)priv)->own_cap)
+		return q->own;
 	return malloc(max);
 }
 
@@ -326,12 +378,11 @@ static void send_one(struct rpcrdma__svc_rdma *r, struct rdma_req *q)
 	} else {
 		rpcrdma_call_drop(q->call);
 	}
-	if (!q->registered)
-		free(q->buf); /* else the call's, gone with it */
-	req_free(r, q);
+	req_clear(r, q); /* a registered buffer is the call's, gone with it */
 	rpcrdma__svc_xprt_complete(r->xprt);
 
 	pthread_mutex_lock(&r->lock);
+	q = req_put_locked(r, q);
 	bool wake = r->stalled && !r->closing;
 	if (wake) {
 		r->stalled = false;
@@ -342,6 +393,7 @@ static void send_one(struct rpcrdma__svc_rdma *r, struct rdma_req *q)
 	if (--r->live == 0)
 		pthread_cond_broadcast(&r->gone);
 	pthread_mutex_unlock(&r->lock);
+	free(q);
 }
 
 /*
@@ -376,6 +428,14 @@ static void *sender_main(void *arg)
 	return NULL;
 }
 
+/* Whether this thread may post: with handlers that never switch
+ * credentials, always; else until the kernel first refuses (see
+ * sender_main). */
+static bool may_post_here(const struct rpcrdma__svc_rdma *r, const struct rdma_req *q)
+{
+	return !r->switch_creds || rpcrdma__svc_rdma_may(q->call, -1);
+}
+
 /*
  * Any thread: send the reply from here when this thread may post (see
  * sender_main), which saves a thread wake-up per call; else queue it for
@@ -389,7 +449,7 @@ static void rdma_done(void *priv, void *ctx, void *buf, size_t len)
 	q->buf = buf;
 	q->len = len;
 	q->next = NULL;
-	if (rpcrdma_call_may_post(q->call) == 0) {
+	if (may_post_here(r, q)) {
 		RPCRDMA__STAT_INC(r->svc, rdma_direct);
 		send_one(r, q);
 		return;
@@ -402,144 +462,6 @@ static void rdma_done(void *priv, void *ctx, void *buf, size_t len)
 	if (was_empty)
 		pthread_cond_signal(&r->out_cond);
 	pthread_mutex_unlock(&r->lock);
-}
-
-/* ---- the DIRECT poller the service drives ---- */
-
-/* Loop thread: stops polling; the driver thread takes over, for good. */
-static void rdrive_hand_over(struct rpcrdma__svc_rdrive *d)
-{
-	rpcrdma__svc_unwatch(d->svc, &d->src);
-	pthread_mutex_lock(&d->lock);
-	d->handed = true;
-	pthread_cond_signal(&d->cond);
-	pthread_mutex_unlock(&d->lock);
-}
-
-/* Loop thread: the poller's fd is readable. */
-static void on_poller(struct rpcrdma__svc_source *src, uint32_t events)
-{
-	struct rpcrdma__svc_rdrive *d = (struct rpcrdma__svc_rdrive *)src;
-	(void)events;
-
-	/* Every rdma_cm and uverbs file was opened with the same credentials
-	 * (by threads that never switched), so this one answers for all. */
-	if (rpcrdma__may_command(d->probe->fd) != 0) {
-		rdrive_hand_over(d);
-		return;
-	}
-	d->loop_tid = pthread_self();
-	atomic_store_explicit(&d->loop_polling, true, memory_order_release);
-	(void)rpcrdma_poller_poll(d->poller, 0);
-	atomic_store_explicit(&d->loop_polling, false, memory_order_release);
-	/* Then the calls that poll queued, with no wake-up in between. */
-	while (d->pending) {
-		struct rpcrdma__svc_rdma *r = d->pending;
-		d->pending = r->pending_next;
-		r->pending = false;
-		drain(r);
-	}
-}
-
-/* Idle until the loop hands the poller over, then polls it until stopped.
- * Started by the thread that called rpcrdma_svc_listen_rdma, whose
- * credentials it keeps. */
-static void *rdrive_main(void *arg)
-{
-	struct rpcrdma__svc_rdrive *d = arg;
-
-	pthread_mutex_lock(&d->lock);
-	while (!d->handed && !d->stop)
-		pthread_cond_wait(&d->cond, &d->lock);
-	bool stop = d->stop;
-	pthread_mutex_unlock(&d->lock);
-	if (stop)
-		return NULL;
-	struct pollfd pf[2] = {
-		{ .fd = rpcrdma_poller_fd(d->poller), .events = POLLIN },
-		{ .fd = d->stop_fd, .events = POLLIN },
-	};
-	for (;;) {
-		if (poll(pf, 2, -1) < 0) {
-			if (errno == EINTR)
-				continue;
-			break;
-		}
-		if (pf[1].revents)
-			break;
-		if (pf[0].revents)
-			(void)rpcrdma_poller_poll(d->poller, 0);
-	}
-	return NULL;
-}
-
-/* Stops the driver thread and frees d, however far rdrive_get got. */
-static void rdrive_free(struct rpcrdma__svc_rdrive *d)
-{
-	if (!d)
-		return;
-	/* Off the loop's epoll set (already, once handed over: harmless). */
-	rpcrdma__svc_unwatch(d->svc, &d->src);
-	if (d->started) {
-		pthread_mutex_lock(&d->lock);
-		d->stop = true;
-		pthread_cond_signal(&d->cond);
-		pthread_mutex_unlock(&d->lock);
-		(void)eventfd_write(d->stop_fd, 1);
-		pthread_join(d->thread, NULL);
-	}
-	if (d->stop_fd >= 0)
-		close(d->stop_fd);
-	if (d->probe)
-		rdma_destroy_event_channel(d->probe);
-	pthread_cond_destroy(&d->cond);
-	pthread_mutex_destroy(&d->lock);
-	free(d);
-}
-
-/* The service's driver for DIRECT poller p, made on first use (svc->lock
- * held): its probe file, its thread (idle until handed the poller), the
- * poller's fd on the loop's epoll set.  -EINVAL: the service already
- * drives another poller. */
-static int rdrive_get(struct rpcrdma_svc *svc, struct rpcrdma_poller *p,
-		      struct rpcrdma__svc_rdrive **out)
-{
-	struct rpcrdma__svc_rdrive *d = svc->rdrive;
-	int rc;
-
-	if (d) {
-		if (d->poller != p)
-			return -EINVAL;
-		*out = d;
-		return 0;
-	}
-	d = calloc(1, sizeof(*d));
-	if (!d)
-		return -ENOMEM;
-	d->svc = svc;
-	d->poller = p;
-	d->src.fd = rpcrdma_poller_fd(p);
-	d->src.handle = on_poller;
-	atomic_init(&d->loop_polling, false);
-	pthread_mutex_init(&d->lock, NULL);
-	pthread_cond_init(&d->cond, NULL);
-	d->stop_fd = -1;
-	d->probe = rdma_create_event_channel();
-	if (!d->probe) {
-		rc = errno ? -errno : -ENOMEM;
-	} else if ((d->stop_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)) < 0) {
-		rc = -errno;
-	} else if ((rc = -pthread_create(&d->thread, NULL, rdrive_main, d)) == 0) {
-		d->started = true;
-		rc = rpcrdma__svc_watch(svc, &d->src, EPOLLIN);
-	}
-	if (rc) {
-		rdrive_free(d);
-		return rc;
-	}
-	svc->rdrive = d;
-	*out = d;
-	return 0;
 }
 
 /* The connection's backward slot (rdma_backward.c), any thread. */
@@ -573,7 +495,73 @@ static void svc_rdma_free(struct rpcrdma__svc_rdma *r)
 		rpcrdma__svc_xprt_destroy(r->xprt);
 	pthread_cond_destroy(&r->gone);
 	pthread_mutex_destroy(&r->lock);
+	req_pool_fini(r);
 	free(r);
+}
+
+/* r with its eventfd and its request pool, sized by lo's grant. */
+static int svc_rdma_new(struct rpcrdma_svc *svc, const struct rpcrdma_listener_opts *lo,
+			struct rpcrdma__svc_rdma **out)
+{
+	struct rpcrdma__svc_rdma *r = calloc(1, sizeof(*r));
+	int err;
+
+	if (!r)
+		return -ENOMEM;
+	r->svc = svc;
+	r->tail = &r->head;
+	r->src.handle = on_kick;
+	r->switch_creds = svc->opts.flags & RPCRDMA_SVC_HANDLERS_SWITCH_CREDS;
+	pthread_mutex_init(&r->lock, NULL);
+	pthread_cond_init(&r->gone, NULL);
+	pthread_cond_init(&r->out_cond, NULL);
+	r->out_tail = &r->out_head;
+	r->src.fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	err = r->src.fd < 0 ? -errno : req_pool_init(r, lo->max_credits, lo->send_inline);
+	if (err) {
+		svc_rdma_free(r);
+		return err;
+	}
+	*out = r;
+	return 0;
+}
+
+/* The core's transport for r (netid by ss's family), the sender thread
+ * (only for handlers that switch credentials), r's eventfd on the loop and
+ * the DIRECT poller's driver.  Undone by svc_rdma_free after the unwatch. */
+static int svc_rdma_plug(struct rpcrdma__svc_rdma *r, struct rpcrdma_poller *poller,
+			 const struct sockaddr_storage *ss, socklen_t sslen, const char *netid)
+{
+	struct rpcrdma_svc *svc = r->svc;
+	struct rpcrdma__svc_xprt_info info = {
+		.size = sizeof(info),
+		.netid = netid,
+		.flags = RPCRDMA__SVC_XPRT_CONGESTION_CONTROL,
+		.local = (const struct sockaddr *)ss,
+		.local_len = sslen,
+		.max_calls = SVC_RDMA_SLOTS,
+	};
+	int rc = rpcrdma__svc_xprt_create(svc, &rdma_ops, r, &info, &r->xprt);
+
+	if (!rc && r->switch_creds) {
+		rc = -pthread_create(&r->sender, NULL, sender_main, r);
+		r->sender_started = rc == 0;
+	}
+	if (!rc)
+		rc = rpcrdma__svc_watch(svc, &r->src, EPOLLIN);
+	if (rc)
+		return rc;
+	/* A DIRECT poller: the loop polls it (see the top of this file).  The
+	 * driver exists before the listener, so r->drive is set before any
+	 * on_call. */
+	if (rpcrdma__poller_is_direct(poller)) {
+		pthread_mutex_lock(&svc->lock);
+		rc = rpcrdma__svc_rdrive_get(svc, poller, &r->drive);
+		pthread_mutex_unlock(&svc->lock);
+		if (rc)
+			rpcrdma__svc_unwatch(svc, &r->src);
+	}
+	return rc;
 }
 
 int rpcrdma_svc_listen_rdma(struct rpcrdma_svc *svc, struct rpcrdma_poller *poller,
@@ -582,26 +570,24 @@ int rpcrdma_svc_listen_rdma(struct rpcrdma_svc *svc, struct rpcrdma_poller *poll
 			    struct sockaddr_storage *bound, socklen_t *bound_len,
 			    struct rpcrdma_listener **listener)
 {
+	struct rpcrdma_listener_opts lo;
+	struct rpcrdma__svc_rdma *r;
+	int rc;
+
 	if (!svc || !poller || !addr || rpcrdma__poller_direct_spin(poller) ||
 	    (addr->sa_family != AF_INET && addr->sa_family != AF_INET6))
 		return -EINVAL;
-	struct rpcrdma__svc_rdma *r = calloc(1, sizeof(*r));
-	if (!r)
-		return -ENOMEM;
-	r->svc = svc;
-	r->tail = &r->head;
-	r->src.handle = on_kick;
-	pthread_mutex_init(&r->lock, NULL);
-	pthread_cond_init(&r->gone, NULL);
-	pthread_cond_init(&r->out_cond, NULL);
-	r->out_tail = &r->out_head;
-	r->src.fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-	if (r->src.fd < 0) {
-		int err = -errno;
-		r->src.fd = -1;
-		svc_rdma_free(r);
-		return err;
+	rc = rpcrdma__listener_opts_get(opts, &lo);
+	if (rc)
+		return rc;
+	/* The service's log hook, unless the listener's opts name one. */
+	if (!lo.log_fn) {
+		lo.log_fn = svc->opts.log_fn;
+		lo.log_arg = svc->opts.log_arg;
 	}
+	rc = svc_rdma_new(svc, &lo, &r);
+	if (rc)
+		return rc;
 
 	struct sockaddr_storage ss;
 	socklen_t sslen = addr->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6)
@@ -609,53 +595,13 @@ int rpcrdma_svc_listen_rdma(struct rpcrdma_svc *svc, struct rpcrdma_poller *poll
 	memset(&ss, 0, sizeof(ss));
 	memcpy(&ss, addr, sslen);
 	const char *netid = addr->sa_family == AF_INET6 ? "rdma6" : "rdma";
-	struct rpcrdma__svc_xprt_info info = {
-		.size = sizeof(info),
-		.netid = netid,
-		.flags = RPCRDMA__SVC_XPRT_CONGESTION_CONTROL,
-		.local = (const struct sockaddr *)&ss,
-		.local_len = sslen,
-		.max_calls = SVC_RDMA_SLOTS,
-	};
-	int rc = rpcrdma__svc_xprt_create(svc, &rdma_ops, r, &info, &r->xprt);
+	rc = svc_rdma_plug(r, poller, &ss, sslen, netid);
 	if (rc) {
 		svc_rdma_free(r);
 		return rc;
 	}
-	rc = -pthread_create(&r->sender, NULL, sender_main, r);
-	if (rc) {
-		svc_rdma_free(r);
-		return rc;
-	}
-	r->sender_started = true;
-	rc = rpcrdma__svc_watch(svc, &r->src, EPOLLIN);
-	if (rc) {
-		svc_rdma_free(r);
-		return rc;
-	}
-	/* A DIRECT poller: the loop polls it (see the top of this file).  The
-	 * driver exists before the listener, so r->drive is set before any
-	 * on_call. */
-	if (rpcrdma__poller_is_direct(poller)) {
-		pthread_mutex_lock(&svc->lock);
-		rc = rdrive_get(svc, poller, &r->drive);
-		pthread_mutex_unlock(&svc->lock);
-		if (rc) {
-			rpcrdma__svc_unwatch(svc, &r->src);
-			svc_rdma_free(r);
-			return rc;
-		}
-	}
-	/* The service's log hook, unless the listener's opts name one. */
-	struct rpcrdma_listener_opts lo;
-	rc = rpcrdma__listener_opts_get(opts, &lo);
-	if (!rc && !lo.log_fn) {
-		lo.log_fn = svc->opts.log_fn;
-		lo.log_arg = svc->opts.log_arg;
-	}
-	if (!rc)
-		rc = rpcrdma__listener_create(poller, addr, &lo, on_call, r, RPCRDMA__BC_RECVS,
-					      &r->listener);
+	rc = rpcrdma__listener_create(poller, addr, &lo, on_call, r, RPCRDMA__BC_RECVS,
+				      &r->listener);
 	if (rc) {
 		rpcrdma__svc_unwatch(svc, &r->src);
 		svc_rdma_free(r);
@@ -729,5 +675,5 @@ void rpcrdma__svc_rdma_shutdown(struct rpcrdma_svc *svc)
 	struct rpcrdma__svc_rdrive *d = svc->rdrive;
 	svc->rdrive = NULL;
 	pthread_mutex_unlock(&svc->lock);
-	rdrive_free(d);
+	rpcrdma__svc_rdrive_free(d);
 }

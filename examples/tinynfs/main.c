@@ -597,6 +597,8 @@ int main(int argc, char **argv)
 		 * oldest idle one, leaving most descriptors for open files */
 		.idle_timeout_ms = 6 * 60 * 1000,
 		.max_conns = 512,
+		/* handlers take the caller's fsuid/fsgid (fs_cred.c) */
+		.flags = RPCRDMA_SVC_HANDLERS_SWITCH_CREDS,
 	};
 	rc = rpcrdma_svc_create(&vo, &svc);
 	if (rc) {

@@ -351,7 +351,23 @@ struct rpcrdma_svc_opts {
 	 * rpcrdma_svc_listen_rdma whose opts name none. */
 	rpcrdma_log_fn log_fn;
 	void *log_arg;
+	unsigned flags;           /* RPCRDMA_SVC_HANDLERS_SWITCH_CREDS; 0: none */
 };
+
+/*
+ * rpcrdma_svc_opts.flags: procedure handlers switch their thread's
+ * credentials (setfsuid, setfsgid, setgroups), as an NFS server's do.  The
+ * kernel then refuses that thread's RDMA commands for good, so with this
+ * flag an RDMA reply is posted by the thread that finished it only after
+ * the kernel said it may (one system call per reply until the thread's
+ * first refusal, which is kept), else by a sender thread the service
+ * starts; the loop thread polls a DIRECT poller only while the kernel takes
+ * its commands, then hands it to a thread of the service for good.
+ * Without it (the handlers never switch) replies are posted by the thread
+ * that finished them and the loop thread polls a DIRECT poller, with no
+ * system call asked first and no extra thread.
+ */
+#define RPCRDMA_SVC_HANDLERS_SWITCH_CREDS 0x1u
 
 /* Fills *opts with the defaults (every field 0) and sets size. */
 RPCRDMA_API void rpcrdma_svc_opts_init(struct rpcrdma_svc_opts *opts);
@@ -360,7 +376,8 @@ RPCRDMA_API void rpcrdma_svc_opts_init(struct rpcrdma_svc_opts *opts);
  * Creates a service.  opts may be NULL (defaults); opts->size must cover at
  * least the size field, and fields beyond it take their defaults.  -EINVAL
  * when max_calls > 2^20, max_record is outside 32 .. 2^31 - 1,
- * max_datagram outside 32 .. 65536 or max_svc_bytes below max_record;
+ * max_datagram outside 32 .. 65536, max_svc_bytes below max_record or an
+ * unknown flag;
  * -ENOMEM; -errno from epoll, eventfd or timerfd.
  */
 RPCRDMA_API int rpcrdma_svc_create(const struct rpcrdma_svc_opts *opts,
@@ -392,12 +409,13 @@ RPCRDMA_API int rpcrdma_svc_listen_tcp(struct rpcrdma_svc *svc, const struct soc
  * the loop.  A DIRECT poller is driven by the service: its fd joins the
  * loop's epoll set and the loop thread polls it itself, so a call reaches
  * its handler with no hand-off between threads (counted in
- * rpcrdma_svc_stats.rdma_loop_calls); no other thread need poll it.  That
- * lasts while the kernel accepts the loop thread's RDMA commands: once a
- * handler has switched the thread's credentials (setfsuid and the like),
- * the poller is handed for good to a thread the service started here, and
- * calls are queued to the loop as with a workqueue poller.  So call this
- * from a thread whose credentials never changed.  A service drives one
+ * rpcrdma_svc_stats.rdma_loop_calls); no other thread need poll it.  With
+ * RPCRDMA_SVC_HANDLERS_SWITCH_CREDS that lasts while the kernel accepts the
+ * loop thread's RDMA commands: once a handler has switched the thread's
+ * credentials (setfsuid and the like), the poller is handed for good to a
+ * thread the service started here, and calls are queued to the loop as
+ * with a workqueue poller.  So call this from a thread whose credentials
+ * never changed.  A service drives one
  * DIRECT poller (-EINVAL for a second one, and for one with
  * direct_spin, whose fd does not signal completions).  The reply
  * buffer the core reserves (header + estimate) is sent by
@@ -475,7 +493,7 @@ struct rpcrdma_svc_stats {
 				     * finished them */
 	uint64_t rdma_handed;       /* ... handed to the sender thread instead:
 				     * that thread had switched credentials
-				     * (see rpcrdma_call_may_post) */
+				     * (RPCRDMA_SVC_HANDLERS_SWITCH_CREDS) */
 	uint64_t rdma_loop_calls;   /* RDMA calls the loop thread received
 				     * itself, polling a DIRECT poller (see
 				     * rpcrdma_svc_listen_rdma) */

@@ -381,9 +381,8 @@ RPCRDMA_API int rpcrdma_call_reply_buffer(struct rpcrdma_call *call, size_t len,
  * doorbell is one) from a thread whose credentials changed after the device
  * was opened -- setfsuid/setfsgid/setgroups give a thread new credentials
  * for good, even when set back.  Reply from threads that never switch
- * credentials, or ask rpcrdma_call_may_post() first
- * (rpcrdma_svc_listen_rdma does: a reply is posted by the thread that
- * finished it when it may, else by the listener's sender thread).
+ * credentials (rpcrdma_svc_listen_rdma's option for handlers that do:
+ * RPCRDMA_SVC_HANDLERS_SWITCH_CREDS in <rpcrdma/svc.h>).
  */
 RPCRDMA_API int rpcrdma_call_reply(struct rpcrdma_call *call, const struct rpcrdma_reply *reply);
 
@@ -392,20 +391,6 @@ RPCRDMA_API int rpcrdma_call_reply(struct rpcrdma_call *call, const struct rpcrd
  * registered memory. */
 RPCRDMA_API void rpcrdma_call_drop(struct rpcrdma_call *call);
 
-/*
- * Whether the calling thread may end `call` itself (the thread rule of
- * rpcrdma_call_reply): 0 if it may, -EACCES if the kernel refuses this
- * thread's verbs commands because its credentials changed, -EINVAL
- * (connection gone) or -ENOTSUP (cannot tell: treat as refused).  Asks
- * the kernel with a write of no bytes to the device's uverbs file, which it
- * refuses from such a thread and otherwise answers EINVAL, doing nothing:
- * one system call.  Only when refused does it ask the provider too, with a
- * post it must refuse (a WR with more SGEs than the queue pair takes;
- * nothing is queued): providers that post without a command answer 0.  A
- * thread that got -EACCES gets it for good; one that got 0 keeps it until
- * it switches credentials.  Thread-safe.
- */
-RPCRDMA_API int rpcrdma_call_may_post(const struct rpcrdma_call *call);
 
 RPCRDMA_END_DECLS
 

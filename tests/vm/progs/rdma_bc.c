@@ -156,7 +156,11 @@ int main(int argc, char **argv)
 		st.switch_creds = true;
 	}
 	CHECK(rpcrdma_poller_create(&po, &poller) == 0, "poller");
-	CHECK(rpcrdma_svc_create(NULL, &svc) == 0, "svc");
+	struct rpcrdma_svc_opts so;
+	rpcrdma_svc_opts_init(&so);
+	if (direct)
+		so.flags = RPCRDMA_SVC_HANDLERS_SWITCH_CREDS;
+	CHECK(rpcrdma_svc_create(&so, &svc) == 0, "svc");
 	struct rpcrdma_svc_program p = bc_program(&st);
 	CHECK(rpcrdma_svc_register(svc, &p) == 0, "register");
 	int rc = rpcrdma_svc_listen_rdma(svc, poller, ai->ai_addr, NULL, &bound, &blen, &listener);
