@@ -27,9 +27,25 @@ struct rpcrdma__svc_xprt {
 	atomic_uint in_progress;
 	struct sockaddr_storage local;
 	socklen_t local_len;
+	/* Call blocks kept for reuse, so that a call allocates nothing once
+	 * the transport has had that many in progress: at most
+	 * CALL_CACHE_MAX, any thread under cache_lock. */
+	pthread_mutex_t cache_lock;
+	struct call_block *cache;
+	unsigned ncached;
 };
 
+/* A call block on the cache (it held a struct rpcrdma_svc_call). */
+struct call_block {
+	struct call_block *next;
+	size_t cap;
+};
+
+#define CALL_CACHE_MAX 16u
+#define CALL_BLOCK_ROUND 256u
+
 struct rpcrdma_svc_call {
+	size_t cap; /* bytes of this block (first: see struct call_block) */
 	struct rpcrdma__svc_xprt *xprt;
 	void *ctx;
 	const struct rpcrdma__svc_prog *prog;
@@ -146,6 +162,7 @@ int rpcrdma__svc_xprt_create(struct rpcrdma_svc *svc, const struct rpcrdma__svc_
 	x->flags = info->flags;
 	x->max_calls = info->max_calls ? info->max_calls : svc->opts.max_calls;
 	atomic_init(&x->in_progress, 0);
+	pthread_mutex_init(&x->cache_lock, NULL);
 	if (info->local) {
 		memcpy(&x->local, info->local, info->local_len);
 		x->local_len = info->local_len;
@@ -164,6 +181,12 @@ int rpcrdma__svc_xprt_destroy(struct rpcrdma__svc_xprt *x)
 	if (atomic_load(&x->in_progress))
 		return -EBUSY;
 	struct rpcrdma_svc *svc = x->svc;
+	while (x->cache) {
+		struct call_block *b = x->cache;
+		x->cache = b->next;
+		free(b);
+	}
+	pthread_mutex_destroy(&x->cache_lock);
 	free(x);
 	/* Last touch of svc: rpcrdma_svc_destroy may free it right after. */
 	pthread_mutex_lock(&svc->lock);
@@ -265,11 +288,50 @@ static bool allowed_range(const struct rpcrdma__svc_prog *sp, bool has_cc, bool 
 	return any;
 }
 
+/* A zeroed call of need bytes: a cached block that is large enough, else
+ * a new one (sizes rounded up, so that procedures of similar sizes share
+ * blocks).  NULL when out of memory. */
+static struct rpcrdma_svc_call *call_get(struct rpcrdma__svc_xprt *x, size_t need)
+{
+	struct call_block *b, **pp;
+
+	pthread_mutex_lock(&x->cache_lock);
+	for (pp = &x->cache; (b = *pp) != NULL; pp = &b->next)
+		if (b->cap >= need) {
+			*pp = b->next;
+			x->ncached--;
+			break;
+		}
+	pthread_mutex_unlock(&x->cache_lock);
+	size_t cap = b ? b->cap : (need + CALL_BLOCK_ROUND - 1) & ~(size_t)(CALL_BLOCK_ROUND - 1);
+	if (!b && !(b = malloc(cap)))
+		return NULL;
+	memset(b, 0, need);
+	struct rpcrdma_svc_call *c = (struct rpcrdma_svc_call *)b;
+	c->cap = cap;
+	return c;
+}
+
+/* Any thread, before the call's transport slot is given back (so the
+ * transport outlives its cache). */
 static void free_call(struct rpcrdma_svc_call *c)
 {
+	struct rpcrdma__svc_xprt *x = c->xprt;
+	size_t cap = c->cap;
+
 	if (c->proc->release)
 		c->proc->release(c->args, c->res);
-	free(c);
+	struct call_block *b = (struct call_block *)c;
+	pthread_mutex_lock(&x->cache_lock);
+	if (x->ncached < CALL_CACHE_MAX) {
+		b->cap = cap;
+		b->next = x->cache;
+		x->cache = b;
+		x->ncached++;
+		b = NULL;
+	}
+	pthread_mutex_unlock(&x->cache_lock);
+	free(b);
 }
 
 static size_t align_up(size_t n)
@@ -338,7 +400,7 @@ static void dispatch(struct rpcrdma__svc_xprt *x, const struct iovec *iov, unsig
 	}
 
 	size_t asz = align_up(proc->args_size), rsz = align_up(proc->res_size);
-	struct rpcrdma_svc_call *c = calloc(1, sizeof(*c) + asz + rsz);
+	struct rpcrdma_svc_call *c = call_get(x, sizeof(*c) + asz + rsz);
 	if (!c)
 		goto out_system_err;
 	c->xprt = x;
