@@ -70,6 +70,13 @@ void rpcrdma__conn_put(struct rpcrdma__conn *conn)
 		conn_free(conn);
 }
 
+/* Whether c, a chain on the send queue or waiting for room, is a reply
+ * (else a call's RDMA Reads). */
+static bool is_send(const struct rpcrdma__ctxt *c)
+{
+	return c->cqe.done == rpcrdma__send_done;
+}
+
 /* Gives back every Send still posted (the drain's completion, or a QP
  * that refused the drain). */
 static void sends_release_all(struct rpcrdma__conn *conn)
@@ -81,9 +88,9 @@ static void sends_release_all(struct rpcrdma__conn *conn)
 	rpcrdma__sends_release(&done);
 }
 
-void rpcrdma__conn_drain_done(struct rpcrdma__ctxt *c, const struct ibv_wc *wc)
+void rpcrdma__conn_drain_done(struct rpcrdma__cqe *cqe, const struct ibv_wc *wc)
 {
-	struct rpcrdma__conn *conn = rpcrdma__container_of(c, struct rpcrdma__conn, drain);
+	struct rpcrdma__conn *conn = rpcrdma__container_of(cqe, struct rpcrdma__conn, drain.cqe);
 
 	(void)wc;   /* flushed, normally; success is as good */
 	/* Sends that completed without asking for a completion, after the
@@ -118,7 +125,7 @@ void rpcrdma__conn_close(struct rpcrdma__conn *conn, const char *why)
 		 * are given back by it.  The send queue keeps a WR for it.  If
 		 * the QP refuses it all the same, it takes no more work and
 		 * completes none: the Sends are given back at once. */
-		conn->drain.type = RPCRDMA__WR_DRAIN;
+		conn->drain.cqe.done = rpcrdma__conn_drain_done;
 		rpcrdma__conn_get(conn);
 		if (ibv_post_send(conn->qp, &wr, &bad)) {
 			sends_release_all(conn);
@@ -137,7 +144,7 @@ void rpcrdma__conn_close(struct rpcrdma__conn *conn, const char *why)
 			break;
 		struct rpcrdma__ctxt *c = rpcrdma__container_of(n, struct rpcrdma__ctxt, node);
 
-		if (c->type == RPCRDMA__WR_SEND)
+		if (is_send(c))
 			rpcrdma__send_abort((struct rpcrdma__send *)c);
 		else
 			rpcrdma__read_abort((struct rpcrdma__read *)c);
@@ -165,8 +172,7 @@ void rpcrdma__conn_wc_failed(struct rpcrdma__conn *conn, const struct ibv_wc *wc
 int rpcrdma__conn_post(struct rpcrdma__conn *conn, struct ibv_send_wr *first, unsigned n,
 		       struct rpcrdma__list *node)
 {
-	bool send = rpcrdma__container_of(node, struct rpcrdma__ctxt, node)->type ==
-		    RPCRDMA__WR_SEND;
+	bool send = is_send(rpcrdma__container_of(node, struct rpcrdma__ctxt, node));
 	struct ibv_send_wr *bad;
 	int err = 0;
 
@@ -210,7 +216,7 @@ int rpcrdma__conn_post(struct rpcrdma__conn *conn, struct ibv_send_wr *first, un
 
 static struct ibv_send_wr *chain_head(struct rpcrdma__ctxt *c, unsigned *n)
 {
-	if (c->type == RPCRDMA__WR_SEND) {
+	if (is_send(c)) {
 		struct rpcrdma__send *s = (struct rpcrdma__send *)c;
 
 		*n = s->nwr;
@@ -241,7 +247,7 @@ static void sq_post_waiting(struct rpcrdma__conn *conn)
 			rpcrdma__list_add_tail(&conn->sq_wait, &c->node);
 			break;
 		}
-		if (c->type == RPCRDMA__WR_SEND) {
+		if (is_send(c)) {
 			/* Signaled, as prep_send left it. */
 			conn->unsignaled = 0;
 			rpcrdma__list_add_tail(&conn->sends, &c->node);
@@ -431,12 +437,12 @@ static int conn_pools(struct rpcrdma_listener *l, struct rpcrdma__conn *conn, ui
 	struct ibv_pd *pd = conn->dev->pd;
 	int err;
 
-	err = rpcrdma__pool_init(&conn->send_pool, pd, RPCRDMA__WR_SEND,
+	err = rpcrdma__pool_init(&conn->send_pool, pd, rpcrdma__send_done,
 				 grant + 8 + conn->sig_every,
 				 sizeof(struct rpcrdma__send), conn->send_inline, IBV_ACCESS_LOCAL_WRITE);
 	if (err || conn->on_srq)
 		return err;
-	err = rpcrdma__pool_init(&conn->recv_pool, pd, RPCRDMA__WR_RECV, grant,
+	err = rpcrdma__pool_init(&conn->recv_pool, pd, rpcrdma__recv_done, grant,
 				 sizeof(struct rpcrdma_call), l->opts.recv_inline,
 				 IBV_ACCESS_LOCAL_WRITE);
 	if (err)

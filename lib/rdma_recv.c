@@ -256,9 +256,9 @@ void rpcrdma__recv_resume(struct rpcrdma__conn *conn)
 	}
 }
 
-void rpcrdma__recv_done(struct rpcrdma__ctxt *c, const struct ibv_wc *wc)
+void rpcrdma__recv_done(struct rpcrdma__cqe *cqe, const struct ibv_wc *wc)
 {
-	struct rpcrdma_call *call = (struct rpcrdma_call *)c;
+	struct rpcrdma_call *call = rpcrdma__container_of(cqe, struct rpcrdma_call, c.cqe);
 	struct rpcrdma__dev *dev = call->dev;
 	struct rpcrdma_listener *l = dev->l;
 	struct rpcrdma__conn *conn;

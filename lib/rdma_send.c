@@ -20,7 +20,7 @@ static void send_reset(struct rpcrdma__send *s, struct rpcrdma__conn *conn)
 	s->nwr = 0;
 	s->failed = false;
 	s->bulk_region = false;
-	s->quiet.c.type = RPCRDMA__WR_QUIET;
+	s->quiet.c.cqe.done = rpcrdma__write_quiet_done;
 	s->quiet.owner = &s->c;
 	memset(&s->bulk, 0, sizeof(s->bulk));
 }
@@ -95,9 +95,9 @@ void rpcrdma__sends_release(struct rpcrdma__list *done)
 		rpcrdma__conn_put(conn);
 }
 
-void rpcrdma__send_done(struct rpcrdma__ctxt *c, const struct ibv_wc *wc)
+void rpcrdma__send_done(struct rpcrdma__cqe *cqe, const struct ibv_wc *wc)
 {
-	struct rpcrdma__send *s = (struct rpcrdma__send *)c;
+	struct rpcrdma__send *s = rpcrdma__container_of(cqe, struct rpcrdma__send, c.cqe);
 	struct rpcrdma__conn *conn = s->conn;
 	struct rpcrdma__list done;
 
