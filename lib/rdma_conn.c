@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "rdma_internal.h"
+#include "trace.h"
 
 #define SEND_SGE_MAX 16
 
@@ -33,6 +34,7 @@ static void conn_free(struct rpcrdma__conn *conn)
 		lost += conn->recv_pool.count - conn->recv_pool.nfree;
 	if (lost)
 		rpcrdma__count(&l->stats, NULL, RPCRDMA_STAT_CTXT_LOST, lost);
+	RPCRDMA_TRACE(conn_free, conn->conn_id, lost);
 
 	pthread_mutex_lock(&l->lock);
 	conn->freeing = true;
@@ -110,6 +112,7 @@ void rpcrdma__conn_close(struct rpcrdma__conn *conn, const char *why)
 	pthread_mutex_unlock(&conn->lock);
 	if (!drop)
 		return;
+	RPCRDMA_TRACE(conn_close, conn->conn_id, why, atomic_load(&conn->outstanding));
 	rpcrdma__conn_log(conn->l, RPCRDMA_LOG_CONN_CLOSED, conn->id, why, 0);
 	/* Moves the QP to the error state: every posted WR completes flushed. */
 	rdma_disconnect(conn->id);
@@ -159,6 +162,8 @@ void rpcrdma__conn_wc_failed(struct rpcrdma__conn *conn, const struct ibv_wc *wc
 {
 	if (wc->status == IBV_WC_SUCCESS)
 		return;
+	RPCRDMA_TRACE(wc_error, conn->conn_id, wc->status, ibv_wc_status_str(wc->status), what,
+		      wc->opcode, wc->vendor_err);
 	if (wc->status == IBV_WC_WR_FLUSH_ERR) {
 		rpcrdma__count(&conn->stats, &conn->l->stats, RPCRDMA_STAT_FLUSHED, 1);
 	} else {
@@ -185,6 +190,7 @@ int rpcrdma__conn_post(struct rpcrdma__conn *conn, struct ibv_send_wr *first, un
 		err = -ENOTCONN;
 	} else if (conn->sq_avail < n || !rpcrdma__list_empty(&conn->sq_wait)) {
 		rpcrdma__list_add_tail(&conn->sq_wait, node);
+		RPCRDMA_TRACE(sq_wait, conn->conn_id, n, conn->sq_avail, send);
 		rpcrdma__count(&conn->stats, &conn->l->stats, RPCRDMA_STAT_SQ_STARVED, 1);
 	} else {
 		/* A lone Send (an inline reply) goes silent but once in
@@ -240,6 +246,7 @@ static void sq_post_waiting(struct rpcrdma__conn *conn)
 		if (conn->sq_avail < need)
 			break;
 		rpcrdma__list_del(&c->node);
+		RPCRDMA_TRACE(sq_resume, conn->conn_id, need, conn->sq_avail);
 		conn->sq_avail -= need;
 		if (ibv_post_send(conn->qp, wr, &bad)) {
 			/* The QP is broken: the close path completes it. */
@@ -331,6 +338,8 @@ static int conn_admit(struct rpcrdma_listener *l, struct rdma_cm_id *id,
 	conn->conn_id = (uint64_t)err;
 	err = 0;
 	*grant = rpcrdma_credits_grant(&conn->credits);
+	RPCRDMA_TRACE(credit_grant, conn->conn_id, *grant, dev->max_qp_wr, l->opts.max_credits,
+		      conn->on_srq);
 	if (conn->on_srq)
 		dev->srq_unpromised -= *grant;
 	conn->l = l;
@@ -541,6 +550,8 @@ int rpcrdma__conn_accept(struct rpcrdma_listener *l, struct rdma_cm_event *ev)
 	err = conn_send_accept(l, conn, ev);
 	if (err)
 		goto fail;
+	RPCRDMA_TRACE(conn_accept, conn->conn_id, grant, conn->sq_depth, conn->on_srq,
+		      conn->send_inline, conn->max_reads);
 	return 0;
 
 fail:

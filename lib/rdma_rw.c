@@ -5,11 +5,13 @@
  * their XDR positions), and building the RDMA Writes of a reply's write
  * chunk and reply chunk.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "rdma_internal.h"
+#include "trace.h"
 
 unsigned rpcrdma__build_writes(struct ibv_send_wr *wrs, struct ibv_sge *sges,
 			       const struct rpcrdma_chunk *chunk, const struct rpcrdma__mrbuf *src,
@@ -71,6 +73,8 @@ void rpcrdma__read_done(struct rpcrdma__cqe *cqe, const struct ibv_wc *wc)
 		r->failed = true;
 		rpcrdma__conn_wc_failed(conn, wc, "RDMA Read error");
 	}
+	RPCRDMA_TRACE(read_done, conn->conn_id, ntohl(call->hdr.xid), nwr, wc->status, r->failed,
+		      call->pull_len);
 	if (r->failed) {
 		rpcrdma__call_release(call);
 	} else {
@@ -282,6 +286,7 @@ int rpcrdma__read_chunks(struct rpcrdma_call *call)
 		r->wrs[i].send_flags = 0;
 	}
 	r->nwr = n;
+	RPCRDMA_TRACE(read_start, conn->conn_id, ntohl(call->hdr.xid), n, total);
 	err = rpcrdma__conn_post(conn, r->wrs, n, &r->c.node);
 	if (err) {
 		read_free(r);

@@ -4,6 +4,7 @@
  * reply chunk), encoding its transport header, RDMA_ERROR messages, Send
  * (With Invalidate), and send completions.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 
 #include "rdma_internal.h"
 #include "svc_int.h" /* rpcrdma__may_command */
+#include "trace.h"
 
 static void send_reset(struct rpcrdma__send *s, struct rpcrdma__conn *conn)
 {
@@ -106,6 +108,10 @@ void rpcrdma__send_done(struct rpcrdma__cqe *cqe, const struct ibv_wc *wc)
 	 * Each holds a reference, so conn lives until the last is released. */
 	if (rpcrdma__unlikely(wc->status != IBV_WC_SUCCESS))
 		rpcrdma__conn_wc_failed(conn, wc, "send completion error");
+	/* A chain's RDMA Writes completed before its Send. */
+	if (s->nwr > 1)
+		RPCRDMA_TRACE(write_done, conn->conn_id, s->nwr - 1, wc->status);
+	RPCRDMA_TRACE(send_done, conn->conn_id, s->nwr, wc->status);
 	rpcrdma__list_init(&done);
 	rpcrdma__conn_sends_done(conn, &s->c.node, &done);
 	rpcrdma__sends_release(&done);
@@ -196,6 +202,8 @@ void rpcrdma__send_error(struct rpcrdma_call *call, bool vers)
 	s->wrs = &s->send_wr;
 	s->sges = &s->send_sge;
 	prep_send(s, s->wrs, s->sges, (uint32_t)len, NULL);
+	RPCRDMA_TRACE(error_sent, conn->conn_id, ntohl(h.xid),
+		      vers ? RPCRDMA_ERR_VERS : RPCRDMA_ERR_CHUNK, h.reason);
 	count_send(conn, (uint32_t)len, s->wrs->send_flags & IBV_SEND_INLINE);
 	s->nwr = 1;
 	/* Repost the receive before the client can learn it may send again. */
@@ -338,11 +346,14 @@ int rpcrdma_call_reply(struct rpcrdma_call *call, const struct rpcrdma_reply *r)
 	conn = call->conn;
 	h = &call->hdr;
 	if (!r || r->size < sizeof(*r) || (r->iovcnt && !r->iov)) {
+		RPCRDMA_TRACE(reply_bad_args, conn->conn_id, ntohl(h->xid), r ? r->iovcnt : 0);
 		rpcrdma__call_release(call);
 		return -EINVAL;
 	}
 	total = rpcrdma__iov_total(r->iov, r->iovcnt);
 	if (r->bulk_length && (r->bulk_offset > total || r->bulk_length > total - r->bulk_offset)) {
+		RPCRDMA_TRACE(reply_bad_bulk, conn->conn_id, ntohl(h->xid), r->bulk_offset,
+			      r->bulk_length, total);
 		rpcrdma__call_release(call);
 		return -EINVAL;
 	}
@@ -366,6 +377,7 @@ int rpcrdma_call_reply(struct rpcrdma_call *call, const struct rpcrdma_reply *r)
 
 	s = send_take(call);
 	if (!s) {
+		RPCRDMA_TRACE(reply_no_ctx, conn->conn_id, ntohl(h->xid));
 		rpcrdma__call_release(call);
 		return -ENOBUFS;
 	}
@@ -474,6 +486,8 @@ int rpcrdma_call_reply(struct rpcrdma_call *call, const struct rpcrdma_reply *r)
 	 * repost; the SRQ holds that many receives beyond every grant.
 	 */
 	struct rpcrdma__dev *dev = conn->dev;
+	/* The call, its header with it, goes back before the probe below. */
+	uint32_t xid __attribute__((unused)) = ntohl(h->xid);
 	bool early = nwr == 1 && conn->on_srq &&
 		     rpcrdma__early_enter(&dev->early_open, dev->early_slack);
 
@@ -487,6 +501,9 @@ int rpcrdma_call_reply(struct rpcrdma_call *call, const struct rpcrdma_reply *r)
 		rpcrdma__call_release(call);
 		rpcrdma__early_leave(&dev->early_open);
 	}
+	/* kind: 0 inline, 1 write chunk, 2 reply chunk, 3 both */
+	RPCRDMA_TRACE(reply_sent, conn->conn_id, xid, (use_write ? 1 : 0) | (nomsg ? 2 : 0), sent_len,
+		      use_write ? r->bulk_length : 0, nomsg ? inl : 0, nwr, err);
 	if (!err) {
 		count_send(conn, sent_len, sent_inline);
 		rpcrdma__count(&conn->stats, &conn->l->stats, RPCRDMA_STAT_REPLIES, 1);
@@ -497,6 +514,8 @@ int rpcrdma_call_reply(struct rpcrdma_call *call, const struct rpcrdma_reply *r)
 	return err;
 
 out_toolarge:
+	RPCRDMA_TRACE(reply_too_large, conn->conn_id, ntohl(h->xid), inl, conn->send_inline,
+		      rpcrdma_reply_chunk(h, &rch) ? rch.length : 0);
 	/* The RDMA_ERROR goes in the same context, cleared. */
 	send_clear(s);
 	send_reset(s, conn);
@@ -505,6 +524,7 @@ out_toolarge:
 	rpcrdma__send_error(call, false);
 	return -EMSGSIZE;
 out_err:
+	RPCRDMA_TRACE(reply_bulk_fail, conn->conn_id, ntohl(h->xid), err);
 	send_free(s);
 	rpcrdma__call_release(call);
 	return err;
