@@ -9,7 +9,7 @@
 
 #include "rdma_internal.h"
 
-int rpcrdma__pool_init(struct rpcrdma__pool *pool, struct ibv_pd *pd, uint8_t type,
+int rpcrdma__pool_init(struct rpcrdma__pool *pool, struct ibv_pd *pd, rpcrdma__done_fn *done,
 		       unsigned count, size_t ctxt_size, size_t buf_size, int access)
 {
 	memset(pool, 0, sizeof(*pool));
@@ -46,7 +46,7 @@ int rpcrdma__pool_init(struct rpcrdma__pool *pool, struct ibv_pd *pd, uint8_t ty
 	for (unsigned i = 0; i < count; i++) {
 		struct rpcrdma__ctxt *c = (void *)(pool->ctxts + (size_t)i * ctxt_size);
 
-		c->type = type;
+		c->cqe.done = done;
 		c->pool = pool;
 		if (buf_size) {
 			c->buf = pool->bufs + (size_t)i * buf_size;

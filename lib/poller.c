@@ -19,7 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "rdma_internal.h"
+#include "poller_int.h"
 #include "svc_int.h" /* rpcrdma__poller_is_direct */
 
 #define WC_BATCH_MAX 256
@@ -35,36 +35,12 @@ void rpcrdma_poller_opts_init(struct rpcrdma_poller_opts *opts)
 	opts->cq_entries = 4096;
 }
 
-static void dispatch(const struct ibv_wc *wc)
+/* The completion's context handles it (poller_int.h, struct rpcrdma__cqe). */
+static inline void dispatch(const struct ibv_wc *wc)
 {
-	struct rpcrdma__ctxt *c = (struct rpcrdma__ctxt *)(uintptr_t)wc->wr_id;
+	struct rpcrdma__cqe *cqe = (struct rpcrdma__cqe *)(uintptr_t)wc->wr_id;
 
-	switch (c->type) {
-	case RPCRDMA__WR_RECV:
-		rpcrdma__recv_done(c, wc);
-		break;
-	case RPCRDMA__WR_SEND:
-		rpcrdma__send_done(c, wc);
-		break;
-	case RPCRDMA__WR_READ:
-		rpcrdma__read_done(c, wc);
-		break;
-	case RPCRDMA__WR_CLT_RECV:
-		rpcrdma__clt_recv_done(c, wc);
-		break;
-	case RPCRDMA__WR_CLT_SEND:
-		rpcrdma__clt_send_done(c, wc);
-		break;
-	case RPCRDMA__WR_QUIET:
-		rpcrdma__quiet_done(c, wc);
-		break;
-	case RPCRDMA__WR_DRAIN:
-		rpcrdma__conn_drain_done(c, wc);
-		break;
-	default:
-		/* A wr_id we never posted: a bug, not input. */
-		abort();
-	}
+	cqe->done(cqe, wc);
 }
 
 /* Polls up to budget completions in batches; returns how many. */

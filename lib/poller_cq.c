@@ -16,7 +16,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 
-#include "rdma_internal.h"
+#include "poller_int.h"
 
 int rpcrdma__cq_pick(struct rpcrdma__cq *const *cqs, unsigned ncq,
 		     const struct ibv_context *verbs, int entries)

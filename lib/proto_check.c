@@ -10,7 +10,32 @@
 #include <rpcrdma/proto.h>
 
 #include "proto_walk.h"
+#include "trace.h"
 #include "xdr.h"
+
+/*
+ * Every error label of the call checker ends here (tail calls): records
+ * the reason, reports it to the probe call_check_fail (docs/tracing.md)
+ * and returns ret.  One probe site, as perf probe wants one address per
+ * event; cold and out of line, so the checker's paths keep no frame.  (The
+ * header's length is not passed: keeping it live cost the hot path two
+ * instructions; the receive path's call_reject has it.)
+ */
+#if RPCRDMA_HAVE_SDT
+static __attribute__((noinline, cold)) int check_fail(struct rpcrdma_hdr *hdr,
+						      enum rpcrdma_check_reason why, int ret)
+{
+	hdr->reason = why;
+	RPCRDMA_TRACE(call_check_fail, 0, why, ret);
+	return ret;
+}
+#else
+static inline int check_fail(struct rpcrdma_hdr *hdr, enum rpcrdma_check_reason why, int ret)
+{
+	hdr->reason = why;
+	return ret;
+}
+#endif
 
 void rpcrdma_limits_init(struct rpcrdma_limits *limits)
 {
@@ -169,20 +194,16 @@ RPCRDMA__INLINE int check_lists_impl(const uint32_t *p, size_t len, uint32_t typ
 	return (int)hdr->hdrlen;
 
 out_proc:
-	if (type == RPCRDMA_XDR_DONE || type == RPCRDMA_XDR_ERROR) {
-		hdr->reason = RPCRDMA_CHECK_DROP;
-		return 0;
-	}
-	hdr->reason = RPCRDMA_CHECK_PROC;
-	return -EINVAL;
+	if (type == RPCRDMA_XDR_DONE || type == RPCRDMA_XDR_ERROR)
+		return check_fail(hdr, RPCRDMA_CHECK_DROP, 0);
+	return check_fail(hdr, RPCRDMA_CHECK_PROC, -EINVAL);
 out_short:
-	hdr->reason = RPCRDMA_CHECK_SHORT;
-	return -EINVAL;
+	return check_fail(hdr, RPCRDMA_CHECK_SHORT, -EINVAL);
 out_nomsg:
-	hdr->reason = type == RPCRDMA_XDR_MSG ? RPCRDMA_CHECK_POS_ZERO : RPCRDMA_CHECK_NOMSG;
-	return -EINVAL;
+	return check_fail(hdr, type == RPCRDMA_XDR_MSG ? RPCRDMA_CHECK_POS_ZERO : RPCRDMA_CHECK_NOMSG,
+			  -EINVAL);
 out_inval: /* the walker recorded the reason */
-	return -EINVAL;
+	return check_fail(hdr, hdr->reason, -EINVAL);
 }
 
 /*
@@ -248,25 +269,20 @@ out_tiny:
 	}
 	goto out_short;
 out_short:
-	hdr->reason = RPCRDMA_CHECK_SHORT;
-	return -EINVAL;
+	return check_fail(hdr, RPCRDMA_CHECK_SHORT, -EINVAL);
 out_align:
-	hdr->reason = RPCRDMA_CHECK_ALIGN;
-	return -EINVAL;
+	return check_fail(hdr, RPCRDMA_CHECK_ALIGN, -EINVAL);
 out_version:
 	hdr->vers = xdr_to_host(p[1]);
-	hdr->reason = RPCRDMA_CHECK_VERSION;
-	return -EPROTONOSUPPORT;
+	return check_fail(hdr, RPCRDMA_CHECK_VERSION, -EPROTONOSUPPORT);
 out_proc:
 	/* Too short for a list-carrying message: drop or reject by type. */
 	hdr->type = xdr_to_host(type);
-	if (type == RPCRDMA_XDR_DONE || type == RPCRDMA_XDR_ERROR) {
-		hdr->reason = RPCRDMA_CHECK_DROP;
-		return 0;
-	}
-	hdr->reason = (type == RPCRDMA_XDR_MSG || type == RPCRDMA_XDR_NOMSG) ? RPCRDMA_CHECK_SHORT
-									     : RPCRDMA_CHECK_PROC;
-	return -EINVAL;
+	if (type == RPCRDMA_XDR_DONE || type == RPCRDMA_XDR_ERROR)
+		return check_fail(hdr, RPCRDMA_CHECK_DROP, 0);
+	return check_fail(hdr, (type == RPCRDMA_XDR_MSG || type == RPCRDMA_XDR_NOMSG) ?
+				       RPCRDMA_CHECK_SHORT : RPCRDMA_CHECK_PROC,
+			  -EINVAL);
 }
 
 /*
@@ -334,20 +350,15 @@ static __attribute__((noinline)) int msg_reply(const uint32_t *q, const uint32_t
 
 /* the reasons walk_reply() gives, in the same order */
 out_discrim:
-	hdr->reason = RPCRDMA_CHECK_DISCRIM;
-	return -EINVAL;
+	return check_fail(hdr, RPCRDMA_CHECK_DISCRIM, -EINVAL);
 out_short:
-	hdr->reason = RPCRDMA_CHECK_SHORT;
-	return -EINVAL;
+	return check_fail(hdr, RPCRDMA_CHECK_SHORT, -EINVAL);
 out_nosegs:
-	hdr->reason = RPCRDMA_CHECK_NO_SEGMENTS;
-	return -EINVAL;
+	return check_fail(hdr, RPCRDMA_CHECK_NO_SEGMENTS, -EINVAL);
 out_many:
-	hdr->reason = RPCRDMA_CHECK_TOO_MANY_SEGMENTS;
-	return -EINVAL;
+	return check_fail(hdr, RPCRDMA_CHECK_TOO_MANY_SEGMENTS, -EINVAL);
 out_length:
-	hdr->reason = RPCRDMA_CHECK_CHUNK_LENGTH;
-	return -EINVAL;
+	return check_fail(hdr, RPCRDMA_CHECK_CHUNK_LENGTH, -EINVAL);
 }
 
 /* The reply chunk word at q, bounds unchecked. */
@@ -355,8 +366,7 @@ RPCRDMA__INLINE int msg_after_write(const uint32_t *p, const uint32_t *q, const 
 				    struct rpcrdma_hdr *hdr)
 {
 	if (rpcrdma__unlikely(q >= end)) {
-		hdr->reason = RPCRDMA_CHECK_SHORT;
-		return -EINVAL;
+		return check_fail(hdr, RPCRDMA_CHECK_SHORT, -EINVAL);
 	}
 	if (*q != RPCRDMA_XDR_ZERO)
 		return msg_reply(q, end, hdr, p);
@@ -370,8 +380,8 @@ static __attribute__((noinline)) int msg_write(const uint32_t *p, const uint32_t
 					       const uint32_t *end, struct rpcrdma_hdr *hdr)
 {
 	q = walk_write(q, end, &rpcrdma__default_lim, 0, hdr);
-	if (rpcrdma__unlikely(!q))
-		return -EINVAL; /* the walker recorded the reason */
+	if (rpcrdma__unlikely(!q)) /* the walker recorded the reason */
+		return check_fail(hdr, hdr->reason, -EINVAL);
 	return msg_after_write(p, q, end, hdr);
 }
 

@@ -9,7 +9,26 @@
 #include <rpcrdma/proto.h>
 
 #include "proto_walk.h"
+#include "trace.h"
 #include "xdr.h"
+
+/* Every error label of the reply checker ends here (tail calls), as in
+ * proto_check.c: the reason, the probe reply_check_fail, ret. */
+#if RPCRDMA_HAVE_SDT
+static __attribute__((noinline, cold)) int reply_fail(struct rpcrdma_hdr *hdr,
+						      enum rpcrdma_check_reason why, int ret)
+{
+	hdr->reason = why;
+	RPCRDMA_TRACE(reply_check_fail, 0, why, ret);
+	return ret;
+}
+#else
+static inline int reply_fail(struct rpcrdma_hdr *hdr, enum rpcrdma_check_reason why, int ret)
+{
+	hdr->reason = why;
+	return ret;
+}
+#endif
 
 size_t rpcrdma_call_hdr_size(const struct rpcrdma_call_desc *d)
 {
@@ -107,10 +126,10 @@ static int check_reply_lists(const uint32_t *base, const uint32_t *end, uint32_t
 		goto out_reads;
 	p = walk_write(p + 1, end, lim, 1, hdr);
 	if (rpcrdma__unlikely(!p))
-		return -EINVAL;
+		goto out_inval;
 	p = walk_reply(p, end, lim, 1, hdr);
 	if (rpcrdma__unlikely(!p))
-		return -EINVAL;
+		goto out_inval;
 	if (type == RPCRDMA_XDR_MSG) {
 		if (rpcrdma__unlikely(hdr->reply_chunk))
 			goto out_reply_chunk;
@@ -126,14 +145,13 @@ static int check_reply_lists(const uint32_t *base, const uint32_t *end, uint32_t
 	return (int)hdr->hdrlen;
 
 out_reads:
-	hdr->reason = RPCRDMA_CHECK_REPLY_READS;
-	return -EINVAL;
+	return reply_fail(hdr, RPCRDMA_CHECK_REPLY_READS, -EINVAL);
 out_reply_chunk:
-	hdr->reason = RPCRDMA_CHECK_REPLY_CHUNK;
-	return -EINVAL;
+	return reply_fail(hdr, RPCRDMA_CHECK_REPLY_CHUNK, -EINVAL);
 out_nomsg:
-	hdr->reason = RPCRDMA_CHECK_NOMSG;
-	return -EINVAL;
+	return reply_fail(hdr, RPCRDMA_CHECK_NOMSG, -EINVAL);
+out_inval: /* the walker recorded the reason */
+	return reply_fail(hdr, hdr->reason, -EINVAL);
 }
 
 static int check_error(const uint32_t *p, size_t len, struct rpcrdma_hdr *hdr)
@@ -155,11 +173,9 @@ static int check_error(const uint32_t *p, size_t len, struct rpcrdma_hdr *hdr)
 	return RPCRDMA_HDRLEN_ERR_VERS;
 
 out_short:
-	hdr->reason = RPCRDMA_CHECK_SHORT;
-	return -EINVAL;
+	return reply_fail(hdr, RPCRDMA_CHECK_SHORT, -EINVAL);
 out_errcode:
-	hdr->reason = RPCRDMA_CHECK_ERRCODE;
-	return -EINVAL;
+	return reply_fail(hdr, RPCRDMA_CHECK_ERRCODE, -EINVAL);
 }
 
 static inline __attribute__((always_inline)) int
@@ -202,25 +218,21 @@ check_reply(const void *buf, size_t len, struct rpcrdma_hdr *hdr, const struct r
 	case RPCRDMA_XDR_ERROR:
 		return check_error(p, len, hdr);
 	case RPCRDMA_XDR_DONE:
-		hdr->reason = RPCRDMA_CHECK_DROP;
-		return 0;
+		return reply_fail(hdr, RPCRDMA_CHECK_DROP, 0);
 	default:
 		goto out_proc;
 	}
 
 out_short:
-	hdr->reason = ((uintptr_t)buf & 3) ? RPCRDMA_CHECK_ALIGN : RPCRDMA_CHECK_SHORT;
-	return -EINVAL;
+	return reply_fail(hdr, ((uintptr_t)buf & 3) ? RPCRDMA_CHECK_ALIGN : RPCRDMA_CHECK_SHORT,
+			  -EINVAL);
 out_version:
 	hdr->vers = xdr_to_host(p[1]);
-	hdr->reason = RPCRDMA_CHECK_VERSION;
-	return -EPROTONOSUPPORT;
+	return reply_fail(hdr, RPCRDMA_CHECK_VERSION, -EPROTONOSUPPORT);
 out_short_msg:
-	hdr->reason = RPCRDMA_CHECK_SHORT;
-	return -EINVAL;
+	return reply_fail(hdr, RPCRDMA_CHECK_SHORT, -EINVAL);
 out_proc:
-	hdr->reason = RPCRDMA_CHECK_PROC;
-	return -EINVAL;
+	return reply_fail(hdr, RPCRDMA_CHECK_PROC, -EINVAL);
 }
 
 int rpcrdma_check_reply(const void *buf, size_t len, struct rpcrdma_hdr *hdr)

@@ -138,9 +138,9 @@ static inline int reply_decode(struct rpcrdma_client_call *call, const struct rp
 	return 0;
 }
 
-void rpcrdma__clt_recv_done(struct rpcrdma__ctxt *x, const struct ibv_wc *wc)
+void rpcrdma__clt_recv_done(struct rpcrdma__cqe *cqe, const struct ibv_wc *wc)
 {
-	struct crecv *rv = (struct crecv *)x;
+	struct crecv *rv = rpcrdma__container_of(cqe, struct crecv, c.cqe);
 	struct cconn *cc = rv->cc;
 	struct rpcrdma_client *c = cc->c;
 	struct rpcrdma_hdr h;

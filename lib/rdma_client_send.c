@@ -429,9 +429,9 @@ bool rpcrdma__clt_send_release(struct rpcrdma_client *c, struct cconn *cc, struc
 	return waiters;
 }
 
-void rpcrdma__clt_send_done(struct rpcrdma__ctxt *x, const struct ibv_wc *wc)
+void rpcrdma__clt_send_done(struct rpcrdma__cqe *cqe, const struct ibv_wc *wc)
 {
-	struct csend *s = (struct csend *)x;
+	struct csend *s = rpcrdma__container_of(cqe, struct csend, c.cqe);
 	struct cconn *cc = s->cc;
 	struct rpcrdma_client *c = cc->c;
 	/* A call that found no send buffer waits in c->waiting (under the

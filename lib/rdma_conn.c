@@ -12,6 +12,7 @@
 
 #include "rdma_backward.h"
 #include "rdma_internal.h"
+#include "trace.h"
 
 #define SEND_SGE_MAX 16
 
@@ -34,6 +35,7 @@ static void conn_free(struct rpcrdma__conn *conn)
 		lost += conn->recv_pool.count - conn->recv_pool.nfree;
 	if (lost)
 		rpcrdma__count(&l->stats, NULL, RPCRDMA_STAT_CTXT_LOST, lost);
+	RPCRDMA_TRACE(conn_free, conn->conn_id, lost);
 
 	pthread_mutex_lock(&l->lock);
 	conn->freeing = true;
@@ -73,6 +75,13 @@ void rpcrdma__conn_put(struct rpcrdma__conn *conn)
 		conn_free(conn);
 }
 
+/* Whether c, a chain on the send queue or waiting for room, is a reply
+ * (else a call's RDMA Reads). */
+static bool is_send(const struct rpcrdma__ctxt *c)
+{
+	return c->cqe.done == rpcrdma__send_done;
+}
+
 /* Gives back every Send still posted (the drain's completion, or a QP
  * that refused the drain). */
 static void sends_release_all(struct rpcrdma__conn *conn)
@@ -84,9 +93,9 @@ static void sends_release_all(struct rpcrdma__conn *conn)
 	rpcrdma__sends_release(&done);
 }
 
-void rpcrdma__conn_drain_done(struct rpcrdma__ctxt *c, const struct ibv_wc *wc)
+void rpcrdma__conn_drain_done(struct rpcrdma__cqe *cqe, const struct ibv_wc *wc)
 {
-	struct rpcrdma__conn *conn = rpcrdma__container_of(c, struct rpcrdma__conn, drain);
+	struct rpcrdma__conn *conn = rpcrdma__container_of(cqe, struct rpcrdma__conn, drain.cqe);
 
 	(void)wc;   /* flushed, normally; success is as good */
 	/* Sends that completed without asking for a completion, after the
@@ -106,6 +115,7 @@ void rpcrdma__conn_close(struct rpcrdma__conn *conn, const char *why)
 	pthread_mutex_unlock(&conn->lock);
 	if (!drop)
 		return;
+	RPCRDMA_TRACE(conn_close, conn->conn_id, why, atomic_load(&conn->outstanding));
 	rpcrdma__conn_log(conn->l, RPCRDMA_LOG_CONN_CLOSED, conn->id, why, 0);
 	rpcrdma__bc_conn_close(conn);
 	/* Moves the QP to the error state: every posted WR completes flushed. */
@@ -122,7 +132,7 @@ void rpcrdma__conn_close(struct rpcrdma__conn *conn, const char *why)
 		 * are given back by it.  The send queue keeps a WR for it.  If
 		 * the QP refuses it all the same, it takes no more work and
 		 * completes none: the Sends are given back at once. */
-		conn->drain.type = RPCRDMA__WR_DRAIN;
+		conn->drain.cqe.done = rpcrdma__conn_drain_done;
 		rpcrdma__conn_get(conn);
 		if (ibv_post_send(conn->qp, &wr, &bad)) {
 			sends_release_all(conn);
@@ -141,7 +151,7 @@ void rpcrdma__conn_close(struct rpcrdma__conn *conn, const char *why)
 			break;
 		struct rpcrdma__ctxt *c = rpcrdma__container_of(n, struct rpcrdma__ctxt, node);
 
-		if (c->type == RPCRDMA__WR_SEND)
+		if (is_send(c))
 			rpcrdma__send_abort((struct rpcrdma__send *)c);
 		else
 			rpcrdma__read_abort((struct rpcrdma__read *)c);
@@ -156,6 +166,8 @@ void rpcrdma__conn_wc_failed(struct rpcrdma__conn *conn, const struct ibv_wc *wc
 {
 	if (wc->status == IBV_WC_SUCCESS)
 		return;
+	RPCRDMA_TRACE(wc_error, conn->conn_id, wc->status, ibv_wc_status_str(wc->status), what,
+		      wc->opcode, wc->vendor_err);
 	if (wc->status == IBV_WC_WR_FLUSH_ERR) {
 		rpcrdma__count(&conn->stats, &conn->l->stats, RPCRDMA_STAT_FLUSHED, 1);
 	} else {
@@ -169,8 +181,7 @@ void rpcrdma__conn_wc_failed(struct rpcrdma__conn *conn, const struct ibv_wc *wc
 int rpcrdma__conn_post(struct rpcrdma__conn *conn, struct ibv_send_wr *first, unsigned n,
 		       struct rpcrdma__list *node)
 {
-	bool send = rpcrdma__container_of(node, struct rpcrdma__ctxt, node)->type ==
-		    RPCRDMA__WR_SEND;
+	bool send = is_send(rpcrdma__container_of(node, struct rpcrdma__ctxt, node));
 	struct ibv_send_wr *bad;
 	int err = 0;
 
@@ -183,6 +194,7 @@ int rpcrdma__conn_post(struct rpcrdma__conn *conn, struct ibv_send_wr *first, un
 		err = -ENOTCONN;
 	} else if (conn->sq_avail < n || !rpcrdma__list_empty(&conn->sq_wait)) {
 		rpcrdma__list_add_tail(&conn->sq_wait, node);
+		RPCRDMA_TRACE(sq_wait, conn->conn_id, n, conn->sq_avail, send);
 		rpcrdma__count(&conn->stats, &conn->l->stats, RPCRDMA_STAT_SQ_STARVED, 1);
 	} else {
 		/* A lone Send (an inline reply) goes silent but once in
@@ -216,7 +228,7 @@ int rpcrdma__conn_post(struct rpcrdma__conn *conn, struct ibv_send_wr *first, un
 
 static struct ibv_send_wr *chain_head(struct rpcrdma__ctxt *c, unsigned *n)
 {
-	if (c->type == RPCRDMA__WR_SEND) {
+	if (is_send(c)) {
 		struct rpcrdma__send *s = (struct rpcrdma__send *)c;
 
 		*n = s->nwr;
@@ -240,6 +252,7 @@ static void sq_post_waiting(struct rpcrdma__conn *conn)
 		if (conn->sq_avail < need)
 			break;
 		rpcrdma__list_del(&c->node);
+		RPCRDMA_TRACE(sq_resume, conn->conn_id, need, conn->sq_avail);
 		conn->sq_avail -= need;
 		RPCRDMA__PCAP(conn->l->pcap,
 			      rpcrdma__pcap_post(conn->l->pcap, &conn->pcap, conn->id, true, wr));
@@ -249,7 +262,7 @@ static void sq_post_waiting(struct rpcrdma__conn *conn)
 			rpcrdma__list_add_tail(&conn->sq_wait, &c->node);
 			break;
 		}
-		if (c->type == RPCRDMA__WR_SEND) {
+		if (is_send(c)) {
 			/* Signaled, as prep_send left it. */
 			conn->unsignaled = 0;
 			rpcrdma__list_add_tail(&conn->sends, &c->node);
@@ -335,6 +348,8 @@ static int conn_admit(struct rpcrdma_listener *l, struct rdma_cm_id *id,
 	conn->conn_id = (uint64_t)err;
 	err = 0;
 	*grant = rpcrdma_credits_grant(&conn->credits);
+	RPCRDMA_TRACE(credit_grant, conn->conn_id, *grant, dev->max_qp_wr, l->opts.max_credits,
+		      conn->on_srq);
 	if (conn->on_srq)
 		dev->srq_unpromised -= rpcrdma__conn_recvs(conn, *grant);
 	conn->l = l;
@@ -441,12 +456,12 @@ static int conn_pools(struct rpcrdma_listener *l, struct rpcrdma__conn *conn, ui
 	struct ibv_pd *pd = conn->dev->pd;
 	int err;
 
-	err = rpcrdma__pool_init(&conn->send_pool, pd, RPCRDMA__WR_SEND,
+	err = rpcrdma__pool_init(&conn->send_pool, pd, rpcrdma__send_done,
 				 grant + 8 + conn->sig_every,
 				 sizeof(struct rpcrdma__send), conn->send_inline, IBV_ACCESS_LOCAL_WRITE);
 	if (err || conn->on_srq)
 		return err;
-	err = rpcrdma__pool_init(&conn->recv_pool, pd, RPCRDMA__WR_RECV,
+	err = rpcrdma__pool_init(&conn->recv_pool, pd, rpcrdma__recv_done,
 				 rpcrdma__conn_recvs(conn, grant),
 				 sizeof(struct rpcrdma_call), l->opts.recv_inline,
 				 IBV_ACCESS_LOCAL_WRITE);
@@ -546,6 +561,8 @@ int rpcrdma__conn_accept(struct rpcrdma_listener *l, struct rdma_cm_event *ev)
 	err = conn_send_accept(l, conn, ev);
 	if (err)
 		goto fail;
+	RPCRDMA_TRACE(conn_accept, conn->conn_id, grant, conn->sq_depth, conn->on_srq,
+		      conn->send_inline, conn->max_reads);
 	return 0;
 
 fail:

@@ -184,7 +184,7 @@ int rpcrdma__dev_get(struct rpcrdma_listener *l, struct ibv_context *verbs,
 		sa.attr.max_sge = 1;
 		dev->srq = ibv_create_srq(dev->pd, &sa);
 		if (dev->srq) {
-			err = rpcrdma__pool_init(&dev->srq_pool, dev->pd, RPCRDMA__WR_RECV, depth,
+			err = rpcrdma__pool_init(&dev->srq_pool, dev->pd, rpcrdma__recv_done, depth,
 						 sizeof(struct rpcrdma_call), l->opts.recv_inline,
 						 IBV_ACCESS_LOCAL_WRITE);
 			if (err)

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 
 #include "rdma_internal.h"
+#include "trace.h"
 
 static void timer_arm(struct rpcrdma_listener *l, bool on)
 {
@@ -68,6 +69,7 @@ void rpcrdma__dev_remove(struct rpcrdma_listener *l, struct ibv_context *verbs, 
 	pthread_mutex_unlock(&l->lock);
 	if (first)
 		rpcrdma__count(&l->stats, NULL, RPCRDMA_STAT_DEVICE_REMOVALS, 1);
+	RPCRDMA_TRACE(dev_remove, 0, ibv_get_device_name(verbs->device), listen_id, first);
 
 	rpcrdma__listener_close_conns(l, verbs, "device removal");
 }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * Internal structures of the RDMA transport, shared by ctxt.c, poller.c,
+ * Internal structures of the RDMA transport, shared by ctxt.c,
  * rdma_conn.c, rdma_dev.c, rdma_devrm.c, rdma_listener.c, rdma_recv.c,
  * rdma_send.c, rdma_rw.c, rdma_client.c, stats.c; the listener side's own
  * functions are in rdma_server.h.
@@ -41,43 +41,27 @@
 #include "pcap_int.h"
 #include "rescg_ledger.h"
 
-/* CLOCK_MONOTONIC in nanoseconds. */
-static inline uint64_t rpcrdma__now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-#if defined(__GNUC__)
-#define rpcrdma__likely(x) __builtin_expect(!!(x), 1)
-#define rpcrdma__unlikely(x) __builtin_expect(!!(x), 0)
-#else
-#define rpcrdma__likely(x) (x)
-#define rpcrdma__unlikely(x) (x)
-#endif
+#include "poller_int.h"
 
 /* ---- typed work-request contexts (ctxt.c) ---- */
 
-/* What a wr_id points to: the first member of every context. */
-enum rpcrdma__wr_type {
-	RPCRDMA__WR_RECV = 1,   /* server receive (struct rpcrdma_call) */
-	RPCRDMA__WR_SEND,       /* server reply: RDMA Writes + Send */
-	RPCRDMA__WR_READ,       /* server RDMA Reads of read chunks */
-	RPCRDMA__WR_CLT_RECV,   /* client receive of a reply */
-	RPCRDMA__WR_CLT_SEND,   /* client call Send */
-	RPCRDMA__WR_QUIET,      /* an unsignaled WR of a chain (struct rpcrdma__quiet) */
-	RPCRDMA__WR_DRAIN,      /* the Send posted at close (struct rpcrdma__conn.drain) */
-};
-
+/*
+ * The first member of every context: a work request's wr_id is the
+ * context's address, which is its cqe's, and the poller calls cqe.done
+ * with the completion.  Pools set done where they make the contexts
+ * (rpcrdma__pool_init); a context made alone sets it where it is made.
+ */
 struct rpcrdma__ctxt {
-	uint8_t type;                /* enum rpcrdma__wr_type */
+	struct rpcrdma__cqe cqe;
 	struct rpcrdma__list node;   /* free list, wait list or in-flight: one at a time */
 	struct rpcrdma__pool *pool;  /* owner */
 	uint8_t *buf;                /* registered buffer of pool->buf_size bytes */
 	uint32_t lkey;
 };
+_Static_assert(offsetof(struct rpcrdma__ctxt, cqe) == 0, "wr_id: a context is its cqe");
+
+/* A completion handler (struct rpcrdma__cqe's done). */
+typedef void rpcrdma__done_fn(struct rpcrdma__cqe *cqe, const struct ibv_wc *wc);
 
 /*
  * A pool of contexts allocated and registered once: `count` contexts of
@@ -94,7 +78,8 @@ struct rpcrdma__pool {
 	struct ibv_mr *mr;
 };
 
-int rpcrdma__pool_init(struct rpcrdma__pool *pool, struct ibv_pd *pd, uint8_t type,
+/* Makes count contexts whose completions go to done. */
+int rpcrdma__pool_init(struct rpcrdma__pool *pool, struct ibv_pd *pd, rpcrdma__done_fn *done,
 		       unsigned count, size_t ctxt_size, size_t buf_size, int access);
 void rpcrdma__pool_fini(struct rpcrdma__pool *pool);
 struct rpcrdma__ctxt *rpcrdma__pool_get(struct rpcrdma__pool *pool);
@@ -198,118 +183,14 @@ static inline void rpcrdma__iov_copy_without(uint8_t *dst, const struct iovec *i
 	rpcrdma__iov_copy(dst + cut, iov, iovcnt, cut + cutlen, total - cut - cutlen);
 }
 
-/* ---- poller (poller.c) ---- */
-
-struct rpcrdma__source {
-	int fd;
-	/* Handles ready work, at most budget completions; returns how many. */
-	int (*handle)(struct rpcrdma__source *s, unsigned budget);
-	struct rpcrdma_poller *poller;
-	bool is_cq;
-	/* Being handled: taken with an atomic exchange (a DIRECT caller
-	 * without the lock, source_run under it), given back with a store;
-	 * whoever waits for it counts itself in the poller's busy_waiters. */
-	atomic_bool busy;
-	atomic_bool dead;          /* removed; do not re-arm (set under the lock) */
-	bool on_pending;           /* on the poller's pending list */
-	struct rpcrdma__list pnode; /* poller's pending list */
-};
-
-/* A completion queue of the poller's pool (poller_cq.c): one of the CQs of
- * its device, shared by the queue pairs that reserved entries on it. */
-struct rpcrdma__cq {
-	struct rpcrdma__source src; /* the completion channel's fd */
-	struct ibv_context *verbs;
-	struct ibv_comp_channel *channel;
-	struct ibv_cq *cq;
-	int capacity;               /* entries */
-	int max_cqe;                /* device limit */
-	int reserved;               /* entries promised to queue pairs */
-	bool pending;               /* budget ran out with the queue non-empty */
-	struct rpcrdma__cq *spare_next; /* dropped: on the poller's spare list */
-};
-
-#define RPCRDMA__MAX_CQS 64
-
-struct rpcrdma_poller {
-	struct rpcrdma_poller_opts opts;
-	int epfd;
-	int kickfd;                 /* eventfd: wakes every worker while readable */
-	pthread_mutex_t lock;
-	pthread_cond_t cond;        /* a source went idle, a worker finished a round */
-	struct rpcrdma__list pending; /* CQs whose budget ran out */
-	atomic_uint kick_hold;      /* barriers in progress (changed under the lock) */
-	atomic_uint busy_waiters;   /* threads waiting for a source's busy to clear */
-	/* Read without the lock (atomic slots); changed under it. */
-	struct rpcrdma__cq *_Atomic cqs[RPCRDMA__MAX_CQS];
-	atomic_uint ncqs;
-	atomic_uint cq_next;        /* DIRECT: where the next poll starts in cqs[] */
-	/* Dropped CQs (their verbs objects destroyed): a DIRECT caller may
-	 * still hold one's address from cqs[], so the structs are freed with
-	 * the poller, not at the drop (the lock). */
-	struct rpcrdma__cq *spare;
-	atomic_bool stop;
-	atomic_uint idle;           /* direct_spin: polls that found nothing */
-	unsigned nthreads;
-	pthread_t *threads;
-	/* Per thread: rounds completed.  Bumped without the lock; a thread
-	 * ending a round takes the lock to wake the waiters only while a
-	 * barrier is in progress (kick_hold). */
-	_Atomic uint64_t *seq;
-};
-
-/* Reserves entries on a CQ of the pool for verbs (poller_cq.c): the
- * least-loaded one that can hold them (resizing it up to max_cqe), else a
- * new one.  0 and *out; -ENOSPC when entries exceed max_cqe or the pool is
- * full (RPCRDMA__MAX_CQS), -ENOMEM, -EIO.  CQs live as long as the poller
- * (or until rpcrdma__poller_cq_drop). */
-int rpcrdma__poller_cq_get(struct rpcrdma_poller *p, struct ibv_context *verbs, int entries,
-			   struct rpcrdma__cq **out);
-void rpcrdma__poller_cq_put(struct rpcrdma__cq *cq, int entries);
-/* The pool's choice among cqs[0, ncq): the index of the least-loaded CQ of
- * verbs that can hold entries more without exceeding max_cqe, or -1. */
-int rpcrdma__cq_pick(struct rpcrdma__cq *const *cqs, unsigned ncq,
-		     const struct ibv_context *verbs, int entries);
-/* A CQ source's handler (poller.c). */
-int rpcrdma__cq_handle(struct rpcrdma__source *s, unsigned budget);
-/* Destroys cq's verbs objects (the CQ and its completion channel) when
- * nothing reserves entries on it any more: after its device was removed, so
- * the kernel can release the device.  The struct itself (about 100 bytes)
- * stays on the poller's spare list until rpcrdma_poller_destroy, for DIRECT
- * callers that read its address before it left cqs[].  Caller: no queue
- * pair uses cq; not from cq's own handler. */
-void rpcrdma__poller_cq_drop(struct rpcrdma_poller *p, struct rpcrdma__cq *cq);
-int rpcrdma__poller_add(struct rpcrdma_poller *p, struct rpcrdma__source *s);
-/* Whether p's completion queues have completion channels and are armed:
- * not in BUSY mode, nor with a spinning DIRECT caller (direct_spin). */
-static inline bool rpcrdma__poller_notifies(const struct rpcrdma_poller *p)
-{
-	return p->opts.mode != RPCRDMA_POLLER_BUSY && !p->opts.direct_spin;
-}
-/* Removes a source, waiting until no thread handles it or still holds its
- * event.  Must not be called from that source's own handler; other poller
- * threads may call it. */
-void rpcrdma__poller_del(struct rpcrdma_poller *p, struct rpcrdma__source *s);
-
-/*
- * Timer sources (a timerfd): the listener's sweep after a device removal,
- * the client's reaper.  timer_open sets s->fd (0 or -errno); timer_arm
- * starts the timer (first expiry after first_ms, then every period_ms) or
- * stops it, keeping *armed in step, and does nothing without an fd or when
- * *armed is already `on`; timer_ack, in the handler, consumes the
- * expirations.
- */
-int rpcrdma__timer_open(struct rpcrdma__source *s);
-void rpcrdma__timer_arm(struct rpcrdma__source *s, bool *armed, bool on, unsigned first_ms,
-			unsigned period_ms);
-void rpcrdma__timer_ack(struct rpcrdma__source *s);
-
-/* Completion dispatch by context type (poller.c calls these). */
-void rpcrdma__recv_done(struct rpcrdma__ctxt *c, const struct ibv_wc *wc);
-void rpcrdma__send_done(struct rpcrdma__ctxt *c, const struct ibv_wc *wc);
-void rpcrdma__read_done(struct rpcrdma__ctxt *c, const struct ibv_wc *wc);
-void rpcrdma__clt_recv_done(struct rpcrdma__ctxt *c, const struct ibv_wc *wc);
-void rpcrdma__clt_send_done(struct rpcrdma__ctxt *c, const struct ibv_wc *wc);
+/* Completion handlers, set as their contexts' cqe.done. */
+rpcrdma__done_fn rpcrdma__recv_done;     /* server receive (struct rpcrdma_call) */
+rpcrdma__done_fn rpcrdma__send_done;     /* server reply's Send (struct rpcrdma__send) */
+rpcrdma__done_fn rpcrdma__read_done;     /* a call's last RDMA Read (struct rpcrdma__read) */
+rpcrdma__done_fn rpcrdma__read_quiet_done;  /* its other Reads (rpcrdma__read.quiet) */
+rpcrdma__done_fn rpcrdma__write_quiet_done; /* a reply's RDMA Writes (rpcrdma__send.quiet) */
+rpcrdma__done_fn rpcrdma__clt_recv_done; /* client receive of a reply */
+rpcrdma__done_fn rpcrdma__clt_send_done; /* client call Send, and its drain */
 
 /* ---- counters (stats.c) ---- */
 
@@ -563,8 +444,8 @@ struct rpcrdma_call {
  * here, before the last WR's own (a flush then), and only counts.
  */
 struct rpcrdma__quiet {
-	struct rpcrdma__ctxt c;         /* type RPCRDMA__WR_QUIET */
-	struct rpcrdma__ctxt *owner;    /* the rpcrdma__send or rpcrdma__read */
+	struct rpcrdma__ctxt c;         /* done: rpcrdma__{read,write}_quiet_done */
+	struct rpcrdma__ctxt *owner;    /* the rpcrdma__read or rpcrdma__send */
 };
 
 /* The longest chain of a reply: RDMA Writes into one write chunk and the
@@ -645,15 +526,6 @@ struct rpcrdma_listener {
 	struct rpcrdma__list bc_queue;  /* Sends to post (bc_lock) */
 };
 
-/* The coarse clock (a jiffy's resolution, no system call), ns. */
-static inline uint64_t rpcrdma__coarse_ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC_COARSE, &t);
-	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
-}
-
 /* Whether a receive context is one of its device's SRQ buffers (else a
  * connection's own). */
 static inline bool rpcrdma__call_on_srq(const struct rpcrdma_call *call)
@@ -668,8 +540,8 @@ void rpcrdma__conn_close(struct rpcrdma__conn *conn, const char *why);
 /* Reports a connection event (peer from id, may be NULL) to l's log hook. */
 void rpcrdma__conn_log(const struct rpcrdma_listener *l, enum rpcrdma_log_event ev,
 		       struct rdma_cm_id *id, const char *why, int err);
-/* The drain Send's completion (RPCRDMA__WR_DRAIN): drops its reference. */
-void rpcrdma__conn_drain_done(struct rpcrdma__ctxt *c, const struct ibv_wc *wc);
+/* The drain Send's completion (conn->drain): drops its reference. */
+rpcrdma__done_fn rpcrdma__conn_drain_done;
 /* Posts a receive back (SRQ or the connection's RQ); frees it when the
  * connection is closing and has its own RQ. */
 void rpcrdma__recv_repost(struct rpcrdma_call *call);
@@ -800,9 +672,6 @@ unsigned rpcrdma__build_writes(struct ibv_send_wr *wrs, struct ibv_sge *sges,
  * for the log).  Nothing for a success (rdma_conn.c). */
 void rpcrdma__conn_wc_failed(struct rpcrdma__conn *conn, const struct ibv_wc *wc,
 			     const char *what);
-/* Completion of an unsignaled WR of a chain: an error (struct
- * rpcrdma__quiet). */
-void rpcrdma__quiet_done(struct rpcrdma__ctxt *c, const struct ibv_wc *wc);
 
 #include "rdma_server.h"
 

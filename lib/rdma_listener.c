@@ -13,6 +13,7 @@
 
 #include "rdma_backward.h"
 #include "rdma_internal.h"
+#include "trace.h"
 
 /* ---- the listening id ---- */
 
@@ -53,6 +54,9 @@ static int cm_handle(struct rpcrdma__source *s, unsigned budget)
 			err = rpcrdma__conn_accept(l, ev);
 
 			if (err) {
+				RPCRDMA_TRACE(conn_refuse, 0, err, err == -EAGAIN ?
+					      "over the resource group's limit" :
+					      "connection setup failed");
 				rpcrdma__conn_log(l, RPCRDMA_LOG_CONN_REFUSED, id,
 					 err == -EAGAIN ? "over the resource group's limit"
 							: "connection setup failed", err);
@@ -89,6 +93,7 @@ static int cm_handle(struct rpcrdma__source *s, unsigned budget)
 			continue;
 		switch (type) {
 		case RDMA_CM_EVENT_ESTABLISHED:
+			RPCRDMA_TRACE(conn_established, conn->conn_id);
 			pthread_mutex_lock(&conn->lock);
 			if (conn->state == RPCRDMA__CONN_ACCEPTING)
 				conn->state = RPCRDMA__CONN_CONNECTED;
@@ -99,6 +104,8 @@ static int cm_handle(struct rpcrdma__source *s, unsigned budget)
 		case RDMA_CM_EVENT_CONNECT_ERROR:
 		case RDMA_CM_EVENT_UNREACHABLE:
 		case RDMA_CM_EVENT_REJECTED:
+			/* The log says "cm event"; the probe, which. */
+			RPCRDMA_TRACE(conn_cm_event, conn->conn_id, type, rdma_event_str(type));
 			rpcrdma__conn_close(conn, "cm event");
 			break;
 		default:

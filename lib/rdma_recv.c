@@ -4,11 +4,13 @@
  * receive completions, the header check, credit policing, and the call
  * handle's accessors.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <string.h>
 
 #include "rdma_backward.h"
 #include "rdma_internal.h"
+#include "trace.h"
 
 static int post_one(struct rpcrdma_call *call)
 {
@@ -149,6 +151,17 @@ static void garbage(struct rpcrdma__conn *conn, enum rpcrdma_stat why)
 	}
 }
 
+/* A received call's xid (host order), for the probes: the checker may
+ * stop before it fills hdr.xid. */
+static inline uint32_t call_xid(const struct rpcrdma_call *call)
+{
+	uint32_t xid = 0;
+
+	if (call->byte_len >= 4)
+		memcpy(&xid, call->c.buf, 4);
+	return ntohl(xid);
+}
+
 /* The checks and the hand-up of a received call that holds its send
  * context: on the poller thread, from its receive completion or from the
  * send completion that gave it the context. */
@@ -166,6 +179,9 @@ static void recv_process(struct rpcrdma_call *call)
 	ret = rpcrdma_check_call_ex(call->c.buf, call->byte_len, &call->hdr, &limits);
 	if (rpcrdma__unlikely(ret <= 0))
 		goto out_bad;
+	RPCRDMA_TRACE(call_recv, conn->conn_id, ntohl(call->hdr.xid), call->byte_len,
+		      call->hdr.type, call->hdr.read_chunks, call->hdr.write_chunks,
+		      call->hdr.reply_segments);
 	if (call->hdr.read_chunks) {
 		/* A client that accepts no RDMA Read (initiator depth 0 at
 		 * accept) cannot send read chunks: they would never be pulled. */
@@ -182,6 +198,8 @@ static void recv_process(struct rpcrdma_call *call)
 	return;
 
 out_bad:
+	RPCRDMA_TRACE(call_reject, conn->conn_id, call_xid(call), ret, call->hdr.reason,
+		      rpcrdma_check_reason_str(call->hdr.reason), call->byte_len);
 	if (ret == 0)
 		goto out_drop;          /* RDMA_DONE, RDMA_ERROR: quietly */
 	if (ret == -EPROTONOSUPPORT) {
@@ -200,6 +218,8 @@ out_bad:
 	rpcrdma__send_error(call, false);
 	return;
 out_chunk:
+	RPCRDMA_TRACE(call_reject_reads, conn->conn_id, call_xid(call), call->hdr.read_chunks,
+		      call->byte_len);
 	garbage(conn, RPCRDMA_STAT_ERR_CHUNK);
 	rpcrdma__send_error(call, false);
 	return;
@@ -226,6 +246,8 @@ static bool send_reserve(struct rpcrdma_call *call)
 	if (!got && !closing)
 		rpcrdma__list_add_tail(&conn->send_wait, &call->c.node);
 	pthread_mutex_unlock(&conn->lock);
+	if (!got && !closing)
+		RPCRDMA_TRACE(send_ctx_wait, conn->conn_id, call->byte_len);
 	if (closing)
 		rpcrdma__call_release(call);
 	else if (!got)
@@ -257,9 +279,9 @@ void rpcrdma__recv_resume(struct rpcrdma__conn *conn)
 	}
 }
 
-void rpcrdma__recv_done(struct rpcrdma__ctxt *c, const struct ibv_wc *wc)
+void rpcrdma__recv_done(struct rpcrdma__cqe *cqe, const struct ibv_wc *wc)
 {
-	struct rpcrdma_call *call = (struct rpcrdma_call *)c;
+	struct rpcrdma_call *call = rpcrdma__container_of(cqe, struct rpcrdma_call, c.cqe);
 	struct rpcrdma__dev *dev = call->dev;
 	struct rpcrdma_listener *l = dev->l;
 	struct rpcrdma__conn *conn;
@@ -271,6 +293,7 @@ void rpcrdma__recv_done(struct rpcrdma__ctxt *c, const struct ibv_wc *wc)
 		/* The SRQ's buffers belong to no connection until one arrives. */
 		conn = wc->status == IBV_WC_SUCCESS ? rpcrdma__dev_find_conn(dev, wc->qp_num) : NULL;
 		if (!conn) {
+			RPCRDMA_TRACE(recv_no_conn, 0, wc->qp_num, wc->status, wc->byte_len);
 			rpcrdma__count(&l->stats, NULL, wc->status == IBV_WC_SUCCESS ?
 				       RPCRDMA_STAT_ERR_DROPPED : RPCRDMA_STAT_FLUSHED, 1);
 			rpcrdma__recv_repost(call);
@@ -316,6 +339,8 @@ void rpcrdma__recv_done(struct rpcrdma__ctxt *c, const struct ibv_wc *wc)
 	return;			/* else handled when a send completes */
 
 out_credit:
+	RPCRDMA_TRACE(credit_overrun, conn->conn_id, atomic_load(&conn->outstanding),
+		      rpcrdma_credits_grant(&conn->credits), dev->early_slack);
 	rpcrdma__count(&conn->stats, &l->stats, RPCRDMA_STAT_ERR_CREDIT, 1);
 	rpcrdma__count(&conn->stats, &l->stats, RPCRDMA_STAT_POLICY_CLOSE, 1);
 	rpcrdma__conn_close(conn, "credit overrun");
@@ -326,6 +351,7 @@ void rpcrdma__recv_pull_failed(struct rpcrdma_call *call, int err)
 {
 	struct rpcrdma__conn *conn = call->conn;
 
+	RPCRDMA_TRACE(call_pull_fail, conn->conn_id, call_xid(call), err, call->pull_len);
 	if (err == -EMSGSIZE || err == -EINVAL) {
 		garbage(conn, RPCRDMA_STAT_ERR_CHUNK);
 		rpcrdma__send_error(call, false);

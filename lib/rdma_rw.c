@@ -5,11 +5,13 @@
  * their XDR positions), and building the RDMA Writes of a reply's write
  * chunk and reply chunk.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "rdma_internal.h"
+#include "trace.h"
 
 unsigned rpcrdma__build_writes(struct ibv_send_wr *wrs, struct ibv_sge *sges,
 			       const struct rpcrdma_chunk *chunk, const struct rpcrdma__mrbuf *src,
@@ -59,9 +61,9 @@ void rpcrdma__read_abort(struct rpcrdma__read *r)
 	rpcrdma__conn_put(conn);
 }
 
-void rpcrdma__read_done(struct rpcrdma__ctxt *c, const struct ibv_wc *wc)
+void rpcrdma__read_done(struct rpcrdma__cqe *cqe, const struct ibv_wc *wc)
 {
-	struct rpcrdma__read *r = (struct rpcrdma__read *)c;
+	struct rpcrdma__read *r = rpcrdma__container_of(cqe, struct rpcrdma__read, c.cqe);
 	struct rpcrdma__conn *conn = r->conn;
 	struct rpcrdma_call *call = r->call;
 	unsigned nwr = r->nwr;
@@ -71,6 +73,8 @@ void rpcrdma__read_done(struct rpcrdma__ctxt *c, const struct ibv_wc *wc)
 		r->failed = true;
 		rpcrdma__conn_wc_failed(conn, wc, "RDMA Read error");
 	}
+	RPCRDMA_TRACE(read_done, conn->conn_id, ntohl(call->hdr.xid), nwr, wc->status, r->failed,
+		      call->pull_len);
 	if (r->failed) {
 		rpcrdma__call_release(call);
 	} else {
@@ -86,21 +90,27 @@ void rpcrdma__read_done(struct rpcrdma__ctxt *c, const struct ibv_wc *wc)
 	rpcrdma__conn_put(conn);
 }
 
-void rpcrdma__quiet_done(struct rpcrdma__ctxt *c, const struct ibv_wc *wc)
+/* An unsignaled RDMA Read of r (struct rpcrdma__quiet): only an error
+ * completes here. */
+void rpcrdma__read_quiet_done(struct rpcrdma__cqe *cqe, const struct ibv_wc *wc)
 {
-	struct rpcrdma__quiet *q = (struct rpcrdma__quiet *)c;
+	struct rpcrdma__read *r = rpcrdma__container_of(cqe, struct rpcrdma__read, quiet.c.cqe);
 
 	if (wc->status == IBV_WC_SUCCESS)
 		return;
-	if (q->owner->type == RPCRDMA__WR_READ) {
-		struct rpcrdma__read *r = (struct rpcrdma__read *)q->owner;
+	r->failed = true;
+	rpcrdma__conn_wc_failed(r->conn, wc, "RDMA Read error");
+}
 
-		r->failed = true;
-		rpcrdma__conn_wc_failed(r->conn, wc, "RDMA Read error");
-	} else {
-		rpcrdma__conn_wc_failed(((struct rpcrdma__send *)q->owner)->conn, wc,
-					"RDMA Write error");
-	}
+/* An unsignaled RDMA Write of a reply's chain: only an error completes
+ * here. */
+void rpcrdma__write_quiet_done(struct rpcrdma__cqe *cqe, const struct ibv_wc *wc)
+{
+	struct rpcrdma__send *s = rpcrdma__container_of(cqe, struct rpcrdma__send, quiet.c.cqe);
+
+	if (wc->status == IBV_WC_SUCCESS)
+		return;
+	rpcrdma__conn_wc_failed(s->conn, wc, "RDMA Write error");
 }
 
 /* RDMA Read WR n of r: len bytes at (rkey, raddr) into dst. */
@@ -217,8 +227,8 @@ int rpcrdma__read_chunks(struct rpcrdma_call *call)
 	r = calloc(1, sizeof(*r));
 	if (!r)
 		return -ENOMEM;
-	r->c.type = RPCRDMA__WR_READ;
-	r->quiet.c.type = RPCRDMA__WR_QUIET;
+	r->c.cqe.done = rpcrdma__read_done;
+	r->quiet.c.cqe.done = rpcrdma__read_quiet_done;
 	r->quiet.owner = &r->c;
 	r->conn = conn;
 	r->call = call;
@@ -278,6 +288,7 @@ int rpcrdma__read_chunks(struct rpcrdma_call *call)
 		r->wrs[i].send_flags = 0;
 	}
 	r->nwr = n;
+	RPCRDMA_TRACE(read_start, conn->conn_id, ntohl(call->hdr.xid), n, total);
 	err = rpcrdma__conn_post(conn, r->wrs, n, &r->c.node);
 	if (err) {
 		read_free(r);

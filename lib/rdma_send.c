@@ -4,6 +4,7 @@
  * reply chunk), encoding its transport header, RDMA_ERROR messages, Send
  * (With Invalidate), and send completions.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 
 #include "rdma_internal.h"
 #include "svc_int.h" /* rpcrdma__may_command */
+#include "trace.h"
 
 static void send_reset(struct rpcrdma__send *s, struct rpcrdma__conn *conn)
 {
@@ -20,7 +22,7 @@ static void send_reset(struct rpcrdma__send *s, struct rpcrdma__conn *conn)
 	s->nwr = 0;
 	s->failed = false;
 	s->bulk_region = false;
-	s->quiet.c.type = RPCRDMA__WR_QUIET;
+	s->quiet.c.cqe.done = rpcrdma__write_quiet_done;
 	s->quiet.owner = &s->c;
 	memset(&s->bulk, 0, sizeof(s->bulk));
 }
@@ -91,9 +93,9 @@ void rpcrdma__sends_release(struct rpcrdma__list *done)
 		rpcrdma__conn_put(conn);
 }
 
-void rpcrdma__send_done(struct rpcrdma__ctxt *c, const struct ibv_wc *wc)
+void rpcrdma__send_done(struct rpcrdma__cqe *cqe, const struct ibv_wc *wc)
 {
-	struct rpcrdma__send *s = (struct rpcrdma__send *)c;
+	struct rpcrdma__send *s = rpcrdma__container_of(cqe, struct rpcrdma__send, c.cqe);
 	struct rpcrdma__conn *conn = s->conn;
 	struct rpcrdma__list done;
 
@@ -102,6 +104,10 @@ void rpcrdma__send_done(struct rpcrdma__ctxt *c, const struct ibv_wc *wc)
 	 * Each holds a reference, so conn lives until the last is released. */
 	if (rpcrdma__unlikely(wc->status != IBV_WC_SUCCESS))
 		rpcrdma__conn_wc_failed(conn, wc, "send completion error");
+	/* A chain's RDMA Writes completed before its Send. */
+	if (s->nwr > 1)
+		RPCRDMA_TRACE(write_done, conn->conn_id, s->nwr - 1, wc->status);
+	RPCRDMA_TRACE(send_done, conn->conn_id, s->nwr, wc->status);
 	rpcrdma__list_init(&done);
 	rpcrdma__conn_sends_done(conn, &s->c.node, &done);
 	rpcrdma__sends_release(&done);
@@ -192,6 +198,8 @@ void rpcrdma__send_error(struct rpcrdma_call *call, bool vers)
 	s->wrs = &s->send_wr;
 	s->sges = &s->send_sge;
 	prep_send(s, s->wrs, s->sges, (uint32_t)len, NULL);
+	RPCRDMA_TRACE(error_sent, conn->conn_id, ntohl(h.xid),
+		      vers ? RPCRDMA_ERR_VERS : RPCRDMA_ERR_CHUNK, h.reason);
 	count_send(conn, (uint32_t)len, s->wrs->send_flags & IBV_SEND_INLINE);
 	s->nwr = 1;
 	/* Repost the receive before the client can learn it may send again. */
@@ -531,10 +539,12 @@ static int reply_chain(struct rpcrdma_call *call, const struct rpcrdma_reply *r,
  * holds that many receives beyond every grant.
  */
 static int reply_post(struct rpcrdma_call *call, struct rpcrdma__send *s, unsigned nwr,
-		      enum rpcrdma_stat kind)
+		      enum rpcrdma_stat kind, const struct reply_plan *p)
 {
 	struct rpcrdma__conn *conn = s->conn;
 	struct rpcrdma__dev *dev = conn->dev;
+	/* The call, its header with it, goes back before the probe below. */
+	uint32_t xid __attribute__((unused)) = ntohl(call->hdr.xid);
 	/* Read before the post: the context may go back to its pool at once. */
 	uint32_t sent_len = s->sges[nwr - 1].length;
 	bool sent_inline = s->wrs[nwr - 1].send_flags & IBV_SEND_INLINE;
@@ -553,6 +563,10 @@ static int reply_post(struct rpcrdma_call *call, struct rpcrdma__send *s, unsign
 		rpcrdma__call_release(call);
 		rpcrdma__early_leave(&dev->early_open);
 	}
+	/* kind: 0 inline, 1 write chunk, 2 reply chunk, 3 both */
+	RPCRDMA_TRACE(reply_sent, conn->conn_id, xid, (p->use_write ? 1 : 0) | (p->nomsg ? 2 : 0),
+		      sent_len, p->use_write ? p->cutlen : 0, p->nomsg ? p->inl : 0, nwr, err);
+	(void)p;
 	if (!err) {
 		count_send(conn, sent_len, sent_inline);
 		rpcrdma__count(&conn->stats, &conn->l->stats, RPCRDMA_STAT_REPLIES, 1);
@@ -579,11 +593,18 @@ int rpcrdma_call_reply(struct rpcrdma_call *call, const struct rpcrdma_reply *r)
 	conn = call->conn;
 	err = reply_check(r, &p);
 	if (err) {
+		if (!r || r->size < sizeof(*r) || (r->iovcnt && !r->iov))
+			RPCRDMA_TRACE(reply_bad_args, conn->conn_id, ntohl(call->hdr.xid),
+				      r ? r->iovcnt : 0);
+		else
+			RPCRDMA_TRACE(reply_bad_bulk, conn->conn_id, ntohl(call->hdr.xid),
+				      r->bulk_offset, r->bulk_length, p.total);
 		rpcrdma__call_release(call);
 		return err;
 	}
 	s = send_take(call);
 	if (!s) {
+		RPCRDMA_TRACE(reply_no_ctx, conn->conn_id, ntohl(call->hdr.xid));
 		rpcrdma__call_release(call);
 		return -ENOBUFS;
 	}
@@ -602,9 +623,11 @@ int rpcrdma_call_reply(struct rpcrdma_call *call, const struct rpcrdma_reply *r)
 	if (!p.nomsg)
 		rpcrdma__iov_copy_without(s->c.buf + p.hlen, r->iov, r->iovcnt, p.total, p.cut,
 					  p.cutlen);
-	return reply_post(call, s, nwr, kind);
+	return reply_post(call, s, nwr, kind, &p);
 
 out_toolarge:
+	RPCRDMA_TRACE(reply_too_large, conn->conn_id, ntohl(call->hdr.xid), p.inl,
+		      conn->send_inline, p.rch.length);
 	/* The RDMA_ERROR goes in the same context, cleared. */
 	send_clear(s);
 	send_reset(s, conn);
@@ -613,6 +636,7 @@ out_toolarge:
 	rpcrdma__send_error(call, false);
 	return -EMSGSIZE;
 out_err:
+	RPCRDMA_TRACE(reply_bulk_fail, conn->conn_id, ntohl(call->hdr.xid), err);
 	send_free(s);
 	rpcrdma__call_release(call);
 	return err;

@@ -299,15 +299,15 @@ static void test_pool_without_buffers(void **state)
 	struct rpcrdma__ctxt *got[8];
 
 	(void)state;
-	assert_int_equal(rpcrdma__pool_init(&pool, NULL, RPCRDMA__WR_SEND, 0, sizeof(struct node), 0, 0),
+	assert_int_equal(rpcrdma__pool_init(&pool, NULL, rpcrdma__send_done, 0, sizeof(struct node), 0, 0),
 			 -EINVAL);
-	assert_int_equal(rpcrdma__pool_init(&pool, NULL, RPCRDMA__WR_SEND, 8, 4, 0, 0), -EINVAL);
-	assert_int_equal(rpcrdma__pool_init(&pool, NULL, RPCRDMA__WR_SEND, 8, sizeof(struct node), 0, 0),
+	assert_int_equal(rpcrdma__pool_init(&pool, NULL, rpcrdma__send_done, 8, 4, 0, 0), -EINVAL);
+	assert_int_equal(rpcrdma__pool_init(&pool, NULL, rpcrdma__send_done, 8, sizeof(struct node), 0, 0),
 			 0);
 	for (int i = 0; i < 8; i++) {
 		got[i] = rpcrdma__pool_get(&pool);
 		assert_non_null(got[i]);
-		assert_int_equal(got[i]->type, RPCRDMA__WR_SEND);
+		assert_ptr_equal(got[i]->cqe.done, rpcrdma__send_done);
 		assert_ptr_equal(got[i]->pool, &pool);
 		assert_null(got[i]->buf);
 		assert_int_equal((uintptr_t)got[i] % 64, 0);
@@ -333,7 +333,7 @@ static void test_pool_put_list_and_owned(void **state)
 	struct rpcrdma__list batch;
 
 	(void)state;
-	assert_int_equal(rpcrdma__pool_init(&pool, NULL, RPCRDMA__WR_SEND, 8, sizeof(struct node), 0, 0),
+	assert_int_equal(rpcrdma__pool_init(&pool, NULL, rpcrdma__send_done, 8, sizeof(struct node), 0, 0),
 			 0);
 	for (int i = 0; i < 8; i++)
 		assert_non_null(got[i] = rpcrdma__pool_get_owned(&pool));

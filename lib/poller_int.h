@@ -1,0 +1,164 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The completion-queue poller's internals (poller.c, poller_cq.c): its
+ * sources, its pool of completion queues, and what a completion's wr_id
+ * points to.  The poller knows no transport: every work request's wr_id is
+ * the address of a struct rpcrdma__cqe whose done function handles its
+ * completion (Linux's struct ib_cqe), set where the context is made.
+ */
+#ifndef RPCRDMA_POLLER_INT_H
+#define RPCRDMA_POLLER_INT_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+
+#include <infiniband/verbs.h>
+
+#include <rpcrdma/poller.h>
+
+#include "list.h"
+
+/* CLOCK_MONOTONIC in nanoseconds. */
+static inline uint64_t rpcrdma__now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+#if defined(__GNUC__)
+#define rpcrdma__likely(x) __builtin_expect(!!(x), 1)
+#define rpcrdma__unlikely(x) __builtin_expect(!!(x), 0)
+#else
+#define rpcrdma__likely(x) (x)
+#define rpcrdma__unlikely(x) (x)
+#endif
+
+/* The coarse clock (a jiffy's resolution, no system call), ns. */
+static inline uint64_t rpcrdma__coarse_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &t);
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+/*
+ * What a work request's wr_id points to: its context's completion entry,
+ * whose done function the poller calls with the completion (on the thread
+ * polling the CQ, one at a time per CQ).  A flushed or failed work request
+ * completes here too (wc->status).  done must not be NULL.
+ */
+struct rpcrdma__cqe {
+	void (*done)(struct rpcrdma__cqe *cqe, const struct ibv_wc *wc);
+};
+
+struct rpcrdma__source {
+	int fd;
+	/* Handles ready work, at most budget completions; returns how many. */
+	int (*handle)(struct rpcrdma__source *s, unsigned budget);
+	struct rpcrdma_poller *poller;
+	bool is_cq;
+	/* Being handled: taken with an atomic exchange (a DIRECT caller
+	 * without the lock, source_run under it), given back with a store;
+	 * whoever waits for it counts itself in the poller's busy_waiters. */
+	atomic_bool busy;
+	atomic_bool dead;          /* removed; do not re-arm (set under the lock) */
+	bool on_pending;           /* on the poller's pending list */
+	struct rpcrdma__list pnode; /* poller's pending list */
+};
+
+/* A completion queue of the poller's pool (poller_cq.c): one of the CQs of
+ * its device, shared by the queue pairs that reserved entries on it. */
+struct rpcrdma__cq {
+	struct rpcrdma__source src; /* the completion channel's fd */
+	struct ibv_context *verbs;
+	struct ibv_comp_channel *channel;
+	struct ibv_cq *cq;
+	int capacity;               /* entries */
+	int max_cqe;                /* device limit */
+	int reserved;               /* entries promised to queue pairs */
+	bool pending;               /* budget ran out with the queue non-empty */
+	struct rpcrdma__cq *spare_next; /* dropped: on the poller's spare list */
+};
+
+#define RPCRDMA__MAX_CQS 64
+
+struct rpcrdma_poller {
+	struct rpcrdma_poller_opts opts;
+	int epfd;
+	int kickfd;                 /* eventfd: wakes every worker while readable */
+	pthread_mutex_t lock;
+	pthread_cond_t cond;        /* a source went idle, a worker finished a round */
+	struct rpcrdma__list pending; /* CQs whose budget ran out */
+	atomic_uint kick_hold;      /* barriers in progress (changed under the lock) */
+	atomic_uint busy_waiters;   /* threads waiting for a source's busy to clear */
+	/* Read without the lock (atomic slots); changed under it. */
+	struct rpcrdma__cq *_Atomic cqs[RPCRDMA__MAX_CQS];
+	atomic_uint ncqs;
+	atomic_uint cq_next;        /* DIRECT: where the next poll starts in cqs[] */
+	/* Dropped CQs (their verbs objects destroyed): a DIRECT caller may
+	 * still hold one's address from cqs[], so the structs are freed with
+	 * the poller, not at the drop (the lock). */
+	struct rpcrdma__cq *spare;
+	atomic_bool stop;
+	atomic_uint idle;           /* direct_spin: polls that found nothing */
+	unsigned nthreads;
+	pthread_t *threads;
+	/* Per thread: rounds completed.  Bumped without the lock; a thread
+	 * ending a round takes the lock to wake the waiters only while a
+	 * barrier is in progress (kick_hold). */
+	_Atomic uint64_t *seq;
+};
+
+/* Reserves entries on a CQ of the pool for verbs (poller_cq.c): the
+ * least-loaded one that can hold them (resizing it up to max_cqe), else a
+ * new one.  0 and *out; -ENOSPC when entries exceed max_cqe or the pool is
+ * full (RPCRDMA__MAX_CQS), -ENOMEM, -EIO.  CQs live as long as the poller
+ * (or until rpcrdma__poller_cq_drop). */
+int rpcrdma__poller_cq_get(struct rpcrdma_poller *p, struct ibv_context *verbs, int entries,
+			   struct rpcrdma__cq **out);
+void rpcrdma__poller_cq_put(struct rpcrdma__cq *cq, int entries);
+/* The pool's choice among cqs[0, ncq): the index of the least-loaded CQ of
+ * verbs that can hold entries more without exceeding max_cqe, or -1. */
+int rpcrdma__cq_pick(struct rpcrdma__cq *const *cqs, unsigned ncq,
+		     const struct ibv_context *verbs, int entries);
+/* A CQ source's handler (poller.c). */
+int rpcrdma__cq_handle(struct rpcrdma__source *s, unsigned budget);
+/* Destroys cq's verbs objects (the CQ and its completion channel) when
+ * nothing reserves entries on it any more: after its device was removed, so
+ * the kernel can release the device.  The struct itself (about 100 bytes)
+ * stays on the poller's spare list until rpcrdma_poller_destroy, for DIRECT
+ * callers that read its address before it left cqs[].  Caller: no queue
+ * pair uses cq; not from cq's own handler. */
+void rpcrdma__poller_cq_drop(struct rpcrdma_poller *p, struct rpcrdma__cq *cq);
+int rpcrdma__poller_add(struct rpcrdma_poller *p, struct rpcrdma__source *s);
+/* Whether p's completion queues have completion channels and are armed:
+ * not in BUSY mode, nor with a spinning DIRECT caller (direct_spin). */
+static inline bool rpcrdma__poller_notifies(const struct rpcrdma_poller *p)
+{
+	return p->opts.mode != RPCRDMA_POLLER_BUSY && !p->opts.direct_spin;
+}
+/* Removes a source, waiting until no thread handles it or still holds its
+ * event.  Must not be called from that source's own handler; other poller
+ * threads may call it. */
+void rpcrdma__poller_del(struct rpcrdma_poller *p, struct rpcrdma__source *s);
+
+/*
+ * Timer sources (a timerfd): the listener's sweep after a device removal,
+ * the client's reaper.  timer_open sets s->fd (0 or -errno); timer_arm
+ * starts the timer (first expiry after first_ms, then every period_ms) or
+ * stops it, keeping *armed in step, and does nothing without an fd or when
+ * *armed is already `on`; timer_ack, in the handler, consumes the
+ * expirations.
+ */
+int rpcrdma__timer_open(struct rpcrdma__source *s);
+void rpcrdma__timer_arm(struct rpcrdma__source *s, bool *armed, bool on, unsigned first_ms,
+			unsigned period_ms);
+void rpcrdma__timer_ack(struct rpcrdma__source *s);
+
+#endif
