@@ -57,6 +57,8 @@ static void conn_free(struct rpcrdma__conn *conn)
 	rpcrdma__rescg_ledger_release(&conn->led);
 	/* Waits for CM events of this id fetched but not yet acknowledged. */
 	rdma_destroy_id(conn->id);
+	rpcrdma__read_cache_fini(conn);
+	pthread_mutex_destroy(&conn->read_lock);
 	pthread_mutex_destroy(&conn->lock);
 	free(conn);
 
@@ -373,6 +375,7 @@ static void conn_setup(struct rpcrdma_listener *l, struct rpcrdma__conn *conn,
 	conn->id = id;
 	atomic_init(&conn->refs, 1);
 	pthread_mutex_init(&conn->lock, NULL);
+	pthread_mutex_init(&conn->read_lock, NULL);
 	rpcrdma__list_init(&conn->sq_wait);
 	rpcrdma__list_init(&conn->send_wait);
 	rpcrdma__list_init(&conn->sends);
@@ -529,6 +532,7 @@ static void conn_accept_undo(struct rpcrdma_listener *l, struct rpcrdma__conn *c
 	if (conn->have_recv_pool)
 		rpcrdma__pool_fini(&conn->recv_pool);
 	rpcrdma__rescg_ledger_release(&conn->led);
+	pthread_mutex_destroy(&conn->read_lock);
 	pthread_mutex_destroy(&conn->lock);
 	id->context = NULL;
 	free(conn);

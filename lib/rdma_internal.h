@@ -331,6 +331,11 @@ enum rpcrdma__conn_state {
 
 struct rpcrdma__conn {
 	struct rpcrdma_listener *l;
+	/* Read contexts kept for reuse (rdma_rw.c), at most
+	 * RPCRDMA__READ_CACHE, under read_lock. */
+	pthread_mutex_t read_lock;
+	struct rpcrdma__read *read_cache;
+	unsigned nread_cache;
 	struct rpcrdma__pcap_ep pcap;   /* the wire capture's (l->pcap) */
 	struct rpcrdma__dev *dev;
 	struct rpcrdma__cq *cq;         /* its share of the poller's pool */
@@ -475,7 +480,9 @@ struct rpcrdma__send {
 
 /* RDMA Reads pulling one call's read chunks. */
 struct rpcrdma__read {
-	struct rpcrdma__ctxt c;         /* no pool: malloc'd */
+	struct rpcrdma__ctxt c;         /* no pool: the connection's cache */
+	struct rpcrdma__read *next;     /* on conn->read_cache */
+	unsigned cap;                   /* WRs and SGEs that follow it */
 	struct rpcrdma__conn *conn;
 	struct rpcrdma_call *call;
 	struct ibv_send_wr *wrs;
@@ -484,6 +491,10 @@ struct rpcrdma__read {
 	bool failed;
 	struct rpcrdma__quiet quiet;    /* wr_id of every Read but the last */
 };
+
+#define RPCRDMA__READ_CACHE 8u
+/* Frees the connection's cached read contexts (conn_free). */
+void rpcrdma__read_cache_fini(struct rpcrdma__conn *conn);
 
 struct rpcrdma_listener {
 	struct rpcrdma_listener_opts opts;

@@ -45,11 +45,59 @@ unsigned rpcrdma__build_writes(struct ibv_send_wr *wrs, struct ibv_sge *sges,
 	return n;
 }
 
+/* A read context with room for n WRs and SGEs, zeroed up to them: a cached
+ * one when large enough, else a new one (one block, at least 16 of each). */
+static struct rpcrdma__read *read_get(struct rpcrdma__conn *conn, unsigned n)
+{
+	struct rpcrdma__read *r, **pp;
+
+	pthread_mutex_lock(&conn->read_lock);
+	for (pp = &conn->read_cache; (r = *pp) != NULL; pp = &r->next)
+		if (r->cap >= n) {
+			*pp = r->next;
+			conn->nread_cache--;
+			break;
+		}
+	pthread_mutex_unlock(&conn->read_lock);
+	unsigned cap = r ? r->cap : (n < 16 ? 16 : n);
+	if (!r) {
+		r = malloc(sizeof(*r) + (size_t)cap * (sizeof(*r->wrs) + sizeof(*r->sges)));
+		if (!r)
+			return NULL;
+	}
+	memset(r, 0, sizeof(*r));
+	r->cap = cap;
+	r->wrs = (struct ibv_send_wr *)(r + 1);
+	r->sges = (struct ibv_sge *)(r->wrs + cap);
+	memset(r->wrs, 0, (size_t)n * sizeof(*r->wrs));
+	memset(r->sges, 0, (size_t)n * sizeof(*r->sges));
+	return r;
+}
+
+/* Back to its connection's cache (freed when the cache is full); before
+ * the read's reference on the connection is dropped. */
 static void read_free(struct rpcrdma__read *r)
 {
-	free(r->wrs);
-	free(r->sges);
+	struct rpcrdma__conn *conn = r->conn;
+
+	pthread_mutex_lock(&conn->read_lock);
+	if (conn->nread_cache < RPCRDMA__READ_CACHE) {
+		r->next = conn->read_cache;
+		conn->read_cache = r;
+		conn->nread_cache++;
+		r = NULL;
+	}
+	pthread_mutex_unlock(&conn->read_lock);
 	free(r);
+}
+
+void rpcrdma__read_cache_fini(struct rpcrdma__conn *conn)
+{
+	while (conn->read_cache) {
+		struct rpcrdma__read *r = conn->read_cache;
+		conn->read_cache = r->next;
+		free(r);
+	}
 }
 
 void rpcrdma__read_abort(struct rpcrdma__read *r)
@@ -224,7 +272,9 @@ int rpcrdma__read_chunks(struct rpcrdma_call *call)
 	} else {
 		base_len = inl_len;
 	}
-	r = calloc(1, sizeof(*r));
+	/* data segments, plus the position-zero chunk's segments each cut
+	 * at most once by every data chunk */
+	r = read_get(conn, h->read_segments + h->read_chunks);
 	if (!r)
 		return -ENOMEM;
 	r->c.cqe.done = rpcrdma__read_done;
@@ -232,14 +282,6 @@ int rpcrdma__read_chunks(struct rpcrdma_call *call)
 	r->quiet.owner = &r->c;
 	r->conn = conn;
 	r->call = call;
-	/* data segments, plus the position-zero chunk's segments each cut
-	 * at most once by every data chunk */
-	r->wrs = calloc((size_t)h->read_segments + h->read_chunks, sizeof(*r->wrs));
-	r->sges = calloc((size_t)h->read_segments + h->read_chunks, sizeof(*r->sges));
-	if (!r->wrs || !r->sges) {
-		err = -ENOMEM;
-		goto fail;
-	}
 	err = rpcrdma__mrcache_get(&conn->dev->mrcache, &call->pulled, total);
 	if (err)
 		goto fail;

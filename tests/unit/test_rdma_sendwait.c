@@ -116,6 +116,7 @@ static void setup_fake(void)
 	conn->qp = &F->qp;
 	atomic_init(&conn->refs, 1000000);   /* never freed here */
 	pthread_mutex_init(&conn->lock, NULL);
+	pthread_mutex_init(&conn->read_lock, NULL);
 	rpcrdma__list_init(&conn->sq_wait);
 	rpcrdma__list_init(&conn->send_wait);
 	rpcrdma__list_init(&conn->sends);
