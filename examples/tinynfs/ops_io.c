@@ -232,6 +232,12 @@ uint32_t tnfs_op_close(struct tnfs_ctx *c, const union nfs4_args *a,
 		s = file_key(&c->cfh, &k, &st);
 	if (s == NFS4_OK)
 		s = tnfs_state_close(c->srv->state, c->clientid, &sid, k, &r->stateid);
+	/* The stateid is gone: RFC 8881 18.2.4 has the server return the
+	 * invalid special stateid (seqid all ones, other zero), as nfsd does. */
+	if (s == NFS4_OK) {
+		memset(&r->stateid, 0, sizeof(r->stateid));
+		r->stateid.seqid = UINT32_MAX;
+	}
 	return s;
 }
 
