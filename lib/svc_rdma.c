@@ -67,7 +67,9 @@
  * inline fits), as many as one connection's grant at listen time and more
  * when more calls are in progress (the sum of the connections' grants
  * bounds them), kept up to SVC_RDMA_KEEP grants' worth.  A reply larger
- * than own_cap (a reply chunk's) gets a buffer of its own, freed with it.
+ * than own_cap (a reply chunk's) takes a buffer from the listener's cache
+ * of large buffers (struct rpcrdma__svc_big), or a new one that goes back
+ * to it, up to SVC_RDMA_BIG_KEEP_BYTES.
  */
 struct rdma_req {
 	struct rdma_req *next;
@@ -79,7 +81,58 @@ struct rdma_req {
 	size_t pre_len;
 	bool registered;                /* buf is pre (the call's, gone with it) */
 	void *own;                      /* the request's reply buffer, own_cap bytes */
+	size_t big_cap;                 /* buf is a large buffer of this size */
 };
+
+/* A large reply buffer on the cache. */
+struct rpcrdma__svc_big {
+	struct rpcrdma__svc_big *next;
+	size_t cap;
+};
+
+#define SVC_RDMA_BIG_KEEP_BYTES ((size_t)8 << 20)
+#define SVC_RDMA_BIG_ROUND ((size_t)64 << 10)
+
+/* A buffer of at least len bytes (its size in *cap): a cached one, else a
+ * new one rounded up to 64 KiB.  NULL when out of memory. */
+static void *big_get(struct rpcrdma__svc_rdma *r, size_t len, size_t *cap)
+{
+	struct rpcrdma__svc_big *b, **pp;
+
+	pthread_mutex_lock(&r->lock);
+	for (pp = &r->bigs; (b = *pp) != NULL; pp = &b->next)
+		if (b->cap >= len) {
+			*pp = b->next;
+			r->big_bytes -= b->cap;
+			break;
+		}
+	pthread_mutex_unlock(&r->lock);
+	if (b) {
+		*cap = b->cap;
+		return b;
+	}
+	if (len > SIZE_MAX - SVC_RDMA_BIG_ROUND)
+		return NULL;
+	*cap = (len + SVC_RDMA_BIG_ROUND - 1) & ~(SVC_RDMA_BIG_ROUND - 1);
+	return malloc(*cap);
+}
+
+/* Back to the cache, or freed when the cache is full. */
+static void big_put(struct rpcrdma__svc_rdma *r, void *buf, size_t cap)
+{
+	struct rpcrdma__svc_big *b = buf;
+
+	pthread_mutex_lock(&r->lock);
+	if (cap <= SVC_RDMA_BIG_KEEP_BYTES - r->big_bytes) {
+		b->cap = cap;
+		b->next = r->bigs;
+		r->bigs = b;
+		r->big_bytes += cap;
+		b = NULL;
+	}
+	pthread_mutex_unlock(&r->lock);
+	free(b);
+}
 
 /* Write chunks from which a reply buffer is registered at arrival (smaller
  * bulk items are copied, cheaply), the largest such buffer, and the most
@@ -155,8 +208,8 @@ static void req_clear(struct rpcrdma__svc_rdma *r, struct rdma_req *q)
 {
 	if (q->pre_len)
 		atomic_fetch_sub_explicit(&r->pre_bytes, q->pre_len, memory_order_relaxed);
-	if (!q->registered && q->buf != q->own)
-		free(q->buf);   /* a reply larger than own_cap */
+	if (!q->registered && q->buf && q->buf != q->own)
+		big_put(r, q->buf, q->big_cap);   /* a reply larger than own_cap */
 	q->buf = NULL;
 }
 
@@ -193,6 +246,12 @@ static int req_pool_init(struct rpcrdma__svc_rdma *r, unsigned grant, size_t own
 
 static void req_pool_fini(struct rpcrdma__svc_rdma *r)
 {
+	while (r->bigs) {
+		struct rpcrdma__svc_big *b = r->bigs;
+
+		r->bigs = b->next;
+		free(b);
+	}
 	while (r->free) {
 		struct rdma_req *q = r->free;
 
@@ -349,7 +408,7 @@ static void *rdma_reply_buf(void *priv, void *ctx, size_t max)
 	}
 	if (max <= ((struct rpcrdma__svc_rdma *)priv)->own_cap)
 		return q->own;
-	return malloc(max);
+	return big_get(priv, max, &q->big_cap);
 }
 
 static void rdma_bulk(void *priv, void *ctx, size_t offset, size_t len)

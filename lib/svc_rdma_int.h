@@ -37,6 +37,10 @@ struct rpcrdma__svc_rdma {
 	struct rdma_req *free;          /* the pool of requests (lock) */
 	unsigned nfree, nkeep;          /* on it; the most it keeps */
 	size_t own_cap;                 /* each one's reply buffer */
+	/* Reply buffers larger than own_cap (replies by reply chunk) kept
+	 * for reuse, at most SVC_RDMA_BIG_KEEP_BYTES of them (lock). */
+	struct rpcrdma__svc_big *bigs;
+	size_t big_bytes;
 	bool switch_creds;              /* RPCRDMA_SVC_HANDLERS_SWITCH_CREDS */
 
 	/* Replies waiting for the sender thread (see rdma_done). */
