@@ -71,6 +71,18 @@ static void conn_free(struct rpcrdma__conn *conn)
 	pthread_mutex_unlock(&l->lock);
 }
 
+void rpcrdma__conn_established(struct rpcrdma__conn *conn)
+{
+	if (atomic_exchange_explicit(&conn->established, true, memory_order_acq_rel))
+		return;
+	RPCRDMA_TRACE(conn_established, conn->conn_id);
+	pthread_mutex_lock(&conn->lock);
+	if (conn->state == RPCRDMA__CONN_ACCEPTING)
+		conn->state = RPCRDMA__CONN_CONNECTED;
+	pthread_mutex_unlock(&conn->lock);
+	rpcrdma__count(&conn->l->stats, NULL, RPCRDMA_STAT_CONNECTS, 1);
+}
+
 void rpcrdma__conn_put(struct rpcrdma__conn *conn)
 {
 	if (atomic_fetch_sub_explicit(&conn->refs, 1, memory_order_acq_rel) == 1)
@@ -374,6 +386,7 @@ static void conn_setup(struct rpcrdma_listener *l, struct rpcrdma__conn *conn,
 
 	conn->id = id;
 	atomic_init(&conn->refs, 1);
+	atomic_init(&conn->established, false);
 	pthread_mutex_init(&conn->lock, NULL);
 	pthread_mutex_init(&conn->read_lock, NULL);
 	rpcrdma__list_init(&conn->sq_wait);

@@ -345,6 +345,8 @@ struct rpcrdma__conn {
 	/* When the last message arrived (or accept), coarse clock: the idle
 	 * timeout and the connection cap (rdma_conn_limits.c). */
 	_Atomic uint64_t last_ns;
+	/* Counted as connected (rpcrdma__conn_established), once. */
+	atomic_bool established;
 	struct rdma_cm_id *id;
 	struct ibv_qp *qp;
 	uint32_t qp_num;
@@ -491,6 +493,11 @@ struct rpcrdma__read {
 	bool failed;
 	struct rpcrdma__quiet quiet;    /* wr_id of every Read but the last */
 };
+
+/* The connection is up: at its ESTABLISHED event or its first receive,
+ * whichever the poller sees first (a receive can complete before the CM
+ * event is read); counted in connects once.  Any thread. */
+void rpcrdma__conn_established(struct rpcrdma__conn *conn);
 
 #define RPCRDMA__READ_CACHE 8u
 /* Frees the connection's cached read contexts (conn_free). */

@@ -93,12 +93,7 @@ static int cm_handle(struct rpcrdma__source *s, unsigned budget)
 			continue;
 		switch (type) {
 		case RDMA_CM_EVENT_ESTABLISHED:
-			RPCRDMA_TRACE(conn_established, conn->conn_id);
-			pthread_mutex_lock(&conn->lock);
-			if (conn->state == RPCRDMA__CONN_ACCEPTING)
-				conn->state = RPCRDMA__CONN_CONNECTED;
-			pthread_mutex_unlock(&conn->lock);
-			rpcrdma__count(&l->stats, NULL, RPCRDMA_STAT_CONNECTS, 1);
+			rpcrdma__conn_established(conn);
 			break;
 		case RDMA_CM_EVENT_DISCONNECTED:
 		case RDMA_CM_EVENT_CONNECT_ERROR:

@@ -313,6 +313,8 @@ void rpcrdma__recv_done(struct rpcrdma__cqe *cqe, const struct ibv_wc *wc)
 		rpcrdma__conn_put(conn);
 		return;
 	}
+	if (rpcrdma__unlikely(!atomic_load_explicit(&conn->established, memory_order_relaxed)))
+		rpcrdma__conn_established(conn);
 	call->byte_len = wc->byte_len;
 	RPCRDMA__PCAP(l->pcap, rpcrdma__pcap_recv(l->pcap, &conn->pcap, conn->id, true, call->c.buf,
 						  wc->byte_len));
