@@ -222,6 +222,7 @@ void test_sq_wait(void **state)
 enum step {
 	AT_ACCEPT,       /* rejected by the device: the QP cannot be made */
 	AT_ACCEPT_CM,    /* rdma_accept fails after everything was made */
+	AT_ACCEPT_MR,    /* the first registration fails (the SRQ's, or a pool's) */
 	AT_ACCEPTING,    /* before ESTABLISHED */
 	AT_IDLE,
 	AT_HELD,         /* the upper layer holds a call */
@@ -247,11 +248,13 @@ static void disconnect_at(enum step step, bool srq)
 	o.use_srq = srq;
 	o.srq_depth = 64;
 	start_opts(&o);
-	if (step == AT_ACCEPT || step == AT_ACCEPT_CM) {
+	if (step <= AT_ACCEPT_MR) {
 		if (step == AT_ACCEPT)
 			FV->fail_create_qp = 2;   /* with and without inline data */
-		else
+		else if (step == AT_ACCEPT_CM)
 			FV->fail_accept = 1;
+		else
+			FV->fail_reg_mr = 1;
 		request();
 		cm_run();
 		assert_int_equal(FV->rejects, 1);
