@@ -46,6 +46,8 @@ static void inline_round_trip(bool srq)
 	struct fv_wr *s;
 	struct rpcrdma_cm_private ours;
 	unsigned nrecv;
+	size_t mr_bytes;
+	int mrs;
 
 	start(srq);
 	qp = connect_one();
@@ -59,6 +61,11 @@ static void inline_round_trip(bool srq)
 	/* A queue pair of its own posts the grant's receives at accept. */
 	assert_int_equal(fv_rq_posted(qp), srq ? 0 : 8);
 
+	/* An idle connection has no send buffers: the first call makes them
+	 * (grant 8 + 8 + sig_every 16, of 4 KiB). */
+	mrs = FV->mrs;
+	mr_bytes = FV->mr_bytes;
+
 	fill(pay, sizeof(pay), 1);
 	hdr(&m, 0xabc, RPCRDMA_MSG);
 	put(&m, 0);
@@ -70,6 +77,8 @@ static void inline_round_trip(bool srq)
 	assert_int_equal(T.ncalls, 1);
 	assert_int_equal(T.payload_len[0], sizeof(pay));
 	assert_memory_equal(T.payload[0], pay, sizeof(pay));
+	assert_int_equal(FV->mrs, mrs + 1);
+	assert_int_equal(FV->mr_bytes, mr_bytes + 32 * 4096);
 	assert_int_equal(rpcrdma_call_conn_id(T.calls[0]), 1);
 
 	nrecv = FV->nrecvs;

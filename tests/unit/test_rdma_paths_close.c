@@ -225,6 +225,7 @@ enum step {
 	AT_ACCEPT_MR,    /* the first registration fails (the SRQ's, or a pool's) */
 	AT_ACCEPTING,    /* before ESTABLISHED */
 	AT_IDLE,
+	AT_NO_SEND_POOL, /* the first call cannot register the send buffers */
 	AT_HELD,         /* the upper layer holds a call */
 	AT_READING,      /* RDMA Reads outstanding */
 	AT_SQ_WAIT,      /* a chain of Reads waits for send-queue room */
@@ -272,6 +273,15 @@ static void disconnect_at(enum step step, bool srq)
 		cm_run();
 	}
 	switch (step) {
+	case AT_NO_SEND_POOL:
+		FV->fail_reg_mr = 1;
+		inline_call(qp, 1);
+		pump();
+		assert_int_equal(FV->disconnects, 1);
+		assert_int_equal(counter(RPCRDMA_STAT_ERR_DROPPED), 1);
+		assert_int_equal(T.ncalls, 0);
+		assert_int_equal(FV->qps, 0);
+		break;
 	case AT_HELD:
 		inline_call(qp, 1);
 		pump();
@@ -330,8 +340,10 @@ static void disconnect_at(enum step step, bool srq)
 		stop();
 		return;
 	}
-	fv_cm_event(id, RDMA_CM_EVENT_DISCONNECTED);
-	cm_run();
+	if (step != AT_NO_SEND_POOL) {   /* that id is gone already */
+		fv_cm_event(id, RDMA_CM_EVENT_DISCONNECTED);
+		cm_run();
+	}
 	pump();
 	if (step != AT_HELD)
 		assert_int_equal(FV->qps, 0);
