@@ -165,8 +165,9 @@ void test_credit_overrun(void **state)
 }
 
 /*
- * Send-queue waits: with a grant of 1 the send queue holds 36 WRs (35 for
- * chains: one is the drain's).  Calls whose read chunks take 20 Reads each
+ * Send-queue waits: with a grant of 2 the send queue holds 2 * 4 + 16 + 16
+ * = 40 WRs (39 for chains: one is the drain's; a queue this small signals
+ * every Send).  Calls whose read chunks take 20 Reads each
  * (20 segments of 4 bytes) cannot all be posted: the second waits
  * (sq_starved) until the first's Reads complete, then goes; both calls
  * arrive whole.
