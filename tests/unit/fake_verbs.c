@@ -511,7 +511,7 @@ int ibv_query_device(struct ibv_context *context, struct ibv_device_attr *attr)
 	attr->max_sge = 32;
 	attr->max_cqe = 65536;
 	attr->max_srq = 1024;
-	attr->max_srq_wr = 16384;
+	attr->max_srq_wr = 65536;
 	attr->max_qp_rd_atom = 16;
 	attr->max_qp_init_rd_atom = 16;
 	return 0;

@@ -29,7 +29,7 @@
 #define FV_MAX_SGE 4
 #define FV_MAX_QPS 16
 #define FV_MAX_WRS 4096
-#define FV_MAX_RECV 4096
+#define FV_MAX_RECV 65536
 #define FV_MAX_REMOTE 16
 #define FV_MAX_WC 8192
 #define FV_MAX_EVENTS 16

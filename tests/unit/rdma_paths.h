@@ -68,6 +68,7 @@ void test_read_error(void **state);
 void test_recv_error(void **state);
 void test_credit_overrun(void **state);
 void test_sq_wait(void **state);
+void test_deep_srq_one_cq(void **state);
 void test_disconnect_each_step(void **state);
 
 #endif /* RPCRDMA_TEST_RDMA_PATHS_H */

@@ -445,6 +445,7 @@ int main(void)
 		cmocka_unit_test(test_recv_error),
 		cmocka_unit_test(test_credit_overrun),
 		cmocka_unit_test(test_sq_wait),
+		cmocka_unit_test(test_deep_srq_one_cq),
 		cmocka_unit_test(test_disconnect_each_step),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -218,6 +218,36 @@ void test_sq_wait(void **state)
 	stop();
 }
 
+/*
+ * An SRQ whose receives take more than half a CQ (40008 of the fake's
+ * 65536): every CQ of the device holds them all, and a connection on a
+ * CQ that holds them already needs room for its own entries alone.
+ * Three connections share one CQ (each used to be given a CQ of its own,
+ * and the 65th was refused); their calls complete there.
+ */
+void test_deep_srq_one_cq(void **state)
+{
+	struct rpcrdma_listener_opts o;
+	struct ibv_qp *qp[3];
+
+	(void)state;
+	rpcrdma_listener_opts_init(&o);
+	o.max_credits = 8;
+	o.srq_depth = 40000;
+	start_opts(&o);
+	for (unsigned i = 0; i < 3; i++)
+		qp[i] = connect_one();
+	assert_int_equal(FV->cqs, 1);
+	assert_ptr_equal(qp[0]->send_cq, qp[2]->send_cq);
+	for (unsigned i = 0; i < 3; i++) {
+		assert_non_null(qp[i]->srq);
+		inline_call(qp[i], i);
+	}
+	pump();
+	assert_int_equal(T.ncalls, 3);
+	stop();
+}
+
 /* ---- a disconnect at each step ---- */
 
 enum step {
