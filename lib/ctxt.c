@@ -30,6 +30,7 @@ int rpcrdma__pool_init(struct rpcrdma__pool *pool, struct ibv_pd *pd, rpcrdma__d
 	if (buf_size) {
 		if (posix_memalign((void **)&pool->bufs, 4096, (size_t)count * buf_size)) {
 			free(pool->ctxts);
+			memset(pool, 0, sizeof(*pool));   /* fini: a no-op */
 			return -ENOMEM;
 		}
 		memset(pool->bufs, 0, (size_t)count * buf_size);
@@ -39,6 +40,7 @@ int rpcrdma__pool_init(struct rpcrdma__pool *pool, struct ibv_pd *pd, rpcrdma__d
 
 			free(pool->bufs);
 			free(pool->ctxts);
+			memset(pool, 0, sizeof(*pool));
 			return err;
 		}
 	}

@@ -135,6 +135,26 @@ int rpcrdma__poller_cq_get(struct rpcrdma_poller *p, struct ibv_context *verbs, 
 	return err;
 }
 
+int rpcrdma__poller_cq_get_among(struct rpcrdma_poller *p, struct ibv_context *verbs,
+				 int entries, int extra, struct rpcrdma__cq *const *known,
+				 unsigned nknown, struct rpcrdma__cq **out, bool *took_extra)
+{
+	int i;
+
+	pthread_mutex_lock(&p->lock);
+	i = rpcrdma__cq_pick(known, nknown, verbs, entries);
+	if (i >= 0 && cq_grow(p, known[i], entries) == 0) {
+		known[i]->reserved += entries;
+		pthread_mutex_unlock(&p->lock);
+		*took_extra = false;
+		*out = known[i];
+		return 0;
+	}
+	pthread_mutex_unlock(&p->lock);
+	*took_extra = true;
+	return rpcrdma__poller_cq_get(p, verbs, entries + extra, out);
+}
+
 void rpcrdma__poller_cq_put(struct rpcrdma__cq *cq, int entries)
 {
 	struct rpcrdma_poller *p = cq->src.poller;

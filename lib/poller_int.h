@@ -122,6 +122,13 @@ struct rpcrdma_poller {
  * (or until rpcrdma__poller_cq_drop). */
 int rpcrdma__poller_cq_get(struct rpcrdma_poller *p, struct ibv_context *verbs, int entries,
 			   struct rpcrdma__cq **out);
+/* The same, first among known[0, nknown) (CQs of the pool that already
+ * hold extra entries for the caller: a device's, holding its SRQ's
+ * receives) for entries alone; else any CQ, as rpcrdma__poller_cq_get, for
+ * entries + extra (*took_extra: which of the two was reserved). */
+int rpcrdma__poller_cq_get_among(struct rpcrdma_poller *p, struct ibv_context *verbs,
+				 int entries, int extra, struct rpcrdma__cq *const *known,
+				 unsigned nknown, struct rpcrdma__cq **out, bool *took_extra);
 void rpcrdma__poller_cq_put(struct rpcrdma__cq *cq, int entries);
 /* The pool's choice among cqs[0, ncq): the index of the least-loaded CQ of
  * verbs that can hold entries more without exceeding max_cqe, or -1. */

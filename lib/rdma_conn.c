@@ -465,18 +465,24 @@ static int conn_create_qp(struct rpcrdma_listener *l, struct rpcrdma__conn *conn
 	return 0;
 }
 
-/* The send pool and, without the SRQ, the receive pool and its posted
- * receives.  0 or a negative errno. */
+int rpcrdma__conn_send_pool(struct rpcrdma__conn *conn)
+{
+	return rpcrdma__pool_init(&conn->send_pool, conn->dev->pd, rpcrdma__send_done,
+				  rpcrdma_credits_grant(&conn->credits) + 8 + conn->sig_every,
+				  sizeof(struct rpcrdma__send), conn->send_inline,
+				  IBV_ACCESS_LOCAL_WRITE);
+}
+
+/* Without the SRQ, the receive pool and its posted receives (the send
+ * pool waits for the first call: rpcrdma__conn_send_pool).  0 or a
+ * negative errno. */
 static int conn_pools(struct rpcrdma_listener *l, struct rpcrdma__conn *conn, uint32_t grant)
 {
 	struct ibv_pd *pd = conn->dev->pd;
 	int err;
 
-	err = rpcrdma__pool_init(&conn->send_pool, pd, rpcrdma__send_done,
-				 grant + 8 + conn->sig_every,
-				 sizeof(struct rpcrdma__send), conn->send_inline, IBV_ACCESS_LOCAL_WRITE);
-	if (err || conn->on_srq)
-		return err;
+	if (conn->on_srq)
+		return 0;
 	err = rpcrdma__pool_init(&conn->recv_pool, pd, rpcrdma__recv_done,
 				 rpcrdma__conn_recvs(conn, grant),
 				 sizeof(struct rpcrdma_call), l->opts.recv_inline,

@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "diag_int.h"
@@ -22,10 +23,21 @@ int rpcrdma__conn_cq_get(struct rpcrdma__conn *conn, int entries)
 	/* The SRQ's receives complete on the CQ of the queue pair that takes
 	 * them: every CQ of the device must hold them all. */
 	int share = dev->srq ? (int)dev->srq_posted : 0;
-	bool known = false;
+	struct rpcrdma__cq *cqs[RPCRDMA__MAX_CQS];
+	unsigned ncqs;
+	bool known = false, took_share;
 	int err;
 
-	err = rpcrdma__poller_cq_get(l->poller, dev->verbs, entries + share, &conn->cq);
+	/* A CQ that holds the share already needs room for entries alone
+	 * (asking every CQ for the share again gave each connection a CQ of
+	 * its own, and refused the 65th, once the share passed max_cqe / 2).
+	 * Accepts of one listener are serialized: the list stays as read. */
+	pthread_mutex_lock(&l->lock);
+	ncqs = dev->ncqs;
+	memcpy(cqs, dev->cqs, ncqs * sizeof(cqs[0]));
+	pthread_mutex_unlock(&l->lock);
+	err = rpcrdma__poller_cq_get_among(l->poller, dev->verbs, entries, share, cqs, ncqs,
+					   &conn->cq, &took_share);
 	if (err)
 		return err;
 	pthread_mutex_lock(&l->lock);
@@ -34,7 +46,7 @@ int rpcrdma__conn_cq_get(struct rpcrdma__conn *conn, int entries)
 	if (!known)
 		dev->cqs[dev->ncqs++] = conn->cq;  /* at most the pool's size */
 	pthread_mutex_unlock(&l->lock);
-	if (known && share)
+	if (known && took_share && share)
 		rpcrdma__poller_cq_put(conn->cq, share);
 	return 0;
 }

@@ -395,7 +395,8 @@ struct rpcrdma__conn {
 	struct rpcrdma__list sends;
 	unsigned unsignaled, sig_every; /* Sends since the last signaled one */
 	/*
-	 * Send contexts: grant + 8 + sig_every.  Each received call reserves
+	 * Send contexts: grant + 8 + sig_every, made at the first call
+	 * (send_pool.ctxts NULL until then).  Each received call reserves
 	 * one (struct rpcrdma_call.send) before anything else; a call that
 	 * finds none waits, holding its receive, on send_wait (conn->lock),
 	 * and a send completion hands it the contexts it gives back
@@ -637,6 +638,12 @@ void rpcrdma__call_deliver(struct rpcrdma_call *call);
 void rpcrdma__send_error(struct rpcrdma_call *call, bool vers);
 /* Releases a call without reply (drop), and its reserved send context. */
 void rpcrdma__call_release(struct rpcrdma_call *call);
+/* conn->lock held, the first call of conn: allocates and registers its
+ * send pool (grant + 8 + sig_every buffers of send_inline bytes), which
+ * an idle connection that never called does without; its charge (xprt.h,
+ * RESOURCE ACCOUNTING) was made at accept.  0 or a negative errno, the
+ * pool then untouched (rdma_conn.c). */
+int rpcrdma__conn_send_pool(struct rpcrdma__conn *conn);
 /* A send context of conn's pool, cleared, or NULL (rdma_send.c). */
 struct rpcrdma__send *rpcrdma__send_get(struct rpcrdma__conn *conn);
 /* Gives back a send context that was never posted. */

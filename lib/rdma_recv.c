@@ -231,21 +231,28 @@ out_drop:
 /*
  * Reserves the call's send context, or queues the call on conn->send_wait
  * (behind any call already there, in arrival order) and returns false; on
- * a closing connection (whose queue is flushed once) releases the call.
+ * a closing connection (whose queue is flushed once) releases the call, and
+ * when the connection's first call cannot make its send pool, closes it and
+ * releases the call.
  */
 static bool send_reserve(struct rpcrdma_call *call)
 {
 	struct rpcrdma__conn *conn = call->conn;
-	bool got, closing;
+	bool got, closing, nopool = false;
 
 	pthread_mutex_lock(&conn->lock);
 	closing = conn->state == RPCRDMA__CONN_CLOSING;
-	if (!closing && rpcrdma__list_empty(&conn->send_wait))
+	/* The first call makes the send pool (an idle connection has none). */
+	if (rpcrdma__unlikely(!closing && !conn->send_pool.ctxts))
+		nopool = rpcrdma__conn_send_pool(conn) != 0;
+	if (!closing && !nopool && rpcrdma__list_empty(&conn->send_wait))
 		call->send = rpcrdma__send_get(conn);
 	got = call->send != NULL;
-	if (!got && !closing)
+	if (!got && !closing && !nopool)
 		rpcrdma__list_add_tail(&conn->send_wait, &call->c.node);
 	pthread_mutex_unlock(&conn->lock);
+	if (rpcrdma__unlikely(nopool))
+		goto out_nopool;
 	if (!got && !closing)
 		RPCRDMA_TRACE(send_ctx_wait, conn->conn_id, call->byte_len);
 	if (closing)
@@ -253,6 +260,13 @@ static bool send_reserve(struct rpcrdma_call *call)
 	else if (!got)
 		rpcrdma__count(&conn->stats, &conn->l->stats, RPCRDMA_STAT_SEND_WAITED, 1);
 	return got;
+
+out_nopool:
+	/* No reply could ever be sent: as a QP that could not be made. */
+	rpcrdma__count(&conn->stats, &conn->l->stats, RPCRDMA_STAT_ERR_DROPPED, 1);
+	rpcrdma__conn_close(conn, "no memory for send buffers");
+	rpcrdma__call_release(call);
+	return false;
 }
 
 void rpcrdma__recv_resume(struct rpcrdma__conn *conn)

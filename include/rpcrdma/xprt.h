@@ -86,7 +86,8 @@
  *    listener is charged for them as if it had its own, so one group's
  *    usage never depends on which group came first;
  *  - per connection, from accept until it is freed: as hca_object 1 QP, 1 MR
- *    (send buffers) and, without the SRQ (none, or its buffers all
+ *    (send buffers, registered at its first call: charged from accept
+ *    all the same) and, without the SRQ (none, or its buffers all
  *    promised at accept), 1 MR (receive buffers): 2 with an
  *    SRQ, 3 without;
  *  - per registered buffer of the bulk cache (bulk_cache_bytes; RDMA Read
@@ -173,11 +174,14 @@ struct rpcrdma_listener_opts {
 	 * active one without a call in progress -- or, when every one has a
 	 * call in progress, the least recently active -- and is accepted
 	 * (RPCRDMA_STAT_CAP_CLOSES).  0: no limit (default 256).  An idle
-	 * connection costs the server about 1 MiB with the default credits
-	 * and inline sizes (send and receive buffers, queue pair), measured
-	 * in tests/vm/payloads/rdma-idle: the default cap bounds that near
-	 * 256 MiB.  The client of a closed connection sees a disconnect and
-	 * reconnects when it calls again. */
+	 * connection that never called costs the server about 0.6 MB over
+	 * soft-RoCE with the default credits and inline sizes (its queue
+	 * pair's rings, and 256 KiB of receive buffers when it is not on the
+	 * SRQ); its first call adds its send buffers (grant + 24 of
+	 * send_inline bytes: 352 KiB), measured in tests/vm/payloads/
+	 * rdma-scale: the default cap bounds that near 256 MiB.  The client
+	 * of a closed connection sees a disconnect and reconnects when it
+	 * calls again. */
 	uint32_t idle_timeout_ms;
 	uint32_t max_conns;
 	/* READ BUDGET (see above): registered bytes calls' read chunks are

@@ -3,7 +3,9 @@
  * rdma-idle ADDR PORT MAX HOLD_S: opens up to MAX RDMA connections to a
  * server one after the other (raw rdma_cm, one shared PD and CQ, one
  * receive posted each, nothing ever sent), stops at the first that fails,
- * prints "held N" and the reason of the failure, then "ready", and keeps
+ * prints "held N" and the reason of the failure, "opened N in MS ms" (the
+ * wall time from the first request to the last ESTABLISHED), then
+ * "ready", and keeps
  * them open and idle for HOLD_S seconds (or until SIGTERM), noting each one
  * the server disconnects.  At the end it prints
  *   "closed K first F last L" (K connections disconnected by the server,
@@ -167,12 +169,18 @@ int main(int argc, char **argv)
 	if (!h.closed || !h.ech)
 		return 1;
 	signal(SIGTERM, on_term);
+	struct timespec t0, t1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	while (n < h.max && !stop) {
 		if (open_one(&h, ai->ai_addr, n, &why))
 			break;
 		n++;
 	}
-	printf("held %d (stopped: %s)\nready\n", n, n < h.max ? why : "max reached");
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	printf("held %d (stopped: %s)\n", n, n < h.max ? why : "max reached");
+	printf("opened %d in %lld ms\nready\n", n,
+	       (long long)(t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000);
 	fflush(stdout);
 	end = time(NULL) + atoi(argv[4]);
 	while (!stop && time(NULL) < end) {
