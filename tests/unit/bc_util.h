@@ -201,6 +201,15 @@ static inline bool bc_wait_done(struct bc_state *st, unsigned n)
 	return ok;
 }
 
+/* The status of calls[i], read under the lock (1: not done yet). */
+static inline int bc_status(struct bc_state *st, unsigned i)
+{
+	pthread_mutex_lock(&st->lock);
+	int s = st->calls[i].status;
+	pthread_mutex_unlock(&st->lock);
+	return s;
+}
+
 /* True when a call on conn (closed) fails at once: none sent, -ENOTCONN
  * (the first error st has seen), its done never called. */
 static inline bool bc_refused(struct bc_state *st, struct rpcrdma_svc_conn *conn)

@@ -144,14 +144,6 @@ static unsigned start_calls(struct fix *f, struct seen *c, uint32_t n, uint32_t 
 	return nc;
 }
 
-static int status_of(struct fix *f, unsigned i)
-{
-	pthread_mutex_lock(&f->st.lock);
-	int s = f->st.calls[i].status;
-	pthread_mutex_unlock(&f->st.lock);
-	return s;
-}
-
 static void test_roundtrip(void **state)
 {
 	(void)state;
@@ -281,21 +273,21 @@ static void test_hostile(void **state)
 	send_words(&f, w5, 4);
 	fence(&f, 2);
 	assert_true(bc_wait_done(&f.st, 6));
-	assert_int_equal(status_of(&f, 0), -EBADMSG);
-	assert_int_equal(status_of(&f, 1), -EACCES);
+	assert_int_equal(bc_status(&f.st, 0), -EBADMSG);
+	assert_int_equal(bc_status(&f.st, 1), -EACCES);
 	assert_int_equal(f.st.calls[1].req.reply_stat, 1);
 	assert_int_equal(f.st.calls[1].req.auth_stat, 5);
-	assert_int_equal(status_of(&f, 2), -EREMOTEIO);
+	assert_int_equal(bc_status(&f.st, 2), -EREMOTEIO);
 	assert_int_equal(f.st.calls[2].req.accept_stat, 3);
-	assert_int_equal(status_of(&f, 3), -EBADMSG);
-	assert_int_equal(status_of(&f, 4), -EBADMSG);
-	assert_int_equal(status_of(&f, 5), -EBADMSG);
+	assert_int_equal(bc_status(&f.st, 3), -EBADMSG);
+	assert_int_equal(bc_status(&f.st, 4), -EBADMSG);
+	assert_int_equal(bc_status(&f.st, 5), -EBADMSG);
 	/* the seventh is still pending, then answered properly */
-	assert_int_equal(status_of(&f, 6), 1);
+	assert_int_equal(bc_status(&f.st, 6), 1);
 	uint32_t res = 17;
 	answer(&f, c[6].xid, &res);
 	assert_true(bc_wait_done(&f.st, 7));
-	assert_int_equal(status_of(&f, 6), 0);
+	assert_int_equal(bc_status(&f.st, 6), 0);
 	assert_int_equal(f.st.calls[6].res, 17);
 	fix_stop(&f);
 }
