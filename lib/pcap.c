@@ -381,6 +381,33 @@ static void reth(uint8_t out[16], uint64_t va, uint32_t rkey, uint32_t len)
 	put32(out + 12, len);
 }
 
+/*
+ * Frames one message of the iovecs as packets of opcodes ops (first,
+ * middle, last, only), taking their PSNs from psn.  ext (extlen bytes)
+ * rides on the first packet, or on the last one if ext_last.
+ */
+static int message(struct rpcrdma__pcap *p, const struct rpcrdma__pcap_flow *f,
+		   _Atomic uint32_t *psn, const uint8_t ops[4], const uint8_t *ext,
+		   size_t extlen, bool ext_last, const struct iovec *iov, unsigned iovcnt)
+{
+	size_t len = iov_total(iov, iovcnt), n = npackets(len);
+	uint32_t first = atomic_fetch_add(psn, (uint32_t)n);
+	struct batch b;
+	int err = batch_init(&b, len, n);
+
+	if (err)
+		return err;
+	for (size_t i = 0; i < n; i++) {
+		size_t off = i * RPCRDMA__PCAP_MTU;
+		size_t k = len - off < RPCRDMA__PCAP_MTU ? len - off : RPCRDMA__PCAP_MTU;
+		bool has_ext = ext_last ? i + 1 == n : i == 0;
+
+		batch_frame(&b, f, op_of(i, n, ops), first + (uint32_t)i, ext, has_ext ? extlen : 0,
+			    iov, iovcnt, off, k);
+	}
+	return batch_flush(p, &b);
+}
+
 int rpcrdma__pcap_send(struct rpcrdma__pcap *p, const struct rpcrdma__pcap_flow *f,
 		       _Atomic uint32_t *psn, const struct iovec *iov, unsigned iovcnt, bool inv,
 		       uint32_t inv_rkey)
@@ -389,24 +416,10 @@ int rpcrdma__pcap_send(struct rpcrdma__pcap *p, const struct rpcrdma__pcap_flow 
 					RPCRDMA__IB_SEND_LAST, RPCRDMA__IB_SEND_ONLY };
 	static const uint8_t ops_inv[4] = { RPCRDMA__IB_SEND_FIRST, RPCRDMA__IB_SEND_MIDDLE,
 					    RPCRDMA__IB_SEND_LAST_INV, RPCRDMA__IB_SEND_ONLY_INV };
-	size_t len = iov_total(iov, iovcnt), n = npackets(len);
-	uint32_t first = atomic_fetch_add(psn, (uint32_t)n);
 	uint8_t ieth[4];
-	struct batch b;
-	int err = batch_init(&b, len, n);
 
-	if (err)
-		return err;
 	put32(ieth, inv_rkey);
-	for (size_t i = 0; i < n; i++) {
-		size_t off = i * RPCRDMA__PCAP_MTU;
-		size_t k = len - off < RPCRDMA__PCAP_MTU ? len - off : RPCRDMA__PCAP_MTU;
-		bool last = i + 1 == n;
-
-		batch_frame(&b, f, op_of(i, n, inv ? ops_inv : ops), first + (uint32_t)i, ieth,
-			    inv && last ? 4 : 0, iov, iovcnt, off, k);
-	}
-	return batch_flush(p, &b);
+	return message(p, f, psn, inv ? ops_inv : ops, ieth, inv ? 4 : 0, true, iov, iovcnt);
 }
 
 int rpcrdma__pcap_write(struct rpcrdma__pcap *p, const struct rpcrdma__pcap_flow *f,
@@ -415,23 +428,10 @@ int rpcrdma__pcap_write(struct rpcrdma__pcap *p, const struct rpcrdma__pcap_flow
 {
 	static const uint8_t ops[4] = { RPCRDMA__IB_WRITE_FIRST, RPCRDMA__IB_WRITE_MIDDLE,
 					RPCRDMA__IB_WRITE_LAST, RPCRDMA__IB_WRITE_ONLY };
-	size_t len = iov_total(iov, iovcnt), n = npackets(len);
-	uint32_t first = atomic_fetch_add(psn, (uint32_t)n);
 	uint8_t ext[16];
-	struct batch b;
-	int err = batch_init(&b, len, n);
 
-	if (err)
-		return err;
-	reth(ext, va, rkey, (uint32_t)len);
-	for (size_t i = 0; i < n; i++) {
-		size_t off = i * RPCRDMA__PCAP_MTU;
-		size_t k = len - off < RPCRDMA__PCAP_MTU ? len - off : RPCRDMA__PCAP_MTU;
-
-		batch_frame(&b, f, op_of(i, n, ops), first + (uint32_t)i, ext, i == 0 ? 16 : 0,
-			    iov, iovcnt, off, k);
-	}
-	return batch_flush(p, &b);
+	reth(ext, va, rkey, (uint32_t)iov_total(iov, iovcnt));
+	return message(p, f, psn, ops, ext, 16, false, iov, iovcnt);
 }
 
 int rpcrdma__pcap_read(struct rpcrdma__pcap *p, const struct rpcrdma__pcap_flow *f,

@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "rdma_backward.h"
+#include "rdma_bc_hdr.h"
 #include "rdma_internal.h"
 #include "svc_backward.h"
 
@@ -42,19 +43,6 @@ struct rpcrdma__rdma_bc {
 	atomic_uint inflight;           /* sent, no reply received yet */
 	atomic_uint window;             /* 1 .. conn->bc_recvs */
 };
-
-static uint32_t be32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
-static void put_be32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 24);
-	p[1] = (uint8_t)(v >> 16);
-	p[2] = (uint8_t)(v >> 8);
-	p[3] = (uint8_t)v;
-}
 
 /* ---- posting, on a poller thread ---- */
 
@@ -151,12 +139,8 @@ static int bc_send(void *priv, uint8_t *block, size_t len)
 		goto out_uncount;
 	}
 	uint8_t *p = s->c.buf;
-	memcpy(p, block + RPCRDMA_HDRLEN_MIN, 4);       /* xid: the RPC call's */
-	put_be32(p + 4, RPCRDMA_PROTO_VERSION);
-	put_be32(p + 8, conn->bc_recvs);                /* credits asked for */
-	put_be32(p + 12, RPCRDMA_MSG);
-	memset(p + 16, 0, 12);                          /* no chunks */
-	memcpy(p + RPCRDMA_HDRLEN_MIN, block + RPCRDMA_HDRLEN_MIN, len);
+	/* xid: the RPC call's; credits: the ones asked for */
+	rpcrdma__bc_hdr_put(p, block + RPCRDMA_HDRLEN_MIN, len, conn->bc_recvs);
 	free(block);
 	s->wrs = &s->send_wr;
 	s->sges = &s->send_sge;
@@ -225,9 +209,7 @@ bool rpcrdma__bc_recv(struct rpcrdma_call *call)
 	uint32_t n = call->byte_len;
 
 	/* RDMA_MSG, version 1, no chunks, then an RPC REPLY. */
-	if (n < RPCRDMA_HDRLEN_MIN + 12 || be32(p + 4) != RPCRDMA_PROTO_VERSION ||
-	    be32(p + 12) != RPCRDMA_MSG || be32(p + 16) || be32(p + 20) || be32(p + 24) ||
-	    be32(p + RPCRDMA_HDRLEN_MIN + 4) != 1)
+	if (!rpcrdma__bc_hdr_ok(p, n, 1))
 		return false;
 	pthread_mutex_lock(&conn->lock);
 	struct rpcrdma__rdma_bc *b = conn->bc;
@@ -236,7 +218,7 @@ bool rpcrdma__bc_recv(struct rpcrdma_call *call)
 	 * other, under the forward credit policing (the core drops it). */
 	if (!b || atomic_load(&b->inflight) == 0)
 		return false;
-	uint32_t credits = be32(p + 8);
+	uint32_t credits = rpcrdma__bc_be32(p + 8);
 	if (credits == 0)
 		credits = 1;                            /* as Linux: never stall */
 	if (credits > conn->bc_recvs)

@@ -70,15 +70,12 @@ static bool sync_unqueue(struct rpcrdma_client *c, struct rpcrdma_client_call *c
 	return found;
 }
 
-/* w->m held, call timed out: drops the connection (the call completes
- * -ECONNRESET) or takes the call back if it still waits for credits.
- * Returns with w->m held and w->done. */
-static void sync_timeout(struct rpcrdma_client *c, struct rpcrdma_client_call *call,
-			 struct sync_wait *w)
+/* A call timed out: counts it and breaks the current connection, if any,
+ * with -ETIMEDOUT (shared by the sync wait and by rpcrdma__client_abort). */
+static void timeout_break(struct rpcrdma_client *c)
 {
 	struct cconn *cc;
 
-	pthread_mutex_unlock(&w->m);
 	rpcrdma__count(&c->stats, NULL, RPCRDMA_STAT_TIMEOUTS, 1);
 	pthread_mutex_lock(&c->lock);
 	cc = c->cc;
@@ -89,6 +86,16 @@ static void sync_timeout(struct rpcrdma_client *c, struct rpcrdma_client_call *c
 		rpcrdma__clt_break(c, cc, -ETIMEDOUT);
 		cconn_put(cc);
 	}
+}
+
+/* w->m held, call timed out: drops the connection (the call completes
+ * -ECONNRESET) or takes the call back if it still waits for credits.
+ * Returns with w->m held and w->done. */
+static void sync_timeout(struct rpcrdma_client *c, struct rpcrdma_client_call *call,
+			 struct sync_wait *w)
+{
+	pthread_mutex_unlock(&w->m);
+	timeout_break(c);
 	pthread_mutex_lock(&w->m);
 	while (!w->done) {
 		bool found;
@@ -107,20 +114,9 @@ static void sync_timeout(struct rpcrdma_client *c, struct rpcrdma_client_call *c
 
 bool rpcrdma__client_abort(struct rpcrdma_client *c, struct rpcrdma_client_call *call)
 {
-	struct cconn *cc;
-
 	if (sync_unqueue(c, call))
 		return true;
-	rpcrdma__count(&c->stats, NULL, RPCRDMA_STAT_TIMEOUTS, 1);
-	pthread_mutex_lock(&c->lock);
-	cc = c->cc;
-	if (cc)
-		atomic_fetch_add(&cc->refs, 1);
-	pthread_mutex_unlock(&c->lock);
-	if (cc) {
-		rpcrdma__clt_break(c, cc, -ETIMEDOUT);
-		cconn_put(cc);
-	}
+	timeout_break(c);
 	return false;
 }
 

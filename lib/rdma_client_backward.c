@@ -11,20 +11,8 @@
  */
 #include <errno.h>
 
+#include "rdma_bc_hdr.h"
 #include "rdma_client_int.h"
-
-static uint32_t be32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
-static void put_be32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 24);
-	p[1] = (uint8_t)(v >> 16);
-	p[2] = (uint8_t)(v >> 8);
-	p[3] = (uint8_t)v;
-}
 
 void rpcrdma__client_set_backward(struct rpcrdma_client *c, rpcrdma__client_bc_fn fn, void *arg)
 {
@@ -41,9 +29,7 @@ bool rpcrdma__clt_bc_recv(struct rpcrdma_client *c, struct cconn *cc, struct cre
 	rpcrdma__client_bc_fn fn = atomic_load_explicit(&c->bc_fn, memory_order_acquire);
 
 	/* RDMA_MSG, version 1, no chunks, then an RPC CALL. */
-	if (!fn || len < RPCRDMA_HDRLEN_MIN + 12 || be32(p + 4) != RPCRDMA_PROTO_VERSION ||
-	    be32(p + 12) != RPCRDMA_MSG || be32(p + 16) || be32(p + 20) || be32(p + 24) ||
-	    be32(p + RPCRDMA_HDRLEN_MIN + 4) != 0)
+	if (!fn || !rpcrdma__bc_hdr_ok(p, len, 0))
 		return false;
 	fn(c->bc_arg, p + RPCRDMA_HDRLEN_MIN, len - RPCRDMA_HDRLEN_MIN);
 	rpcrdma__count(&c->stats, NULL, RPCRDMA_STAT_BYTES_RECV, len);
@@ -109,12 +95,8 @@ int rpcrdma__client_backward_reply(struct rpcrdma_client *c, const void *msg, si
 	if (RPCRDMA_HDRLEN_MIN + len > s->c.pool->buf_size)
 		goto out;
 	uint8_t *p = s->c.buf;
-	memcpy(p, msg, 4);                              /* the call's xid */
-	put_be32(p + 4, RPCRDMA_PROTO_VERSION);
-	put_be32(p + 8, RPCRDMA__CLT_BC_RECVS);          /* the backward grant */
-	put_be32(p + 12, RPCRDMA_MSG);
-	memset(p + 16, 0, 12);
-	memcpy(p + RPCRDMA_HDRLEN_MIN, msg, len);
+	/* xid: the call's; credits: the backward grant */
+	rpcrdma__bc_hdr_put(p, msg, len, RPCRDMA__CLT_BC_RECVS);
 	err = bc_post(c, cc, s, (uint32_t)(RPCRDMA_HDRLEN_MIN + len));
 	if (!err)
 		s = NULL;

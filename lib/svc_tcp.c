@@ -237,6 +237,21 @@ static void finish_done(struct tcp_call *done)
 	}
 }
 
+/* c->lock held: queues tc behind the replies waiting to be written,
+ * writes what it can now, then drops c->lock and frees what was sent. */
+static void enqueue_unlock(struct rpcrdma__svc_tcp_conn *c, struct tcp_call *tc)
+{
+	struct tcp_call *done = NULL;
+
+	*c->sq_tail = tc;
+	c->sq_tail = &tc->next;
+	if (c->sq_head == tc)
+		flush(c, &done);
+	rpcrdma__tcp_update_watch(c);
+	pthread_mutex_unlock(&c->lock);
+	finish_done(done);
+}
+
 /* Closes the connection (loop thread or destroy).  Idempotent. */
 /* Closes the connection but keeps the loop's reference; false if it was
  * closed already.  why (NULL: c->why, else "closed") goes to the log. */
@@ -293,7 +308,7 @@ static void *tcp_reply_buf(void *priv, void *ctx, size_t max)
 static void tcp_done(void *priv, void *ctx, void *buf, size_t len)
 {
 	struct rpcrdma__svc_tcp_conn *c = priv;
-	struct tcp_call *tc = ctx, *done = NULL;
+	struct tcp_call *tc = ctx;
 
 	free(tc->iov.iov_base);
 	tc->iov.iov_base = NULL;
@@ -314,13 +329,7 @@ static void tcp_done(void *priv, void *ctx, void *buf, size_t len)
 	rpcrdma__put_be32(tc->base, 0x80000000u | (uint32_t)len);
 	tc->len = 4 + len;
 	tc->next = NULL;
-	*c->sq_tail = tc;
-	c->sq_tail = &tc->next;
-	if (c->sq_head == tc)
-		flush(c, &done);
-	rpcrdma__tcp_update_watch(c);
-	pthread_mutex_unlock(&c->lock);
-	finish_done(done);
+	enqueue_unlock(c, tc);
 }
 
 static struct rpcrdma__svc_bc_slot *tcp_backward(void *priv, void *ctx)
@@ -346,7 +355,7 @@ static int tcp_bc_send(void *priv, uint8_t *block, size_t len)
 		free(block);
 		return -EAGAIN;
 	}
-	struct tcp_call *tc = calloc(1, sizeof(*tc)), *done = NULL;
+	struct tcp_call *tc = calloc(1, sizeof(*tc));
 	if (!tc || len > 0x7fffffffu) {
 		free(tc);
 		free(block);
@@ -368,13 +377,7 @@ static int tcp_bc_send(void *priv, uint8_t *block, size_t len)
 		rpcrdma__tcp_conn_put(c);
 		return -ENOTCONN;
 	}
-	*c->sq_tail = tc;
-	c->sq_tail = &tc->next;
-	if (c->sq_head == tc)
-		flush(c, &done);
-	rpcrdma__tcp_update_watch(c);
-	pthread_mutex_unlock(&c->lock);
-	finish_done(done);
+	enqueue_unlock(c, tc);
 	return 0;
 }
 

@@ -9,6 +9,7 @@
  */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -545,15 +546,26 @@ static void dirent_words(struct wb *w, uint64_t cookie, const char *name)
 	w32(w, NF4DIR);
 }
 
+/* A COMPOUND reply up to READDIR's first entry: SEQUENCE and PUTFH, then
+ * READDIR (full), or READDIR alone; NFS4_OK and the cookie verifier. */
+static void readdir_res_head(struct wb *w, bool full)
+{
+	head(w, NFS4_OK, full ? 3 : 1);
+	if (full) {
+		seq_res(w);
+		w32(w, OP_PUTFH);
+		w32(w, NFS4_OK);
+	}
+	w32(w, OP_READDIR);
+	w32(w, NFS4_OK);
+	wbytes(w, "verifier", 8);
+}
+
 static void test_decode_readdir(void **state)
 {
 	(void)state;
 	struct wb w = { .n = 0 };
-	head(&w, NFS4_OK, 3);
-	seq_res(&w);
-	w32(&w, OP_PUTFH); w32(&w, NFS4_OK);
-	w32(&w, OP_READDIR); w32(&w, NFS4_OK);
-	wbytes(&w, "verifier", 8);
+	readdir_res_head(&w, true);
 	dirent_words(&w, 3, "a");
 	dirent_words(&w, 4, "bb");
 	dirent_words(&w, UINT64_C(0x7fffffffffffffff), "ccc");
@@ -587,17 +599,13 @@ static void test_decode_readdir(void **state)
 
 	/* A name holding a NUL byte, and an attribute list near 2^32. */
 	w.n = 0;
-	head(&w, NFS4_OK, 1);
-	w32(&w, OP_READDIR); w32(&w, NFS4_OK);
-	wbytes(&w, "verifier", 8);
+	readdir_res_head(&w, false);
 	w32(&w, 1); w64(&w, 1); wopaque(&w, "a\0b", 3);
 	w32(&w, 0); w32(&w, 0); w32(&w, 1);
 	memset(&r, 0, sizeof(r));
 	assert_int_equal(decode(&w, w.n, &r), -EBADMSG);
 	w.n = 0;
-	head(&w, NFS4_OK, 1);
-	w32(&w, OP_READDIR); w32(&w, NFS4_OK);
-	wbytes(&w, "verifier", 8);
+	readdir_res_head(&w, false);
 	w32(&w, 1); w64(&w, 1); wstr(&w, "x"); w32(&w, 0); w32(&w, UINT32_MAX - 2);
 	memset(&r, 0, sizeof(r));
 	assert_int_equal(decode(&w, w.n, &r), -EBADMSG);
@@ -668,11 +676,7 @@ static void test_decode_mutations(void **state)
 	mutate_and_decode(&w, &seed);
 
 	w.n = 0;
-	head(&w, NFS4_OK, 3);
-	seq_res(&w);
-	w32(&w, OP_PUTFH); w32(&w, NFS4_OK);
-	w32(&w, OP_READDIR); w32(&w, NFS4_OK);
-	wbytes(&w, "verifier", 8);
+	readdir_res_head(&w, true);
 	dirent_words(&w, 3, "a");
 	dirent_words(&w, 4, "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb");
 	dirent_words(&w, 5, "c");

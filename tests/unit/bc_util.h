@@ -201,6 +201,38 @@ static inline bool bc_wait_done(struct bc_state *st, unsigned n)
 	return ok;
 }
 
+/* The status of calls[i], read under the lock (1: not done yet). */
+static inline int bc_status(struct bc_state *st, unsigned i)
+{
+	pthread_mutex_lock(&st->lock);
+	int s = st->calls[i].status;
+	pthread_mutex_unlock(&st->lock);
+	return s;
+}
+
+/* True when a call on conn (closed) fails at once: none sent, -ENOTCONN
+ * (the first error st has seen), its done never called. */
+static inline bool bc_refused(struct bc_state *st, struct rpcrdma_svc_conn *conn)
+{
+	pthread_mutex_lock(&st->lock);
+	unsigned sent = bc_send(st, conn, 1, 0, 0);
+	bool ok = sent == 0 && st->last_err == -ENOTCONN;
+	pthread_mutex_unlock(&st->lock);
+	return ok;
+}
+
+/* After the connection went away with the first n calls pending: true when
+ * all n ended -ECONNRESET, the handle says it is down, and a call on it is
+ * refused (bc_refused). */
+static inline bool bc_all_reset(struct bc_state *st, unsigned n)
+{
+	bool ok = bc_wait_done(st, n);
+	for (unsigned i = 0; i < n; i++)
+		ok = ok && st->calls[i].status == -ECONNRESET;
+	ok = ok && rpcrdma_svc_conn_connected(st->conn) == 0;
+	return bc_refused(st, st->conn) && ok;
+}
+
 /* The callback program the clients serve: INC returns its argument + 1. */
 static int cb_inc(struct rpcrdma_svc_call *call, void *args, void *res)
 {

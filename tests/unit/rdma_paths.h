@@ -60,6 +60,7 @@ int reply_iov(unsigned i, const void *p, size_t len, size_t bulk_off, size_t bul
 void chunky_call(struct ibv_qp *qp, uint32_t xid, uint8_t *wmem, uint32_t seg1, uint32_t seg2,
 		 uint8_t *rmem, uint32_t rc, uint32_t *wkey, uint32_t *rkey);
 void read_call(struct ibv_qp *qp, uint32_t xid, uint8_t *data, uint32_t rkey, unsigned nseg);
+void inline_msg(struct ibv_qp *qp, uint32_t xid, const uint8_t *pay, size_t len);
 void inline_call(struct ibv_qp *qp, uint32_t xid);
 
 /* The cases of test_rdma_paths_close.c. */

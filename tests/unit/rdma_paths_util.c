@@ -279,15 +279,21 @@ void read_call(struct ibv_qp *qp, uint32_t xid, uint8_t *data, uint32_t rkey,
 	assert_true(fv_deliver(qp, m.w, (uint32_t)(m.n * 4)));
 }
 
-void inline_call(struct ibv_qp *qp, uint32_t xid)
+void inline_msg(struct ibv_qp *qp, uint32_t xid, const uint8_t *pay, size_t len)
 {
-	uint8_t pay[8] = { 0 };
 	struct msg m;
 
 	hdr(&m, xid, RPCRDMA_MSG);
 	put(&m, 0);
 	put(&m, 0);
 	put(&m, 0);
-	body(&m, pay, sizeof(pay));
+	body(&m, pay, len);
 	assert_true(fv_deliver(qp, m.w, (uint32_t)(m.n * 4)));
+}
+
+void inline_call(struct ibv_qp *qp, uint32_t xid)
+{
+	uint8_t pay[8] = { 0 };
+
+	inline_msg(qp, xid, pay, sizeof(pay));
 }

@@ -184,6 +184,20 @@ static size_t reply_hdr(uint8_t *out, const struct rpcrdma_hdr *h, const uint32_
 	return (size_t)n;
 }
 
+/* Sends the NULL call xid inline under the header d, encoded in hb and
+ * parsed into *h (which points into hb), the call built in *x (empty);
+ * leaves its RPC reply in *x to be sent. */
+static void null_call(struct wire *w, uint32_t xid, const struct rpcrdma_call_desc *d,
+		      uint8_t hb[1024], struct rpcrdma_hdr *h, struct xb *x)
+{
+	size_t hl = call_hdr(hb, d, h);
+
+	rpc_call(x, xid, 0);
+	send_msg(w, true, hb, hl, x->buf, x->len, false);
+	x->len = 0;
+	rpc_reply(x, xid);
+}
+
 /* NULL, inline both ways. */
 static void x_null(struct wire *w, uint32_t xid)
 {
@@ -191,12 +205,8 @@ static void x_null(struct wire *w, uint32_t xid)
 	uint8_t hb[1024], rb[1024];
 	struct rpcrdma_hdr h;
 	struct xb x = { .len = 0 };
-	size_t hl = call_hdr(hb, &d, &h);
 
-	rpc_call(&x, xid, 0);
-	send_msg(w, true, hb, hl, x.buf, x.len, false);
-	x.len = 0;
-	rpc_reply(&x, xid);
+	null_call(w, xid, &d, hb, &h, &x);
 	send_msg(w, false, rb, reply_hdr(rb, &h, NULL, 0, false, 0), x.buf, x.len, false);
 }
 
@@ -285,12 +295,8 @@ static void x_reply_chunk(struct wire *w, uint32_t xid)
 	uint8_t hb[1024], rb[1024];
 	struct rpcrdma_hdr h;
 	struct xb x = { .len = 0 };
-	size_t hl = call_hdr(hb, &d, &h);
 
-	rpc_call(&x, xid, 0);
-	send_msg(w, true, hb, hl, x.buf, x.len, false);
-	x.len = 0;
-	rpc_reply(&x, xid);
+	null_call(w, xid, &d, hb, &h, &x);
 	struct iovec iov = { x.buf, x.len };
 
 	assert_int_equal(rpcrdma__pcap_write(w->p, &w->s2c, &w->spsn, rc.offset, rc.handle, &iov,

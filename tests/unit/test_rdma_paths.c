@@ -41,7 +41,6 @@
 static void inline_round_trip(bool srq)
 {
 	uint8_t pay[64], rep[40];
-	struct msg m;
 	struct ibv_qp *qp;
 	struct fv_wr *s;
 	struct rpcrdma_cm_private ours;
@@ -67,12 +66,7 @@ static void inline_round_trip(bool srq)
 	mr_bytes = FV->mr_bytes;
 
 	fill(pay, sizeof(pay), 1);
-	hdr(&m, 0xabc, RPCRDMA_MSG);
-	put(&m, 0);
-	put(&m, 0);
-	put(&m, 0);
-	body(&m, pay, sizeof(pay));
-	assert_true(fv_deliver(qp, m.w, (uint32_t)(m.n * 4)));
+	inline_msg(qp, 0xabc, pay, sizeof(pay));
 	pump();
 	assert_int_equal(T.ncalls, 1);
 	assert_int_equal(T.payload_len[0], sizeof(pay));

@@ -28,19 +28,13 @@
 void test_send_error_closes(void **state)
 {
 	uint8_t pay[8] = { 0 };
-	struct msg m;
 	struct ibv_qp *qp;
 
 	(void)state;
 	start(false);
 	qp = connect_one();
 	for (uint32_t x = 0; x < 3; x++) {
-		hdr(&m, x, RPCRDMA_MSG);
-		put(&m, 0);
-		put(&m, 0);
-		put(&m, 0);
-		body(&m, pay, sizeof(pay));
-		assert_true(fv_deliver(qp, m.w, (uint32_t)(m.n * 4)));
+		inline_call(qp, x);
 	}
 	pump();
 	assert_int_equal(T.ncalls, 3);
@@ -139,7 +133,6 @@ void test_recv_error(void **state)
 void test_credit_overrun(void **state)
 {
 	uint8_t pay[8] = { 0 };
-	struct msg m;
 	struct ibv_qp *qp;
 	unsigned n = 0;
 
@@ -147,12 +140,7 @@ void test_credit_overrun(void **state)
 	start(true);
 	qp = connect_one();
 	while (FV->disconnects == 0 && n < 40) {
-		hdr(&m, n++, RPCRDMA_MSG);
-		put(&m, 0);
-		put(&m, 0);
-		put(&m, 0);
-		body(&m, pay, sizeof(pay));
-		assert_true(fv_deliver(qp, m.w, (uint32_t)(m.n * 4)));
+		inline_call(qp, n++);
 		pump();
 	}
 	assert_int_equal(n, 8 + 8 + 1);

@@ -45,14 +45,26 @@ static void fix_stop(struct fix *f)
 	bc_state_fini(&f->st);
 }
 
+/* Puts nw (at most 16) words in network order at m; returns their bytes. */
+static size_t put_words(uint8_t *m, const uint32_t *w, size_t nw)
+{
+	assert_true(nw <= 16);
+	for (size_t i = 0; i < nw; i++)
+		put32(m + 4 * i, w[i]);
+	return 4 * nw;
+}
+
+static void send_words(struct fix *f, const uint32_t *w, size_t nw)
+{
+	uint8_t m[64];
+	assert_int_equal(send_record(f->fd, m, put_words(m, w, nw)), 0);
+}
+
 /* Asks the server to send n backward calls (value, value+1, ...). */
 static void ask(struct fix *f, uint32_t xid, uint32_t n, uint32_t value, uint32_t timeout_ms)
 {
-	uint8_t m[64];
 	uint32_t w[] = { xid, 0, 2, BC_PROG, 1, 1, 0, 0, 0, 0, n, value, timeout_ms, 0 };
-	for (size_t i = 0; i < sizeof(w) / 4; i++)
-		put32(m + 4 * i, w[i]);
-	assert_int_equal(send_record(f->fd, m, sizeof(w)), 0);
+	send_words(f, w, sizeof(w) / 4);
 }
 
 /* Reads records until the reply to xid; backward calls met on the way are
@@ -105,40 +117,39 @@ static struct seen read_call(struct fix *f)
 /* Sends an accepted SUCCESS reply with one result word (or none if !res). */
 static void answer(struct fix *f, uint32_t xid, const uint32_t *res)
 {
-	uint8_t m[32];
 	uint32_t w[] = { xid, 1, 0, 0, 0, 0, res ? *res : 0 };
-	size_t nw = res ? 7 : 6;
-	for (size_t i = 0; i < nw; i++)
-		put32(m + 4 * i, w[i]);
-	assert_int_equal(send_record(f->fd, m, 4 * nw), 0);
+	send_words(f, w, res ? 7 : 6);
 }
 
-static void send_words(struct fix *f, const uint32_t *w, size_t nw)
+/* A fore call with no backward calls: its reply proves that what the
+ * client sent before it was read; no backward call may come first. */
+static void fence(struct fix *f, uint32_t xid)
 {
-	uint8_t m[64];
-	for (size_t i = 0; i < nw; i++)
-		put32(m + 4 * i, w[i]);
-	assert_int_equal(send_record(f->fd, m, 4 * nw), 0);
+	struct seen none[1];
+	unsigned n = 0;
+	ask(f, xid, 0, 0, 0);
+	assert_int_equal(read_until_reply(f, xid, none, 0, &n), 0);
 }
 
-static int status_of(struct fix *f, unsigned i)
+/* Starts f and has the server send n backward calls (arguments value,
+ * value + 1, ...) in its reply to a fore call; reads them into c (room
+ * for 8).  Returns how many were read. */
+static unsigned start_calls(struct fix *f, struct seen *c, uint32_t n, uint32_t value,
+			    uint32_t timeout_ms)
 {
-	pthread_mutex_lock(&f->st.lock);
-	int s = f->st.calls[i].status;
-	pthread_mutex_unlock(&f->st.lock);
-	return s;
+	unsigned nc = 0;
+	fix_start(f);
+	ask(f, 1, n, value, timeout_ms);
+	assert_int_equal(read_until_reply(f, 1, c, 8, &nc), n);
+	return nc;
 }
 
 static void test_roundtrip(void **state)
 {
 	(void)state;
 	struct fix f;
-	fix_start(&f);
-	struct seen c[4];
-	unsigned nc = 0;
-	ask(&f, 100, 1, 41, 0);
-	assert_int_equal(read_until_reply(&f, 100, c, 4, &nc), 1);
-	assert_int_equal(nc, 1);
+	struct seen c[8];
+	assert_int_equal(start_calls(&f, c, 1, 41, 0), 1);
 	assert_int_equal(c[0].prog, CB_PROG);
 	assert_int_equal(c[0].vers, 1);
 	assert_int_equal(c[0].proc, 1);
@@ -155,9 +166,7 @@ static void test_roundtrip(void **state)
 	struct rpcrdma_svc_stats before, after;
 	rpcrdma_svc_get_stats(f.s.svc, &before, sizeof(before));
 	answer(&f, c[0].xid, &res);
-	/* a fore call after it proves the reply was read */
-	ask(&f, 101, 0, 0, 0);
-	assert_int_equal(read_until_reply(&f, 101, c, 4, &nc), 0);
+	fence(&f, 101);
 	rpcrdma_svc_get_stats(f.s.svc, &after, sizeof(after));
 	assert_int_equal(after.dropped, before.dropped + 1);
 	assert_int_equal(f.st.calls[0].done_count, 1);
@@ -168,18 +177,14 @@ static void test_timeout_then_late_reply(void **state)
 {
 	(void)state;
 	struct fix f;
-	fix_start(&f);
-	struct seen c[4];
-	unsigned nc = 0;
-	ask(&f, 1, 2, 7, 50);
-	assert_int_equal(read_until_reply(&f, 1, c, 4, &nc), 2);
+	struct seen c[8];
+	start_calls(&f, c, 2, 7, 50);
 	assert_true(bc_wait_done(&f.st, 2));
 	assert_int_equal(f.st.calls[0].status, -ETIMEDOUT);
 	assert_int_equal(f.st.calls[1].status, -ETIMEDOUT);
 	uint32_t res = 8;
 	answer(&f, c[0].xid, &res);
-	ask(&f, 2, 0, 0, 0);
-	assert_int_equal(read_until_reply(&f, 2, c, 4, &nc), 0);
+	fence(&f, 2);
 	assert_int_equal(f.st.calls[0].done_count, 1);
 	assert_int_equal(f.st.calls[0].status, -ETIMEDOUT);
 	fix_stop(&f);
@@ -189,22 +194,11 @@ static void test_close_pending(void **state)
 {
 	(void)state;
 	struct fix f;
-	fix_start(&f);
 	struct seen c[8];
-	unsigned nc = 0;
-	ask(&f, 1, 3, 0, 600000);
-	assert_int_equal(read_until_reply(&f, 1, c, 8, &nc), 3);
+	start_calls(&f, c, 3, 0, 600000);
 	close(f.fd);
 	f.fd = -1;
-	assert_true(bc_wait_done(&f.st, 3));
-	for (unsigned i = 0; i < 3; i++)
-		assert_int_equal(f.st.calls[i].status, -ECONNRESET);
-	assert_int_equal(rpcrdma_svc_conn_connected(f.st.conn), 0);
-	/* a call on the closed connection fails at once, done never called */
-	pthread_mutex_lock(&f.st.lock);
-	assert_int_equal(bc_send(&f.st, f.st.conn, 1, 0, 0), 0);
-	assert_int_equal(f.st.last_err, -ENOTCONN);
-	pthread_mutex_unlock(&f.st.lock);
+	assert_true(bc_all_reset(&f.st, 3));
 	fix_stop(&f);
 }
 
@@ -213,11 +207,8 @@ static void test_destroy_pending(void **state)
 {
 	(void)state;
 	struct fix f;
-	fix_start(&f);
 	struct seen c[8];
-	unsigned nc = 0;
-	ask(&f, 1, 4, 0, 600000);
-	assert_int_equal(read_until_reply(&f, 1, c, 8, &nc), 4);
+	start_calls(&f, c, 4, 0, 600000);
 	struct rpcrdma_svc_conn *conn = f.st.conn;
 	f.st.conn = NULL;
 	close(f.fd);
@@ -232,10 +223,7 @@ static void test_destroy_pending(void **state)
 		assert_int_equal(f.st.calls[i].done_count, 1);
 	}
 	assert_int_equal(rpcrdma_svc_conn_connected(conn), 0);
-	pthread_mutex_lock(&f.st.lock);
-	assert_int_equal(bc_send(&f.st, conn, 1, 0, 0), 0);
-	assert_int_equal(f.st.last_err, -ENOTCONN);
-	pthread_mutex_unlock(&f.st.lock);
+	assert_true(bc_refused(&f.st, conn));
 	rpcrdma_svc_conn_put(conn);
 	bc_state_fini(&f.st);
 }
@@ -245,11 +233,8 @@ static void test_destroy_open(void **state)
 {
 	(void)state;
 	struct fix f;
-	fix_start(&f);
 	struct seen c[8];
-	unsigned nc = 0;
-	ask(&f, 1, 2, 0, 600000);
-	assert_int_equal(read_until_reply(&f, 1, c, 8, &nc), 2);
+	start_calls(&f, c, 2, 0, 600000);
 	rpcrdma_svc_destroy(f.s.svc);
 	testprog_destroy(f.s.tp);
 	assert_int_equal(f.st.calls[0].status, -ECANCELED);
@@ -262,11 +247,8 @@ static void test_hostile(void **state)
 {
 	(void)state;
 	struct fix f;
-	fix_start(&f);
 	struct seen c[8];
-	unsigned nc = 0;
-	ask(&f, 1, 7, 10, 600000);
-	assert_int_equal(read_until_reply(&f, 1, c, 8, &nc), 7);
+	start_calls(&f, c, 7, 10, 600000);
 	/* wrong xids: nothing matches, every call still pending */
 	for (uint32_t i = 0; i < 7; i++) {
 		uint32_t res = 1;
@@ -289,24 +271,23 @@ static void test_hostile(void **state)
 	/* reply_stat 7: -EBADMSG */
 	uint32_t w5[] = { c[5].xid, 1, 7, 0 };
 	send_words(&f, w5, 4);
-	ask(&f, 2, 0, 0, 0);
-	assert_int_equal(read_until_reply(&f, 2, c, 8, &nc), 0);
+	fence(&f, 2);
 	assert_true(bc_wait_done(&f.st, 6));
-	assert_int_equal(status_of(&f, 0), -EBADMSG);
-	assert_int_equal(status_of(&f, 1), -EACCES);
+	assert_int_equal(bc_status(&f.st, 0), -EBADMSG);
+	assert_int_equal(bc_status(&f.st, 1), -EACCES);
 	assert_int_equal(f.st.calls[1].req.reply_stat, 1);
 	assert_int_equal(f.st.calls[1].req.auth_stat, 5);
-	assert_int_equal(status_of(&f, 2), -EREMOTEIO);
+	assert_int_equal(bc_status(&f.st, 2), -EREMOTEIO);
 	assert_int_equal(f.st.calls[2].req.accept_stat, 3);
-	assert_int_equal(status_of(&f, 3), -EBADMSG);
-	assert_int_equal(status_of(&f, 4), -EBADMSG);
-	assert_int_equal(status_of(&f, 5), -EBADMSG);
+	assert_int_equal(bc_status(&f.st, 3), -EBADMSG);
+	assert_int_equal(bc_status(&f.st, 4), -EBADMSG);
+	assert_int_equal(bc_status(&f.st, 5), -EBADMSG);
 	/* the seventh is still pending, then answered properly */
-	assert_int_equal(status_of(&f, 6), 1);
+	assert_int_equal(bc_status(&f.st, 6), 1);
 	uint32_t res = 17;
 	answer(&f, c[6].xid, &res);
 	assert_true(bc_wait_done(&f.st, 7));
-	assert_int_equal(status_of(&f, 6), 0);
+	assert_int_equal(bc_status(&f.st, 6), 0);
 	assert_int_equal(f.st.calls[6].res, 17);
 	fix_stop(&f);
 }
@@ -318,14 +299,11 @@ static void test_unsolicited_replies(void **state)
 	(void)state;
 	struct fix f;
 	fix_start(&f);
-	struct seen c[2];
-	unsigned nc = 0;
 	for (uint32_t i = 0; i < 100; i++) {
 		uint32_t w[] = { i, 1, 0, 0, 0, 0, i };
 		send_words(&f, w, 7);
 	}
-	ask(&f, 5, 0, 0, 0);
-	assert_int_equal(read_until_reply(&f, 5, c, 2, &nc), 0);
+	fence(&f, 5);
 	fix_stop(&f);
 }
 
@@ -366,9 +344,7 @@ static void test_udp_unsupported(void **state)
 	int u = sock_connect(SOCK_DGRAM, f.s.udp_port, 30);
 	uint8_t m[64], r[64];
 	uint32_t w[] = { 9, 0, 2, BC_PROG, 1, 1, 0, 0, 0, 0, 1, 0, 0, 0 };
-	for (size_t i = 0; i < 14; i++)
-		put32(m + 4 * i, w[i]);
-	assert_int_equal(send(u, m, 56, 0), 56);
+	assert_int_equal(send(u, m, put_words(m, w, 14), 0), 56);
 	assert_int_equal(recv(u, r, sizeof(r), 0), 28);
 	assert_int_equal(get32(r + 24), 0);
 	assert_int_equal(f.st.last_err, -EOPNOTSUPP);
@@ -459,9 +435,7 @@ static void test_never_reads(void **state)
 	assert_int_equal(connect(fd, (struct sockaddr *)&a, sizeof(a)), 0);
 	uint8_t m[64];
 	uint32_t w[] = { 1, 0, 2, BIG_PROG, 1, 0, 0, 0, 0, 0 };
-	for (size_t i = 0; i < 10; i++)
-		put32(m + 4 * i, w[i]);
-	assert_int_equal(send_record(fd, m, 40), 0);
+	assert_int_equal(send_record(fd, m, put_words(m, w, 10)), 0);
 
 	struct timespec ts;
 	clock_gettime(CLOCK_REALTIME, &ts);

@@ -34,16 +34,7 @@
 #include <rpcrdma/xprt.h>
 
 #include "../../unit/bc_util.h"
-
-#define CHECK(cond, ...)                                                       \
-	do {                                                                   \
-		if (!(cond)) {                                                 \
-			printf("FAIL %s:%d: ", __FILE__, __LINE__);            \
-			printf(__VA_ARGS__);                                   \
-			printf("\n");                                          \
-			exit(1);                                               \
-		}                                                              \
-	} while (0)
+#include "vm_check.h"
 
 static struct bc_state st;
 
@@ -68,21 +59,13 @@ static uint32_t ask(struct rpcrdma_clnt *c, uint32_t n, uint32_t value, uint32_t
 	return sent;
 }
 
-static int status_of(unsigned i)
-{
-	pthread_mutex_lock(&st.lock);
-	int s = st.calls[i].status;
-	pthread_mutex_unlock(&st.lock);
-	return s;
-}
-
 /* One backward call, waited for; its status. */
 static int one(struct rpcrdma_clnt *c, uint32_t value, uint32_t timeout_ms)
 {
 	unsigned i = st.sent;
 	CHECK(ask(c, 1, value, timeout_ms) == 1, "not sent: %d", st.last_err);
 	CHECK(bc_wait_done(&st, i + 1), "no completion");
-	int s = status_of(i);
+	int s = bc_status(&st, i);
 	if (s == 0)
 		CHECK(st.calls[i].res == value + 1, "result %u for %u", st.calls[i].res, value);
 	return s;
@@ -189,7 +172,7 @@ int main(int argc, char **argv)
 	CHECK(sent == 4 || st.last_err == -EAGAIN, "burst refused with %d", st.last_err);
 	CHECK(bc_wait_done(&st, first + sent), "burst completions");
 	for (unsigned i = first; i < first + sent; i++)
-		CHECK(status_of(i) == 0, "burst call %u: %d", i - first, status_of(i));
+		CHECK(bc_status(&st, i) == 0, "burst call %u: %d", i - first, bc_status(&st, i));
 	printf("burst: %u of 4 sent (the rest -EAGAIN: %d), all answered\n", sent, st.last_err);
 
 	step_shared(c);
@@ -207,7 +190,7 @@ int main(int argc, char **argv)
 	CHECK(ask(c, 1, 1, 600000) == 1, "pending call: %d", st.last_err);
 	rpcrdma_clnt_destroy(c);
 	CHECK(bc_wait_done(&st, i + 1), "no completion after close");
-	rc = status_of(i);
+	rc = bc_status(&st, i);
 	CHECK(rc == -ECONNRESET, "after close: %d", rc);
 	CHECK(rpcrdma_svc_conn_connected(st.conn) == 0, "still connected");
 	printf("close: -ECONNRESET, handle disconnected\n");

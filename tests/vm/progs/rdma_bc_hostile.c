@@ -29,20 +29,11 @@
 #include <rpcrdma/xprt.h>
 
 #include "../../unit/bc_util.h"
+#include "vm_check.h"
 #include "rdma_conn.h"
 
 #define NRECV 8
 #define BUFSZ 4096
-
-#define CHECK(cond, ...)                                                       \
-	do {                                                                   \
-		if (!(cond)) {                                                 \
-			printf("FAIL %s:%d: ", __FILE__, __LINE__);            \
-			printf(__VA_ARGS__);                                   \
-			printf("\n");                                          \
-			exit(1);                                               \
-		}                                                              \
-	} while (0)
 
 static struct bc_state st;
 
@@ -211,14 +202,6 @@ static void reply(struct raw *c, uint32_t xid, uint32_t credits, const uint32_t 
 	send_raw(c, m, len);
 }
 
-static int status_of(unsigned i)
-{
-	pthread_mutex_lock(&st.lock);
-	int s = st.calls[i].status;
-	pthread_mutex_unlock(&st.lock);
-	return s;
-}
-
 int main(int argc, char **argv)
 {
 	struct addrinfo hints = { .ai_flags = AI_NUMERICHOST | AI_PASSIVE }, *ai;
@@ -262,7 +245,7 @@ int main(int argc, char **argv)
 	uint32_t garbage[] = { 7, 0 };
 	reply(&c, call.xid, 0xffffffffu, garbage, 2, 0);
 	CHECK(bc_wait_done(&st, 1), "no completion");
-	CHECK(status_of(0) == -EBADMSG, "garbage reply: %d", status_of(0));
+	CHECK(bc_status(&st, 0) == -EBADMSG, "garbage reply: %d", bc_status(&st, 0));
 	printf("garbage reply: -EBADMSG\n");
 
 	/* 3 */
@@ -305,8 +288,8 @@ int main(int argc, char **argv)
 	reply(&c, m[calls[0]].xid, 2, inc, 5, 0);
 	CHECK(bc_wait_done(&st, 3), "burst completions");
 	unsigned first = m[calls[0]].w[8] == 10 ? 1 : 2;
-	CHECK(status_of(first) == 0 && status_of(3 - first) == -ETIMEDOUT,
-	      "answered %d, unanswered %d", status_of(first), status_of(3 - first));
+	CHECK(bc_status(&st, first) == 0 && bc_status(&st, 3 - first) == -ETIMEDOUT,
+	      "answered %d, unanswered %d", bc_status(&st, first), bc_status(&st, 3 - first));
 	printf("burst: 2 sent, the third -EAGAIN; answered 0, unanswered -ETIMEDOUT\n");
 
 	/* 5 */
