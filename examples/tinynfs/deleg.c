@@ -317,18 +317,83 @@ static void recall(struct tnfs_deleg *d, struct deleg *g)
 	d->ops.recall(d->ops.arg, g->clientid, &sid, g->fh, g->fhlen);
 }
 
+/* Revoked now, unrecalled: its holder is a courtesy client (mutex held). */
+static void revoke_now(struct tnfs_deleg *d, struct deleg *g)
+{
+	g->state = D_REVOKED;
+	drop_lease(g);
+	d->st.revoked++;
+	d->st.revoked_lapsed++;
+}
+
+/* The holders of the delegations about to be recalled, and whether each
+ * has lapsed: asked of ops.lapsed without the mutex (lock order: the
+ * state's lock comes before deleg's).  Beyond LAPSED_MAX holders the
+ * others count as live: recalled, then revoked on the timeout. */
+#define LAPSED_MAX 16
+struct lapsed {
+	unsigned n;
+	uint64_t id[LAPSED_MAX];
+	bool yes[LAPSED_MAX];
+};
+
+static void lapsed_add(struct lapsed *l, uint64_t id)
+{
+	for (unsigned i = 0; i < l->n; i++)
+		if (l->id[i] == id)
+			return;
+	if (l->n < LAPSED_MAX)
+		l->id[l->n++] = id;
+}
+
+static void lapsed_ask(const struct tnfs_deleg *d, struct lapsed *l)
+{
+	for (unsigned i = 0; i < l->n; i++)
+		l->yes[i] = d->ops.lapsed && d->ops.lapsed(d->ops.arg, l->id[i]);
+}
+
+static bool lapsed_is(const struct lapsed *l, uint64_t id)
+{
+	for (unsigned i = 0; i < l->n; i++)
+		if (l->id[i] == id)
+			return l->yes[i];
+	return false;
+}
+
+/* Recalls g, or revokes it now if its holder has lapsed (mutex held). */
+static void recall_or_revoke(struct tnfs_deleg *d, struct deleg *g, const struct lapsed *l)
+{
+	if (lapsed_is(l, g->clientid))
+		revoke_now(d, g);
+	else
+		recall(d, g);
+}
+
+static bool conflicts(const struct deleg *g, uint64_t clientid, struct tnfs_file_key key,
+		      bool any)
+{
+	return same_key(g->key, key) && g->state != D_REVOKED && (any || g->clientid != clientid);
+}
+
 uint32_t tnfs_deleg_break(struct tnfs_deleg *d, uint64_t clientid, struct tnfs_file_key key,
 			  bool any)
 {
 	uint32_t status = NFS4_OK;
+	struct lapsed l = { 0 };
+	pthread_mutex_lock(&d->mu);
+	for (struct deleg *g = d->bucket[bucket_of(key)]; g; g = g->fnext)
+		if (conflicts(g, clientid, key, any) && g->state == D_GRANTED)
+			lapsed_add(&l, g->clientid);
+	pthread_mutex_unlock(&d->mu);
+	lapsed_ask(d, &l);
 	pthread_mutex_lock(&d->mu);
 	for (struct deleg *g = d->bucket[bucket_of(key)]; g; g = g->fnext) {
-		if (!same_key(g->key, key) || g->state == D_REVOKED ||
-		    (!any && g->clientid == clientid))
+		if (!conflicts(g, clientid, key, any))
 			continue;
 		if (g->state == D_GRANTED)
-			recall(d, g);
-		status = NFS4ERR_DELAY;
+			recall_or_revoke(d, g, &l);
+		if (g->state != D_REVOKED)
+			status = NFS4ERR_DELAY;
 	}
 	pthread_mutex_unlock(&d->mu);
 	return status;
@@ -426,18 +491,32 @@ static void revoke_expired(struct tnfs_deleg *d)
 	}
 }
 
+static bool breaking(const struct deleg *g, int fd)
+{
+	if (!g || g->state != D_GRANTED || g->fd < 0)
+		return false;
+	/* while a lease is being broken, F_GETLEASE gives the type it is
+	 * broken to: F_UNLCK */
+	return fd == g->fd || (fd < 0 && fcntl(g->fd, F_GETLEASE) != F_RDLCK);
+}
+
 void tnfs_deleg_lease_break(struct tnfs_deleg *d, int fd)
 {
+	struct lapsed l = { 0 };
 	pthread_mutex_lock(&d->mu);
-	for (uint32_t i = 0; i < TNFS_MAX_DELEGS && d->st.held; i++) {
+	for (uint32_t i = 0; i < TNFS_MAX_DELEGS && d->st.held; i++)
+		if (breaking(d->byid[i], fd))
+			lapsed_add(&l, d->byid[i]->clientid);
+	if (l.n) { /* (rarely: the common once-a-second scan finds none) */
+		pthread_mutex_unlock(&d->mu);
+		lapsed_ask(d, &l);
+		pthread_mutex_lock(&d->mu);
+	}
+	for (uint32_t i = 0; l.n && i < TNFS_MAX_DELEGS && d->st.held; i++) {
 		struct deleg *g = d->byid[i];
-		if (!g || g->state != D_GRANTED || g->fd < 0)
-			continue;
-		/* while a lease is being broken, F_GETLEASE gives the type it
-		 * is broken to: F_UNLCK */
-		if (fd == g->fd || (fd < 0 && fcntl(g->fd, F_GETLEASE) != F_RDLCK)) {
+		if (breaking(g, fd)) {
 			d->st.lease_breaks++;
-			recall(d, g);
+			recall_or_revoke(d, g, &l);
 		}
 	}
 	revoke_expired(d);

@@ -22,6 +22,12 @@
  *    SETATTR of the size, or WRITE by another client (or by anyone, for
  *    `any`) recalls every delegation of the file; the operation gets
  *    NFS4ERR_DELAY until they are returned or revoked.
+ *  - Courtesy clients: a delegation whose holder's lease has run out
+ *    (ops.lapsed) is not recalled when something conflicts with it: it
+ *    is revoked at once (no CB_RECALL; the conflicting operation or local
+ *    opener proceeds), as Linux's nfsd does; if the client comes back, its
+ *    stateid answers NFS4ERR_DELEG_REVOKED and its SEQUENCE replies carry
+ *    SEQ4_STATUS_RECALLABLE_STATE_REVOKED, as below.
  *  - Revocation: a delegation recalled and not returned within the recall
  *    timeout (the lease, 90 s, or the kernel's lease-break-time if
  *    shorter: past that the kernel drops the lease itself) is revoked:
@@ -50,11 +56,15 @@ struct tnfs_deleg_ops {
 		       const uint8_t *fh, uint32_t fhlen);
 	/* Is the client's callback path up? (same rules) */
 	bool (*path_up)(void *arg, uint64_t clientid);
+	/* Has the client's lease run out (a courtesy client)?  Called
+	 * without deleg's mutex (it may take the state's lock); NULL: never. */
+	bool (*lapsed)(void *arg, uint64_t clientid);
 	void *arg;
 };
 
 struct tnfs_deleg_stats {
 	uint64_t granted, recalls, returned, revoked, lease_breaks;
+	uint64_t revoked_lapsed; /* of revoked: unrecalled, the holder lapsed */
 	unsigned held; /* delegations held now (recalled ones included) */
 };
 
