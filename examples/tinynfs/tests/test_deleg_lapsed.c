@@ -8,7 +8,9 @@
  * a local writer (its open(2) breaking the file lease returns without
  * any recall) -- and no recall is sent; the holder later sees
  * NFS4ERR_DELEG_REVOKED and SEQ4_STATUS_RECALLABLE_STATE_REVOKED until
- * FREE_STATEID.  A live holder is recalled as before (control).  Real
+ * FREE_STATEID.  A live holder is recalled as before (control).  The
+ * bounds on delegations per client and in all (a flood of OPENs of
+ * distinct files).  Real
  * Linux file leases on a file of a temporary directory.
  */
 #include <setjmp.h>
@@ -217,6 +219,49 @@ static void test_local_writer_lapsed(void **state)
 	close(path);
 }
 
+/* A flood of OPENs of distinct files, each asking for a delegation:
+ * at most per_client to one client, at most max in all; a return makes
+ * room again. */
+static void test_limits(void **state)
+{
+	struct env *e = *state;
+	tnfs_deleg_set_limits(e->d, 5, 3);
+	struct tnfs_file_key k[8];
+	struct nfs4_stateid sid[8];
+	int path[8];
+	char name[8];
+	unsigned got1 = 0;
+	for (int i = 0; i < 8; i++) {
+		snprintf(name, sizeof(name), "m%d", i);
+		path[i] = mkfile(e, name, &k[i]);
+		got1 += tnfs_deleg_grant(e->d, 1, k[i], path[i], fh, sizeof(fh), &sid[i]);
+	}
+	assert_int_equal(got1, 3); /* m0..m2 */
+	struct tnfs_deleg_stats st;
+	tnfs_deleg_stats(e->d, &st);
+	assert_int_equal(st.refused_limit, 5);
+	/* another client: two more reach the limit in all */
+	struct nfs4_stateid s2[3];
+	grant(e, 2, path[5], k[5], &s2[0]);
+	grant(e, 2, path[6], k[6], &s2[1]);
+	assert_false(tnfs_deleg_grant(e->d, 2, k[7], path[7], fh, sizeof(fh), &s2[2]));
+	assert_false(tnfs_deleg_grant(e->d, 3, k[7], path[7], fh, sizeof(fh), &s2[2]));
+	tnfs_deleg_stats(e->d, &st);
+	assert_int_equal(st.held, 5);
+	assert_int_equal(st.refused_limit, 7);
+	/* client 1 returns one: room for it again, once */
+	assert_int_equal(tnfs_deleg_return(e->d, 1, &sid[0], k[0]), NFS4_OK);
+	grant(e, 1, path[3], k[3], &sid[3]);
+	assert_false(tnfs_deleg_grant(e->d, 1, k[4], path[4], fh, sizeof(fh), &sid[4]));
+	/* a client that goes frees its share */
+	tnfs_deleg_forget_client(e->d, 1);
+	tnfs_deleg_stats(e->d, &st);
+	assert_int_equal(st.held, 2);
+	grant(e, 3, path[7], k[7], &s2[2]);
+	for (int i = 0; i < 8; i++)
+		close(path[i]);
+}
+
 int main(void)
 {
 	/* the lease-break signals: blocked before any thread (deleg.h) */
@@ -229,6 +274,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_one_per_client, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_conflict_revokes_lapsed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_local_writer_lapsed, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_limits, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
