@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <time.h>
 #include <unistd.h>
@@ -32,6 +33,13 @@ struct deleg {
 	struct deleg *fnext; /* same bucket */
 };
 
+/* A client holding delegations, and how many (revoked ones included). */
+struct holder {
+	uint64_t clientid;
+	unsigned n;
+	struct holder *next;
+};
+
 struct tnfs_deleg {
 	pthread_mutex_t mu;
 	struct tnfs_deleg_ops ops;
@@ -43,6 +51,8 @@ struct tnfs_deleg {
 	struct deleg *bucket[NBUCKETS];
 	struct deleg **byid; /* TNFS_MAX_DELEGS */
 	uint32_t hint;
+	unsigned max, max_per_client;
+	struct holder *holders;
 	struct tnfs_deleg_stats st;
 	int sigfd, stopfd;
 	pthread_t thread;
@@ -81,6 +91,22 @@ static unsigned lease_break_time(void)
 	return v;
 }
 
+/* Each delegation holds a descriptor: by default at most an eighth of the
+ * open-file limit in all (the state sizes the opens' share as three
+ * quarters of it, state.c), and a quarter of that per client, so that
+ * one client's flood of OPENs cannot take the server's descriptors. */
+static void default_limits(struct tnfs_deleg *d)
+{
+	struct rlimit rl;
+	rlim_t n = 1024;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+		n = rl.rlim_cur;
+	d->max = n / 8 < TNFS_MAX_DELEGS ? (unsigned)(n / 8) : TNFS_MAX_DELEGS;
+	if (d->max == 0)
+		d->max = 1;
+	d->max_per_client = d->max / 4 ? d->max / 4 : 1;
+}
+
 int tnfs_deleg_new(uint32_t boot32, const struct tnfs_deleg_ops *ops, struct tnfs_deleg **out)
 {
 	struct tnfs_deleg *d = calloc(1, sizeof(*d));
@@ -96,6 +122,7 @@ int tnfs_deleg_new(uint32_t boot32, const struct tnfs_deleg_ops *ops, struct tnf
 	d->boot32 = boot32;
 	d->enabled = true;
 	d->timeout = lease_break_time();
+	default_limits(d);
 	d->clock = mono;
 	d->sigfd = d->stopfd = -1;
 	*out = d;
@@ -117,8 +144,26 @@ static unsigned bucket_of(struct tnfs_file_key k)
 	return (unsigned)(h >> 40) % NBUCKETS;
 }
 
+static struct holder **holder_of(struct tnfs_deleg *d, uint64_t clientid)
+{
+	struct holder **pp = &d->holders;
+	while (*pp && (*pp)->clientid != clientid)
+		pp = &(*pp)->next;
+	return pp;
+}
+
+static void holder_put(struct tnfs_deleg *d, uint64_t clientid)
+{
+	struct holder **pp = holder_of(d, clientid), *h = *pp;
+	if (h && --h->n == 0) {
+		*pp = h->next;
+		free(h);
+	}
+}
+
 static void unlink_deleg(struct tnfs_deleg *d, struct deleg *g)
 {
+	holder_put(d, g->clientid);
 	for (struct deleg **pp = &d->bucket[bucket_of(g->key)]; *pp; pp = &(*pp)->fnext)
 		if (*pp == g) {
 			*pp = g->fnext;
@@ -148,6 +193,11 @@ void tnfs_deleg_free(struct tnfs_deleg *d)
 		if (d->byid[i])
 			unlink_deleg(d, d->byid[i]);
 	free(d->byid);
+	while (d->holders) { /* none left: unlink_deleg freed them */
+		struct holder *h = d->holders;
+		d->holders = h->next;
+		free(h);
+	}
 	pthread_mutex_destroy(&d->mu);
 	free(d);
 }
@@ -163,6 +213,16 @@ void tnfs_deleg_set_timeout(struct tnfs_deleg *d, unsigned secs)
 {
 	pthread_mutex_lock(&d->mu);
 	d->timeout = secs;
+	pthread_mutex_unlock(&d->mu);
+}
+
+void tnfs_deleg_set_limits(struct tnfs_deleg *d, unsigned max, unsigned per_client)
+{
+	pthread_mutex_lock(&d->mu);
+	default_limits(d);
+	if (max)
+		d->max = max < TNFS_MAX_DELEGS ? max : TNFS_MAX_DELEGS;
+	d->max_per_client = per_client ? per_client : d->max / 4 ? d->max / 4 : 1;
 	pthread_mutex_unlock(&d->mu);
 }
 
@@ -235,10 +295,16 @@ static struct deleg *new_deleg(struct tnfs_deleg *d)
 }
 
 /* May clientid get a delegation of key now? */
-static bool may_grant(struct tnfs_deleg *d, uint64_t clientid, struct tnfs_file_key key)
+static bool may_grant(struct tnfs_deleg *d, uint64_t clientid, struct tnfs_file_key key,
+		      bool count)
 {
-	if (!d->enabled || !d->running || d->st.held >= TNFS_MAX_DELEGS)
+	if (!d->enabled || !d->running)
 		return false;
+	const struct holder *h = *holder_of(d, clientid);
+	if (d->st.held >= d->max || (h && h->n >= d->max_per_client)) {
+		d->st.refused_limit += count;
+		return false;
+	}
 	for (struct deleg *g = d->bucket[bucket_of(key)]; g; g = g->fnext) {
 		if (!same_key(g->key, key))
 			continue;
@@ -266,13 +332,34 @@ static int lease_fd(int path)
 	return fd;
 }
 
+/* One more delegation of clientid counted; false without memory. */
+static bool holder_get(struct tnfs_deleg *d, uint64_t clientid)
+{
+	struct holder **pp = holder_of(d, clientid);
+	if (!*pp && (*pp = calloc(1, sizeof(**pp))) != NULL)
+		(*pp)->clientid = clientid;
+	if (!*pp)
+		return false;
+	(*pp)->n++;
+	return true;
+}
+
+/* A delegation of new_deleg not granted after all. */
+static void discard(struct tnfs_deleg *d, struct deleg *g)
+{
+	drop_lease(g);
+	d->byid[g->id] = NULL;
+	d->st.held--;
+	free(g);
+}
+
 bool tnfs_deleg_grant(struct tnfs_deleg *d, uint64_t clientid, struct tnfs_file_key key,
 		      int path, const uint8_t *fh, uint32_t fhlen, struct nfs4_stateid *out)
 {
 	if (fhlen > NFS4_FHSIZE)
 		return false;
 	pthread_mutex_lock(&d->mu);
-	bool ok = may_grant(d, clientid, key);
+	bool ok = may_grant(d, clientid, key, true);
 	pthread_mutex_unlock(&d->mu);
 	if (!ok)
 		return false;
@@ -280,12 +367,10 @@ bool tnfs_deleg_grant(struct tnfs_deleg *d, uint64_t clientid, struct tnfs_file_
 	 * finds the delegation */
 	struct deleg *g = NULL;
 	pthread_mutex_lock(&d->mu);
-	if (may_grant(d, clientid, key) && (g = new_deleg(d)) != NULL) {
+	if (may_grant(d, clientid, key, false) && (g = new_deleg(d)) != NULL) {
 		g->fd = lease_fd(path);
-		if (g->fd < 0) {
-			d->byid[g->id] = NULL;
-			d->st.held--;
-			free(g);
+		if (g->fd < 0 || !holder_get(d, clientid)) {
+			discard(d, g);
 			g = NULL;
 		}
 	}
@@ -317,18 +402,83 @@ static void recall(struct tnfs_deleg *d, struct deleg *g)
 	d->ops.recall(d->ops.arg, g->clientid, &sid, g->fh, g->fhlen);
 }
 
+/* Revoked now, unrecalled: its holder is a courtesy client (mutex held). */
+static void revoke_now(struct tnfs_deleg *d, struct deleg *g)
+{
+	g->state = D_REVOKED;
+	drop_lease(g);
+	d->st.revoked++;
+	d->st.revoked_lapsed++;
+}
+
+/* The holders of the delegations about to be recalled, and whether each
+ * has lapsed: asked of ops.lapsed without the mutex (lock order: the
+ * state's lock comes before deleg's).  Beyond LAPSED_MAX holders the
+ * others count as live: recalled, then revoked on the timeout. */
+#define LAPSED_MAX 16
+struct lapsed {
+	unsigned n;
+	uint64_t id[LAPSED_MAX];
+	bool yes[LAPSED_MAX];
+};
+
+static void lapsed_add(struct lapsed *l, uint64_t id)
+{
+	for (unsigned i = 0; i < l->n; i++)
+		if (l->id[i] == id)
+			return;
+	if (l->n < LAPSED_MAX)
+		l->id[l->n++] = id;
+}
+
+static void lapsed_ask(const struct tnfs_deleg *d, struct lapsed *l)
+{
+	for (unsigned i = 0; i < l->n; i++)
+		l->yes[i] = d->ops.lapsed && d->ops.lapsed(d->ops.arg, l->id[i]);
+}
+
+static bool lapsed_is(const struct lapsed *l, uint64_t id)
+{
+	for (unsigned i = 0; i < l->n; i++)
+		if (l->id[i] == id)
+			return l->yes[i];
+	return false;
+}
+
+/* Recalls g, or revokes it now if its holder has lapsed (mutex held). */
+static void recall_or_revoke(struct tnfs_deleg *d, struct deleg *g, const struct lapsed *l)
+{
+	if (lapsed_is(l, g->clientid))
+		revoke_now(d, g);
+	else
+		recall(d, g);
+}
+
+static bool conflicts(const struct deleg *g, uint64_t clientid, struct tnfs_file_key key,
+		      bool any)
+{
+	return same_key(g->key, key) && g->state != D_REVOKED && (any || g->clientid != clientid);
+}
+
 uint32_t tnfs_deleg_break(struct tnfs_deleg *d, uint64_t clientid, struct tnfs_file_key key,
 			  bool any)
 {
 	uint32_t status = NFS4_OK;
+	struct lapsed l = { 0 };
+	pthread_mutex_lock(&d->mu);
+	for (struct deleg *g = d->bucket[bucket_of(key)]; g; g = g->fnext)
+		if (conflicts(g, clientid, key, any) && g->state == D_GRANTED)
+			lapsed_add(&l, g->clientid);
+	pthread_mutex_unlock(&d->mu);
+	lapsed_ask(d, &l);
 	pthread_mutex_lock(&d->mu);
 	for (struct deleg *g = d->bucket[bucket_of(key)]; g; g = g->fnext) {
-		if (!same_key(g->key, key) || g->state == D_REVOKED ||
-		    (!any && g->clientid == clientid))
+		if (!conflicts(g, clientid, key, any))
 			continue;
 		if (g->state == D_GRANTED)
-			recall(d, g);
-		status = NFS4ERR_DELAY;
+			recall_or_revoke(d, g, &l);
+		if (g->state != D_REVOKED)
+			status = NFS4ERR_DELAY;
 	}
 	pthread_mutex_unlock(&d->mu);
 	return status;
@@ -426,18 +576,32 @@ static void revoke_expired(struct tnfs_deleg *d)
 	}
 }
 
+static bool breaking(const struct deleg *g, int fd)
+{
+	if (!g || g->state != D_GRANTED || g->fd < 0)
+		return false;
+	/* while a lease is being broken, F_GETLEASE gives the type it is
+	 * broken to: F_UNLCK */
+	return fd == g->fd || (fd < 0 && fcntl(g->fd, F_GETLEASE) != F_RDLCK);
+}
+
 void tnfs_deleg_lease_break(struct tnfs_deleg *d, int fd)
 {
+	struct lapsed l = { 0 };
 	pthread_mutex_lock(&d->mu);
-	for (uint32_t i = 0; i < TNFS_MAX_DELEGS && d->st.held; i++) {
+	for (uint32_t i = 0; i < TNFS_MAX_DELEGS && d->st.held; i++)
+		if (breaking(d->byid[i], fd))
+			lapsed_add(&l, d->byid[i]->clientid);
+	if (l.n) { /* (rarely: the common once-a-second scan finds none) */
+		pthread_mutex_unlock(&d->mu);
+		lapsed_ask(d, &l);
+		pthread_mutex_lock(&d->mu);
+	}
+	for (uint32_t i = 0; l.n && i < TNFS_MAX_DELEGS && d->st.held; i++) {
 		struct deleg *g = d->byid[i];
-		if (!g || g->state != D_GRANTED || g->fd < 0)
-			continue;
-		/* while a lease is being broken, F_GETLEASE gives the type it
-		 * is broken to: F_UNLCK */
-		if (fd == g->fd || (fd < 0 && fcntl(g->fd, F_GETLEASE) != F_RDLCK)) {
+		if (breaking(g, fd)) {
 			d->st.lease_breaks++;
-			recall(d, g);
+			recall_or_revoke(d, g, &l);
 		}
 	}
 	revoke_expired(d);

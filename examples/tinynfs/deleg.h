@@ -11,7 +11,8 @@
  *    the lease-break signal is set up), enabled, for a client whose
  *    callback path is up, on a regular file no other client holds a
  *    delegation of that is being recalled, one per client and file, at
- *    most TNFS_MAX_DELEGS in all.  Each delegation holds its own O_RDONLY
+ *    most as many as the limits allow, in all and per client
+ *    (tnfs_deleg_set_limits).  Each delegation holds its own O_RDONLY
  *    descriptor with a Linux read lease (F_SETLEASE F_RDLCK): the kernel
  *    refuses it while anyone (tinynfs included) has the file open for
  *    writing, and breaks it when anyone opens it for writing or truncates
@@ -22,6 +23,12 @@
  *    SETATTR of the size, or WRITE by another client (or by anyone, for
  *    `any`) recalls every delegation of the file; the operation gets
  *    NFS4ERR_DELAY until they are returned or revoked.
+ *  - Courtesy clients: a delegation whose holder's lease has run out
+ *    (ops.lapsed) is not recalled when something conflicts with it: it
+ *    is revoked at once (no CB_RECALL; the conflicting operation or local
+ *    opener proceeds), as Linux's nfsd does; if the client comes back, its
+ *    stateid answers NFS4ERR_DELEG_REVOKED and its SEQUENCE replies carry
+ *    SEQ4_STATUS_RECALLABLE_STATE_REVOKED, as below.
  *  - Revocation: a delegation recalled and not returned within the recall
  *    timeout (the lease, 90 s, or the kernel's lease-break-time if
  *    shorter: past that the kernel drops the lease itself) is revoked:
@@ -50,11 +57,16 @@ struct tnfs_deleg_ops {
 		       const uint8_t *fh, uint32_t fhlen);
 	/* Is the client's callback path up? (same rules) */
 	bool (*path_up)(void *arg, uint64_t clientid);
+	/* Has the client's lease run out (a courtesy client)?  Called
+	 * without deleg's mutex (it may take the state's lock); NULL: never. */
+	bool (*lapsed)(void *arg, uint64_t clientid);
 	void *arg;
 };
 
 struct tnfs_deleg_stats {
 	uint64_t granted, recalls, returned, revoked, lease_breaks;
+	uint64_t revoked_lapsed; /* of revoked: unrecalled, the holder lapsed */
+	uint64_t refused_limit;	 /* grants refused by the limits below */
 	unsigned held; /* delegations held now (recalled ones included) */
 };
 
@@ -66,6 +78,11 @@ void tnfs_deleg_set_enabled(struct tnfs_deleg *d, bool on);
 /* Recall timeout in seconds (default: see above); the clock as in
  * state.h (NULL: CLOCK_MONOTONIC). */
 void tnfs_deleg_set_timeout(struct tnfs_deleg *d, unsigned secs);
+/* At most max delegations in all (revoked ones not yet freed included)
+ * and per_client per client; 0: the default (max: an eighth of the
+ * open-file limit, at most TNFS_MAX_DELEGS; per client: a quarter of
+ * max).  Beyond them OPEN grants none (refused_limit counts). */
+void tnfs_deleg_set_limits(struct tnfs_deleg *d, unsigned max, unsigned per_client);
 void tnfs_deleg_set_clock(struct tnfs_deleg *d, tnfs_clock_fn *fn, void *arg);
 
 /*

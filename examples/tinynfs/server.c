@@ -74,12 +74,20 @@ uint32_t tnfs_server_fh_export(const struct tnfs_server *s, const uint8_t *fh, u
 static void deleg_recall(void *arg, uint64_t clientid, const struct nfs4_stateid *sid,
 			 const uint8_t *fh, uint32_t fhlen)
 {
-	tnfs_cb_recall(arg, clientid, sid, fh, fhlen);
+	struct tnfs_server *s = arg;
+	tnfs_cb_recall(s->cb, clientid, sid, fh, fhlen);
 }
 
 static bool deleg_path_up(void *arg, uint64_t clientid)
 {
-	return tnfs_cb_path_up(arg, clientid);
+	struct tnfs_server *s = arg;
+	return tnfs_cb_path_up(s->cb, clientid);
+}
+
+static bool deleg_lapsed(void *arg, uint64_t clientid)
+{
+	struct tnfs_server *s = arg;
+	return tnfs_state_client_lapsed(s->state, clientid);
 }
 
 /* Lock order: state, then deleg, then cb (neither calls into the state). */
@@ -152,7 +160,7 @@ int tnfs_server_new(const struct tnfs_server_opts *opts, struct tnfs_server **ou
 	if (rc)
 		goto fail;
 	const struct tnfs_deleg_ops dops = { .recall = deleg_recall, .path_up = deleg_path_up,
-					     .arg = s->cb };
+					     .lapsed = deleg_lapsed, .arg = s };
 	uint32_t b32 = (uint32_t)s->boot[4] << 24 | (uint32_t)s->boot[5] << 16 |
 		       (uint32_t)s->boot[6] << 8 | s->boot[7];
 	rc = tnfs_deleg_new(b32, &dops, &s->deleg);

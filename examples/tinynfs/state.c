@@ -185,6 +185,15 @@ bool tnfs__lapsed(const struct tnfs_state *st, const struct client *c)
 	return tnfs__now(st) - c->renewed > TNFS_LEASE_TIME;
 }
 
+bool tnfs_state_client_lapsed(struct tnfs_state *st, uint64_t clientid)
+{
+	pthread_mutex_lock(&st->mu);
+	const struct client *c = tnfs__find_client(st, clientid);
+	bool lapsed = !c || tnfs__lapsed(st, c);
+	pthread_mutex_unlock(&st->mu);
+	return lapsed;
+}
+
 /* A lapsed client goes now, rather than when someone conflicts with it:
  * it holds nothing others could want, or it has been a courtesy client
  * for long enough (as Linux's nfsd keeps them a day at most). */

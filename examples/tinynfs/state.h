@@ -175,6 +175,9 @@ void tnfs_state_set_clock(struct tnfs_state *st, tnfs_clock_fn *fn, void *arg);
  * incarnation, reaped for a conflict; not at tnfs_state_free), with the
  * state's mutex held: it must not call into the state.  The server drops
  * the client's delegations and back channel there.  NULL: none. */
+/* Has the client's lease run out (a courtesy client, or one about to go)?
+ * True for an unknown client too.  Takes the state's lock. */
+bool tnfs_state_client_lapsed(struct tnfs_state *st, uint64_t clientid);
 typedef void tnfs_client_gone_fn(void *arg, uint64_t clientid);
 void tnfs_state_set_client_gone(struct tnfs_state *st, tnfs_client_gone_fn *fn, void *arg);
 

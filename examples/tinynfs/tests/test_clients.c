@@ -457,14 +457,21 @@ static void test_lease_courtesy(void **state)
 	assert_int_equal(open_file(f, "A", "file", &oa, &fh), NFS4_OK);
 	assert_int_equal(lock_new(f, &fh, &oa, f->clientid, "lockA", 0, 10), NFS4_OK);
 	fx_save(f, &a);
+	assert_false(tnfs_state_client_lapsed(f->srv->state, a.clientid));
 	/* A lapses holding a lock; another client arrives meanwhile */
 	fake_now += TNFS_LEASE_TIME + 1;
 	mount_ready(f, "B", 1);
 	fx_save(f, &b);
+	/* (what deleg.c asks before recalling: a courtesy client's
+	 * delegations are revoked instead) */
+	assert_true(tnfs_state_client_lapsed(f->srv->state, a.clientid));
+	assert_false(tnfs_state_client_lapsed(f->srv->state, b.clientid));
+	assert_true(tnfs_state_client_lapsed(f->srv->state, a.clientid ^ 0x5555));
 	/* A, a courtesy client, is served again and keeps its lock */
 	fx_use(f, &a);
 	fx_seq(f);
 	assert_int_equal(fx_call(f), NFS4_OK);
+	assert_false(tnfs_state_client_lapsed(f->srv->state, a.clientid));
 	fx_use(f, &b);
 	assert_int_equal(open_file(f, "B", "file", &ob, &fh), NFS4_OK);
 	assert_int_equal(lock_new(f, &fh, &ob, f->clientid, "lockB", 5, 1), NFS4ERR_DENIED);

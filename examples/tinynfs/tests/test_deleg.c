@@ -16,7 +16,8 @@
  * going down with that connection (SEQ4_STATUS_CB_PATH_DOWN and
  * _SESSION, no delegation granted) and up again by binding the back
  * channel; forged delegation stateids and a garbage answer to CB_RECALL;
- * DESTROY_CLIENTID dropping the client's delegation;
+ * DESTROY_CLIENTID dropping the client's delegation; a client that never
+ * answers CB_NULL (no delegation, the path down after the timeout);
  * --no-delegations; the counters of --stats.
  */
 #include "nfstest.h"
@@ -38,6 +39,7 @@ struct cl {
 	uint8_t cb_sid[16];
 	uint32_t cb_seq, cb_prog, cb_flavor;
 	bool garbage; /* answer CB_COMPOUND with a truncated result */
+	bool silent;  /* answer no callback at all */
 };
 
 struct env {
@@ -74,6 +76,8 @@ static void cl_callback(struct cl *cl)
 	xdr_put_u32(&o, 0); /* SUCCESS */
 	if (proc == 0) {
 		cl->nnull++;
+		if (cl->silent)
+			return;
 	} else {
 		assert_int_equal(proc, 1);
 		(void)xdr_get_opaque(&x, 64); /* tag */
@@ -210,8 +214,10 @@ static void start(struct env *e, const char *const *more)
 	char dir[] = "/tmp/tinynfs-dlg-XXXXXX";
 	assert_non_null(mkdtemp(dir));
 	tnfsproc_start_args(&e->p, tinynfs_path, dir, "rw,no_root_squash", more);
+	bool silent = e->a.silent;
 	cl_open(&e->a, &e->p, dir);
 	cl_open(&e->b, &e->p, dir);
+	e->a.silent = silent;
 	cl_mount(&e->a, "client A", true);
 	cl_mount(&e->b, "client B", false);
 }
@@ -231,6 +237,16 @@ static int setup_revoke(void **state)
 	assert_non_null(e);
 	static const char *const more[] = { "--recall-timeout", "1", NULL };
 	start(e, more);
+	*state = e;
+	return 0;
+}
+
+static int setup_silent(void **state)
+{
+	struct env *e = calloc(1, sizeof(*e));
+	assert_non_null(e);
+	e->a.silent = true;
+	start(e, NULL);
 	*state = e;
 	return 0;
 }
@@ -726,6 +742,40 @@ static void test_client_gone(void **state)
 	assert_int_equal(counter(e, "deleg_held"), 0);
 }
 
+/* A client that never answers CB_NULL: no delegation while the probe is
+ * out; when it times out (TNFS_CB_TIMEOUT_MS) the path is down
+ * (SEQ4_STATUS_CB_PATH_DOWN), still no delegation, and nothing waits on
+ * it.  The 1 s polls up to 90 s are a liveness bound only. */
+static void test_cb_null_unanswered(void **state)
+{
+	struct env *e = *state;
+	struct nfs4_stateid osid, dsid, bsid;
+	struct fh fh, bfh;
+	uint32_t dtype = 99;
+	mkfile(&e->a, "s");
+	assert_int_equal(open_file(&e->a, "a-owner", "s", OPEN4_SHARE_ACCESS_READ, &osid, &dtype,
+				   &dsid, &fh), NFS4_OK);
+	assert_int_equal(dtype, OPEN_DELEGATE_NONE);
+	uint32_t fl = 0;
+	for (int i = 0; i < 90 && !(fl & SEQ4_STATUS_CB_PATH_DOWN); i++) {
+		sleep(1);
+		fl = seq_flags(&e->a);
+	}
+	assert_int_equal(fl & (SEQ4_STATUS_CB_PATH_DOWN | SEQ4_STATUS_CB_PATH_DOWN_SESSION),
+			 SEQ4_STATUS_CB_PATH_DOWN | SEQ4_STATUS_CB_PATH_DOWN_SESSION);
+	dtype = 99;
+	assert_int_equal(open_file(&e->a, "a-owner2", "s", OPEN4_SHARE_ACCESS_READ, &osid, &dtype,
+				   &dsid, &fh), NFS4_OK);
+	assert_int_equal(dtype, OPEN_DELEGATE_NONE);
+	assert_int_equal(open_file(&e->b, "b-owner", "s", OPEN4_SHARE_ACCESS_BOTH, &osid, &dtype,
+				   &bsid, &bfh), NFS4_OK);
+	stop(e);
+	assert_int_equal(counter(e, "deleg_granted"), 0);
+	assert_int_equal(counter(e, "cb_null"), 1);
+	assert_int_equal(counter(e, "cb_null_ok"), 0);
+	assert_int_equal(counter(e, "cb_errors"), 1);
+}
+
 static void test_no_delegations(void **state)
 {
 	struct env *e = *state;
@@ -759,6 +809,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_hostile, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_client_gone, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_delegations, setup_nodeleg, teardown),
+		cmocka_unit_test_setup_teardown(test_cb_null_unanswered, setup_silent, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
