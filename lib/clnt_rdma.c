@@ -83,12 +83,21 @@ int rpcrdma__clnt_rdma_backward_reply(struct rpcrdma_clnt *c, const void *msg, s
 	return rpcrdma__client_backward_reply(c->rdma->cl, msg, len);
 }
 
+static uint32_t clamp_u32(uint32_t v, uint32_t lo, uint32_t hi)
+{
+	return v < lo ? lo : v > hi ? hi : v;
+}
+
 static int rdma_start(struct rpcrdma_clnt *c, struct rpcrdma__creq *r)
 {
 	struct rpcrdma_clnt_req *req = r->req;
 	struct rdma_call *rc = calloc(1, sizeof(*rc));
-	/* a reply that fits inline never fails for a small res_max */
-	size_t rlen = req->res_max > c->opts.inline_size ? req->res_max : c->opts.inline_size;
+	/* A reply that fits inline never fails for a small res_max, and only
+	 * a res_max beyond what fits inline offers a reply chunk (a buffer of
+	 * the whole inline size would offer one on every call, and servers
+	 * then use it: nfsd sent every reply by reply chunk). */
+	size_t inl = clamp_u32(c->opts.inline_size, 1024, 65536) - RPCRDMA_HDRLEN_MIN;
+	size_t rlen = req->res_max > inl ? req->res_max : inl;
 	int err;
 
 	if (!rc || !(rc->reply = malloc(rlen))) {
@@ -138,11 +147,6 @@ static const struct rpcrdma__clnt_loop_ops rdma_ops = {
 	.start = rdma_start,
 	.expire = rdma_expire,
 };
-
-static uint32_t clamp_u32(uint32_t v, uint32_t lo, uint32_t hi)
-{
-	return v < lo ? lo : v > hi ? hi : v;
-}
 
 int rpcrdma__clnt_rdma_create(struct rpcrdma_clnt *c)
 {
