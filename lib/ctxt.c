@@ -205,10 +205,10 @@ void rpcrdma__mrcache_fini(struct rpcrdma__mrcache *mc)
 	if (!mc->pd)
 		return;
 	while ((n = rpcrdma__list_pop(&mc->free))) {
-		struct rpcrdma__mrbuf *b = rpcrdma__container_of(n, struct rpcrdma__mrbuf, node);
+		/* The entry lies in the buffer it describes: copy it out first. */
+		struct rpcrdma__mrbuf b = *rpcrdma__container_of(n, struct rpcrdma__mrbuf, node);
 
-		rpcrdma__mrbuf_free(b);
-		free(b);
+		rpcrdma__mrbuf_free(&b);
 	}
 	/* Every buffer is back (the connections are gone): this returns
 	 * exactly the cached registrations just freed. */
@@ -246,7 +246,6 @@ int rpcrdma__mrcache_get(struct rpcrdma__mrcache *mc, struct rpcrdma__mrbuf *b, 
 	pthread_mutex_unlock(&mc->lock);
 	if (hit) {
 		*b = *hit;
-		free(hit);
 		b->len = len;
 		rpcrdma__list_init(&b->node);
 		return 0;
@@ -264,6 +263,9 @@ int rpcrdma__mrcache_get(struct rpcrdma__mrcache *mc, struct rpcrdma__mrbuf *b, 
 	return 0;
 }
 
+/* A cached buffer's entry is written at the start of the buffer itself
+ * (its own memory, page-aligned, at least 4 KiB, unused while cached), so
+ * caching allocates nothing. */
 void rpcrdma__mrcache_put(struct rpcrdma__mrcache *mc, struct rpcrdma__mrbuf *b)
 {
 	struct rpcrdma__mrbuf *keep;
@@ -271,7 +273,8 @@ void rpcrdma__mrcache_put(struct rpcrdma__mrcache *mc, struct rpcrdma__mrbuf *b)
 	if (!b->mr)
 		return;
 	pthread_mutex_lock(&mc->lock);
-	if (mc->bytes + b->cap <= mc->max_bytes && (keep = malloc(sizeof(*keep)))) {
+	if (b->own && b->cap >= sizeof(*keep) && mc->bytes + b->cap <= mc->max_bytes) {
+		keep = (struct rpcrdma__mrbuf *)(void *)b->addr;
 		*keep = *b;
 		rpcrdma__list_add_tail(&mc->free, &keep->node);
 		mc->bytes += b->cap;
