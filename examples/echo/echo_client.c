@@ -19,6 +19,8 @@
  *                 after a failed call no new call of that size goes out
  *   --credits N   client's credit maximum (32)
  *   --timeout MS  per synchronous call (10000 for NULL, 30000 for ECHO)
+ *   --connect-ms MS  connect timeout (the library's default, 5000; a
+ *                 server under valgrind needs longer)
  *   --retry N     a synchronous call that fails is sent again, up to N
  *                 times 1 s apart (the next attempt reconnects)
  *   --pause-file F  after the NULL calls, print "paused" and wait until F
@@ -49,6 +51,7 @@ struct cfg {
 	size_t sizes[64];
 	unsigned nsizes, count, nulls, depth, credits, retries;
 	int timeout_ms;                 /* 0: 10 s for NULL, 30 s for ECHO */
+	int connect_ms;                 /* 0: the library's default */
 	const char *pause_file;
 };
 
@@ -351,6 +354,8 @@ static void *client_main(void *arg)
 
 	rpcrdma_client_opts_init(&o);
 	o.max_credits = cf->credits;
+	if (cf->connect_ms)
+		o.connect_timeout_ms = cf->connect_ms;
 	err = rpcrdma_client_create(t->p, (const struct sockaddr *)&cf->ss, &o, &c);
 	if (err) {
 		fprintf(stderr, "client %u: connect: %s\n", t->idx, strerror(-err));
@@ -455,7 +460,8 @@ int main(int argc, char **argv)
 
 	if (argc < 3) {
 		fprintf(stderr, "usage: %s ADDR PORT [--mode M] [--sizes LIST] [--count N] "
-			"[--null N] [--clients N] [--depth N] [--credits N] [--timeout MS] [--retry N] "
+			"[--null N] [--clients N] [--depth N] [--credits N] [--timeout MS] [--connect-ms MS] "
+			"[--retry N] "
 			"[--pause-file F] [--spin-us N] [--spin] [--source]\n", argv[0]);
 		return 2;
 	}
@@ -488,6 +494,8 @@ int main(int argc, char **argv)
 			cf.credits = (unsigned)atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--timeout"))
 			cf.timeout_ms = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--connect-ms"))
+			cf.connect_ms = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--retry"))
 			cf.retries = (unsigned)atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--pause-file"))

@@ -5,8 +5,11 @@
  * The echo program's NULL procedure (ECHO_PROG, version 1) served by the
  * service core over RDMA (rpcrdma_svc_listen_rdma), for measuring the
  * service's per-call path with rpcrdma-bench --only rate, as
- * tests/vm/payloads/rdma-callgrind does (CG_SERVER).  Other procedures
- * answer PROC_UNAVAIL.  --threads N: a workqueue poller of N threads
+ * tests/vm/payloads/rdma-callgrind does (CG_SERVER).  It also serves ECHO
+ * and SOURCE (up to 64 KiB) as rpcrdma-echo-server does, marking the data
+ * as bulk so that it may travel in a write chunk, for counting the
+ * service's work per call with read, write and reply chunks
+ * (tests/vm/payloads/rdma-cg-ab); SINK answers PROC_UNAVAIL.  --threads N: a workqueue poller of N threads
  * (default 1); --direct: a DIRECT poller the service drives; --creds: the
  * service option that handlers change credentials.  Prints "listening" once
  * ready; runs until SIGINT/SIGTERM, then prints its counters.
@@ -14,6 +17,7 @@
 #include <errno.h>
 #include <netdb.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,14 +33,97 @@ static int null_proc(struct rpcrdma_svc_call *call, void *args, void *res)
 	return RPCRDMA_SVC_SUCCESS;
 }
 
+/* ECHO's argument and result, SOURCE's result: len bytes at data.  copy:
+ * the handler's own copy when the argument is not contiguous (-EXDEV). */
+struct blob {
+	const uint8_t *data;
+	uint32_t len;
+	uint8_t *copy;
+};
+
+static int echo_dec(struct rpcrdma_xdr_dec *d, void *argp)
+{
+	struct blob *a = argp;
+	int rc = rpcrdma_xdr_get_opaque_ref(d, (const void **)&a->data, ECHO_SOURCE_MAX,
+					    &a->len);
+
+	if (rc != -EXDEV)
+		return rc;
+	a->copy = malloc(ECHO_SOURCE_MAX);
+	if (!a->copy)
+		return -ENOMEM;
+	a->data = a->copy;
+	return rpcrdma_xdr_get_opaque(d, a->copy, ECHO_SOURCE_MAX, &a->len);
+}
+
+static size_t blob_est(const struct rpcrdma_svc_call *call, const void *argp)
+{
+	const struct blob *a = argp;
+
+	(void)call;
+	return rpcrdma_xdr_opaque_size(a->len);
+}
+
+static int echo_proc(struct rpcrdma_svc_call *call, void *args, void *res)
+{
+	const struct blob *a = args;
+
+	*(struct blob *)res = (struct blob){ .data = a->data, .len = a->len };
+	if (a->len)
+		rpcrdma_svc_call_set_bulk(call, 4, a->len);
+	return RPCRDMA_SVC_SUCCESS;
+}
+
+static int blob_enc(struct rpcrdma_xdr_enc *e, const void *resp)
+{
+	const struct blob *r = resp;
+
+	return rpcrdma_xdr_put_opaque(e, r->data, r->len);
+}
+
+static void echo_release(void *args, void *res)
+{
+	(void)res;
+	free(((struct blob *)args)->copy);
+}
+
+/* SOURCE: the call carries a length, the reply that many bytes of the
+ * echo server's pattern (at most SOURCE_MAX here). */
+#define SOURCE_MAX (64u << 10)
+
+static int source_dec(struct rpcrdma_xdr_dec *d, void *argp)
+{
+	struct blob *a = argp;
+	int rc = rpcrdma_xdr_get_u32(d, &a->len);
+
+	return rc ? rc : a->len > SOURCE_MAX ? -EINVAL : 0;
+}
+
+static int source_proc(struct rpcrdma_svc_call *call, void *args, void *res)
+{
+	const struct blob *a = args;
+
+	*(struct blob *)res = (struct blob){
+		.data = rpcrdma_svc_call_program_ctx(call), .len = a->len };
+	if (a->len)
+		rpcrdma_svc_call_set_bulk(call, 4, a->len);
+	return RPCRDMA_SVC_SUCCESS;
+}
+
 static const struct rpcrdma_svc_proc procs[] = {
 	[ECHO_PROC_NULL] = { .name = "null", .handler = null_proc },
+	[ECHO_PROC_ECHO] = { .name = "echo", .args_size = sizeof(struct blob),
+			     .res_size = sizeof(struct blob), .decode_args = echo_dec,
+			     .estimate = blob_est, .handler = echo_proc, .encode_res = blob_enc,
+			     .release = echo_release },
+	[ECHO_PROC_SINK] = { .name = NULL },
+	[ECHO_PROC_SOURCE] = { .name = "source", .args_size = sizeof(struct blob),
+			       .res_size = sizeof(struct blob), .decode_args = source_dec,
+			       .estimate = blob_est, .handler = source_proc,
+			       .encode_res = blob_enc },
 };
 static const struct rpcrdma_svc_version vers[] = {
-	{ .vers = ECHO_VERS, .nprocs = 1, .procs = procs },
-};
-static const struct rpcrdma_svc_program prog = {
-	.prog = ECHO_PROG, .name = "echo-null", .nvers = 1, .vers = vers,
+	{ .vers = ECHO_VERS, .nprocs = 4, .procs = procs },
 };
 
 int main(int argc, char **argv)
@@ -46,6 +133,10 @@ int main(int argc, char **argv)
 	struct rpcrdma_poller *poller = NULL;
 	struct rpcrdma_svc *svc = NULL;
 	struct addrinfo hints = { .ai_flags = AI_NUMERICHOST }, *ai = NULL;
+	struct rpcrdma_svc_program prog = {
+		.prog = ECHO_PROG, .name = "echo-null", .nvers = 1, .vers = vers,
+	};
+	uint8_t *source;
 	sigset_t set;
 	int rc, sig;
 
@@ -67,6 +158,12 @@ int main(int argc, char **argv)
 		else
 			return fprintf(stderr, "unknown option %s\n", argv[i]), 2;
 	}
+	source = malloc(SOURCE_MAX);    /* SOURCE's bytes: the echo server's pattern */
+	if (!source)
+		return 1;
+	for (size_t i = 0; i < SOURCE_MAX; i++)
+		source[i] = (uint8_t)(i * 7u);
+	prog.ctx = source;
 	sigemptyset(&set);
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGTERM);
@@ -88,6 +185,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "svc-null-server: %s\n", strerror(-rc));
 		rpcrdma_svc_destroy(svc);
 		rpcrdma_poller_destroy(poller);
+		free(source);
 		return 1;
 	}
 	printf("listening\n");
@@ -100,5 +198,6 @@ int main(int argc, char **argv)
 	       (unsigned long long)st.rdma_loop_calls);
 	rpcrdma_svc_destroy(svc);
 	rpcrdma_poller_destroy(poller);
+	free(source);
 	return 0;
 }
