@@ -88,7 +88,8 @@ static void read_free(struct rpcrdma__read *r)
 		r = NULL;
 	}
 	pthread_mutex_unlock(&conn->read_lock);
-	free(r);
+	if (r) /* NULL: cached */
+		free(r);
 }
 
 void rpcrdma__read_cache_fini(struct rpcrdma__conn *conn)

@@ -331,7 +331,8 @@ static void free_call(struct rpcrdma_svc_call *c)
 		b = NULL;
 	}
 	pthread_mutex_unlock(&x->cache_lock);
-	free(b);
+	if (b) /* NULL: cached */
+		free(b);
 }
 
 static size_t align_up(size_t n)

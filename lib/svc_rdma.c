@@ -131,7 +131,8 @@ static void big_put(struct rpcrdma__svc_rdma *r, void *buf, size_t cap)
 		b = NULL;
 	}
 	pthread_mutex_unlock(&r->lock);
-	free(b);
+	if (b) /* NULL: cached */
+		free(b);
 }
 
 /* Write chunks from which a reply buffer is registered at arrival (smaller
@@ -220,7 +221,8 @@ static void req_free(struct rpcrdma__svc_rdma *r, struct rdma_req *q)
 	pthread_mutex_lock(&r->lock);
 	q = req_put_locked(r, q);
 	pthread_mutex_unlock(&r->lock);
-	free(q);
+	if (q) /* NULL: back in the pool */
+		free(q);
 }
 
 /* The pool at listen time: a grant's worth of requests (within what it
@@ -452,7 +454,8 @@ static void send_one(struct rpcrdma__svc_rdma *r, struct rdma_req *q)
 	if (--r->live == 0)
 		pthread_cond_broadcast(&r->gone);
 	pthread_mutex_unlock(&r->lock);
-	free(q);
+	if (q) /* NULL: back in the pool */
+		free(q);
 }
 
 /*
