@@ -18,7 +18,7 @@
 
 #include <rpcrdma/proto.h>
 
-#include "xdr.h"
+#include "wire/xdr.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -20,7 +20,7 @@
 
 #include <rpcrdma/idr.h>
 
-#include "idr_internal.h"
+#include "util/idr_internal.h"
 #include "../tests/unit/idr_test_support.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

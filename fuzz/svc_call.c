@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "svc_int.h"
+#include "svc/svc_int.h"
 #include "../tests/svc/testprog.h"
 
 struct fz {

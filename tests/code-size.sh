@@ -1,8 +1,8 @@
 #!/bin/sh
-# code-size.sh DIR: the size rules of lib/ (README, issue #27): no function
+# code-size.sh DIR...: the size rules (README, issue #27): no function
 # over MAX_FN (120) lines, from the "{" that opens its body to the "}" that
-# closes it, in DIR/*.c and DIR/*.h, and no DIR/*.c over MAX_FILE (800)
-# lines.  Functions are found as the project writes them: the declarator
+# closes it, in every *.c and *.h under each DIR (its folders included),
+# and no *.c over MAX_FILE (800) lines.  Functions are found as the project writes them: the declarator
 # from column 0, the body's braces alone at column 0.  It also fails when
 # it finds fewer than 100 functions (the pattern no longer matches the
 # code).  code-size.sh --self-test: the check catches a function of 121
@@ -77,5 +77,6 @@ if [ "${1:-}" = --self-test ]; then
 	echo "code-size: self-test caught a function of 121 lines and a file of 804"
 	exit 0
 fi
-dir=${1:?usage: code-size.sh DIR | --self-test}
-check 100 "$dir"/*.c "$dir"/*.h
+[ $# -gt 0 ] || { echo "usage: code-size.sh DIR... | --self-test"; exit 2; }
+# shellcheck disable=SC2046 # the project's paths have no spaces
+check 100 $(find "$@" -name '*.[ch]' | sort)

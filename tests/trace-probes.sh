@@ -1,5 +1,5 @@
 #!/bin/sh
-# The USDT probes (lib/trace.h) the built library carries, read from its ELF
+# The USDT probes (lib/util/trace.h) the built library carries, read from its ELF
 # notes with `readelf -n`, against the list below and docs/tracing.md.
 # Usage: trace-probes.sh LIBRARY TRACE RDMA DOC
 #   TRACE 1: built with -Dtrace (else skip, 77); RDMA 1: with the RDMA

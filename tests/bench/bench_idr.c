@@ -22,7 +22,7 @@
  * valgrind --tool=callgrind (instruction counts per function).
  */
 #include <rpcrdma/idr.h>
-#include "idr_internal.h" /* rpcrdma__idr_node_count */
+#include "util/idr_internal.h" /* rpcrdma__idr_node_count */
 
 #include <limits.h>
 #include <stdint.h>

@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rdma_internal.h"
+#include "rdma/rdma_internal.h"
 
 struct fake {
 	struct ibv_context ctx;

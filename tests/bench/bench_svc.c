@@ -11,7 +11,7 @@
 #include <time.h>
 
 #include <rpcrdma/svc.h>
-#include "svc_int.h" /* the transport plug */
+#include "svc/svc_int.h" /* the transport plug */
 #include "../svc/testprog.h"
 
 struct sink {

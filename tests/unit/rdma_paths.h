@@ -13,7 +13,7 @@
 #include <stdint.h>
 
 #include "fake_verbs.h"
-#include "rdma_internal.h"
+#include "rdma/rdma_internal.h"
 
 #define MAX_HELD 64
 

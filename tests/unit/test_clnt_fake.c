@@ -17,7 +17,7 @@
 
 #include "clnt_util.h"
 #include "rpc_record.h"
-#include "clnt_int.h"
+#include "clnt/clnt_int.h"
 
 enum mode {
 	M_SUCCESS,       /* a NULL reply */
@@ -456,7 +456,7 @@ static void test_tcp_backoff(void **state)
 	assert_int_equal(ct_client("tcp", f.port, 100, 1, NULL, &c), -ECONNREFUSED);
 }
 
-/* The backchannel's way out (lib/clnt_int.h): a record queued from this
+/* The backchannel's way out (lib/clnt/clnt_int.h): a record queued from this
  * thread reaches the server, whose answer (a REPLY no call waits for) is
  * dropped. */
 static void test_send_record(void **state)

@@ -19,7 +19,7 @@
 
 #include <rpcrdma/idr.h>
 
-#include "idr_internal.h"
+#include "util/idr_internal.h"
 #include "idr_test_support.h"
 
 static struct rpcrdma_ida *new_ida(struct fail_alloc *fa)

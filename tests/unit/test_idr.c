@@ -20,7 +20,7 @@
 
 #include <rpcrdma/idr.h>
 
-#include "idr_internal.h"
+#include "util/idr_internal.h"
 #include "idr_test_support.h"
 
 static char tokens[256];

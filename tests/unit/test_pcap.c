@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * The wire capture's writer (lib/pcap.c), without a device: a recorded
+ * The wire capture's writer (lib/pcap/pcap.c), without a device: a recorded
  * exchange of NFSv4 calls over RPC-over-RDMA, with every kind of chunk,
  * written as RoCEv2 frames through the writer the library's hooks use,
  * then read by Wireshark's dissectors (tshark): every message frame must
@@ -28,7 +28,7 @@
 
 #include <rpcrdma/proto.h>
 
-#include "pcap_int.h"
+#include "pcap/pcap_int.h"
 
 #define NFS_PROG 100003u
 #define OP_PUTROOTFH 24u

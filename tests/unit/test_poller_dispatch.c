@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * The poller's completion dispatch, built from lib/poller.c and
- * lib/poller_cq.c alone (no transport linked: the poller knows only
+ * The poller's completion dispatch, built from lib/rdma/poller.c and
+ * lib/rdma/poller_cq.c alone (no transport linked: the poller knows only
  * struct rpcrdma__cqe).  Completion queues are fakes: an ibv_cq whose
  * context's poll_cq hands out the completions a test queued, each wr_id
  * the address of a test context whose done function records what it got.
@@ -21,7 +21,7 @@
 
 #include <cmocka.h>
 
-#include "poller_int.h"
+#include "rdma/poller_int.h"
 
 #define QMAX 1024
 

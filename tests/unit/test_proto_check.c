@@ -3,7 +3,7 @@
 #include <errno.h>
 
 #include "wire_util.h"
-#include "xdr.h"
+#include "wire/xdr.h"
 
 static struct wbuf b;
 static struct rpcrdma_hdr hdr;

@@ -11,7 +11,7 @@
 #include <stdio.h>
 
 #include "wire_util.h"
-#include "xdr.h"
+#include "wire/xdr.h"
 
 static uint32_t out[4096];
 static struct wbuf b;

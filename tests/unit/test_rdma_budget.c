@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * The read budget's accounting (lib/rdma_budget.c), without a device: the
+ * The read budget's accounting (lib/rdma/rdma_budget.c), without a device: the
  * listener's and each connection's bounds, the wait queue's order (FIFO per
  * connection, round robin across them, no overtaking of a call waiting for
  * the listener's room), the drain of a closing connection, and a flood of
@@ -19,7 +19,7 @@
 
 #include <cmocka.h>
 
-#include "rdma_internal.h"
+#include "rdma/rdma_internal.h"
 
 #define MIB ((size_t)1 << 20)
 

@@ -19,7 +19,7 @@
 
 #include <cmocka.h>
 
-#include "rdma_internal.h"
+#include "rdma/rdma_internal.h"
 
 #define FAKE_MAX_CQE 4000
 

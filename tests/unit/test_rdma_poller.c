@@ -26,7 +26,7 @@
 #include <arpa/inet.h>
 
 #include <rpcrdma/svc.h>
-#include "rdma_internal.h"
+#include "rdma/rdma_internal.h"
 
 struct evsrc {
 	struct rpcrdma__source src;

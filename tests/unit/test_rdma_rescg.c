@@ -15,7 +15,7 @@
 
 #include <rpcrdma/rescg.h>
 
-#include "rdma_internal.h"
+#include "rdma/rdma_internal.h"
 
 static void handler(struct rpcrdma_call *call, void *arg)
 {

@@ -24,7 +24,7 @@
 
 #include <cmocka.h>
 
-#include "rdma_internal.h"
+#include "rdma/rdma_internal.h"
 
 #define GRANT 4u
 #define NCALLS 200u

@@ -18,7 +18,7 @@
 
 #include <rpcrdma/rescg.h>
 
-#include "rescg_ledger.h"
+#include "util/rescg_ledger.h"
 
 #define OBJ RPCRDMA_RES_HCA_OBJECT
 #define HDL RPCRDMA_RES_HCA_HANDLE

@@ -16,7 +16,7 @@
 #include <errno.h>
 #include <cmocka.h>
 
-#include "svc_int.h"
+#include "svc/svc_int.h"
 #include "../svc/testprog.h"
 
 /* ---------------------------------------------------------- builders */

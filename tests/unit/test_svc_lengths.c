@@ -16,7 +16,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "svc_int.h"
+#include "svc/svc_int.h"
 
 /* xid, CALL, rpcvers 2, prog 100003 v4 proc 1; AUTH_SYS { stamp, "host",
  * uid, gid, gids {10, 20} }; AUTH_NONE verifier; 4 argument bytes. */

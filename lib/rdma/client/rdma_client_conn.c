@@ -11,7 +11,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "diag_int.h"
+#include "util/diag_int.h"
 #include "rdma_client_int.h"
 
 /* ---- connection lifetime ---- */

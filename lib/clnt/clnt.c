@@ -17,7 +17,7 @@
 #include <rpcrdma/config.h>
 
 #include "clnt_int.h"
-#include "svc_int.h"
+#include "svc/svc_int.h"
 
 int64_t rpcrdma__clnt_now_ms(void)
 {

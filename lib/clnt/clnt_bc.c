@@ -10,7 +10,7 @@
 #include <rpcrdma/config.h>
 
 #include "clnt_int.h"
-#include "svc_local.h"
+#include "svc/svc_local.h"
 
 /* The reply callback of the entry point: back on the connection. */
 static void bc_reply(void *arg, const void *reply, size_t len)

@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "poller_int.h"
-#include "svc_int.h" /* rpcrdma__poller_is_direct */
+#include "svc/svc_int.h" /* rpcrdma__poller_is_direct */
 
 #define WC_BATCH_MAX 256
 

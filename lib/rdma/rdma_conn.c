@@ -12,7 +12,7 @@
 
 #include "rdma_backward.h"
 #include "rdma_internal.h"
-#include "trace.h"
+#include "util/trace.h"
 
 #define SEND_SGE_MAX 16
 

@@ -11,8 +11,8 @@
 #include <unistd.h>
 
 #include "rdma_internal.h"
-#include "svc_int.h" /* rpcrdma__may_command */
-#include "trace.h"
+#include "svc/svc_int.h" /* rpcrdma__may_command */
+#include "util/trace.h"
 
 static void send_reset(struct rpcrdma__send *s, struct rpcrdma__conn *conn)
 {

@@ -10,7 +10,7 @@
 #include <rpcrdma/proto.h>
 
 #include "proto_walk.h"
-#include "trace.h"
+#include "util/trace.h"
 #include "xdr.h"
 
 /*

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "clnt_int.h"
-#include "svc_int.h"
+#include "svc/svc_int.h"
 
 bool rpcrdma__clnt_msg_xid(const uint8_t *buf, size_t len, uint32_t *xid, uint32_t *type)
 {

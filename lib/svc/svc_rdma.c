@@ -55,8 +55,8 @@
 #include <rdma/rdma_cma.h>
 #include <rpcrdma/xprt.h>
 
-#include "rdma_backward.h"
-#include "rdma_internal.h" /* rpcrdma__listener_opts_get */
+#include "rdma/rdma_backward.h"
+#include "rdma/rdma_internal.h" /* rpcrdma__listener_opts_get */
 #include "svc_int.h"
 #include "svc_rdma_int.h"
 

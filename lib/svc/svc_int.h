@@ -11,7 +11,7 @@
 
 #include <rpcrdma/svc.h>
 
-#include "diag_int.h"
+#include "util/diag_int.h"
 #include "svc_xprt.h"
 
 /* A 32-bit constant in network byte order, usable in constant expressions. */

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "rdma_internal.h"
-#include "trace.h"
+#include "util/trace.h"
 
 unsigned rpcrdma__build_writes(struct ibv_send_wr *wrs, struct ibv_sge *sges,
 			       const struct rpcrdma_chunk *chunk, const struct rpcrdma__mrbuf *src,

@@ -10,7 +10,7 @@
 
 #include "rdma_backward.h"
 #include "rdma_internal.h"
-#include "trace.h"
+#include "util/trace.h"
 
 static int post_one(struct rpcrdma_call *call)
 {

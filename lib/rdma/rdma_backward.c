@@ -33,9 +33,9 @@
 #include <unistd.h>
 
 #include "rdma_backward.h"
-#include "rdma_bc_hdr.h"
+#include "wire/rdma_bc_hdr.h"
 #include "rdma_internal.h"
-#include "svc_backward.h"
+#include "svc/svc_backward.h"
 
 struct rpcrdma__rdma_bc {
 	struct rpcrdma__svc_bc_slot slot;

@@ -9,7 +9,7 @@
 #include <rpcrdma/proto.h>
 
 #include "proto_walk.h"
-#include "trace.h"
+#include "util/trace.h"
 #include "xdr.h"
 
 /* Every error label of the reply checker ends here (tail calls), as in

@@ -8,7 +8,7 @@
 #include <stdbool.h>
 
 #include "rdma_internal.h"
-#include "trace.h"
+#include "util/trace.h"
 
 static void timer_arm(struct rpcrdma_listener *l, bool on)
 {

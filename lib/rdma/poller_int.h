@@ -19,7 +19,7 @@
 
 #include <rpcrdma/poller.h>
 
-#include "list.h"
+#include "util/list.h"
 
 /* CLOCK_MONOTONIC in nanoseconds. */
 static inline uint64_t rpcrdma__now_ns(void)

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rdma_internal.h"
+#include "rdma/rdma_internal.h"
 
 /*
  * The backward direction (RFC 8167): receives each connection keeps for

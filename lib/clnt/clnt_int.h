@@ -24,7 +24,7 @@
 #include <rpcrdma/clnt.h>
 #include <rpcrdma/stats.h>
 
-#include "list.h"
+#include "util/list.h"
 
 enum rpcrdma__clnt_kind { RPCRDMA__CLNT_TCP, RPCRDMA__CLNT_UDP, RPCRDMA__CLNT_RDMA };
 

@@ -19,7 +19,7 @@
 #include <rpcrdma/poller.h>
 
 #include "clnt_int.h"
-#include "rdma_client_int.h"
+#include "rdma/client/rdma_client_int.h"
 
 struct rpcrdma__clnt_rdma {
 	struct rpcrdma_poller *poller;

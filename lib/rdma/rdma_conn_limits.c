@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "diag_int.h"
+#include "util/diag_int.h"
 #include "rdma_internal.h"
 
 /* ---- the device's CQs ---- */

@@ -37,9 +37,9 @@
 #include <rpcrdma/stats.h>
 #include <rpcrdma/xprt.h>
 
-#include "list.h"
-#include "pcap_int.h"
-#include "rescg_ledger.h"
+#include "util/list.h"
+#include "pcap/pcap_int.h"
+#include "util/rescg_ledger.h"
 
 #include "poller_int.h"
 

@@ -13,7 +13,7 @@
 
 #include "rdma_backward.h"
 #include "rdma_internal.h"
-#include "trace.h"
+#include "util/trace.h"
 
 /* ---- the listening id ---- */
 

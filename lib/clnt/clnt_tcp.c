@@ -20,8 +20,8 @@
 #include <unistd.h>
 
 #include "clnt_int.h"
-#include "diag_int.h"
-#include "svc_int.h"
+#include "util/diag_int.h"
+#include "svc/svc_int.h"
 
 struct outrec {
 	struct rpcrdma__list node;
