@@ -114,6 +114,41 @@ static int write_header(int fd)
 	return err;
 }
 
+/* The capture holds every byte of the traffic, and a server that captures
+ * often runs as root: open it so that nobody else can point it elsewhere
+ * or read it.  A symbolic link is refused (O_NOFOLLOW: ELOOP), a FIFO or
+ * device never blocks the open (O_NONBLOCK) and is refused, as is a file
+ * with another name (a hard link), or one that another user owns; a new
+ * file is created 0600.  Returns the descriptor, or a negative errno. */
+static int open_private(const char *path)
+{
+	struct stat st;
+	int fd, err;
+
+	fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK,
+		  0600);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st)) {
+		err = -errno;
+		goto out_close;
+	}
+	err = -EINVAL;
+	if (!S_ISREG(st.st_mode) || st.st_nlink != 1)
+		goto out_close;
+	err = -EPERM;
+	if (st.st_uid != geteuid())
+		goto out_close;
+	if (fcntl(fd, F_SETFL, O_APPEND) == -1) {
+		err = -errno;
+		goto out_close;
+	}
+	return fd;
+out_close:
+	close(fd);
+	return err;
+}
+
 int rpcrdma__pcap_open(const char *path, struct rpcrdma__pcap **out)
 {
 	struct rpcrdma__pcap *p;
@@ -127,9 +162,9 @@ int rpcrdma__pcap_open(const char *path, struct rpcrdma__pcap **out)
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		return -ENOMEM;
-	p->fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	p->fd = open_private(path);
 	if (p->fd < 0) {
-		err = -errno;
+		err = p->fd;
 		free(p);
 		return err;
 	}
