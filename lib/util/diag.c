@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <string.h>
 #include <netinet/in.h>
 
 #include <rpcrdma/diag.h>
@@ -54,6 +55,10 @@ static const struct errmsg errmsgs[] = {
 	{ E2BIG, "too big" },
 	{ ENOBUFS, "no buffer space available" },
 	{ ESHUTDOWN, "shut down" },
+	{ EREMOTEIO, "the server accepted the call but did not run it (accept_stat not SUCCESS), "
+		     "or the RPC-over-RDMA peer refused its chunks (ERR_CHUNK)" },
+	{ ECONNABORTED, "connection aborted" },
+	{ EPROTOTYPE, "wrong transport for this call" },
 };
 
 const char *rpcrdma_strerror(int err)
@@ -65,7 +70,10 @@ const char *rpcrdma_strerror(int err)
 	for (size_t i = 0; i < sizeof(errmsgs) / sizeof(errmsgs[0]); i++)
 		if (errmsgs[i].err == err)
 			return errmsgs[i].msg;
-	return "unknown error";
+	/* glibc's own description: a static string, unlike strerror()'s
+	 * buffer, so thread-safe; NULL for a code it does not know. */
+	const char *desc = strerrordesc_np(err);
+	return desc ? desc : "unknown error";
 }
 
 const char *rpcrdma_log_event_str(enum rpcrdma_log_event event)
