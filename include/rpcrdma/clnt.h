@@ -14,7 +14,9 @@
  *
  *  - TCP: record marking; a broken connection fails the calls in flight
  *    (-ECONNRESET) and the next call reconnects, with the reconnect backoff
- *    of <rpcrdma/client.h>.
+ *    of <rpcrdma/client.h>.  The reconnect never blocks: calls queue behind
+ *    it and keep their own timeouts; one that takes connect_timeout_ms is
+ *    given up and its calls fail -ETIMEDOUT.
  *  - UDP: a call is sent again every retrans_ms (doubling, up to the call's
  *    timeout); replies are matched by xid and duplicates dropped.
  *  - RDMA: the RPC-over-RDMA client of <rpcrdma/client.h> (never more calls
