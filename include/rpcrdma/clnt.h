@@ -113,7 +113,10 @@ RPCRDMA_API int rpcrdma_clnt_set_auth_sys(struct rpcrdma_clnt *c, const char *ma
  *    lands; over RDMA a write chunk is offered over it.  NULL: none.
  *  - timeout_ms: <= 0: the client's default.
  * Results: status of the call (see rpcrdma_clnt_done), reply_stat
- * accept_stat and auth_stat as received (for -EACCES and -EREMOTEIO).
+ * accept_stat and auth_stat as received (for -EACCES and -EREMOTEIO), and
+ * for PROG_MISMATCH or RPC_MISMATCH the versions the server supports
+ * (vers_low, vers_high; written only when size covers them, so a caller
+ * built before they existed keeps working).
  */
 struct rpcrdma_clnt_req {
 	size_t size;              /* sizeof(struct rpcrdma_clnt_req) */
@@ -132,6 +135,8 @@ struct rpcrdma_clnt_req {
 	uint32_t accept_stat;     /* RFC 5531 accept_stat, or reject_stat */
 	uint32_t auth_stat;       /* when denied for AUTH_ERROR */
 	uint32_t xid;
+	uint32_t vers_low;        /* PROG_MISMATCH / RPC_MISMATCH: lowest supported */
+	uint32_t vers_high;       /* and highest */
 };
 
 /*
@@ -174,6 +179,23 @@ RPCRDMA_API int rpcrdma_clnt_call_async(struct rpcrdma_clnt *c, struct rpcrdma_c
 /* Sends a call and waits for it; returns its status.  Not from a callback
  * of this client. */
 RPCRDMA_API int rpcrdma_clnt_call(struct rpcrdma_clnt *c, struct rpcrdma_clnt_req *req);
+
+/*
+ * Why a call ended, as one line in libtirpc's clnt_sperror() style:
+ * "PREFIX: RPC: Program/version mismatch; low version = 2, high version =
+ * 3", "...: RPC: Authentication error; why = Client credential too weak",
+ * "...: RPC: Unable to send; errno = connection refused", "...: RPC: Timed
+ * out".  status is what the call returned (or done was given); req, the
+ * finished call, may be NULL (then only status is used).  prefix may be
+ * NULL.  Writes at most len bytes into buf, always terminated; returns buf.
+ * Thread-safe.
+ */
+RPCRDMA_API char *rpcrdma_clnt_sperror(const struct rpcrdma_clnt_req *req, int status,
+				       const char *prefix, char *buf, size_t len);
+
+/* The same line, with a newline, to standard error. */
+RPCRDMA_API void rpcrdma_clnt_perror(const struct rpcrdma_clnt_req *req, int status,
+				     const char *prefix);
 
 /*
  * Serves calls the server sends back on this client's connection (NFSv4.1

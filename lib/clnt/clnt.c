@@ -337,7 +337,7 @@ int rpcrdma_clnt_call_async(struct rpcrdma_clnt *c, struct rpcrdma_clnt_req *req
 	struct rpcrdma__creq *r;
 	int timeout, err;
 
-	if (!c || !req || !done || req->size < sizeof(*req) ||
+	if (!c || !req || !done || req->size < offsetof(struct rpcrdma_clnt_req, vers_low) ||
 	    (req->res_bulk_len && !req->res_bulk))
 		return -EINVAL;
 	r = calloc(1, sizeof(*r));

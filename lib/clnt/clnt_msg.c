@@ -183,6 +183,10 @@ static int reply_status(struct rpcrdma_clnt_req *req, const struct rpcrdma__clnt
 	req->reply_stat = h->reply_stat;
 	req->accept_stat = h->accept_stat;
 	req->auth_stat = h->auth_stat;
+	if (req->size >= offsetof(struct rpcrdma_clnt_req, vers_high) + sizeof(req->vers_high)) {
+		req->vers_low = h->low;
+		req->vers_high = h->high;
+	}
 	if (h->reply_stat)
 		return -EACCES;
 	if (h->accept_stat)

@@ -120,6 +120,7 @@ static void errors(const char *netid)
 {
 	struct rpcrdma_clnt *c;
 	struct rpcrdma_clnt_req r;
+	char line[128];
 
 	/* procedure not there */
 	assert_int_equal(ct_client(netid, port_of(netid), CT_PROG, CT_VERS, NULL, &c), 0);
@@ -127,6 +128,8 @@ static void errors(const char *netid)
 	assert_int_equal(rpcrdma_clnt_call(c, &r), -EREMOTEIO);
 	assert_int_equal(r.reply_stat, 0);
 	assert_int_equal(r.accept_stat, 3);   /* PROC_UNAVAIL */
+	assert_string_equal(rpcrdma_clnt_sperror(&r, -EREMOTEIO, "ct", line, sizeof(line)),
+			    "ct: RPC: Procedure unavailable");
 	rpcrdma_clnt_destroy(c);
 
 	/* version not there */
@@ -134,6 +137,19 @@ static void errors(const char *netid)
 	ct_req(&r, CT_NULL);
 	assert_int_equal(rpcrdma_clnt_call(c, &r), -EREMOTEIO);
 	assert_int_equal(r.accept_stat, 2);   /* PROG_MISMATCH */
+	assert_int_equal(r.vers_low, CT_VERS);
+	assert_int_equal(r.vers_high, CT_VERS);
+	assert_string_equal(rpcrdma_clnt_sperror(&r, -EREMOTEIO, "ct", line, sizeof(line)),
+			    "ct: RPC: Program/version mismatch; low version = 1, high version = 1");
+	/* a caller built before vers_low existed: still served, not written */
+	r.size = offsetof(struct rpcrdma_clnt_req, vers_low);
+	r.vers_low = r.vers_high = 77;
+	assert_int_equal(rpcrdma_clnt_call(c, &r), -EREMOTEIO);
+	assert_int_equal(r.vers_low, 77);
+	assert_string_equal(rpcrdma_clnt_sperror(&r, -EREMOTEIO, NULL, line, sizeof(line)),
+			    "RPC: Program/version mismatch");
+	r.size = offsetof(struct rpcrdma_clnt_req, vers_low) - 1;
+	assert_int_equal(rpcrdma_clnt_call(c, &r), -EINVAL);
 	rpcrdma_clnt_destroy(c);
 
 	/* program not there */
@@ -141,7 +157,35 @@ static void errors(const char *netid)
 	ct_req(&r, CT_NULL);
 	assert_int_equal(rpcrdma_clnt_call(c, &r), -EREMOTEIO);
 	assert_int_equal(r.accept_stat, 1);   /* PROG_UNAVAIL */
+	assert_string_equal(rpcrdma_clnt_sperror(&r, -EREMOTEIO, "ct", line, sizeof(line)),
+			    "ct: RPC: Program unavailable");
 	rpcrdma_clnt_destroy(c);
+}
+
+/* The words of the other outcomes, and the bounds of the buffer. */
+static void test_sperror(void **state)
+{
+	struct rpcrdma_clnt_req r = { .size = sizeof(r) };
+	char line[128], tiny[8];
+
+	(void)state;
+	assert_string_equal(rpcrdma_clnt_sperror(NULL, -ETIMEDOUT, "p", line, sizeof(line)),
+			    "p: RPC: Timed out");
+	assert_string_equal(rpcrdma_clnt_sperror(NULL, 0, "", line, sizeof(line)), "RPC: Success");
+	assert_string_equal(rpcrdma_clnt_sperror(NULL, -ECONNREFUSED, "p", line, sizeof(line)),
+			    "p: RPC: Unable to send; errno = connection refused");
+	r.reply_stat = 1;
+	r.accept_stat = 1;
+	r.auth_stat = 5;
+	assert_string_equal(rpcrdma_clnt_sperror(&r, -EACCES, "p", line, sizeof(line)),
+			    "p: RPC: Authentication error; why = Client credential too weak");
+	r.accept_stat = 0;
+	r.vers_low = r.vers_high = 2;
+	assert_string_equal(rpcrdma_clnt_sperror(&r, -EACCES, "p", line, sizeof(line)),
+			    "p: RPC: Incompatible versions of RPC; low version = 2, high version = 2");
+	assert_string_equal(rpcrdma_clnt_sperror(NULL, -EREMOTEIO, "p", tiny, sizeof(tiny)),
+			    "p: RPC:");
+	assert_null(rpcrdma_clnt_sperror(NULL, 0, "p", NULL, 4));
 }
 
 static void test_errors(void **state)
@@ -440,6 +484,7 @@ int main(void)
 		cmocka_unit_test(test_null_all_netids),
 		cmocka_unit_test(test_auth),
 		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_sperror),
 		cmocka_unit_test(test_encode_decode_errors),
 		cmocka_unit_test(test_timeout),
 		cmocka_unit_test(test_bulk),
