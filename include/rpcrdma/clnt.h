@@ -88,6 +88,23 @@ RPCRDMA_API int rpcrdma_clnt_create(const char *netid, const struct sockaddr *ad
 RPCRDMA_API int rpcrdma_clnt_parse_addr(const char *text, struct sockaddr_storage *ss,
 					socklen_t *len);
 
+
+/*
+ * rpcrdma_clnt_create() from a host name or a numeric address (IPv6 with or
+ * without brackets, with a %scope), as libtirpc's clnt_create() takes one:
+ * resolved by getaddrinfo() in the netid's family (tcp, udp, rdma: IPv4;
+ * tcp6, udp6, rdma6: IPv6), each address tried in turn until one gives a
+ * client.  port 0 asks the host's rpcbind.  Returns 0, the last address's
+ * error, -ENXIO when the name does not resolve in that family,
+ * -EAFNOSUPPORT for a numeric address of the other family, -EAGAIN when the
+ * resolver cannot answer now, or -EINVAL.  Blocks while resolving and
+ * connecting; thread-safe.
+ */
+RPCRDMA_API int rpcrdma_clnt_create_host(const char *netid, const char *host, uint16_t port,
+					 uint32_t prog, uint32_t vers,
+					 const struct rpcrdma_clnt_opts *opts,
+					 struct rpcrdma_clnt **out);
+
 /* Fails the calls in flight (-ECANCELED, done called), disconnects and
  * frees.  Not from a callback of this client.  NULL is a no-op. */
 RPCRDMA_API void rpcrdma_clnt_destroy(struct rpcrdma_clnt *c);

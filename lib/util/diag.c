@@ -58,6 +58,7 @@ static const struct errmsg errmsgs[] = {
 	{ EREMOTEIO, "the server accepted the call but did not run it (accept_stat not SUCCESS), "
 		     "or the RPC-over-RDMA peer refused its chunks (ERR_CHUNK)" },
 	{ ECONNABORTED, "connection aborted" },
+	{ ENXIO, "unknown host: the name does not resolve (in the netid's address family)" },
 	{ EPROTOTYPE, "wrong transport for this call" },
 };
 

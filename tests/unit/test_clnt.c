@@ -433,6 +433,48 @@ static void test_create_errors(void **state)
 	assert_null(c);
 }
 
+/* Host names, as libtirpc's clnt_create() takes them: "localhost" over
+ * tcp and udp, a numeric address with brackets, a name that does not
+ * resolve, an address of the other family, and rpcbind's port 0 refused
+ * where no rpcbind runs. */
+static void test_create_host(void **state)
+{
+	struct rpcrdma_clnt *c = NULL;
+	struct rpcrdma_clnt_req r;
+
+	(void)state;
+	assert_int_equal(rpcrdma_clnt_create_host("tcp", "localhost", srv.tcp_port, CT_PROG,
+						  CT_VERS, NULL, &c), 0);
+	ct_req(&r, CT_NULL);
+	assert_int_equal(rpcrdma_clnt_call(c, &r), 0);
+	rpcrdma_clnt_destroy(c);
+	assert_int_equal(rpcrdma_clnt_create_host("udp", "127.0.0.1", srv.udp_port, CT_PROG,
+						  CT_VERS, NULL, &c), 0);
+	assert_int_equal(rpcrdma_clnt_call(c, &r), 0);
+	rpcrdma_clnt_destroy(c);
+	if (srv.tcp6_port) {
+		assert_int_equal(rpcrdma_clnt_create_host("tcp6", "[::1]", srv.tcp6_port, CT_PROG,
+							  CT_VERS, NULL, &c), 0);
+		assert_int_equal(rpcrdma_clnt_call(c, &r), 0);
+		rpcrdma_clnt_destroy(c);
+	}
+	c = NULL;
+	assert_int_equal(rpcrdma_clnt_create_host("tcp", "no-such-host.invalid", 1, CT_PROG,
+						  CT_VERS, NULL, &c), -ENXIO);
+	assert_int_equal(rpcrdma_clnt_create_host("tcp", "::1", 1, CT_PROG, CT_VERS, NULL, &c),
+			 -EAFNOSUPPORT);
+	assert_int_equal(rpcrdma_clnt_create_host("tcp6", "127.0.0.1", 1, CT_PROG, CT_VERS, NULL,
+						  &c), -EAFNOSUPPORT);
+	assert_int_equal(rpcrdma_clnt_create_host("tcp", "", 1, CT_PROG, CT_VERS, NULL, &c),
+			 -EINVAL);
+	assert_int_equal(rpcrdma_clnt_create_host("sctp", "localhost", 1, CT_PROG, CT_VERS, NULL,
+						  &c), -EINVAL);
+	assert_int_equal(rpcrdma_clnt_create_host("tcp", NULL, 1, CT_PROG, CT_VERS, NULL, &c),
+			 -EINVAL);
+	assert_null(c);
+	assert_non_null(strstr(rpcrdma_strerror(-ENXIO), "unknown host"));
+}
+
 static void test_parse_addr(void **state)
 {
 	struct sockaddr_storage ss;
@@ -485,6 +527,7 @@ int main(void)
 		cmocka_unit_test(test_auth),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_sperror),
+		cmocka_unit_test(test_create_host),
 		cmocka_unit_test(test_encode_decode_errors),
 		cmocka_unit_test(test_timeout),
 		cmocka_unit_test(test_bulk),
