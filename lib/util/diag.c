@@ -26,7 +26,7 @@ static const struct errmsg errmsgs[] = {
 	{ ENOSPC, "no free id or no room left" },
 	{ EBUSY, "busy: every call slot is taken, or calls are in progress" },
 	{ EEXIST, "already exists (program, group, or call xid)" },
-	{ ENOENT, "not found" },
+	{ ENOENT, "not found (for a client: program not registered with rpcbind)" },
 	{ ECANCELED, "call cancelled: the client was destroyed" },
 	{ ETIMEDOUT, "timed out" },
 	{ ECONNREFUSED, "connection refused" },
