@@ -34,6 +34,23 @@ int rpcrdma__listen_on(struct rpcrdma_listener *l)
 	return 0;
 }
 
+/* Why a connection closed, in the words TCP's log uses for the same. */
+static const char *cm_close_why(enum rdma_cm_event_type type)
+{
+	switch (type) {
+	case RDMA_CM_EVENT_DISCONNECTED:
+		return "disconnected by the peer";
+	case RDMA_CM_EVENT_CONNECT_ERROR:
+		return "connection error";
+	case RDMA_CM_EVENT_UNREACHABLE:
+		return "peer unreachable";
+	case RDMA_CM_EVENT_REJECTED:
+		return "connection rejected";
+	default:
+		return "connection manager event";
+	}
+}
+
 /* ---- CM events ---- */
 
 static int cm_handle(struct rpcrdma__source *s, unsigned budget)
@@ -99,9 +116,8 @@ static int cm_handle(struct rpcrdma__source *s, unsigned budget)
 		case RDMA_CM_EVENT_CONNECT_ERROR:
 		case RDMA_CM_EVENT_UNREACHABLE:
 		case RDMA_CM_EVENT_REJECTED:
-			/* The log says "cm event"; the probe, which. */
 			RPCRDMA_TRACE(conn_cm_event, conn->conn_id, type, rdma_event_str(type));
-			rpcrdma__conn_close(conn, "cm event");
+			rpcrdma__conn_close(conn, cm_close_why(type));
 			break;
 		default:
 			break;

@@ -160,6 +160,8 @@ void rpcrdma__client_log(rpcrdma_log_fn fn, void *arg, const struct sockaddr *ds
 						    "or the server disconnected)"
 						  : rpcrdma_strerror(status);
 	bool v6 = dst->sa_family == AF_INET6;
+	/* a client destroyed is a normal close: no error, whatever its calls */
 	rpcrdma__log(fn, arg, RPCRDMA_LOG_CONN_CLOSED, v6 ? "rdma6" : "rdma", dst,
-		     v6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in), why, status);
+		     v6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in), why,
+		     status == -ECANCELED ? 0 : status);
 }
