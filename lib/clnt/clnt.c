@@ -238,6 +238,8 @@ int rpcrdma_clnt_create(const char *netid, const struct sockaddr *addr, socklen_
 	uint32_t seed;
 	int err;
 
+	if (!out)
+		return -EINVAL;
 	err = clnt_new(netid, addr, addrlen, &c);
 	if (err)
 		return err;

@@ -422,6 +422,9 @@ static void test_create_errors(void **state)
 			 -EINVAL);
 	assert_int_equal(rpcrdma_clnt_create("tcp", (struct sockaddr *)&ss, 4, 1, 1, NULL, &c),
 			 -EINVAL);
+	/* no place for the client: refused before anything is made (it crashed
+	 * once a connection was made, issue #37) */
+	assert_int_equal(ct_client("tcp", srv.tcp_port, CT_PROG, CT_VERS, NULL, NULL), -EINVAL);
 	rpcrdma_clnt_opts_init(&o);
 	o.timeout_ms = 0;
 	assert_int_equal(rpcrdma_clnt_create("tcp", (struct sockaddr *)&ss, len, 1, 1, &o, &c),
