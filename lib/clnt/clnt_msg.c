@@ -7,8 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <rpcrdma/svc.h> /* the credential flavors */
+
 #include "clnt_int.h"
-#include "svc/svc_int.h"
+#include "util/byteorder.h"
 
 bool rpcrdma__clnt_msg_xid(const uint8_t *buf, size_t len, uint32_t *xid, uint32_t *type)
 {

@@ -168,4 +168,10 @@ void rpcrdma__timer_arm(struct rpcrdma__source *s, bool *armed, bool on, unsigne
 			unsigned period_ms);
 void rpcrdma__timer_ack(struct rpcrdma__source *s);
 
+/* Whether p is a DIRECT poller. */
+bool rpcrdma__poller_is_direct(const struct rpcrdma_poller *p);
+/* A DIRECT poller whose caller spins (opts.direct_spin): its fd does not
+ * signal completions, so no loop can wait on it. */
+bool rpcrdma__poller_direct_spin(const struct rpcrdma_poller *p);
+
 #endif

@@ -33,7 +33,7 @@
 #include <unistd.h>
 
 #include "rdma_backward.h"
-#include "wire/rdma_bc_hdr.h"
+#include "wire/wire.h"
 #include "rdma_internal.h"
 #include "svc/svc_backward.h"
 

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "rdma/rdma_internal.h"
 #include "svc_int.h"
 
 struct rdma_req;

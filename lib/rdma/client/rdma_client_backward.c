@@ -11,7 +11,7 @@
  */
 #include <errno.h>
 
-#include "wire/rdma_bc_hdr.h"
+#include "wire/wire.h"
 #include "rdma_client_int.h"
 
 void rpcrdma__client_set_backward(struct rpcrdma_client *c, rpcrdma__client_bc_fn fn, void *arg)
