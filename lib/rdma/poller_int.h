@@ -19,6 +19,7 @@
 
 #include <rpcrdma/poller.h>
 
+#include "util/byteorder.h" /* rpcrdma__likely */
 #include "util/list.h"
 
 /* CLOCK_MONOTONIC in nanoseconds. */
@@ -29,14 +30,6 @@ static inline uint64_t rpcrdma__now_ns(void)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
-
-#if defined(__GNUC__)
-#define rpcrdma__likely(x) __builtin_expect(!!(x), 1)
-#define rpcrdma__unlikely(x) __builtin_expect(!!(x), 0)
-#else
-#define rpcrdma__likely(x) (x)
-#define rpcrdma__unlikely(x) (x)
-#endif
 
 /* The coarse clock (a jiffy's resolution, no system call), ns. */
 static inline uint64_t rpcrdma__coarse_ns(void)

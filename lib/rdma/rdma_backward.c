@@ -209,7 +209,7 @@ bool rpcrdma__bc_recv(struct rpcrdma_call *call)
 	uint32_t n = call->byte_len;
 
 	/* RDMA_MSG, version 1, no chunks, then an RPC REPLY. */
-	if (!rpcrdma__bc_hdr_ok(p, n, 1))
+	if (!rpcrdma__bc_hdr_ok(p, n, RPCRDMA__RPC_REPLY))
 		return false;
 	pthread_mutex_lock(&conn->lock);
 	struct rpcrdma__rdma_bc *b = conn->bc;
@@ -218,7 +218,7 @@ bool rpcrdma__bc_recv(struct rpcrdma_call *call)
 	 * other, under the forward credit policing (the core drops it). */
 	if (!b || atomic_load(&b->inflight) == 0)
 		return false;
-	uint32_t credits = rpcrdma__bc_be32(p + 8);
+	uint32_t credits = rpcrdma__get_be32(p + 8);
 	if (credits == 0)
 		credits = 1;                            /* as Linux: never stall */
 	if (credits > conn->bc_recvs)
