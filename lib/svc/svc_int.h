@@ -165,24 +165,14 @@ void rpcrdma__svc_tcp_sweep(struct rpcrdma__svc_source *src, uint32_t events);
 /* TCP: re-arms the connections parked for memory that fit now (loop
  * thread, on a wake-up). */
 void rpcrdma__svc_tcp_unpark(struct rpcrdma_svc *svc);
-/* TCP: drops the loop references of connections closed during the epoll
- * batch (loop thread, after the batch). */
-void rpcrdma__svc_tcp_reap(struct rpcrdma_svc *svc);
-
-/* Transports: shut down everything (destroy); svc->lock not held. */
-void rpcrdma__svc_tcp_shutdown(struct rpcrdma_svc *svc);
-void rpcrdma__svc_udp_shutdown(struct rpcrdma_svc *svc);
-/* RDMA: drops queued calls, destroys the listeners (waiting for their
- * calls); the loop must be stopped.  Nothing to do in a build without RDMA
- * (svc_rdma.c is built only with it). */
-#ifdef RPCRDMA_HAVE_RDMA
-void rpcrdma__svc_rdma_shutdown(struct rpcrdma_svc *svc);
-#else
-static inline void rpcrdma__svc_rdma_shutdown(struct rpcrdma_svc *svc)
-{
-	(void)svc;
-}
-#endif
+/* The kinds of transport (svc_xprt.h), each defined beside its code. */
+extern const struct rpcrdma__svc_xprt_class rpcrdma__svc_tcp_class;  /* svc_tcp_listen.c */
+extern const struct rpcrdma__svc_xprt_class rpcrdma__svc_udp_class;  /* svc_udp.c */
+extern const struct rpcrdma__svc_xprt_class rpcrdma__svc_bc_class;   /* svc_backward.c */
+extern const struct rpcrdma__svc_xprt_class rpcrdma__svc_rdma_class; /* svc_rdma.c (RDMA) */
+/* All of them in the order rpcrdma_svc_destroy takes them, NULL-ended
+ * (svc_classes.c): the one place that names them. */
+extern const struct rpcrdma__svc_xprt_class *const rpcrdma__svc_xprt_classes[];
 
 /* Adds an endpoint for a bound socket address (svc.c). */
 int rpcrdma__svc_add_endpoint_sa(struct rpcrdma_svc *svc, bool udp,
