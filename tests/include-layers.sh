@@ -7,10 +7,12 @@
 # A file may include headers of its own folder and of the folders below
 # it, never of a folder above (a quoted include names the folder:
 # "wire/xdr.h"; an unqualified one is the file's own folder).  Fails, with
-# the file and the line, on each include that runs back up, on a folder
-# not in the order, and when it finds fewer than 50 includes (the pattern
-# no longer matches the code).  include-layers.sh --self-test: the check
-# catches an include of svc from rdma.
+# the file, on each include that runs back up, on an include of another
+# folder's header that is not one of the headers that folder offers (its
+# internal header, below), on a folder not in the order, and when it finds
+# fewer than 50 includes (the pattern no longer matches the code).
+# include-layers.sh --self-test: the check catches an include of svc from
+# rdma and of a header util keeps to itself.
 set -eu
 
 # rank FOLDER: the folder's place in the order, or nothing.
@@ -18,6 +20,20 @@ rank() {
 	case $1 in
 	util) echo 0 ;; wire) echo 1 ;; pcap) echo 2 ;; rdma) echo 3 ;;
 	rdma/client) echo 4 ;; svc) echo 5 ;; clnt) echo 6 ;;
+	esac
+}
+
+# offers FOLDER: the headers other folders may include (each one says so at
+# its top).
+offers() {
+	case $1 in
+	util) echo "util.h byteorder.h diag_int.h list.h rescg_ledger.h trace.h" ;;
+	wire) echo "wire.h" ;;
+	pcap) echo "pcap_int.h" ;;
+	rdma) echo "rdma_internal.h rdma_backward.h" ;;
+	rdma/client) echo "rdma_client_int.h" ;;
+	svc) echo "svc_local.h" ;;
+	clnt) echo "" ;;
 	esac
 }
 
@@ -54,6 +70,13 @@ check() {
 				case " $KNOWN " in *" $f $h "*) continue ;; esac
 				echo "$f: includes $h: $hd is above $dir"
 				bad=1
+			else
+				case " $(offers "$hd") " in
+				*" $(basename "$h") "*) ;;
+				*)
+					echo "$f: includes $h, which $hd keeps to itself (it offers: $(offers "$hd"))"
+					bad=1 ;;
+				esac
 			fi
 		done
 	done
@@ -61,7 +84,7 @@ check() {
 		echo "include-layers: only $n includes found: the pattern no longer matches"
 		bad=1
 	fi
-	[ $bad = 0 ] && echo "include-layers: $n includes, none runs back up the layers"
+	[ $bad = 0 ] && echo "include-layers: $n includes, none runs back up the layers or reaches past a folder's offered headers"
 	return $bad
 }
 
@@ -71,15 +94,19 @@ if [ "${1:-}" = --self-test ]; then
 	mkdir -p "$tmp/rdma" "$tmp/svc" "$tmp/util"
 	echo '#include "util/list.h"' > "$tmp/rdma/ok.c"
 	echo '#include "svc/svc_int.h"' > "$tmp/rdma/bad.c"
+	echo '#include "util/idr_internal.h"' > "$tmp/rdma/private.c"
 	: > "$tmp/svc/svc_int.h"
 	: > "$tmp/util/list.h"
+	: > "$tmp/util/idr_internal.h"
 	if (MIN_INCLUDES=1 check "$tmp") > "$tmp/out"; then
 		cat "$tmp/out"; echo "include-layers: rdma including svc passed"; exit 1
 	fi
 	grep -q 'rdma/bad.c: includes svc/svc_int.h: svc is above rdma' "$tmp/out" ||
 		{ cat "$tmp/out"; exit 1; }
+	grep -q 'rdma/private.c: includes util/idr_internal.h, which util keeps' "$tmp/out" ||
+		{ cat "$tmp/out"; exit 1; }
 	if grep -q ok.c "$tmp/out"; then cat "$tmp/out"; exit 1; fi
-	echo "include-layers: self-test caught rdma including svc"
+	echo "include-layers: self-test caught rdma including svc and a header util keeps"
 	exit 0
 fi
 [ $# = 1 ] || { echo "usage: include-layers.sh LIBDIR | --self-test"; exit 2; }
