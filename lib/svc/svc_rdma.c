@@ -526,7 +526,7 @@ static void rdma_done(void *priv, void *ctx, void *buf, size_t len)
 	pthread_mutex_unlock(&r->lock);
 }
 
-/* The connection's backward slot (rdma_backward.c), any thread. */
+/* The connection's backward slot (svc_rdma_backward.c), any thread. */
 static struct rpcrdma__svc_bc_slot *rdma_backward(void *priv, void *ctx)
 {
 	struct rpcrdma__svc_rdma *r = priv;
