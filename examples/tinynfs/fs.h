@@ -45,7 +45,7 @@
 #include <unistd.h>
 
 #include "exports.h"
-#include "nfs4.h"
+#include "nfs4/nfs4.h"
 
 struct tnfs_cred {
 	uint32_t uid, gid;

@@ -15,9 +15,10 @@
 #include <unistd.h>
 
 #include <rpcrdma/config.h>
+#include <rpcrdma/svc.h> /* the credential flavors and limits */
 
 #include "clnt_int.h"
-#include "svc/svc_int.h"
+#include "util/byteorder.h"
 
 int64_t rpcrdma__clnt_now_ms(void)
 {

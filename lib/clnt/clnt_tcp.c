@@ -26,7 +26,7 @@
 
 #include "clnt_int.h"
 #include "util/diag_int.h"
-#include "svc/svc_int.h"
+#include "util/byteorder.h"
 
 struct outrec {
 	struct rpcrdma__list node;

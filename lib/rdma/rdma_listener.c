@@ -157,17 +157,12 @@ int rpcrdma__listener_create(struct rpcrdma_poller *poller, const struct sockadd
 	if (!l)
 		return -ENOMEM;
 	err = rpcrdma_idr_create(NULL, &l->conn_ids);
-	if (err) {
-		free(l);
-		return err;
-	}
+	if (err)
+		goto out_free;
 	l->opts = opts;
 	err = rpcrdma__pcap_open(opts.pcap_path, &l->pcap);
-	if (err) {
-		rpcrdma_idr_destroy(l->conn_ids);
-		free(l);
-		return err;
-	}
+	if (err)
+		goto out_idr;
 	l->poller = poller;
 	l->handler = handler;
 	l->handler_arg = handler_arg;
@@ -184,12 +179,12 @@ int rpcrdma__listener_create(struct rpcrdma_poller *poller, const struct sockadd
 	l->ech = rdma_create_event_channel();
 	if (!l->ech) {
 		err = -errno;
-		goto fail;
+		goto out_locks;
 	}
 	fcntl(l->ech->fd, F_SETFL, fcntl(l->ech->fd, F_GETFL) | O_NONBLOCK);
 	err = rpcrdma__listen_on(l);
 	if (err)
-		goto fail;
+		goto out_id;
 	l->port = ntohs(rdma_get_src_port(l->id));
 	/* Listening again on the bound port after a removal. */
 	if (l->addr.ss_family == AF_INET)
@@ -198,56 +193,53 @@ int rpcrdma__listener_create(struct rpcrdma_poller *poller, const struct sockadd
 		((struct sockaddr_in6 *)&l->addr)->sin6_port = htons((uint16_t)l->port);
 	err = rpcrdma__timer_open(&l->timer_src);
 	if (err)
-		goto fail;
+		goto out_id;
 	l->timer_src.handle = rpcrdma__devrm_handle;
 	err = rpcrdma__poller_add(poller, &l->timer_src);
 	if (err)
-		goto fail;
+		goto out_timer;
 	err = rpcrdma__idle_start(l);
-	if (err) {
-		rpcrdma__poller_del(poller, &l->timer_src);
-		goto fail;
-	}
+	if (err)
+		goto out_timer_del;
 	err = rpcrdma__budget_start(l);
-	if (err) {
-		rpcrdma__idle_stop(l);
-		rpcrdma__poller_del(poller, &l->timer_src);
-		goto fail;
-	}
+	if (err)
+		goto out_idle;
 	err = rpcrdma__bc_listener_start(l);
-	if (err) {
-		rpcrdma__idle_stop(l);
-		rpcrdma__poller_del(poller, &l->timer_src);
-		rpcrdma__budget_stop(l);
-		rpcrdma__budget_free(l);
-		goto fail;
-	}
+	if (err)
+		goto out_budget;
 	l->cm_src.fd = l->ech->fd;
 	l->cm_src.handle = cm_handle;
 	err = rpcrdma__poller_add(poller, &l->cm_src);
-	if (err) {
-		rpcrdma__idle_stop(l);
-		rpcrdma__poller_del(poller, &l->timer_src);
-		rpcrdma__budget_stop(l);
-		rpcrdma__budget_free(l);
-		rpcrdma__bc_listener_stop(l);
-		goto fail;
-	}
+	if (err)
+		goto out_bc;
 	*out = l;
 	return 0;
-fail:
-	if (l->timer_src.fd >= 0)
-		close(l->timer_src.fd);
-	if (l->idle_src.fd >= 0)
+
+	/* In the reverse order of the above. */
+out_bc:
+	rpcrdma__bc_listener_stop(l);
+out_budget:
+	rpcrdma__budget_stop(l);
+	rpcrdma__budget_free(l);
+out_idle:
+	rpcrdma__idle_stop(l);
+out_timer_del:
+	rpcrdma__poller_del(poller, &l->timer_src);
+	if (l->idle_src.fd >= 0) /* idle_start may open it, then fail */
 		close(l->idle_src.fd);
-	if (l->id)
+out_timer:
+	close(l->timer_src.fd);
+out_id:
+	if (l->id) /* listen_on may make it, then fail */
 		rdma_destroy_id(l->id);
-	if (l->ech)
-		rdma_destroy_event_channel(l->ech);
-	rpcrdma_idr_destroy(l->conn_ids);
-	rpcrdma__pcap_close(l->pcap);
+	rdma_destroy_event_channel(l->ech);
+out_locks:
 	pthread_cond_destroy(&l->conns_cond);
 	pthread_mutex_destroy(&l->lock);
+	rpcrdma__pcap_close(l->pcap);
+out_idr:
+	rpcrdma_idr_destroy(l->conn_ids);
+out_free:
 	free(l);
 	return err;
 }

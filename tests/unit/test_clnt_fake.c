@@ -17,7 +17,7 @@
 #include <sys/socket.h>
 
 #include "clnt_util.h"
-#include "rpc_record.h"
+#include "../common/rpc_record.h"
 #include "clnt/clnt_int.h"
 
 enum mode {
