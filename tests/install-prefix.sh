@@ -48,4 +48,22 @@ gcc -Wall -Werror -Wl,--as-needed -o "$build.bridge-user" "$build.bridge-user.c"
 	-Wl,-rpath,"$prefix/lib"
 readelf -d "$build.bridge-user" | grep NEEDED
 "$build.bridge-user"
-echo "install-prefix: passed"
+
+# docs/using.md's CMake: pkg_check_modules with imported targets
+cm="$build.cmake"
+rm -rf "$cm"
+mkdir -p "$cm"
+sed -n '/^```cmake$/,/^```$/p' "$src/docs/using.md" | sed '1d;$d' |
+	sed 's/^# the TI-RPC bridge$/add_executable(bridge-app bridge.c)/' > "$cm/body.cmake"
+{
+	echo 'cmake_minimum_required(VERSION 3.16)'
+	echo 'project(app C)'
+	cat "$cm/body.cmake"
+} > "$cm/CMakeLists.txt"
+printf '#include <rpcrdma/rpcrdma.h>\n#include <stdio.h>\nint main(void) { puts(rpcrdma_version_string()); return 0; }\n' > "$cm/app.c"
+cp "$build.bridge-user.c" "$cm/bridge.c"
+PKG_CONFIG_PATH="$prefix/lib/pkgconfig" cmake -S "$cm" -B "$cm/b" >"$cm.log" 2>&1 &&
+	cmake --build "$cm/b" >>"$cm.log" 2>&1 || { cat "$cm.log"; exit 1; }
+LD_LIBRARY_PATH="$prefix/lib" "$cm/b/app"
+"$cm/b/bridge-app"
+echo "install-prefix: passed (pkg-config, --as-needed bridge, CMake)"
