@@ -147,8 +147,9 @@ static void recv_reset(struct rpcrdma__clnt_sock *s)
 	}
 }
 
-/* Closes the connection; the calls in flight fail -ECONNRESET. */
-static void tcp_break(struct rpcrdma_clnt *c, const char *why, int err)
+/* Takes the socket away (connected or connecting) and drops the records
+ * not yet written; false when there was none. */
+static bool sock_drop(struct rpcrdma_clnt *c)
 {
 	struct rpcrdma__clnt_sock *s = c->sock;
 	struct rpcrdma__list dead;
@@ -163,10 +164,20 @@ static void tcp_break(struct rpcrdma_clnt *c, const char *why, int err)
 	rpcrdma__list_splice_tail(&dead, &s->out);
 	pthread_mutex_unlock(&s->lock);
 	if (fd < 0)
-		return;
+		return false;
 	rpcrdma__clnt_loop_unwatch(c, fd);
 	close(fd);
 	out_free(&dead);
+	return true;
+}
+
+/* Closes the connection; the calls in flight fail -ECONNRESET. */
+static void tcp_break(struct rpcrdma_clnt *c, const char *why, int err)
+{
+	struct rpcrdma__clnt_sock *s = c->sock;
+
+	if (!sock_drop(c))
+		return;
 	recv_reset(s);
 	rpcrdma__clnt_count(c, RPCRDMA_STAT_DISCONNECTS, 1);
 	rpcrdma__log(c->opts.log_fn, c->opts.log_arg, RPCRDMA_LOG_CONN_CLOSED, c->netid,
@@ -231,21 +242,7 @@ static int tcp_reconnect(struct rpcrdma_clnt *c)
  * connect_timeout_ms: the calls queued behind it fail with err. */
 static void connect_abandon(struct rpcrdma_clnt *c, int err)
 {
-	struct rpcrdma__clnt_sock *s = c->sock;
-	struct rpcrdma__list dead;
-	int fd;
-
-	rpcrdma__list_init(&dead);
-	pthread_mutex_lock(&s->lock);
-	fd = s->fd;
-	s->fd = -1;
-	s->connecting = false;
-	s->out_watched = false;
-	rpcrdma__list_splice_tail(&dead, &s->out);
-	pthread_mutex_unlock(&s->lock);
-	rpcrdma__clnt_loop_unwatch(c, fd);
-	close(fd);
-	out_free(&dead);
+	sock_drop(c);
 	connect_failed(c, err);
 	rpcrdma__clnt_pending_fail(c, err);
 }
