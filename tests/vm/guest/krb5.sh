@@ -123,6 +123,9 @@ rr_krb5_setup() {
 	rr_krb5_hosts
 	rr_krb5_conf
 	rm -f /etc/krb5.keytab
+	# The acceptors' replay cache (MIT's default: /var/tmp/krb5_UID.rcache2).
+	mkdir -p /var/tmp
+	chmod 1777 /var/tmp
 	/usr/sbin/kdb5_util create -s \
 		-r "$RR_KRB5_REALM" -P "$(rr_krb5_random)" >"$RR_KRB5_DIR/kdb5_util.log" 2>&1 || {
 		cat "$RR_KRB5_DIR/kdb5_util.log"
@@ -186,7 +189,7 @@ rr_krb5_gssproxy_start() {
 	local _pid _i
 	cat >/etc/gssproxy/gssproxy.conf <<-EOF
 	[gssproxy]
-	  debug_level = ${RR_KRB5_GSSPROXY_DEBUG:-1}
+	  debug_level = ${RR_KRB5_GSSPROXY_DEBUG:-3}
 	[service/nfs-server]
 	  mechs = krb5
 	  socket = /run/gssproxy.sock

@@ -17,9 +17,12 @@ VM_KRB5_TOOLS="usr/sbin/krb5kdc usr/sbin/kdb5_util usr/sbin/kadmin.local
  usr/bin/kinit usr/bin/klist usr/bin/kdestroy usr/bin/kvno usr/sbin/gssproxy"
 VM_KRB5_NFS_TOOLS="usr/sbin/rpc.gssd usr/sbin/rpc.svcgssd usr/sbin/rpc.idmapd"
 # Loaded with dlopen, so ldd does not list them: the KDC's database
-# back end and libverto's event loop module.
+# back end and libverto's event loop module; libnfsidmap's name service
+# plugin (rpc.idmapd: "requested translation method, 'nsswitch', is not
+# available" without it).
 VM_KRB5_PLUGINS="usr/lib/x86_64-linux-gnu/krb5/plugins/kdb/db2.so
  usr/lib/x86_64-linux-gnu/libverto-libev.so.1"
+VM_KRB5_NFS_PLUGINS="usr/lib/x86_64-linux-gnu/libnfsidmap/nsswitch.so"
 
 # Sets K5ROOT (unpacked Kerberos packages).  Downloads only when missing.
 vm_fetch_krb5() {
@@ -58,6 +61,10 @@ vm_krb5_stage() {
 	for t in $VM_KRB5_PLUGINS; do
 		[ -e "$K5ROOT/$t" ] || vm_die "$t missing in $K5ROOT"
 		vm_copy_prog "$stage" "$K5ROOT/$t" "/$t" "$K5ROOT"
+	done
+	for t in $VM_KRB5_NFS_PLUGINS; do
+		[ -e "$UROOT/$t" ] || vm_die "$t missing in $UROOT"
+		vm_copy_prog "$stage" "$UROOT/$t" "/$t" "$UROOT"
 	done
 	mkdir -p "$stage/etc/krb5kdc" "$stage/var/lib/krb5kdc" "$stage/var/lib/gssproxy" \
 		"$stage/etc/gssproxy"
