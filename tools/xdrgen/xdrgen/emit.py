@@ -156,7 +156,7 @@ class Emitter:
             'svc_params': svc, 'clnt_params': clnt, 'async_params': clnt,
             'res_max': self._max_text(res), 'args_max': self._max_text(arg),
             'res_bounded': res == 'void' or self.sizes.type_max(res) is not None,
-            'args_bounded': arg == 'void' or self.sizes.type_max(arg) is not None,
+            'arg_builtin': arg in SCALAR_SIZE,
             'ddp_res': ddp_res,
             'enc_args': self._enc_expr(arg, 'argp'), 'dec_args': self._dec_expr(arg, 'argp'),
             'enc_res': self._enc_expr(res, 'resp'), 'dec_res': self._dec_expr(res, 'resp'),
