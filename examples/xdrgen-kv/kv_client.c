@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * kv-client tcp|udp|rdma HOST:PORT: PUT, GET, LIST and DEL through the
- * client stubs rpcrdma-xdrgen generated from kv.x (kv_clnt.c), checking
- * each answer; prints "ok" and exits 0, or says what differed.
+ * kv-client tcp|udp|rdma HOST:PORT: PUT, GET (synchronous and
+ * asynchronous), LIST and DEL through the client stubs rpcrdma-xdrgen
+ * generated from kv.x (kv_clnt.c), checking each answer; prints "ok" and
+ * exits 0, or says what differed.
  */
+#include <semaphore.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +40,42 @@ static int get_is(struct rpcrdma_clnt *c, const char *key, const void *value, ui
 	return rc;
 }
 
+struct waiter {
+	sem_t done;
+	int status;
+};
+
+static void on_done(struct rpcrdma_clnt_req *req, int status, void *arg)
+{
+	struct waiter *w = arg;
+	(void)req;
+	w->status = status;
+	sem_post(&w->done);
+}
+
+/* The asynchronous stub: GET key, waiting for its done callback. */
+static int get_async_is(struct rpcrdma_clnt *c, const char *key, const char *value)
+{
+	struct rpcrdma_clnt_req req;
+	struct waiter w = { .status = -1 };
+	kv_key k = key_of(key);
+	kv_get_res r;
+	int rc;
+	sem_init(&w.done, 0, 0);
+	rc = kv_get_1_call_async(c, &req, &k, &r, NULL, 0, on_done, &w);
+	if (!rc) {
+		while (sem_wait(&w.done) != 0)
+			;
+		rc = w.status;
+	}
+	sem_destroy(&w.done);
+	if (!rc)
+		rc = r.stat == KV_OK && r.u.value.len == strlen(value) &&
+		     memcmp(r.u.value.data, value, r.u.value.len) == 0 ? 0 : -1;
+	xdrgen_free_kv_get_res(&r);
+	return rc;
+}
+
 static int run(struct rpcrdma_clnt *c, size_t big)
 {
 	uint8_t *value = malloc(big), *bulk = malloc(big);
@@ -51,6 +89,7 @@ static int run(struct rpcrdma_clnt *c, size_t big)
 	if ((rc = kv_null_1_call(c)) || (rc = put(c, "alpha", "one", 3)) ||
 	    (rc = put(c, "beta", value, (uint32_t)big)) ||
 	    (rc = get_is(c, "alpha", "one", 3, bulk, big)) ||
+	    (rc = get_async_is(c, "alpha", "one")) ||
 	    (rc = get_is(c, "beta", value, (uint32_t)big, bulk, big)))
 		return fprintf(stderr, "kv-client: put/get: %d\n", rc), 1;
 	if ((rc = kv_list_1_call(c, &l)))
