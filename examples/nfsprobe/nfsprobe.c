@@ -31,6 +31,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 
+#include <rpcrdma/version.h>
 #include <rpcrdma/clnt.h>
 #include <rpcrdma/stats.h>
 
@@ -633,7 +634,8 @@ static int step_destroy(struct probe *p, int quiet)
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: nfs4-probe [-t tcp|rdma] HOST[:PORT] PATH\n"
+	fprintf(f, "usage: nfs4-probe [-t|--transport tcp|rdma] HOST[:PORT] PATH\n"
+		"       nfs4-probe -h|--help|-V|--version\n"
 		"  HOST: numeric IPv4, IPv6 as [V6]:PORT or V6%%IFNAME; PORT: 2049 (tcp),\n"
 		"  20049 (rdma) when not given.  PATH: a writable directory on the server,\n"
 		"  from its NFSv4 root (e.g. / or /export).\n");
@@ -699,28 +701,59 @@ static int open_client(struct probe *p, const char *transport, const char *targe
 	return 0;
 }
 
-int main(int argc, char **argv)
+static const struct option longopts[] = {
+	{ "transport", required_argument, NULL, 't' },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* The command line, as every tool here reads one: -h/--help to stdout
+ * with 0, -V/--version, a bad argument named with 2. */
+static const char *parse_args(int argc, char **argv)
 {
 	const char *transport = "tcp";
 	int opt;
 
-	while ((opt = getopt(argc, argv, "t:h")) != -1) {
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":t:hV", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 't':
 			transport = optarg;
 			break;
 		case 'h':
 			usage(stdout);
-			return 0;
-		default:
+			exit(0);
+		case 'V':
+			printf("nfs4-probe (librpcrdma %s)\n", rpcrdma_version_string());
+			exit(0);
+		case ':':
+			fprintf(stderr, "nfs4-probe: option needs a value: '%s'\n", argv[optind - 1]);
 			usage(stderr);
-			return 2;
+			exit(2);
+		default:
+			fprintf(stderr, "nfs4-probe: unknown option: '%s'\n", argv[optind - 1]);
+			usage(stderr);
+			exit(2);
 		}
 	}
-	if (argc - optind != 2 || (strcmp(transport, "tcp") && strcmp(transport, "rdma"))) {
-		usage(stderr);
-		return 2;
+	if (strcmp(transport, "tcp") && strcmp(transport, "rdma")) {
+		fprintf(stderr, "nfs4-probe: transport must be tcp or rdma: '%s'\n", transport);
+		exit(2);
 	}
+	if (argc - optind != 2) {
+		fprintf(stderr, "nfs4-probe: HOST[:PORT] PATH expected, %d argument%s given\n",
+			argc - optind, argc - optind == 1 ? "" : "s");
+		usage(stderr);
+		exit(2);
+	}
+	return transport;
+}
+
+int main(int argc, char **argv)
+{
+	const char *transport = parse_args(argc, argv);
+
 	struct probe *p = calloc(1, sizeof(*p));
 	if (p == NULL || !(p->data = malloc(DATA_LEN)) || !(p->back = malloc(DATA_LEN))) {
 		fprintf(stderr, "nfs4-probe: out of memory\n");

@@ -37,6 +37,7 @@
 
 #include <rpcrdma/config.h>
 #include <rpcrdma/svc.h>
+#include <rpcrdma/version.h>
 #ifdef RPCRDMA_HAVE_RDMA
 #include <rpcrdma/poller.h>
 #include <rpcrdma/xprt.h>
@@ -107,7 +108,8 @@ static void usage(FILE *f)
 		"                         kernel's lease-break-time if shorter)\n"
 		"      --stats            print the RPC and delegation counters at exit\n"
 		"                         (and on SIGUSR1)\n"
-		"  -h, --help\n");
+		"  -h, --help\n"
+		"      --version          tinynfs's and librpcrdma's version\n");
 }
 
 /* A decimal number in [min, max] for option `what`; else -1 with a message. */
@@ -133,7 +135,7 @@ static int parse_port(const char *what, const char *arg, unsigned *out)
 /* The long options without a short form. */
 enum { O_EXPORT = 256, O_NOUDP, O_PRINTV, O_RPCBIND, O_STATS, O_INODE, O_MAXCALLS,
        O_RDMA, O_RDMAPORT, O_RDMASPIN, O_RDMAPOLLER, O_STATEDIR, O_GRACE, O_NODELEG,
-       O_RECALLTO };
+       O_RECALLTO, O_VERSION };
 static const struct option longopts[] = {
 	{ "exports", required_argument, NULL, 'e' },
 	{ "export", required_argument, NULL, O_EXPORT },
@@ -155,6 +157,7 @@ static const struct option longopts[] = {
 	{ "no-delegations", no_argument, NULL, O_NODELEG },
 	{ "recall-timeout", required_argument, NULL, O_RECALLTO },
 	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, O_VERSION },   /* not a prefix of --versions */
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -241,6 +244,9 @@ static int parse_opt(struct config *c, int o, const char *arg)
 		return 0;
 	case 'h':
 		usage(stdout);
+		exit(0);
+	case O_VERSION:
+		printf("tinynfs (librpcrdma %s)\n", rpcrdma_version_string());
 		exit(0);
 	default:
 		usage(stderr);
