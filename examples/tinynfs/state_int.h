@@ -90,7 +90,7 @@ struct tnfs_state {
 	pthread_mutex_t mu;
 	uint8_t boot[8];
 	uint32_t boot32;
-	uint32_t next_client, next_session, gen;
+	uint32_t gen;
 	unsigned nclients, nsessions, nstids, nfds, nlocks;
 	uint64_t nborn;
 	struct tnfs_state_limits lim;

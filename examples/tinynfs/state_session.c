@@ -2,9 +2,11 @@
 /* Client records, sessions, slots and the reply cache; see state.h. */
 #include "state_int.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 
 static struct session *find_session(struct tnfs_state *st, const uint8_t id[16])
 {
@@ -15,6 +17,49 @@ static struct session *find_session(struct tnfs_state *st, const uint8_t id[16])
 }
 
 /* --- clients and sessions ---------------------------------------------- */
+
+/* len bytes from the kernel's random pool (the urandom source, which
+ * blocks only before it is first seeded).  False if it fails. */
+static bool random_bytes(void *buf, size_t len)
+{
+	uint8_t *p = buf;
+	while (len) {
+		ssize_t n = getrandom(p, len, 0);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return false;
+		p += n;
+		len -= (size_t)n;
+	}
+	return true;
+}
+
+/* A client ID: this instance's boot word, and 32 random bits that no
+ * live record uses (nfsd keeps a counter there; a random one cannot be
+ * worked out from the client's own). */
+static bool new_clientid(struct tnfs_state *st, uint64_t *out)
+{
+	for (;;) {
+		uint32_t r;
+		if (!random_bytes(&r, sizeof(r)))
+			return false;
+		*out = (uint64_t)st->boot32 << 32 | r;
+		if (r != 0 && !tnfs__find_client(st, *out))
+			return true;
+	}
+}
+
+/* A session ID (RFC 8881 2.10.3): 16 random bytes, none an existing
+ * session's, so that no client can derive another's from its own. */
+static bool new_sessionid(struct tnfs_state *st, uint8_t id[NFS4_SESSIONID_SIZE])
+{
+	do {
+		if (!random_bytes(id, NFS4_SESSIONID_SIZE))
+			return false;
+	} while (find_session(st, id));
+	return true;
+}
 
 /* Makes room in a full client table: drops the oldest unconfirmed record
  * (one that never created a session: RFC 8881 18.35.4 lets the server
@@ -70,7 +115,10 @@ static struct client *new_client(struct tnfs_state *st, const struct tnfs_cred *
 	struct client *c = calloc(1, sizeof(*c));
 	if (!c)
 		return NULL;
-	c->clientid = (uint64_t)st->boot32 << 32 | st->next_client++;
+	if (!new_clientid(st, &c->clientid)) {
+		free(c);
+		return NULL;
+	}
 	memcpy(c->verf, verf, 8);
 	c->owner_len = owner_len;
 	memcpy(c->owner, owner, owner_len);
@@ -226,13 +274,11 @@ static struct session *new_session(struct tnfs_state *st, struct client *c,
 	struct session *se = calloc(1, sizeof(*se));
 	if (!se)
 		return NULL;
-	se->clientid = c->clientid;
-	uint32_t n = st->next_session++;
-	memcpy(se->id, st->boot, 8);
-	for (int i = 0; i < 4; i++) {
-		se->id[8 + i] = (uint8_t)(c->clientid >> (24 - 8 * i));
-		se->id[12 + i] = (uint8_t)(n >> (24 - 8 * i));
+	if (!new_sessionid(st, se->id)) {
+		free(se);
+		return NULL;
 	}
+	se->clientid = c->clientid;
 	se->fore.headerpadsize = 0;
 	se->fore.maxreq = clamp(fore->maxreq, TNFS_MIN_REQ, TNFS_MAX_REQ);
 	se->fore.maxresp = clamp(fore->maxresp, TNFS_MIN_REQ, TNFS_MAX_REQ);
