@@ -119,7 +119,9 @@ uint32_t tnfs_op_destroy_clientid(struct tnfs_ctx *c, const union nfs4_args *a,
 	(void)r, (void)x;
 	/* the client's delegations and back channel go with the record
 	 * (tnfs_state_set_client_gone) */
-	return tnfs_state_destroy_clientid(c->srv->state, a->destroy_clientid.clientid);
+	uint64_t id = a->destroy_clientid.clientid;
+	bool delegs = c->srv->deleg && tnfs_deleg_held_by(c->srv->deleg, id) > 0;
+	return tnfs_state_destroy_clientid(c->srv->state, id, delegs);
 }
 
 uint32_t tnfs_op_reclaim_complete(struct tnfs_ctx *c, const union nfs4_args *a,

@@ -234,7 +234,11 @@ void tnfs_state_slot_done(struct tnfs_state *st, const uint8_t sid[16],
 			  bool cache);
 
 uint32_t tnfs_state_destroy_session(struct tnfs_state *st, const uint8_t sid[16]);
-uint32_t tnfs_state_destroy_clientid(struct tnfs_state *st, uint64_t clientid);
+/* NFS4ERR_CLIENTID_BUSY while the client has sessions or stateids (opens
+ * and locks), or others_busy (it holds delegations: deleg.h) -- RFC 8881
+ * 18.50.3, as Linux's nfsd answers. */
+uint32_t tnfs_state_destroy_clientid(struct tnfs_state *st, uint64_t clientid,
+				     bool others_busy);
 uint32_t tnfs_state_reclaim_complete(struct tnfs_state *st, uint64_t clientid,
 				     bool one_fs);
 /* BIND_CONN_TO_SESSION: NFS4_OK and the session's client, or

@@ -478,15 +478,16 @@ uint32_t tnfs_state_destroy_session(struct tnfs_state *st, const uint8_t sid[16]
 	return status;
 }
 
-uint32_t tnfs_state_destroy_clientid(struct tnfs_state *st, uint64_t clientid)
+uint32_t tnfs_state_destroy_clientid(struct tnfs_state *st, uint64_t clientid,
+				     bool others_busy)
 {
 	uint32_t status = NFS4_OK;
 	pthread_mutex_lock(&st->mu);
 	struct client *c = tnfs__find_client(st, clientid);
 	if (!c)
 		status = NFS4ERR_STALE_CLIENTID;
-	else if (c->nsessions)
-		status = NFS4ERR_CLIENTID_BUSY;
+	else if (c->nsessions || c->nstids || others_busy)
+		status = NFS4ERR_CLIENTID_BUSY; /* RFC 8881 18.50.3 */
 	else
 		tnfs__remove_client(st, c);
 	pthread_mutex_unlock(&st->mu);

@@ -729,9 +729,23 @@ static void test_client_gone(void **state)
 	req_op(&f->rq, OP_DESTROY_SESSION);
 	xdr_put_fixed(&f->rq.x, f->sessionid, 16);
 	assert_int_equal(fx_call(f), NFS4_OK);
+	/* the open and the delegation are held: RFC 8881 18.50.3 */
 	fx_begin(f);
 	req_op(&f->rq, OP_DESTROY_CLIENTID);
 	xdr_put_u64(&f->rq.x, f->clientid);
+	assert_int_equal(fx_call(f), NFS4ERR_CLIENTID_BUSY);
+	/* the client restarts: its new incarnation, once confirmed, ends
+	 * the old one's record (18.35.5 case 5) */
+	fx_begin(f);
+	req_op(&f->rq, OP_EXCHANGE_ID);
+	put_exchange_id(&f->rq.x, "client A", 0x99);
+	assert_int_equal(fx_call(f), NFS4_OK);
+	assert_int_equal(rep_op(&f->rp, OP_EXCHANGE_ID), NFS4_OK);
+	uint64_t cid = xdr_get_u64(&f->rp.x);
+	uint32_t seq = xdr_get_u32(&f->rp.x);
+	fx_begin(f);
+	req_op(&f->rq, OP_CREATE_SESSION);
+	put_create_session(&f->rq.x, cid, seq);
 	assert_int_equal(fx_call(f), NFS4_OK);
 	/* no recall, no delay: the delegation (and its lease) is gone */
 	assert_int_equal(open_file(&e->b, "b-owner", "y", OPEN4_SHARE_ACCESS_BOTH, &osid, &dtype,

@@ -57,6 +57,36 @@ static uint32_t create_session(struct fx *f, uint64_t cid, uint32_t seq, uint8_t
 	return st;
 }
 
+/* A lone DESTROY_SESSION of sid. */
+static uint32_t destroy_session(struct fx *f, const uint8_t sid[16])
+{
+	fx_begin(f);
+	req_op(&f->rq, OP_DESTROY_SESSION);
+	xdr_put_fixed(&f->rq.x, sid, 16);
+	return fx_call(f);
+}
+
+/* A lone DESTROY_CLIENTID of cid. */
+static uint32_t destroy_clientid(struct fx *f, uint64_t cid)
+{
+	fx_begin(f);
+	req_op(&f->rq, OP_DESTROY_CLIENTID);
+	xdr_put_u64(&f->rq.x, cid);
+	return fx_call(f);
+}
+
+/* A new session for the fixture's client (its next CREATE_SESSION
+ * sequence id from EXCHANGE_ID, case 2). */
+static void new_session(struct fx *f, const char *owner)
+{
+	uint64_t cid;
+	uint32_t seq;
+	assert_int_equal(exchange_id(f, owner, 0, &cid, &seq), NFS4_OK);
+	assert_int_equal(cid, f->clientid);
+	assert_int_equal(create_session(f, cid, seq, f->sessionid), NFS4_OK);
+	f->slot_seq = 0;
+}
+
 /* --- identifiers that cannot be worked out (RFC 8881 2.10.3, 2.4) -------- */
 
 /* Sixteen sessions of one client and the client IDs of sixteen clients:
@@ -88,10 +118,61 @@ static void test_ids_unpredictable(void **state)
 	assert_true(hi - lo > (1u << 20));
 }
 
+/* --- DESTROY_CLIENTID while state is held (RFC 8881 18.50.3) ------------- */
+
+static void test_destroy_clientid_busy(void **state)
+{
+	struct fx *f = *state;
+	fx_mount_as(f, "A");
+	struct nfs4_stateid open, lock;
+	struct fh fh;
+	assert_int_equal(fx_open_root(f, "o", OPEN4_SHARE_ACCESS_BOTH, true, 0644, "held", &open,
+				      &fh, NULL), NFS4_OK);
+	/* a SEQUENCE of the client's own session first: busy */
+	fx_seq(f);
+	req_op(&f->rq, OP_DESTROY_CLIENTID);
+	xdr_put_u64(&f->rq.x, f->clientid);
+	assert_int_equal(fx_call(f), NFS4ERR_CLIENTID_BUSY);
+	/* no session left, an open held: busy, and the open stays */
+	assert_int_equal(destroy_session(f, f->sessionid), NFS4_OK);
+	assert_int_equal(destroy_clientid(f, f->clientid), NFS4ERR_CLIENTID_BUSY);
+	new_session(f, "A");
+	assert_int_equal(fx_lock(f, &fh, WRITE_LT, 0, 10, true, &open, "l", &lock), NFS4_OK);
+	/* a lock held: busy */
+	assert_int_equal(destroy_session(f, f->sessionid), NFS4_OK);
+	assert_int_equal(destroy_clientid(f, f->clientid), NFS4ERR_CLIENTID_BUSY);
+	new_session(f, "A");
+	fx_seq(f);
+	req_op(&f->rq, OP_PUTFH);
+	put_fh(&f->rq.x, &fh);
+	req_op(&f->rq, OP_LOCKU);
+	xdr_put_u32(&f->rq.x, WRITE_LT);
+	xdr_put_u32(&f->rq.x, 0);
+	put_stateid(&f->rq.x, &lock);
+	xdr_put_u64(&f->rq.x, 0);
+	xdr_put_u64(&f->rq.x, 10);
+	assert_int_equal(fx_call(f), NFS4_OK);
+	/* an unlocked lock stateid is still state until freed */
+	assert_int_equal(destroy_session(f, f->sessionid), NFS4_OK);
+	assert_int_equal(destroy_clientid(f, f->clientid), NFS4ERR_CLIENTID_BUSY);
+	new_session(f, "A");
+	lock.seqid = 0; /* LOCKU bumped it */
+	fx_seq(f);
+	req_op(&f->rq, OP_FREE_STATEID);
+	put_stateid(&f->rq.x, &lock);
+	assert_int_equal(fx_call(f), NFS4_OK);
+	assert_int_equal(fx_close(f, &fh, &open), NFS4_OK);
+	/* nothing held: it goes */
+	assert_int_equal(destroy_session(f, f->sessionid), NFS4_OK);
+	assert_int_equal(destroy_clientid(f, f->clientid), NFS4_OK);
+	assert_int_equal(destroy_clientid(f, f->clientid), NFS4ERR_STALE_CLIENTID);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_ids_unpredictable, setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_destroy_clientid_busy, setup, fx_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
