@@ -47,12 +47,33 @@
 #include "exports.h"
 #include "nfs4.h"
 
+/* RPCSEC_GSS services (RFC 2203 rpc_gss_service_t); 0: not RPCSEC_GSS. */
+enum { TNFS_GSS_SVC_NONE = 1, TNFS_GSS_SVC_INTEGRITY = 2, TNFS_GSS_SVC_PRIVACY = 3 };
+#define TNFS_PRINCIPAL_MAX 256
+
 struct tnfs_cred {
 	uint32_t uid, gid;
 	uint32_t ngroups;
 	uint32_t groups[16];
 	bool anon; /* AUTH_NONE: the export's anonuid and anongid */
+	/* RPCSEC_GSS: the service of the call (TNFS_GSS_SVC_*) and the
+	 * authenticated principal's name; 0 and "" for AUTH_SYS and
+	 * AUTH_NONE (the RPC layer does not speak RPCSEC_GSS yet) */
+	uint32_t gss_service;
+	char principal[TNFS_PRINCIPAL_MAX];
 };
+
+/* The principals of two calls are the same, as Linux's nfsd compares them
+ * (same_creds): both RPCSEC_GSS or neither, the same uid, gid and groups
+ * (AUTH_NONE: both anonymous), and the same principal name.  The AUTH_SYS
+ * machine name is not part of it.  State protection (RFC 8881 2.10.8.3)
+ * asks this one function. */
+bool tnfs_same_principal(const struct tnfs_cred *a, const struct tnfs_cred *b);
+/* SP4_MACH_CRED (RFC 8881 18.35.3): the call `req` comes from the machine
+ * credential `mach` the client ID was made with, integrity protected
+ * (RPCSEC_GSS krb5i or krb5p) -- nfsd4_mach_creds_match.  Always false
+ * for AUTH_SYS and AUTH_NONE, which protect nothing. */
+bool tnfs_machine_cred(const struct tnfs_cred *mach, const struct tnfs_cred *req);
 
 struct tnfs_fh {
 	uint32_t len;

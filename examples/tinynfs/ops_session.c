@@ -107,7 +107,8 @@ uint32_t tnfs_op_destroy_session(struct tnfs_ctx *c, const union nfs4_args *a,
 				 union nfs4_res *r, struct xdr_out *x)
 {
 	(void)r, (void)x;
-	uint32_t s = tnfs_state_destroy_session(c->srv->state, a->destroy_session.sessionid);
+	uint32_t s = tnfs_state_destroy_session(c->srv->state, c->rpc_cred,
+						a->destroy_session.sessionid);
 	if (s == NFS4_OK)
 		tnfs_cb_session_gone(c->srv->cb, a->destroy_session.sessionid);
 	return s;
@@ -121,7 +122,7 @@ uint32_t tnfs_op_destroy_clientid(struct tnfs_ctx *c, const union nfs4_args *a,
 	 * (tnfs_state_set_client_gone) */
 	uint64_t id = a->destroy_clientid.clientid;
 	bool delegs = c->srv->deleg && tnfs_deleg_held_by(c->srv->deleg, id) > 0;
-	return tnfs_state_destroy_clientid(c->srv->state, id, delegs);
+	return tnfs_state_destroy_clientid(c->srv->state, c->rpc_cred, id, delegs);
 }
 
 uint32_t tnfs_op_reclaim_complete(struct tnfs_ctx *c, const union nfs4_args *a,
@@ -141,7 +142,8 @@ uint32_t tnfs_op_bind_conn(struct tnfs_ctx *c, const union nfs4_args *a,
 	    dir != CDFC4_BACK_OR_BOTH)
 		return NFS4ERR_INVAL;
 	uint64_t clientid;
-	uint32_t s = tnfs_state_bind_conn(c->srv->state, a->bind_conn.sessionid, &clientid);
+	uint32_t s = tnfs_state_bind_conn(c->srv->state, c->rpc_cred, a->bind_conn.sessionid,
+					  &clientid);
 	if (s != NFS4_OK)
 		return s;
 	/* the back channel goes on this connection when asked (BACK), or

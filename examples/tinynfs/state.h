@@ -233,18 +233,23 @@ void tnfs_state_slot_done(struct tnfs_state *st, const uint8_t sid[16],
 			  uint32_t slotid, const uint8_t *reply, size_t len,
 			  bool cache);
 
-uint32_t tnfs_state_destroy_session(struct tnfs_state *st, const uint8_t sid[16]);
+/* who: the caller's credential.  DESTROY_SESSION, DESTROY_CLIENTID and
+ * BIND_CONN_TO_SESSION by another principal than the client's
+ * (tnfs_same_principal; SP4_MACH_CRED: tnfs_machine_cred) ->
+ * NFS4ERR_WRONG_CRED, the record and its sessions untouched. */
+uint32_t tnfs_state_destroy_session(struct tnfs_state *st, const struct tnfs_cred *who,
+				    const uint8_t sid[16]);
 /* NFS4ERR_CLIENTID_BUSY while the client has sessions or stateids (opens
  * and locks), or others_busy (it holds delegations: deleg.h) -- RFC 8881
  * 18.50.3, as Linux's nfsd answers. */
-uint32_t tnfs_state_destroy_clientid(struct tnfs_state *st, uint64_t clientid,
-				     bool others_busy);
+uint32_t tnfs_state_destroy_clientid(struct tnfs_state *st, const struct tnfs_cred *who,
+				     uint64_t clientid, bool others_busy);
 uint32_t tnfs_state_reclaim_complete(struct tnfs_state *st, uint64_t clientid,
 				     bool one_fs);
 /* BIND_CONN_TO_SESSION: NFS4_OK and the session's client, or
  * NFS4ERR_BADSESSION. */
-uint32_t tnfs_state_bind_conn(struct tnfs_state *st, const uint8_t sid[16],
-			      uint64_t *clientid);
+uint32_t tnfs_state_bind_conn(struct tnfs_state *st, const struct tnfs_cred *who,
+			      const uint8_t sid[16], uint64_t *clientid);
 
 /* A file, as the state knows it. */
 struct tnfs_file_key {

@@ -73,6 +73,7 @@ struct client {
 	uint32_t owner_len;
 	uint8_t owner[NFS4_OPAQUE_LIMIT];
 	struct tnfs_cred principal; /* who made the record (EXCHANGE_ID) */
+	bool mach_cred;		    /* SP4_MACH_CRED: principal is the machine's */
 	bool confirmed, reclaim_done;
 	uint32_t cs_seq; /* the CREATE_SESSION seqid expected next */
 	bool cs_cached;

@@ -96,14 +96,16 @@ void tnfs__session_free(struct tnfs_state *st, struct session *se)
 	free(se);
 }
 
-/* Linux's same_creds() for AUTH_SYS and AUTH_NONE: flavour, uid, gid and
- * the groups (the machine name is not part of it). */
-static bool same_principal(const struct tnfs_cred *a, const struct tnfs_cred *b)
+/* May `who` manage client c's record and sessions (CREATE_SESSION,
+ * DESTROY_SESSION, DESTROY_CLIENTID, BIND_CONN_TO_SESSION)?  Under
+ * SP4_MACH_CRED only its machine credential, integrity protected; under
+ * SP4_NONE only the principal that made the record (README, "NFSv4.1
+ * state protection").  NFS4_OK or NFS4ERR_WRONG_CRED. */
+static uint32_t may_manage(const struct client *c, const struct tnfs_cred *who)
 {
-	if (a->anon != b->anon || a->uid != b->uid || a->gid != b->gid ||
-	    a->ngroups != b->ngroups)
-		return false;
-	return memcmp(a->groups, b->groups, a->ngroups * sizeof(a->groups[0])) == 0;
+	bool ok = c->mach_cred ? tnfs_machine_cred(&c->principal, who) :
+				 tnfs_same_principal(&c->principal, who);
+	return ok ? NFS4_OK : NFS4ERR_WRONG_CRED;
 }
 
 static struct client *new_client(struct tnfs_state *st, const struct tnfs_cred *who,
@@ -147,7 +149,7 @@ static uint32_t exchange_case(struct tnfs_state *st, const struct tnfs_cred *who
 		else
 			unconf = c;
 	}
-	bool same_who = conf && same_principal(&conf->principal, who);
+	bool same_who = conf && tnfs_same_principal(&conf->principal, who);
 	bool same_verf = conf && memcmp(conf->verf, verf, 8) == 0;
 	if (flags & EXCHGID4_FLAG_UPD_CONFIRMED_REC_A) {
 		if (!conf)
@@ -262,10 +264,10 @@ static uint32_t session_client(struct tnfs_state *st, const struct tnfs_cred *wh
 	struct client *c = tnfs__live_client(st, clientid);
 	if (!c)
 		return NFS4ERR_STALE_CLIENTID;
-	if (!c->confirmed && !same_principal(&c->principal, who))
+	if (!c->confirmed && !tnfs_same_principal(&c->principal, who))
 		return NFS4ERR_CLID_INUSE;
 	*out = c;
-	return NFS4_OK;
+	return may_manage(c, who);
 }
 
 static struct session *new_session(struct tnfs_state *st, struct client *c,
@@ -458,7 +460,8 @@ void tnfs_state_slot_done(struct tnfs_state *st, const uint8_t sid[16],
 	pthread_mutex_unlock(&st->mu);
 }
 
-uint32_t tnfs_state_destroy_session(struct tnfs_state *st, const uint8_t sid[16])
+uint32_t tnfs_state_destroy_session(struct tnfs_state *st, const struct tnfs_cred *who,
+				    const uint8_t sid[16])
 {
 	uint32_t status = NFS4ERR_BADSESSION;
 	pthread_mutex_lock(&st->mu);
@@ -466,8 +469,11 @@ uint32_t tnfs_state_destroy_session(struct tnfs_state *st, const uint8_t sid[16]
 		struct session *se = *pp;
 		if (memcmp(se->id, sid, NFS4_SESSIONID_SIZE) != 0)
 			continue;
-		*pp = se->next;
 		struct client *c = tnfs__find_client(st, se->clientid);
+		status = c ? may_manage(c, who) : NFS4_OK;
+		if (status != NFS4_OK)
+			break;
+		*pp = se->next;
 		if (c)
 			c->nsessions--;
 		tnfs__session_free(st, se);
@@ -478,17 +484,15 @@ uint32_t tnfs_state_destroy_session(struct tnfs_state *st, const uint8_t sid[16]
 	return status;
 }
 
-uint32_t tnfs_state_destroy_clientid(struct tnfs_state *st, uint64_t clientid,
-				     bool others_busy)
+uint32_t tnfs_state_destroy_clientid(struct tnfs_state *st, const struct tnfs_cred *who,
+				     uint64_t clientid, bool others_busy)
 {
-	uint32_t status = NFS4_OK;
 	pthread_mutex_lock(&st->mu);
 	struct client *c = tnfs__find_client(st, clientid);
-	if (!c)
-		status = NFS4ERR_STALE_CLIENTID;
-	else if (c->nsessions || c->nstids || others_busy)
+	uint32_t status = c ? may_manage(c, who) : NFS4ERR_STALE_CLIENTID;
+	if (status == NFS4_OK && (c->nsessions || c->nstids || others_busy))
 		status = NFS4ERR_CLIENTID_BUSY; /* RFC 8881 18.50.3 */
-	else
+	if (status == NFS4_OK)
 		tnfs__remove_client(st, c);
 	pthread_mutex_unlock(&st->mu);
 	return status;
@@ -512,13 +516,16 @@ uint32_t tnfs_state_reclaim_complete(struct tnfs_state *st, uint64_t clientid,
 	return status;
 }
 
-uint32_t tnfs_state_bind_conn(struct tnfs_state *st, const uint8_t sid[16],
-			      uint64_t *clientid)
+uint32_t tnfs_state_bind_conn(struct tnfs_state *st, const struct tnfs_cred *who,
+			      const uint8_t sid[16], uint64_t *clientid)
 {
 	pthread_mutex_lock(&st->mu);
 	struct session *se = find_session(st, sid);
 	uint32_t status = se ? NFS4_OK : NFS4ERR_BADSESSION;
-	*clientid = se ? se->clientid : 0;
+	const struct client *c = se ? tnfs__find_client(st, se->clientid) : NULL;
+	if (c)
+		status = may_manage(c, who);
+	*clientid = se && status == NFS4_OK ? se->clientid : 0;
 	pthread_mutex_unlock(&st->mu);
 	return status;
 }

@@ -16,6 +16,12 @@ static int setup(void **state)
 	return 0;
 }
 
+/* A: the machine credential of a Linux client (uid 0, no groups);
+ * B: another host's (AUTH_SYS uid 1000), the attacker. */
+static const struct tnfs_cred CRED_A = { .uid = 0, .gid = 0 };
+static const struct tnfs_cred CRED_B = { .uid = 1000, .gid = 1000, .ngroups = 1,
+					 .groups = { 1000 } };
+
 static unsigned hamming(const uint8_t *a, const uint8_t *b, size_t n)
 {
 	unsigned d = 0;
@@ -87,6 +93,22 @@ static void new_session(struct fx *f, const char *owner)
 	f->slot_seq = 0;
 }
 
+/* A's SEQUENCE still works (A keeps being served). */
+static void a_served(struct fx *f, const struct fx_client *a)
+{
+	struct tnfs_cred saved = f->cred;
+	struct fx_client cur;
+	fx_save(f, &cur);
+	fx_use(f, a);
+	f->cred = CRED_A;
+	fx_seq(f);
+	assert_int_equal(fx_call(f), NFS4_OK);
+	fx_seq_ok(f);
+	fx_save(f, (struct fx_client *)a);
+	fx_use(f, &cur);
+	f->cred = saved;
+}
+
 /* --- identifiers that cannot be worked out (RFC 8881 2.10.3, 2.4) -------- */
 
 /* Sixteen sessions of one client and the client IDs of sixteen clients:
@@ -123,6 +145,7 @@ static void test_ids_unpredictable(void **state)
 static void test_destroy_clientid_busy(void **state)
 {
 	struct fx *f = *state;
+	f->cred = CRED_A;
 	fx_mount_as(f, "A");
 	struct nfs4_stateid open, lock;
 	struct fh fh;
@@ -168,11 +191,194 @@ static void test_destroy_clientid_busy(void **state)
 	assert_int_equal(destroy_clientid(f, f->clientid), NFS4ERR_STALE_CLIENTID);
 }
 
+/* --- another principal on A's session and client ID (README rules) ------ */
+
+/* A and B mounted, each as its own principal; the fixture speaks for B. */
+static void two_clients(struct fx *f, struct fx_client *a, struct fx_client *b)
+{
+	f->cred = CRED_A;
+	fx_mount_as(f, "A");
+	fx_save(f, a);
+	f->cred = CRED_B;
+	fx_mount_as(f, "B");
+	fx_save(f, b);
+}
+
+static uint32_t bind_conn(struct fx *f, const uint8_t sid[16], uint32_t dir)
+{
+	fx_begin(f);
+	req_op(&f->rq, OP_BIND_CONN_TO_SESSION);
+	xdr_put_fixed(&f->rq.x, sid, 16);
+	xdr_put_u32(&f->rq.x, dir);
+	xdr_put_bool(&f->rq.x, false);
+	return fx_call(f);
+}
+
+/* B knows A's session ID and client ID (say they leaked): it can neither
+ * destroy them, nor bind A's session to its connection (either way: the
+ * back channel would bring it A's CB_RECALLs), nor make a session of
+ * its own on A's client ID -- not even the replay of A's CREATE_SESSION,
+ * whose cached reply holds A's session ID.  A is served throughout, and
+ * A itself may do all of it. */
+static void test_other_principal_session(void **state)
+{
+	struct fx *f = *state;
+	struct fx_client a, b;
+	two_clients(f, &a, &b);
+	assert_int_equal(destroy_session(f, a.sessionid), NFS4ERR_WRONG_CRED);
+	a_served(f, &a);
+	/* in a COMPOUND of B's own session */
+	fx_seq(f);
+	req_op(&f->rq, OP_DESTROY_SESSION);
+	xdr_put_fixed(&f->rq.x, a.sessionid, 16);
+	assert_int_equal(fx_call(f), NFS4ERR_WRONG_CRED);
+	fx_seq_ok(f);
+	a_served(f, &a);
+	assert_int_equal(destroy_clientid(f, a.clientid), NFS4ERR_WRONG_CRED);
+	static const uint32_t dirs[] = { CDFC4_FORE, CDFC4_BACK, CDFC4_FORE_OR_BOTH,
+					 CDFC4_BACK_OR_BOTH };
+	for (unsigned i = 0; i < 4; i++)
+		assert_int_equal(bind_conn(f, a.sessionid, dirs[i]), NFS4ERR_WRONG_CRED);
+	uint8_t sid[16];
+	for (uint32_t seq = 1; seq <= 3; seq++) /* the replay, the next, a wrong one */
+		assert_int_equal(create_session(f, a.clientid, seq, sid), NFS4ERR_WRONG_CRED);
+	a_served(f, &a);
+	fx_seq(f); /* and B too */
+	assert_int_equal(fx_call(f), NFS4_OK);
+	/* A's own principal may */
+	f->cred = CRED_A;
+	assert_int_equal(bind_conn(f, a.sessionid, CDFC4_FORE), NFS4_OK);
+	assert_int_equal(create_session(f, a.clientid, 2, sid), NFS4_OK);
+	assert_int_equal(destroy_session(f, sid), NFS4_OK);
+	assert_int_equal(destroy_session(f, a.sessionid), NFS4_OK);
+	assert_int_equal(destroy_clientid(f, a.clientid), NFS4_OK);
+}
+
+/* An unconfirmed record (EXCHANGE_ID only) of A's: B can neither destroy
+ * it nor confirm it (RFC 8881 18.36.4: CLID_INUSE); A then can. */
+static void test_other_principal_unconfirmed(void **state)
+{
+	struct fx *f = *state;
+	uint64_t cid;
+	uint32_t seq;
+	uint8_t sid[16];
+	f->cred = CRED_A;
+	assert_int_equal(exchange_id(f, "A", 0, &cid, &seq), NFS4_OK);
+	f->cred = CRED_B;
+	assert_int_equal(destroy_clientid(f, cid), NFS4ERR_WRONG_CRED);
+	assert_int_equal(create_session(f, cid, seq, sid), NFS4ERR_CLID_INUSE);
+	f->cred = CRED_A;
+	assert_int_equal(create_session(f, cid, seq, sid), NFS4_OK);
+}
+
+/* B's EXCHANGE_ID of A's owner: no update of A's record (18.35.5 case 9:
+ * NFS4ERR_PERM), no new incarnation while A has state (case 3:
+ * NFS4ERR_CLID_INUSE); A's record stays. */
+static void test_other_principal_exchange_id(void **state)
+{
+	struct fx *f = *state;
+	struct fx_client a, b;
+	two_clients(f, &a, &b);
+	uint64_t cid;
+	uint32_t seq;
+	assert_int_equal(exchange_id(f, "A", EXCHGID4_FLAG_UPD_CONFIRMED_REC_A, &cid, &seq),
+			 NFS4ERR_PERM);
+	assert_int_equal(exchange_id(f, "A", 0, &cid, &seq), NFS4ERR_CLID_INUSE);
+	a_served(f, &a);
+	f->cred = CRED_A;
+	assert_int_equal(exchange_id(f, "A", EXCHGID4_FLAG_UPD_CONFIRMED_REC_A, &cid, &seq),
+			 NFS4_OK);
+	assert_int_equal(cid, a.clientid);
+}
+
+/* LOCKU, LOCK, TEST_STATEID, FREE_STATEID, CLOSE of B's with A's stateids
+ * (RFC 8881 8.2.4: a stateid is of one client): NFS4ERR_BAD_STATEID; A's
+ * lock still holds against B and A releases it. */
+static void b_uses_a_stateid(struct fx *f, const struct fh *fh, uint32_t op,
+			     const struct nfs4_stateid *sid)
+{
+	struct xdr_out *x = &f->rq.x;
+	fx_seq(f);
+	req_op(&f->rq, OP_PUTFH);
+	put_fh(x, fh);
+	req_op(&f->rq, op);
+	if (op == OP_LOCKU) {
+		xdr_put_u32(x, WRITE_LT);
+		xdr_put_u32(x, 0);
+	} else if (op == OP_CLOSE) {
+		xdr_put_u32(x, 0);
+	} else if (op == OP_TEST_STATEID) {
+		xdr_put_u32(x, 1);
+	}
+	put_stateid(x, sid);
+	if (op == OP_LOCKU) {
+		xdr_put_u64(x, 0);
+		xdr_put_u64(x, 10);
+	}
+	uint32_t st = fx_call(f);
+	fx_seq_ok(f);
+	assert_int_equal(rep_op(&f->rp, OP_PUTFH), NFS4_OK);
+	if (op == OP_TEST_STATEID) {
+		assert_int_equal(st, NFS4_OK);
+		assert_int_equal(rep_op(&f->rp, op), NFS4_OK);
+		assert_int_equal(xdr_get_u32(&f->rp.x), 1);
+		st = xdr_get_u32(&f->rp.x);
+	}
+	assert_int_equal(st, NFS4ERR_BAD_STATEID);
+}
+
+static void test_other_client_lock(void **state)
+{
+	struct fx *f = *state;
+	struct fx_client a, b;
+	struct nfs4_stateid aopen, alock, bopen, blk;
+	struct fh fh;
+	two_clients(f, &a, &b);
+	fx_use(f, &a);
+	f->cred = CRED_A;
+	assert_int_equal(fx_open_root(f, "o", OPEN4_SHARE_ACCESS_BOTH, true, 0666, "shared",
+				      &aopen, &fh, NULL), NFS4_OK);
+	assert_int_equal(fx_lock(f, &fh, WRITE_LT, 0, 10, true, &aopen, "la", &alock), NFS4_OK);
+	fx_save(f, &a);
+	fx_use(f, &b);
+	f->cred = CRED_B;
+	assert_int_equal(fx_open_root(f, "o", OPEN4_SHARE_ACCESS_BOTH, false, 0, "shared",
+				      &bopen, &fh, NULL), NFS4_OK);
+	b_uses_a_stateid(f, &fh, OP_LOCKU, &alock);
+	b_uses_a_stateid(f, &fh, OP_FREE_STATEID, &alock);
+	b_uses_a_stateid(f, &fh, OP_TEST_STATEID, &alock);
+	b_uses_a_stateid(f, &fh, OP_CLOSE, &aopen);
+	assert_int_equal(fx_lock(f, &fh, WRITE_LT, 0, 10, false, &alock, NULL, &blk),
+			 NFS4ERR_BAD_STATEID);
+	assert_int_equal(fx_lock(f, &fh, WRITE_LT, 0, 10, true, &aopen, "lb", &blk),
+			 NFS4ERR_BAD_STATEID);
+	/* A's lock holds against B's own */
+	assert_int_equal(fx_lock(f, &fh, WRITE_LT, 0, 10, true, &bopen, "lb", &blk),
+			 NFS4ERR_DENIED);
+	fx_save(f, &b);
+	fx_use(f, &a);
+	f->cred = CRED_A;
+	fx_seq(f);
+	req_op(&f->rq, OP_PUTFH);
+	put_fh(&f->rq.x, &fh);
+	req_op(&f->rq, OP_LOCKU);
+	xdr_put_u32(&f->rq.x, WRITE_LT);
+	xdr_put_u32(&f->rq.x, 0);
+	put_stateid(&f->rq.x, &alock);
+	xdr_put_u64(&f->rq.x, 0);
+	xdr_put_u64(&f->rq.x, 10);
+	assert_int_equal(fx_call(f), NFS4_OK);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_ids_unpredictable, setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_destroy_clientid_busy, setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_other_principal_session, setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_other_principal_unconfirmed, setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_other_principal_exchange_id, setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_other_client_lock, setup, fx_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
