@@ -159,7 +159,8 @@ static size_t est_exchange_id(const struct tnfs_est *e, const union nfs4_args *a
 {
 	(void)a;
 	size_t own = strlen(e->srv->owner);
-	return HDR + 8 + 4 + 4 + 4 /* clientid, seqid, flags, SP4_NONE */
+	return HDR + 8 + 4 + 4 + 4 /* clientid, seqid, flags, spr_how */
+	       + 2 * (4 + 4 * FATTR4_WORDS) /* SP4_MACH_CRED's two bitmaps */
 	       + 8 + opaque_size(own) /* server_owner4 */
 	       + opaque_size(own)     /* server scope */
 	       + 4 + opaque_size(sizeof(TNFS_IMPL_DOMAIN) - 1) +

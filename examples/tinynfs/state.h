@@ -195,11 +195,13 @@ int tnfs_state_grace_error(struct tnfs_state *st);
 uint32_t tnfs_state_may_open(struct tnfs_state *st, uint64_t clientid, bool reclaim);
 
 /* who: the caller's credential (before squashing), the record's
- * principal. */
+ * principal.  *sp_how: the protection asked (SP4_MACH_CRED only from
+ * tnfs_machine_cred(who, who), else NFS4ERR_INVAL; SP4_SSV
+ * NFS4ERR_NOTSUPP), on NFS4_OK the record's. */
 uint32_t tnfs_state_exchange_id(struct tnfs_state *st, const struct tnfs_cred *who,
 				const uint8_t verf[8],
 				const uint8_t *owner, uint32_t owner_len,
-				uint32_t flags, uint32_t sp_how,
+				uint32_t flags, uint32_t *sp_how,
 				uint64_t *clientid, uint32_t *seqid,
 				uint32_t *rflags);
 

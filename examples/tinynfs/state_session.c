@@ -135,10 +135,11 @@ static struct client *new_client(struct tnfs_state *st, const struct tnfs_cred *
 }
 
 /* The cases of RFC 8881 18.35.5 (state.h); *found is the record to
- * answer with, *fresh whether it was made now. */
+ * answer with.  mach: a new record is SP4_MACH_CRED. */
 static uint32_t exchange_case(struct tnfs_state *st, const struct tnfs_cred *who,
 			      const uint8_t verf[8], const uint8_t *owner,
-			      uint32_t owner_len, uint32_t flags, struct client **found)
+			      uint32_t owner_len, uint32_t flags, bool mach,
+			      struct client **found)
 {
 	struct client *conf = NULL, *unconf = NULL;
 	for (struct client *c = st->clients; c; c = c->next) {
@@ -151,7 +152,13 @@ static uint32_t exchange_case(struct tnfs_state *st, const struct tnfs_cred *who
 	}
 	bool same_who = conf && tnfs_same_principal(&conf->principal, who);
 	bool same_verf = conf && memcmp(conf->verf, verf, 8) == 0;
-	if (flags & EXCHGID4_FLAG_UPD_CONFIRMED_REC_A) {
+	bool upd = flags & EXCHGID4_FLAG_UPD_CONFIRMED_REC_A;
+	/* an SP4_MACH_CRED record: updated, or found again, by its machine
+	 * credential only (18.35.3; nfsd checks the update) */
+	if (conf && conf->mach_cred && (upd || same_who) &&
+	    !tnfs_machine_cred(&conf->principal, who))
+		return NFS4ERR_WRONG_CRED;
+	if (upd) {
 		if (!conf)
 			return NFS4ERR_NOENT; /* case 7 */
 		if (!same_who)
@@ -175,27 +182,36 @@ static uint32_t exchange_case(struct tnfs_state *st, const struct tnfs_cred *who
 	if (unconf)
 		tnfs__remove_client(st, unconf);
 	*found = new_client(st, who, verf, owner, owner_len);
-	return *found ? NFS4_OK : NFS4ERR_DELAY;
+	if (!*found)
+		return NFS4ERR_DELAY;
+	(*found)->mach_cred = mach;
+	return NFS4_OK;
 }
 
 uint32_t tnfs_state_exchange_id(struct tnfs_state *st, const struct tnfs_cred *who,
 				const uint8_t verf[8],
 				const uint8_t *owner, uint32_t owner_len,
-				uint32_t flags, uint32_t sp_how,
+				uint32_t flags, uint32_t *sp_how,
 				uint64_t *clientid, uint32_t *seqid,
 				uint32_t *rflags)
 {
 	if (flags & ~(uint32_t)EXCHGID4_FLAG_MASK_A)
 		return NFS4ERR_INVAL;
-	if (sp_how != SP4_NONE)
+	/* 18.35.3: SP4_MACH_CRED comes over RPCSEC_GSS with integrity or
+	 * privacy, or nfsd answers NFS4ERR_INVAL; no SP4_SSV */
+	bool mach = *sp_how == SP4_MACH_CRED;
+	if (mach && !tnfs_machine_cred(who, who))
+		return NFS4ERR_INVAL;
+	if (*sp_how != SP4_NONE && !mach)
 		return NFS4ERR_NOTSUPP;
 	if (owner_len > NFS4_OPAQUE_LIMIT)
 		return NFS4ERR_INVAL;
 	pthread_mutex_lock(&st->mu);
 	tnfs__expire_clients(st);
 	struct client *c = NULL;
-	uint32_t status = exchange_case(st, who, verf, owner, owner_len, flags, &c);
+	uint32_t status = exchange_case(st, who, verf, owner, owner_len, flags, mach, &c);
 	if (status == NFS4_OK) {
+		*sp_how = c->mach_cred ? SP4_MACH_CRED : SP4_NONE;
 		*clientid = c->clientid;
 		*seqid = c->cs_seq;
 		*rflags = EXCHGID4_FLAG_USE_NON_PNFS;

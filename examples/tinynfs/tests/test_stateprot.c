@@ -370,6 +370,154 @@ static void test_other_client_lock(void **state)
 	assert_int_equal(fx_call(f), NFS4_OK);
 }
 
+/* --- SP4_MACH_CRED (RFC 8881 18.35.3, 2.10.8.3) ---------------------------- */
+
+/* What RPCSEC_GSS will hand over (fs.h): a host principal, integrity. */
+static struct tnfs_cred gss_cred(const char *name, uint32_t service)
+{
+	struct tnfs_cred c = { .uid = 0, .gid = 0, .gss_service = service };
+	snprintf(c.principal, sizeof(c.principal), "%s", name);
+	return c;
+}
+
+struct spr {
+	uint64_t cid;
+	uint32_t seq, how, enforce[3], allow[3];
+};
+
+/* EXCHANGE_ID of `owner` with SP4_MACH_CRED, asking spo_must_enforce
+ * {} and spo_must_allow {allow0, allow1}. */
+static uint32_t exchange_mach(struct fx *f, const char *owner, uint32_t flags,
+			      uint32_t allow0, uint32_t allow1, struct spr *out)
+{
+	fx_begin(f);
+	req_op(&f->rq, OP_EXCHANGE_ID);
+	xdr_put_u64(&f->rq.x, 0x1122334455667788ull);
+	put_str(&f->rq.x, owner);
+	xdr_put_u32(&f->rq.x, flags);
+	xdr_put_u32(&f->rq.x, SP4_MACH_CRED);
+	put_bitmap(&f->rq.x, 0, 0, 0);
+	put_bitmap(&f->rq.x, allow0, allow1, 0);
+	xdr_put_u32(&f->rq.x, 0);
+	uint32_t st = fx_call(f);
+	assert_int_equal(rep_op(&f->rp, OP_EXCHANGE_ID), st);
+	if (st != NFS4_OK)
+		return st;
+	memset(out, 0, sizeof(*out));
+	out->cid = xdr_get_u64(&f->rp.x);
+	out->seq = xdr_get_u32(&f->rp.x);
+	(void)xdr_get_u32(&f->rp.x);
+	out->how = xdr_get_u32(&f->rp.x);
+	for (int l = 0; l < 2 && out->how == SP4_MACH_CRED; l++) {
+		uint32_t n = xdr_get_u32(&f->rp.x), *w = l ? out->allow : out->enforce;
+		for (uint32_t i = 0; i < n; i++) {
+			uint32_t v = xdr_get_u32(&f->rp.x);
+			if (i < 3)
+				w[i] = v;
+		}
+	}
+	assert_false(f->rp.x.bad);
+	return st;
+}
+
+/* Refused cleanly today: AUTH_SYS, AUTH_NONE and RPCSEC_GSS without
+ * integrity cannot protect the client ID (NFS4ERR_INVAL, as nfsd);
+ * SP4_SSV is not offered. */
+static void test_mach_cred_refused(void **state)
+{
+	struct fx *f = *state;
+	struct spr r;
+	f->cred = CRED_A;
+	assert_int_equal(exchange_mach(f, "M", 0, 0, 0, &r), NFS4ERR_INVAL);
+	f->cred.anon = true;
+	assert_int_equal(exchange_mach(f, "M", 0, 0, 0, &r), NFS4ERR_INVAL);
+	f->cred = gss_cred("host/m@R", TNFS_GSS_SVC_NONE);
+	assert_int_equal(exchange_mach(f, "M", 0, 0, 0, &r), NFS4ERR_INVAL);
+	f->cred = CRED_A;
+	fx_begin(f);
+	req_op(&f->rq, OP_EXCHANGE_ID);
+	xdr_put_u64(&f->rq.x, 1);
+	put_str(&f->rq.x, "M");
+	xdr_put_u32(&f->rq.x, 0);
+	xdr_put_u32(&f->rq.x, SP4_SSV);
+	put_bitmap(&f->rq.x, 0, 0, 0);
+	put_bitmap(&f->rq.x, 0, 0, 0);
+	xdr_put_u32(&f->rq.x, 0); /* no hash algorithms */
+	xdr_put_u32(&f->rq.x, 0); /* no encryption algorithms */
+	xdr_put_u32(&f->rq.x, 1);
+	xdr_put_u32(&f->rq.x, 1);
+	xdr_put_u32(&f->rq.x, 0);
+	assert_int_equal(fx_call(f), NFS4ERR_NOTSUPP);
+	/* the plain SP4_NONE mount still works */
+	fx_mount_as(f, "M");
+}
+
+/* With an integrity-protected machine credential (as RPCSEC_GSS krb5i
+ * will give it): the lists of 18.35.3 come back, and the five managing
+ * operations need that credential with integrity -- the same principal
+ * over krb5 (no integrity) or AUTH_SYS gets NFS4ERR_WRONG_CRED -- while
+ * users' SEQUENCEs on the session go on. */
+static void test_mach_cred_enforced(void **state)
+{
+	struct fx *f = *state;
+	struct spr r;
+	const struct tnfs_cred mi = gss_cred("host/m@R", TNFS_GSS_SVC_INTEGRITY);
+	const struct tnfs_cred mp = gss_cred("host/m@R", TNFS_GSS_SVC_PRIVACY);
+	const struct tnfs_cred mn = gss_cred("host/m@R", TNFS_GSS_SVC_NONE);
+	const struct tnfs_cred xi = gss_cred("host/x@R", TNFS_GSS_SVC_INTEGRITY);
+	f->cred = mi;
+	assert_int_equal(exchange_mach(f, "M", 0, W0(OP_CLOSE) | W0(OP_READ) | W0(OP_LOCKU),
+				       W1(OP_FREE_STATEID) | W1(OP_DESTROY_SESSION), &r),
+			 NFS4_OK);
+	assert_int_equal(r.how, SP4_MACH_CRED);
+	assert_int_equal(r.enforce[0], 0);
+	assert_int_equal(r.enforce[1], W1(OP_BIND_CONN_TO_SESSION) | W1(OP_EXCHANGE_ID) |
+					       W1(OP_CREATE_SESSION) | W1(OP_DESTROY_SESSION) |
+					       W1(OP_DESTROY_CLIENTID));
+	assert_int_equal(r.allow[0], W0(OP_CLOSE) | W0(OP_LOCKU));
+	assert_int_equal(r.allow[1], W1(OP_FREE_STATEID));
+	f->clientid = r.cid;
+	f->cred = mn;
+	assert_int_equal(create_session(f, r.cid, r.seq, f->sessionid), NFS4ERR_WRONG_CRED);
+	f->cred = CRED_A;
+	assert_int_equal(create_session(f, r.cid, r.seq, f->sessionid), NFS4ERR_CLID_INUSE);
+	f->cred = mi;
+	assert_int_equal(create_session(f, r.cid, r.seq, f->sessionid), NFS4_OK);
+	f->slot_seq = 0;
+	/* a user of the client on the session */
+	f->cred = CRED_B;
+	fx_seq(f);
+	assert_int_equal(fx_call(f), NFS4_OK);
+	/* not the machine credential with integrity: refused */
+	const struct tnfs_cred *bad[] = { &mn, &xi, &CRED_A, &CRED_B };
+	for (unsigned i = 0; i < 4; i++) {
+		f->cred = *bad[i];
+		assert_int_equal(destroy_session(f, f->sessionid), NFS4ERR_WRONG_CRED);
+		assert_int_equal(destroy_clientid(f, r.cid), NFS4ERR_WRONG_CRED);
+		assert_int_equal(bind_conn(f, f->sessionid, CDFC4_FORE), NFS4ERR_WRONG_CRED);
+		assert_int_equal(create_session(f, r.cid, r.seq + 1, f->sessionid),
+				 NFS4ERR_WRONG_CRED);
+	}
+	struct spr r2;
+	f->cred = mn; /* the record again, or its update, without integrity */
+	assert_int_equal(exchange_mach(f, "M", 0, 0, 0, &r2), NFS4ERR_INVAL);
+	uint64_t cid;
+	uint32_t seq;
+	assert_int_equal(exchange_id(f, "M", 0, &cid, &seq), NFS4ERR_WRONG_CRED);
+	assert_int_equal(exchange_id(f, "M", EXCHGID4_FLAG_UPD_CONFIRMED_REC_A, &cid, &seq),
+			 NFS4ERR_WRONG_CRED);
+	/* the machine credential, integrity or privacy */
+	f->cred = mp;
+	assert_int_equal(exchange_mach(f, "M", EXCHGID4_FLAG_UPD_CONFIRMED_REC_A, 0, 0, &r2),
+			 NFS4_OK);
+	assert_int_equal(r2.cid, r.cid);
+	assert_int_equal(r2.how, SP4_MACH_CRED);
+	assert_int_equal(bind_conn(f, f->sessionid, CDFC4_FORE), NFS4_OK);
+	f->cred = mi;
+	assert_int_equal(destroy_session(f, f->sessionid), NFS4_OK);
+	assert_int_equal(destroy_clientid(f, r.cid), NFS4_OK);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -379,6 +527,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_other_principal_unconfirmed, setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_other_principal_exchange_id, setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_other_client_lock, setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_mach_cred_refused, setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_mach_cred_enforced, setup, fx_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
