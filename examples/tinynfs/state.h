@@ -25,12 +25,14 @@
  *    tnfs_state_limits) or the server's, get NFS4ERR_DELAY: the answer
  *    goes to the client over its share alone, the others are served.
  *  - EXCHANGE_ID (the cases of RFC 8881 18.35.5; the principal is the
- *    caller's credential as Linux's same_creds() compares it: flavour,
- *    uid, gid and groups): flags outside EXCHGID4_FLAG_MASK_A ->
- *    NFS4ERR_INVAL; state protection other than SP4_NONE ->
- *    NFS4ERR_NOTSUPP.  Without UPD_CONFIRMED_REC_A: a confirmed record of
- *    the owner with the same principal and verifier -> that record
- *    (CONFIRMED_R, case 2); another principal -> NFS4ERR_CLID_INUSE if
+ *    caller's credential as tnfs_same_principal() compares it, Linux's
+ *    same_creds(): flavour, uid, gid and groups): flags outside
+ *    EXCHGID4_FLAG_MASK_A -> NFS4ERR_INVAL; SP4_MACH_CRED without
+ *    tnfs_machine_cred() -> NFS4ERR_INVAL, SP4_SSV -> NFS4ERR_NOTSUPP;
+ *    an SP4_MACH_CRED record updated or found again without its machine
+ *    credential -> NFS4ERR_WRONG_CRED.  Without UPD_CONFIRMED_REC_A: a
+ *    confirmed record of the owner with the same principal and verifier
+ *    -> that record (CONFIRMED_R, case 2); another principal -> NFS4ERR_CLID_INUSE if
  *    the record has sessions or stateids, else it is replaced (case 3);
  *    another verifier -> a new unconfirmed record under a new client ID,
  *    the confirmed one going when that is confirmed (case 5); an
@@ -46,8 +48,10 @@
  *    Linux's nfsd: they neither use the sequence id nor reserve anything.
  *    Unknown, replaced or expired client ID -> NFS4ERR_STALE_CLIENTID; an
  *    unconfirmed record made by another principal -> NFS4ERR_CLID_INUSE
- *    (18.36.4); sequence id equal to the expected one runs, the previous
- *    one replays the cached result, anything else ->
+ *    (18.36.4); a confirmed one -> NFS4ERR_WRONG_CRED (README, "NFSv4.1
+ *    state protection"; SP4_MACH_CRED: without its machine credential);
+ *    sequence id equal to the expected one runs, the previous one
+ *    replays the cached result, anything else ->
  *    NFS4ERR_SEQ_MISORDERED.  It confirms the record of that client ID
  *    only (and purges the confirmed record of the owner's older
  *    incarnation).  Channel attributes above the server's limits are
