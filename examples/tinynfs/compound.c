@@ -238,6 +238,9 @@ int tnfs_compound_call(struct tnfs_server *srv, const struct tnfs_cred *cred,
 			if (codec->dec)
 				codec->dec(&in, &a);
 			status = in.bad ? NFS4ERR_BADXDR : check_order(&c, op, o);
+			struct xdr_in peek = in; /* the next operation's number */
+			uint32_t next = xdr_get_u32(&peek);
+			c.next_op = c.opindex + 1 < numops && !peek.bad ? next : UINT32_MAX;
 		}
 		size_t need = 8;
 		if (status == NFS4_OK) {

@@ -74,6 +74,12 @@ bool tnfs_same_principal(const struct tnfs_cred *a, const struct tnfs_cred *b);
  * (RPCSEC_GSS krb5i or krb5p) -- nfsd4_mach_creds_match.  Always false
  * for AUTH_SYS and AUTH_NONE, which protect nothing. */
 bool tnfs_machine_cred(const struct tnfs_cred *mach, const struct tnfs_cred *req);
+struct tnfs_export;
+/* The call's flavour (enum tnfs_sec). */
+unsigned tnfs_cred_sec(const struct tnfs_cred *c);
+/* Does export x take a call of c's flavour (RFC 8881 2.6.3.1)?  Its sec=
+ * list; without one AUTH_SYS and AUTH_NONE (nfsd's default). */
+bool tnfs_export_sec_ok(const struct tnfs_export *x, const struct tnfs_cred *c);
 
 struct tnfs_fh {
 	uint32_t len;
@@ -104,6 +110,8 @@ struct tnfs_export {
 	uint32_t flags; /* TNFS_EXP_* */
 	enum tnfs_squash squash;
 	uint32_t anonuid, anongid;
+	uint8_t sec[TNFS_SEC_MAX]; /* sec= (exports.h); nsec 0: none given */
+	uint8_t nsec;
 	/* fallback handles (fs_inode.h): the path table, NULL when
 	 * name_to_handle_at handles are used */
 	struct tnfs_ino_table *inodes;

@@ -174,10 +174,20 @@ static size_t est_create_session(const struct tnfs_est *e, const union nfs4_args
 	return HDR + NFS4_SESSIONID_SIZE + 4 + 4 + 2 * (7 * 4);
 }
 
+/* The longest secinfo list of the exports (ops_fh.c): AUTH_SYS and
+ * AUTH_NONE one word, RPCSEC_GSS its OID (9 bytes), QOP and service. */
 static size_t est_secinfo(const struct tnfs_est *e, const union nfs4_args *a)
 {
-	(void)e, (void)a;
-	return HDR + 4 + 4; /* one flavour: AUTH_SYS */
+	(void)a;
+	size_t most = 4;
+	for (size_t i = 0; i < e->srv->nexp; i++) {
+		const struct tnfs_export *x = e->srv->exps[i];
+		size_t n = 0;
+		for (unsigned k = 0; k < x->nsec; k++)
+			n += x->sec[k] < TNFS_SEC_KRB5 ? 4 : 4 + 4 + 12 + 4 + 4;
+		most = n > most ? n : most;
+	}
+	return HDR + 4 + most;
 }
 
 static size_t est_sequence(const struct tnfs_est *e, const union nfs4_args *a)
