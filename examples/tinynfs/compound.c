@@ -69,6 +69,14 @@ static uint32_t ctx_enter(struct tnfs_ctx *c, const struct tnfs_export *x)
 	return tnfs_fs_become(&c->cred, &c->srv->self, &c->become);
 }
 
+/* The number of the operation that `in` is at, UINT32_MAX if cut short
+ * (WRONGSEC looks at what follows an operation: ops_fh.c). */
+static uint32_t peek_op(struct xdr_in in)
+{
+	uint32_t op = xdr_get_u32(&in);
+	return in.bad ? UINT32_MAX : op;
+}
+
 uint32_t tnfs_ctx_stateid(const struct tnfs_ctx *c, const struct nfs4_stateid *in,
 			  struct nfs4_stateid *out)
 {
@@ -238,9 +246,7 @@ int tnfs_compound_call(struct tnfs_server *srv, const struct tnfs_cred *cred,
 			if (codec->dec)
 				codec->dec(&in, &a);
 			status = in.bad ? NFS4ERR_BADXDR : check_order(&c, op, o);
-			struct xdr_in peek = in; /* the next operation's number */
-			uint32_t next = xdr_get_u32(&peek);
-			c.next_op = c.opindex + 1 < numops && !peek.bad ? next : UINT32_MAX;
+			c.next_op = c.opindex + 1 < numops ? peek_op(in) : UINT32_MAX;
 		}
 		size_t need = 8;
 		if (status == NFS4_OK) {
