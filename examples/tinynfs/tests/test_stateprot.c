@@ -93,8 +93,8 @@ static void new_session(struct fx *f, const char *owner)
 	f->slot_seq = 0;
 }
 
-/* A's SEQUENCE still works (A keeps being served). */
-static void a_served(struct fx *f, const struct fx_client *a)
+/* A's SEQUENCE still works (A keeps being served); *a follows its slot. */
+static void a_served(struct fx *f, struct fx_client *a)
 {
 	struct tnfs_cred saved = f->cred;
 	struct fx_client cur;
@@ -104,7 +104,7 @@ static void a_served(struct fx *f, const struct fx_client *a)
 	fx_seq(f);
 	assert_int_equal(fx_call(f), NFS4_OK);
 	fx_seq_ok(f);
-	fx_save(f, (struct fx_client *)a);
+	fx_save(f, a);
 	fx_use(f, &cur);
 	f->cred = saved;
 }
