@@ -62,6 +62,10 @@ def md_blocks(path, text):
         i = j + 1
 
 
+# A backslash that roff would take as an escape of a letter or quote.
+LOST_ESCAPE = re.compile(r"(?<!\\)(?:\\\\)*\\[A-Za-z0-9\"']")
+
+
 def scd_blocks(path, text):
     lines = text.split("\n")
     i = 0
@@ -76,9 +80,16 @@ def scd_blocks(path, text):
             j += 1
         if j == len(lines):
             raise SystemExit(f"{path}:{i + 1}: unterminated literal block")
+        for k in range(start, j):
+            # scdoc passes a literal block's backslashes to roff, which takes
+            # "\n" as an escape: the page would show "n" (man -l shows it)
+            if LOST_ESCAPE.search(lines[k]):
+                raise SystemExit(f"{path}:{k + 1}: roff drops this backslash "
+                                 f"(write \\\\ for one): {lines[k].strip()}")
         if tag not in ("; sh", "; text"):
             # scdoc literal blocks are indented with tabs to the block's level
             body = [l[1:] if l.startswith("\t") else l for l in lines[start:j]]
+            body = [re.sub(r"\\(.)", r"\1", l) for l in body]   # as the page shows it
             yield start + 1, "\n".join(body) + "\n", tag == "; rdma"
         i = j + 1
 

@@ -21,7 +21,7 @@
 #include <rpcrdma/idr.h>
 
 #include "util/idr_internal.h"
-#include "../tests/unit/idr_test_support.h"
+#include "../tests/common/idr_test_support.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -15,7 +15,7 @@
 
 #include "compound.h"
 #include "fh_cache.h"
-#include "nfs4.h"
+#include "nfs4/nfs4.h"
 
 /* A fuzz driver keeps its scratch tree and servers across inputs. */
 static char scratch[256];

@@ -40,7 +40,7 @@
 #include <string.h>
 
 #include "nfs_harness.h"
-#include "../tests/unit/rpc_record.h"
+#include "../tests/common/rpc_record.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max, unsigned int seed);

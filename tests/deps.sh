@@ -5,10 +5,11 @@
 set -eu
 pkgs="build-essential meson ninja-build pkg-config clang libclang-rt-14-dev scdoc
  libcmocka-dev libibverbs-dev librdmacm-dev ibverbs-providers ibverbs-utils
- libtirpc-dev rpcsvc-proto
+ libtirpc-dev rpcsvc-proto python3-lark python3-jinja2
  rdmacm-utils perftest valgrind systemtap-sdt-dev
  qemu-system-x86 busybox-static kmod cpio iproute2 rpcbind tshark gnuplot-nox
  tcpdump strace
+ dpkg-dev debhelper lintian fakeroot man-db cmake
  python3"
 missing=""
 for p in $pkgs; do

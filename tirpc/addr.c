@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* Address parsing shared by the server and the client. */
+/* Address parsing shared by the server and the client: a numeric address
+ * or a host name. */
 #include <errno.h>
 #include <netdb.h>
 #include <netinet/in.h>
@@ -19,9 +20,17 @@ int rpcrdma__tx_parse_addr(const char *addr, unsigned short port,
 		*len = sizeof(*sin);
 		return 0;
 	}
-	struct addrinfo hints = { .ai_flags = AI_NUMERICHOST, .ai_family = AF_UNSPEC };
+	/* a numeric address, else a host name (its first address) */
+	struct addrinfo hints = { .ai_flags = AI_NUMERICHOST, .ai_family = AF_UNSPEC,
+				  .ai_socktype = SOCK_STREAM };
 	struct addrinfo *res = NULL;
-	if (getaddrinfo(addr, NULL, &hints, &res) != 0 || !res)
+	if (getaddrinfo(addr, NULL, &hints, &res) != 0) {
+		hints.ai_flags = 0;
+		res = NULL;
+		if (getaddrinfo(addr, NULL, &hints, &res) != 0)
+			return -EINVAL;
+	}
+	if (!res)
 		return -EINVAL;
 	int rc = -EINVAL;
 	if ((res->ai_family == AF_INET || res->ai_family == AF_INET6) &&

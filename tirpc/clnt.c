@@ -327,6 +327,16 @@ CLIENT *rpcrdma_tirpc_clnt_create(const char *addr, unsigned short port, rpcprog
 		return create_fail(NULL, RPC_SYSTEMERROR, ENOMEM);
 	if (!addr || rpcrdma__tx_parse_addr(addr, port, &c->srv, &c->srv_len))
 		return create_fail(c, RPC_UNKNOWNHOST, EINVAL);
+	if (port == 0) {
+		rc = rpcrdma__tx_rpcb_port(&c->srv, c->srv_len, prog, vers, &port);
+		if (rc)
+			return create_fail(c, rc == -ENOENT ? RPC_PROGNOTREGISTERED
+						: RPC_PMAPFAILURE, -rc);
+		if (c->srv.ss_family == AF_INET6)
+			((struct sockaddr_in6 *)&c->srv)->sin6_port = htons(port);
+		else
+			((struct sockaddr_in *)&c->srv)->sin_port = htons(port);
+	}
 	c->prog = prog;
 	c->vers = vers;
 	c->sendsz = sendsz ? sendsz : RPCRDMA_TIRPC_DEFAULT_SIZE;

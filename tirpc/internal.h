@@ -65,6 +65,12 @@ void rpcrdma__tx_enc_init(XDR *x, struct rpcrdma__tx_enc *e, void *buf, size_t c
 struct sockaddr_storage;
 int rpcrdma__tx_parse_addr(const char *addr, unsigned short port,
 			   struct sockaddr_storage *ss, socklen_t *len);
+/* The port rpcbind at ss's host (TCP port 111, RPCBPROC_DUMP) has for prog
+ * and vers under netid rdma (IPv4) or rdma6 (IPv6).  0, -ENOENT (not
+ * registered), -EIO (the query failed), -EBADMSG (a bad universal
+ * address), or the connect's errno (-ECONNREFUSED: no rpcbind). */
+int rpcrdma__tx_rpcb_port(const struct sockaddr_storage *ss, socklen_t len, rpcprog_t prog,
+			  rpcvers_t vers, unsigned short *port);
 
 /* The bound address of a rendezvous transport of svc.c: 0, or -EINVAL
  * for any other transport. */

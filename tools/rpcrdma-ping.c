@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +17,7 @@
 #include <time.h>
 
 #include <rpcrdma/clnt.h>
+#include <rpcrdma/rpcrdma.h>
 
 struct slot {
 	struct rpcrdma_clnt_req req;
@@ -42,16 +44,12 @@ static int64_t now_ns(void)
 
 static void report(struct ping *p, const struct rpcrdma_clnt_req *r, int status)
 {
+	char prefix[32];
+
 	if (p->reported++ >= 5)
 		return;
-	if (status == -EREMOTEIO)
-		fprintf(stderr, "rpcrdma-ping: xid 0x%08x: accepted, accept_stat %u\n",
-			r->xid, r->accept_stat);
-	else if (status == -EACCES)
-		fprintf(stderr, "rpcrdma-ping: xid 0x%08x: denied, reject_stat %u auth_stat %u\n",
-			r->xid, r->accept_stat, r->auth_stat);
-	else
-		fprintf(stderr, "rpcrdma-ping: xid 0x%08x: %s\n", r->xid, strerror(-status));
+	snprintf(prefix, sizeof(prefix), "rpcrdma-ping: xid 0x%08x", r->xid);
+	rpcrdma_clnt_perror(r, status, prefix);
 }
 
 static void done(struct rpcrdma_clnt_req *req, int status, void *arg)
@@ -81,22 +79,48 @@ static int cmp_i64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static void usage(void)
+static const char usage_line[] =
+	"usage: rpcrdma-ping [-t tcp|tcp6|udp|udp6|rdma|rdma6] [-c COUNT] [-d DEPTH]\n"
+	"                    [-i INTERVAL_MS] [-T TIMEOUT_MS] HOST[:PORT] PROG VERS\n";
+
+static void help(void)
 {
-	fprintf(stderr, "usage: rpcrdma-ping [-t tcp|udp|rdma] [-c COUNT] [-d DEPTH] "
-			"[-i INTERVAL_MS] [-T TIMEOUT_MS] HOST[:PORT] PROG VERS\n");
+	printf("%s"
+	       "Sends RPC NULL calls (procedure 0) of PROG VERS to HOST and prints one line:\n"
+	       "  N calls, N replies, N errors; rtt us min/median/p99/max A/B/C/D; R calls/s\n"
+	       "  -t, --transport NETID   tcp (default), udp, rdma; with 6 for IPv6\n"
+	       "  -c, --count N           calls to send (10)\n"
+	       "  -d, --depth N           calls in flight, 1..1024 (1)\n"
+	       "  -i, --interval MS       wait between two calls (0)\n"
+	       "  -T, --timeout MS        timeout of each call (5000)\n"
+	       "  -h, --help              this text\n"
+	       "  -V, --version           the version of rpcrdma-ping and librpcrdma\n"
+	       "HOST is a name or a numeric address; without PORT, rpcbind is asked.\n"
+	       "Exit status: 0 every call answered SUCCESS, 1 some call failed, 2 usage or\n"
+	       "no client.  See rpcrdma-ping(1).\n", usage_line);
+	exit(0);
+}
+
+/* A bad argument: says which, then the usage, exit 2. */
+static void bad(const char *what, const char *arg)
+{
+	fprintf(stderr, "rpcrdma-ping: %s: '%s'\n%s", what, arg, usage_line);
 	exit(2);
 }
 
-static unsigned long num(const char *s, unsigned long max)
+static unsigned long num(const char *what, const char *s, unsigned long min, unsigned long max)
 {
 	char *e;
 	unsigned long v;
 
 	errno = 0;
 	v = strtoul(s, &e, 0);
-	if (!*s || *e || errno || v > max || *s == '-')
-		usage();
+	if (!*s || *e || errno || v < min || v > max || *s == '-' || *s == '+') {
+		char w[96];
+
+		snprintf(w, sizeof(w), "%s must be a number from %lu to %lu", what, min, max);
+		bad(w, s);
+	}
 	return v;
 }
 
@@ -107,28 +131,58 @@ struct args {
 	uint32_t prog, vers;
 };
 
+static const struct option longopts[] = {
+	{ "transport", required_argument, NULL, 't' },
+	{ "count", required_argument, NULL, 'c' },
+	{ "depth", required_argument, NULL, 'd' },
+	{ "interval", required_argument, NULL, 'i' },
+	{ "timeout", required_argument, NULL, 'T' },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static bool known_transport(const char *t)
+{
+	static const char *const names[] = { "tcp", "tcp6", "udp", "udp6", "rdma", "rdma6" };
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(t, names[i]))
+			return true;
+	return false;
+}
+
 static void parse(int argc, char **argv, struct args *a)
 {
 	int o;
 
 	*a = (struct args){ .transport = "tcp", .count = 10, .depth = 1, .timeout_ms = 5000 };
-	while ((o = getopt(argc, argv, "t:c:d:i:T:h")) != -1) {
+	opterr = 0;
+	while ((o = getopt_long(argc, argv, ":t:c:d:i:T:hV", longopts, NULL)) != -1) {
 		switch (o) {
 		case 't': a->transport = optarg; break;
-		case 'c': a->count = num(optarg, 100000000); break;
-		case 'd': a->depth = num(optarg, 1024); break;
-		case 'i': a->interval_ms = num(optarg, 3600000); break;
-		case 'T': a->timeout_ms = num(optarg, 3600000); break;
-		default: usage();
+		case 'c': a->count = num("COUNT", optarg, 1, 100000000); break;
+		case 'd': a->depth = num("DEPTH", optarg, 1, 1024); break;
+		case 'i': a->interval_ms = num("INTERVAL_MS", optarg, 0, 3600000); break;
+		case 'T': a->timeout_ms = num("TIMEOUT_MS", optarg, 1, 3600000); break;
+		case 'h': help(); break;
+		case 'V':
+			printf("rpcrdma-ping (librpcrdma %s)\n", rpcrdma_version_string());
+			exit(0);
+		case ':': bad("option needs a value", argv[optind - 1]); break;
+		default: bad("unknown option", argv[optind - 1]);
 		}
 	}
-	if (argc - optind != 3 || a->count == 0 || a->depth == 0 || a->timeout_ms == 0 ||
-	    (strcmp(a->transport, "tcp") && strcmp(a->transport, "udp") &&
-	     strcmp(a->transport, "rdma")))
-		usage();
+	if (!known_transport(a->transport))
+		bad("transport must be tcp, udp or rdma (6 for IPv6)", a->transport);
+	if (argc - optind != 3) {
+		fprintf(stderr, "rpcrdma-ping: HOST[:PORT] PROG VERS expected, %d argument%s given\n%s",
+			argc - optind, argc - optind == 1 ? "" : "s", usage_line);
+		exit(2);
+	}
 	a->host = argv[optind];
-	a->prog = (uint32_t)num(argv[optind + 1], UINT32_MAX);
-	a->vers = (uint32_t)num(argv[optind + 2], UINT32_MAX);
+	a->prog = (uint32_t)num("PROG", argv[optind + 1], 0, UINT32_MAX);
+	a->vers = (uint32_t)num("VERS", argv[optind + 2], 0, UINT32_MAX);
 }
 
 static void sleep_until(int64_t t)
@@ -182,30 +236,55 @@ static int64_t pct(const int64_t *v, unsigned n, unsigned q)
 	return n ? v[i ? i - 1 : 0] : 0;
 }
 
-int main(int argc, char **argv)
+/* The client: a numeric HOST[:PORT] as rpcrdma_clnt_parse_addr() reads
+ * it (the netid gets a 6 for an IPv6 address), else NAME[:PORT] resolved
+ * in the transport's family. */
+static int make_client(const struct args *a, const struct rpcrdma_clnt_opts *o,
+		       struct rpcrdma_clnt **c, char *netid, size_t netid_len)
 {
 	struct sockaddr_storage ss;
+	char name[256], *colon;
+	unsigned long port = 0;
+	socklen_t len;
+	bool six = strchr(a->transport, '6') != NULL;
+
+	if (rpcrdma_clnt_parse_addr(a->host, &ss, &len) == 0) {
+		if (six && ss.ss_family == AF_INET)
+			bad("an IPv4 address with an IPv6 transport", a->host);
+		snprintf(netid, netid_len, "%s%s", a->transport,
+			 ss.ss_family == AF_INET6 && !six ? "6" : "");
+		return rpcrdma_clnt_create(netid, (struct sockaddr *)&ss, len, a->prog, a->vers,
+					   o, c);
+	}
+	snprintf(netid, netid_len, "%s", a->transport);
+	if (snprintf(name, sizeof(name), "%s", a->host) >= (int)sizeof(name))
+		bad("host name too long", a->host);
+	colon = strrchr(name, ':');
+	if (colon) {
+		*colon = 0;
+		port = num("PORT", colon + 1, 0, 65535);
+	}
+	return rpcrdma_clnt_create_host(netid, name, (uint16_t)port, a->prog, a->vers, o, c);
+}
+
+int main(int argc, char **argv)
+{
 	struct rpcrdma_clnt *c;
 	struct ping p = { .inflight = 0 };
 	struct slot *slots;
 	struct args a;
 	char netid[8];
-	socklen_t len;
 	int err;
 
 	parse(argc, argv, &a);
-	if (rpcrdma_clnt_parse_addr(a.host, &ss, &len)) {
-		fprintf(stderr, "rpcrdma-ping: %s: not a numeric address\n", a.host);
-		return 2;
-	}
-	snprintf(netid, sizeof(netid), "%s%s", a.transport, ss.ss_family == AF_INET6 ? "6" : "");
 	struct rpcrdma_clnt_opts o;
 	rpcrdma_clnt_opts_init(&o);
 	o.timeout_ms = (int)a.timeout_ms;
 	o.max_credits = (uint32_t)a.depth;
-	err = rpcrdma_clnt_create(netid, (struct sockaddr *)&ss, len, a.prog, a.vers, &o, &c);
+	err = make_client(&a, &o, &c, netid, sizeof(netid));
 	if (err) {
-		fprintf(stderr, "rpcrdma-ping: %s over %s: %s\n", a.host, netid, strerror(-err));
+		fprintf(stderr, "rpcrdma-ping: %s over %s: %s\n", a.host, netid,
+			rpcrdma_strerror(err));
 		return 2;
 	}
 	pthread_mutex_init(&p.m, NULL);

@@ -440,16 +440,100 @@ static unsigned parse_sizes(const char *s, size_t *out, unsigned max)
 	return n;
 }
 
-int main(int argc, char **argv)
+/* The options of the program itself (the clients' are in struct cfg). */
+struct opts {
+	const char *mode;
+	unsigned nclients, spin_us;
+	bool spin;
+};
+
+/* The options after ADDR PORT into cf and o: 0, or -1 with a message. */
+static int parse_opts(int argc, char **argv, struct cfg *cf, struct opts *o)
+{
+	for (int i = 3; i < argc; i++) {
+		if (!strcmp(argv[i], "--spin")) {
+			o->spin = true;
+			continue;
+		}
+		if (!strcmp(argv[i], "--source")) {
+			cf->source = true;
+			continue;
+		}
+		if (i + 1 >= argc) {
+			fprintf(stderr, "option %s needs a value\n", argv[i]);
+			return -1;
+		}
+		if (!strcmp(argv[i], "--mode"))
+			o->mode = argv[++i];
+		else if (!strcmp(argv[i], "--sizes"))
+			cf->nsizes = parse_sizes(argv[++i], cf->sizes, 64);
+		else if (!strcmp(argv[i], "--count"))
+			cf->count = (unsigned)atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--null"))
+			cf->nulls = (unsigned)atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--clients"))
+			o->nclients = (unsigned)atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--depth"))
+			cf->depth = (unsigned)atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--credits"))
+			cf->credits = (unsigned)atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--timeout"))
+			cf->timeout_ms = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--connect-ms"))
+			cf->connect_ms = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--retry"))
+			cf->retries = (unsigned)atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--pause-file"))
+			cf->pause_file = argv[++i];
+		else if (!strcmp(argv[i], "--spin-us"))
+			o->spin_us = (unsigned)atoi(argv[++i]);
+		else {
+			fprintf(stderr, "unknown option %s\n", argv[i]);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* The chunk choices and default sizes of --mode: 0, or -1 with a message. */
+static int apply_mode(struct cfg *cf, const char *mode)
 {
 	static const size_t def_sizes[] = { 0, 1, 3, 4, 100, 1000, 3000, 4000, 4096, 8192,
 					    65536, 65537, 1 << 20, 4 << 20 };
 	static const size_t inl_sizes[] = { 0, 1, 3, 4, 100, 1000, 2000, 3000 };
+
+	if (!strcmp(mode, "inline")) {
+		if (!cf->nsizes) {
+			memcpy(cf->sizes, inl_sizes, sizeof(inl_sizes));
+			cf->nsizes = sizeof(inl_sizes) / sizeof(inl_sizes[0]);
+		}
+	} else {
+		if (!strcmp(mode, "auto")) {
+			cf->mark_bulk = cf->offer_write = true;
+		} else if (!strcmp(mode, "reply")) {
+			cf->mark_bulk = cf->reply_chunk = true;
+		} else if (!strcmp(mode, "pos0")) {
+			cf->offer_write = true;
+		} else if (!strcmp(mode, "pos0-data")) {
+			cf->mark_bulk = cf->offer_write = cf->bulk_half = true;
+		} else if (!strcmp(mode, "pos0-reply")) {
+			cf->reply_chunk = true;
+		} else {
+			fprintf(stderr, "unknown mode %s\n", mode);
+			return -1;
+		}
+		if (!cf->nsizes) {
+			memcpy(cf->sizes, def_sizes, sizeof(def_sizes));
+			cf->nsizes = sizeof(def_sizes) / sizeof(def_sizes[0]);
+		}
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
 	struct cfg cf = { .count = 3, .nulls = 10, .depth = 1, .credits = 32 };
-	const char *mode = "auto";
-	unsigned nclients = 1;
-	unsigned spin_us = 0;
-	bool spin = false;
+	struct opts o = { .mode = "auto", .nclients = 1 };
 	struct spinner sp = { .p = NULL };
 	pthread_t spin_th;
 	struct rpcrdma_poller_opts popts;
@@ -465,80 +549,17 @@ int main(int argc, char **argv)
 			"[--pause-file F] [--spin-us N] [--spin] [--source]\n", argv[0]);
 		return 2;
 	}
-	for (int i = 3; i < argc; i++) {
-		if (!strcmp(argv[i], "--spin")) {
-			spin = true;
-			continue;
-		}
-		if (!strcmp(argv[i], "--source")) {
-			cf.source = true;
-			continue;
-		}
-		if (i + 1 >= argc) {
-			fprintf(stderr, "option %s needs a value\n", argv[i]);
-			return 2;
-		}
-		if (!strcmp(argv[i], "--mode"))
-			mode = argv[++i];
-		else if (!strcmp(argv[i], "--sizes"))
-			cf.nsizes = parse_sizes(argv[++i], cf.sizes, 64);
-		else if (!strcmp(argv[i], "--count"))
-			cf.count = (unsigned)atoi(argv[++i]);
-		else if (!strcmp(argv[i], "--null"))
-			cf.nulls = (unsigned)atoi(argv[++i]);
-		else if (!strcmp(argv[i], "--clients"))
-			nclients = (unsigned)atoi(argv[++i]);
-		else if (!strcmp(argv[i], "--depth"))
-			cf.depth = (unsigned)atoi(argv[++i]);
-		else if (!strcmp(argv[i], "--credits"))
-			cf.credits = (unsigned)atoi(argv[++i]);
-		else if (!strcmp(argv[i], "--timeout"))
-			cf.timeout_ms = atoi(argv[++i]);
-		else if (!strcmp(argv[i], "--connect-ms"))
-			cf.connect_ms = atoi(argv[++i]);
-		else if (!strcmp(argv[i], "--retry"))
-			cf.retries = (unsigned)atoi(argv[++i]);
-		else if (!strcmp(argv[i], "--pause-file"))
-			cf.pause_file = argv[++i];
-		else if (!strcmp(argv[i], "--spin-us"))
-			spin_us = (unsigned)atoi(argv[++i]);
-		else {
-			fprintf(stderr, "unknown option %s\n", argv[i]);
-			return 2;
-		}
-	}
-	if (nclients == 0 || nclients > 64 || cf.depth == 0)
+	if (parse_opts(argc, argv, &cf, &o) != 0)
 		return 2;
-	if (!strcmp(mode, "inline")) {
-		if (!cf.nsizes) {
-			memcpy(cf.sizes, inl_sizes, sizeof(inl_sizes));
-			cf.nsizes = sizeof(inl_sizes) / sizeof(inl_sizes[0]);
-		}
-	} else {
-		if (!strcmp(mode, "auto")) {
-			cf.mark_bulk = cf.offer_write = true;
-		} else if (!strcmp(mode, "reply")) {
-			cf.mark_bulk = cf.reply_chunk = true;
-		} else if (!strcmp(mode, "pos0")) {
-			cf.offer_write = true;
-		} else if (!strcmp(mode, "pos0-data")) {
-			cf.mark_bulk = cf.offer_write = cf.bulk_half = true;
-		} else if (!strcmp(mode, "pos0-reply")) {
-			cf.reply_chunk = true;
-		} else {
-			fprintf(stderr, "unknown mode %s\n", mode);
-			return 2;
-		}
-		if (!cf.nsizes) {
-			memcpy(cf.sizes, def_sizes, sizeof(def_sizes));
-			cf.nsizes = sizeof(def_sizes) / sizeof(def_sizes[0]);
-		}
-	}
+	if (o.nclients == 0 || o.nclients > 64 || cf.depth == 0)
+		return 2;
+	if (apply_mode(&cf, o.mode) != 0)
+		return 2;
 	if (echo_addr(argv[1], argv[2], &cf.ss))
 		return 2;
 	rpcrdma_poller_opts_init(&popts);
-	popts.spin_us = spin_us;
-	if (spin) {
+	popts.spin_us = o.spin_us;
+	if (o.spin) {
 		popts.mode = RPCRDMA_POLLER_DIRECT;
 		popts.direct_spin = 1;
 	}
@@ -549,27 +570,27 @@ int main(int argc, char **argv)
 	}
 	sp.p = p;
 	atomic_init(&sp.stop, false);
-	if (spin && (err = pthread_create(&spin_th, NULL, spin_main, &sp))) {
+	if (o.spin && (err = pthread_create(&spin_th, NULL, spin_main, &sp))) {
 		fprintf(stderr, "spinner: %s\n", strerror(err));
 		rpcrdma_poller_destroy(p);
 		return 1;
 	}
-	for (unsigned i = 0; i < nclients; i++) {
+	for (unsigned i = 0; i < o.nclients; i++) {
 		t[i] = (struct thr){ .cf = &cf, .p = p, .idx = i };
 		pthread_create(&th[i], NULL, client_main, &t[i]);
 	}
-	for (unsigned i = 0; i < nclients; i++) {
+	for (unsigned i = 0; i < o.nclients; i++) {
 		pthread_join(th[i], NULL);
 		if (t[i].rc)
 			rc = 1;
 	}
-	if (spin) {
+	if (o.spin) {
 		atomic_store(&sp.stop, true);
 		pthread_join(spin_th, NULL);
 	}
 	rpcrdma_poller_destroy(p);
 	if (atomic_load(&failures))
 		rc = 1;
-	printf("%s mode=%s clients=%u\n", rc ? "FAIL" : "PASS", mode, nclients);
+	printf("%s mode=%s clients=%u\n", rc ? "FAIL" : "PASS", o.mode, o.nclients);
 	return rc;
 }

@@ -20,7 +20,7 @@
 
 #include <rpcrdma/xdr.h>
 
-#include "../tinynfs/nfs4.h"
+#include "nfs4/nfs4.h"
 
 #define P4_MAX_OPS 16
 #define P4_NAME_MAX 255

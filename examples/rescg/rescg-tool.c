@@ -217,6 +217,107 @@ static int parse_uint(const char *s, unsigned long max, unsigned long *out)
 	return (errno || end == s || *end || s[0] == '-' || *out > max) ? -1 : 0;
 }
 
+/* One listener per group of ctl on ss (ports from `port` up, or any with
+ * port 0) into ls[*nls]: 0, or -1 with a message. */
+static int serve_listen(struct rpcrdma_poller *p, struct rpcrdma_rescg *ctl,
+			struct sockaddr_storage *ss, unsigned long port,
+			struct rpcrdma_listener_opts *lopts, struct rpcrdma_listener **ls,
+			size_t *nls)
+{
+	for (struct rpcrdma_rescg_group *g = NULL; (g = rpcrdma_rescg_group_next(ctl, g)); (*nls)++) {
+		uint16_t pn = port ? (uint16_t)(port + *nls) : 0;
+
+		if (port && port + *nls > 65535) {
+			fprintf(stderr, "%s: too many groups for port %lu\n", prog, port);
+			return -1;
+		}
+		if (ss->ss_family == AF_INET)
+			((struct sockaddr_in *)ss)->sin_port = htons(pn);
+		else
+			((struct sockaddr_in6 *)ss)->sin6_port = htons(pn);
+		lopts->resource_group = g;
+		int err = rpcrdma_listener_create(p, (struct sockaddr *)ss, lopts, echo_handle, NULL,
+						  &ls[*nls]);
+		if (err) {
+			fprintf(stderr, "%s: [%s]: listen: %s\n", prog, rpcrdma_rescg_group_name(g),
+				strerror(-err));
+			return -1;
+		}
+		printf("group %s port %d\n", rpcrdma_rescg_group_name(g),
+		       rpcrdma_listener_port(ls[*nls]));
+	}
+	return 0;
+}
+
+/* Until SIGINT or SIGTERM: the usage of every group at each SIGUSR1 and
+ * every `interval` seconds (0: never), the limits of `path` reloaded at
+ * SIGHUP. */
+static void serve_wait(struct rpcrdma_rescg *ctl, const char *path, const sigset_t *set,
+		       unsigned long interval, struct rpcrdma_listener **ls, size_t nls)
+{
+	struct timespec next;
+	int sig;
+
+	clock_gettime(CLOCK_MONOTONIC, &next);
+	next.tv_sec += (time_t)interval;
+	for (unsigned long k = 1;;) {
+		char tag[32];
+
+		if (interval) {
+			/* Wait until the next period's start, whatever signals came. */
+			struct timespec now, ts;
+
+			clock_gettime(CLOCK_MONOTONIC, &now);
+			ts.tv_sec = next.tv_sec - now.tv_sec;
+			ts.tv_nsec = next.tv_nsec - now.tv_nsec;
+			if (ts.tv_nsec < 0) {
+				ts.tv_nsec += 1000000000L;
+				ts.tv_sec--;
+			}
+			if (ts.tv_sec < 0)
+				ts.tv_sec = ts.tv_nsec = 0;
+			sig = sigtimedwait(set, NULL, &ts);
+			if (sig < 0 && errno == EINTR)
+				continue;
+			if (sig < 0 && errno != EAGAIN)
+				break;
+			if (sig < 0)
+				next.tv_sec += (time_t)interval;   /* the period is over */
+		} else if (sigwait(set, &sig)) {
+			break;
+		}
+		if (sig == SIGINT || sig == SIGTERM)
+			break;
+		if (sig == SIGHUP) {
+			reload(ctl, path);
+			continue;
+		}
+		snprintf(tag, sizeof(tag), "%lu", k++);
+		print_usage(ctl, tag, ls, nls);
+	}
+}
+
+/* Each group's listener in order: stop it, print its counters, free it;
+ * its charges are returned once it is destroyed. */
+static void serve_close(struct rpcrdma_rescg *ctl, struct rpcrdma_listener **ls, size_t nls)
+{
+	struct rpcrdma_rescg_group *g = NULL;
+
+	for (size_t i = 0; i < nls; i++) {
+		struct rpcrdma_stats st;
+
+		g = rpcrdma_rescg_group_next(ctl, g);
+		rpcrdma_listener_shutdown(ls[i]);
+		rpcrdma_listener_stats(ls[i], &st);
+		for (int s = 0; s < RPCRDMA_STAT_COUNT; s++)
+			if (st.v[s])
+				printf("[%s] %s %llu\n", rpcrdma_rescg_group_name(g),
+				       rpcrdma_stat_name((enum rpcrdma_stat)s),
+				       (unsigned long long)st.v[s]);
+		rpcrdma_listener_destroy(ls[i]);
+	}
+}
+
 static int cmd_serve(int argc, char **argv)
 {
 	struct rpcrdma_listener_opts lopts;
@@ -225,7 +326,7 @@ static int cmd_serve(int argc, char **argv)
 	struct rpcrdma_poller *p = NULL;
 	struct rpcrdma_listener **ls = NULL;
 	size_t nls = 0;
-	int status = 1, sig;
+	int status = 1;
 	sigset_t set;
 
 	if (argc < 3 || parse_uint(argv[2], 65535, &port)) {
@@ -264,90 +365,14 @@ static int cmd_serve(int argc, char **argv)
 		fprintf(stderr, "%s: poller: %s\n", prog, strerror(err ? -err : ENOMEM));
 		goto out;
 	}
-	for (struct rpcrdma_rescg_group *g = NULL; (g = rpcrdma_rescg_group_next(ctl, g)); nls++) {
-		uint16_t pn = port ? (uint16_t)(port + nls) : 0;
-
-		if (port && port + nls > 65535) {
-			fprintf(stderr, "%s: too many groups for port %lu\n", prog, port);
-			goto out;
-		}
-		if (ss.ss_family == AF_INET)
-			((struct sockaddr_in *)&ss)->sin_port = htons(pn);
-		else
-			((struct sockaddr_in6 *)&ss)->sin6_port = htons(pn);
-		lopts.resource_group = g;
-		err = rpcrdma_listener_create(p, (struct sockaddr *)&ss, &lopts, echo_handle, NULL,
-					      &ls[nls]);
-		if (err) {
-			fprintf(stderr, "%s: [%s]: listen: %s\n", prog, rpcrdma_rescg_group_name(g),
-				strerror(-err));
-			goto out;
-		}
-		printf("group %s port %d\n", rpcrdma_rescg_group_name(g),
-		       rpcrdma_listener_port(ls[nls]));
-	}
+	if (serve_listen(p, ctl, &ss, port, &lopts, ls, &nls) != 0)
+		goto out;
 	printf("listening\n");
 	fflush(stdout);
-	struct timespec next;
-
-	clock_gettime(CLOCK_MONOTONIC, &next);
-	next.tv_sec += (time_t)interval;
-	for (unsigned long k = 1;;) {
-		char tag[32];
-
-		if (interval) {
-			/* Wait until the next period's start, whatever signals came. */
-			struct timespec now, ts;
-
-			clock_gettime(CLOCK_MONOTONIC, &now);
-			ts.tv_sec = next.tv_sec - now.tv_sec;
-			ts.tv_nsec = next.tv_nsec - now.tv_nsec;
-			if (ts.tv_nsec < 0) {
-				ts.tv_nsec += 1000000000L;
-				ts.tv_sec--;
-			}
-			if (ts.tv_sec < 0)
-				ts.tv_sec = ts.tv_nsec = 0;
-			sig = sigtimedwait(&set, NULL, &ts);
-			if (sig < 0 && errno == EINTR)
-				continue;
-			if (sig < 0 && errno != EAGAIN)
-				break;
-			if (sig < 0)
-				next.tv_sec += (time_t)interval;   /* the period is over */
-		} else if (sigwait(&set, &sig)) {
-			break;
-		}
-		if (sig == SIGINT || sig == SIGTERM)
-			break;
-		if (sig == SIGHUP) {
-			reload(ctl, argv[0]);
-			continue;
-		}
-		snprintf(tag, sizeof(tag), "%lu", k++);
-		print_usage(ctl, tag, ls, nls);
-	}
+	serve_wait(ctl, argv[0], &set, interval, ls, nls);
 	status = 0;
 out:
-	/* Each group's listener in order: stop it, print its counters, free it;
-	 * its charges are returned once it is destroyed. */
-	{
-		struct rpcrdma_rescg_group *g = NULL;
-
-		for (size_t i = 0; i < nls; i++) {
-			struct rpcrdma_stats st;
-
-			g = rpcrdma_rescg_group_next(ctl, g);
-			rpcrdma_listener_shutdown(ls[i]);
-			rpcrdma_listener_stats(ls[i], &st);
-			for (int s = 0; s < RPCRDMA_STAT_COUNT; s++)
-				if (st.v[s])
-					printf("[%s] %s %llu\n", rpcrdma_rescg_group_name(g),
-					       rpcrdma_stat_name((enum rpcrdma_stat)s),
-					       (unsigned long long)st.v[s]);
-			rpcrdma_listener_destroy(ls[i]);
-		}
-	}
+	serve_close(ctl, ls, nls);
 	free(ls);
 	rpcrdma_poller_destroy(p);
 	if (print_usage(ctl, "final", NULL, 0))

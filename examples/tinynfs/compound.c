@@ -172,6 +172,174 @@ int tnfs_compound_rpc(struct tnfs_server *srv, const struct tnfs_cred *cred,
 				  replen, bulk_off, bulk_len);
 }
 
+/* One operation of a COMPOUND: what it decoded, its estimate, its status. */
+struct op_step {
+	uint32_t op, resop, status;
+	size_t need; /* the estimate of its result, 8 bytes of header included */
+	const struct tnfs_op *o;
+	const struct nfs4_codec *codec;
+	union nfs4_args a;
+	union nfs4_res r;
+};
+
+/* Decodes operation c->opindex's number and arguments and checks its
+ * place in the COMPOUND (RFC 8881 2.10.6): s->status. */
+static void step_decode(const struct tnfs_ctx *c, struct xdr_in *in, struct op_step *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->op = s->resop = xdr_get_u32(in);
+	s->need = 8;
+	if (in->bad) {
+		s->resop = OP_ILLEGAL;
+		s->status = NFS4ERR_BADXDR;
+	} else if (!op_in_minor(s->op, c->minor)) {
+		s->resop = OP_ILLEGAL;
+		s->status = NFS4ERR_OP_ILLEGAL;
+	} else if (!(s->codec = nfs4_codec(s->op)) || !(s->o = tnfs_op_get(s->op))) {
+		s->status = NFS4ERR_NOTSUPP;
+	} else {
+		if (s->codec->dec)
+			s->codec->dec(in, &s->a);
+		s->status = in->bad ? NFS4ERR_BADXDR : check_order(c, s->op, s->o);
+	}
+}
+
+/* s's estimate (s->need), and whether the reply written up to out->p has
+ * room for it: s->status. */
+static void step_estimate(const struct tnfs_ctx *c, const struct xdr_out *out,
+			  const void *rep, struct op_step *s)
+{
+	struct tnfs_est e;
+	est_init(&e, c->srv, c->minor, c->limit);
+	if (c->cfh_fh.len)
+		e.fh_len = c->cfh_fh.len;
+	/* an operation that is not the last leaves room for the next one's
+	 * error result: the reply stays in the limit */
+	size_t used = (size_t)(out->p - (const uint8_t *)rep) + next_room(c);
+	size_t lim = c->limit;
+	if (c->cachethis && c->maxresp_cached < lim)
+		lim = c->maxresp_cached;
+	e.room = lim > used ? lim - used : 0;
+	s->need = s->o->estimate(&e, &s->a);
+	s->status = reply_room(c, used + s->need);
+}
+
+/* Runs s's handler, bounded by its estimate, and encodes its result at
+ * mark (out->p, after its result header): s->status.  False when the
+ * operation found a reply to replay (c->replay): the COMPOUND ends. */
+static bool step_run(struct tnfs_ctx *c, struct xdr_out *out, uint8_t *mark, struct op_step *s)
+{
+	if (s->status == NFS4_OK && (s->o->flags & OPF_CFH))
+		s->status = ctx_enter(c, c->exp);
+	if (s->status != NFS4_OK)
+		return true;
+	/* the estimate bounds what the handler may write */
+	struct xdr_out lim = *out;
+	size_t room = (size_t)(out->end - out->p);
+	if (s->need - 8 < room)
+		lim.end = out->p + (s->need - 8);
+	s->status = s->o->run(c, &s->a, &s->r, &lim);
+	if (c->replay)
+		return false;
+	if (lim.bad && s->status == NFS4_OK)
+		s->status = NFS4ERR_SERVERFAULT;
+	out->p = s->status == NFS4_OK ? lim.p : mark;
+	if (s->codec->enc)
+		s->codec->enc(out, s->status, &s->r);
+	if (out->bad) {
+		out->bad = false;
+		out->p = mark;
+		s->status = NFS4ERR_SERVERFAULT;
+	}
+	return true;
+}
+
+/* A context for one COMPOUND of `numops` operations, minor version
+ * `minor`, with a reply of at most cap bytes. */
+static void ctx_init(struct tnfs_ctx *c, struct tnfs_server *srv, const struct tnfs_cred *cred,
+		     const struct rpcrdma_svc_call *call, uint32_t minor, uint32_t numops,
+		     size_t reqlen, size_t cap, size_t req_hdr, size_t rep_hdr)
+{
+	memset(c, 0, sizeof(*c));
+	c->srv = srv;
+	c->call = call;
+	c->exp = c->sexp = srv->exp;
+	c->cpseudo = c->spseudo = TNFS_NOT_PSEUDO;
+	c->minor = minor;
+	c->cfh = TNFS_NODE_NONE;
+	c->sfh = TNFS_NODE_NONE;
+	c->numops = numops;
+	c->maxops = TNFS_MAX_OPS;
+	c->reqlen = reqlen;
+	c->limit = cap;
+	c->rpc_req_hdr = req_hdr;
+	c->rpc_rep_hdr = rep_hdr;
+	c->rpc_cred = cred;
+}
+
+/* The operations of c's COMPOUND, from `in` into `out` after the reply's
+ * header: the status of the last one run; *count of them have a result;
+ * *boff, *blen: the first READ's data, once it succeeded.  On a replay
+ * (c->replay) the results are to be dropped. */
+static uint32_t compound_ops(struct tnfs_ctx *c, struct xdr_in *in, struct xdr_out *out,
+			     void *rep, size_t cap, uint32_t *count, size_t *boff, size_t *blen)
+{
+	uint32_t status = NFS4_OK;
+	struct op_step s;
+
+	for (c->opindex = 0; c->opindex < c->numops; c->opindex++) {
+		step_decode(c, in, &s);
+		c->next_op = c->opindex + 1 < c->numops ? peek_op(*in) : UINT32_MAX;
+		if (s.status == NFS4_OK)
+			step_estimate(c, out, rep, &s);
+		uint8_t *head = xdr_reserve(out, 8);
+		if (!head) /* cannot happen: an 8-byte result always fits below */
+			return NFS4ERR_SERVERFAULT;
+		uint8_t *mark = out->p;
+		if (!step_run(c, out, mark, &s))
+			return s.status;
+		if (s.status == NFS4_OK && s.op == OP_SEQUENCE && next_room(c)) {
+			/* the session's limits are known now: SEQUENCE's result
+			 * must leave room for the next operation's error */
+			s.status = reply_room(c, (size_t)(out->p - (uint8_t *)rep) + next_room(c));
+			if (s.status != NFS4_OK)
+				out->p = mark; /* an error SEQUENCE has no body */
+		}
+		xdr_wr32(head, s.resop);
+		xdr_wr32(head + 4, s.status);
+		(*count)++;
+		if (c->srv->op_hook)
+			c->srv->op_hook(c->srv->hook_arg, s.resop, s.status, s.need,
+					(size_t)(out->p - head));
+		out->end = (uint8_t *)rep + (c->limit < cap ? c->limit : cap);
+		status = s.status;
+		if (status != NFS4_OK)
+			break;
+		if (c->read_data) {
+			/* the READ that just succeeded; its result stays in the
+			 * reply whatever the later operations do */
+			*boff = (size_t)(c->read_data - (const uint8_t *)rep);
+			*blen = c->read_len;
+			c->read_data = NULL;
+		}
+	}
+	return status;
+}
+
+/* The reply found in the session's slot, in place of the one built. */
+static int compound_replay(struct tnfs_ctx *c, void *rep, size_t cap, size_t *replen)
+{
+	int rc = 0;
+	if (c->replay_len > cap) {
+		rc = -ENOSPC;
+	} else {
+		memcpy(rep, c->replay, c->replay_len);
+		*replen = c->replay_len;
+	}
+	free(c->replay);
+	return rc;
+}
+
 int tnfs_compound_call(struct tnfs_server *srv, const struct tnfs_cred *cred,
 		       const struct rpcrdma_svc_call *call, const void *req, size_t reqlen,
 		       size_t req_hdr, size_t rep_hdr, void *rep, size_t cap, size_t *replen,
@@ -203,133 +371,19 @@ int tnfs_compound_call(struct tnfs_server *srv, const struct tnfs_cred *cred,
 	}
 
 	struct tnfs_ctx c;
-	memset(&c, 0, sizeof(c));
-	c.srv = srv;
-	c.call = call;
-	c.exp = c.sexp = srv->exp;
-	c.cpseudo = c.spseudo = TNFS_NOT_PSEUDO;
-	c.minor = minor;
-	c.cfh = TNFS_NODE_NONE;
-	c.sfh = TNFS_NODE_NONE;
-	c.numops = numops;
-	c.maxops = TNFS_MAX_OPS;
-	c.reqlen = reqlen;
-	c.limit = cap;
-	c.rpc_req_hdr = req_hdr;
-	c.rpc_rep_hdr = rep_hdr;
-	c.rpc_cred = cred;
+	ctx_init(&c, srv, cred, call, minor, numops, reqlen, cap, req_hdr, rep_hdr);
 	size_t boff = 0, blen = 0; /* the first READ's data, once it succeeded */
 	uint32_t cs = ctx_enter(&c, srv->exp);
 	if (cs != NFS4_OK) {
 		status = cs;
 		goto done_nostate;
 	}
-
-	for (c.opindex = 0; c.opindex < numops; c.opindex++) {
-		uint32_t op = xdr_get_u32(&in);
-		uint32_t resop = op;
-		union nfs4_args a;
-		union nfs4_res r;
-		memset(&a, 0, sizeof(a));
-		memset(&r, 0, sizeof(r));
-		const struct tnfs_op *o = NULL;
-		const struct nfs4_codec *codec = NULL;
-		if (in.bad) {
-			resop = OP_ILLEGAL;
-			status = NFS4ERR_BADXDR;
-		} else if (!op_in_minor(op, minor)) {
-			resop = OP_ILLEGAL;
-			status = NFS4ERR_OP_ILLEGAL;
-		} else if (!(codec = nfs4_codec(op)) || !(o = tnfs_op_get(op))) {
-			status = NFS4ERR_NOTSUPP;
-		} else {
-			if (codec->dec)
-				codec->dec(&in, &a);
-			status = in.bad ? NFS4ERR_BADXDR : check_order(&c, op, o);
-			c.next_op = c.opindex + 1 < numops ? peek_op(in) : UINT32_MAX;
-		}
-		size_t need = 8;
-		if (status == NFS4_OK) {
-			struct tnfs_est e;
-			est_init(&e, srv, minor, c.limit);
-			if (c.cfh_fh.len)
-				e.fh_len = c.cfh_fh.len;
-			/* an operation that is not the last leaves room for the
-			 * next one's error result: the reply stays in the limit */
-			size_t used = (size_t)(out.p - (uint8_t *)rep) + next_room(&c);
-			size_t lim = c.limit;
-			if (c.cachethis && c.maxresp_cached < lim)
-				lim = c.maxresp_cached;
-			e.room = lim > used ? lim - used : 0;
-			need = o->estimate(&e, &a);
-			status = reply_room(&c, used + need);
-		}
-		uint8_t *head = xdr_reserve(&out, 8);
-		if (!head) { /* cannot happen: an 8-byte result always fits below */
-			status = NFS4ERR_SERVERFAULT;
-			break;
-		}
-		uint8_t *mark = out.p;
-		if (status == NFS4_OK && (o->flags & OPF_CFH))
-			status = ctx_enter(&c, c.exp);
-		if (status == NFS4_OK) {
-			/* the estimate bounds what the handler may write */
-			struct xdr_out lim = out;
-			size_t room = (size_t)(out.end - out.p);
-			if (need - 8 < room)
-				lim.end = out.p + (need - 8);
-			status = o->run(&c, &a, &r, &lim);
-			if (c.replay)
-				break;
-			if (lim.bad && status == NFS4_OK)
-				status = NFS4ERR_SERVERFAULT;
-			out.p = status == NFS4_OK ? lim.p : mark;
-			if (codec->enc)
-				codec->enc(&out, status, &r);
-			if (out.bad) {
-				out.bad = false;
-				out.p = mark;
-				status = NFS4ERR_SERVERFAULT;
-			}
-		}
-		if (status == NFS4_OK && op == OP_SEQUENCE && next_room(&c)) {
-			/* the session's limits are known now: SEQUENCE's result
-			 * must leave room for the next operation's error */
-			status = reply_room(&c, (size_t)(out.p - (uint8_t *)rep) + next_room(&c));
-			if (status != NFS4_OK)
-				out.p = mark; /* an error SEQUENCE has no body */
-		}
-		xdr_wr32(head, resop);
-		xdr_wr32(head + 4, status);
-		count++;
-		if (srv->op_hook)
-			srv->op_hook(srv->hook_arg, resop, status, need,
-				     (size_t)(out.p - head));
-		out.end = (uint8_t *)rep + (c.limit < cap ? c.limit : cap);
-		if (status != NFS4_OK)
-			break;
-		if (c.read_data) {
-			/* the READ that just succeeded; its result stays in the
-			 * reply whatever the later operations do */
-			boff = (size_t)(c.read_data - (const uint8_t *)rep);
-			blen = c.read_len;
-			c.read_data = NULL;
-		}
-	}
+	status = compound_ops(&c, &in, &out, rep, cap, &count, &boff, &blen);
 	tnfs_fs_unbecome(&c.become);
 	tnfs_node_put(&c.cfh);
 	tnfs_node_put(&c.sfh);
-	if (c.replay) {
-		int rc = 0;
-		if (c.replay_len > cap) {
-			rc = -ENOSPC;
-		} else {
-			memcpy(rep, c.replay, c.replay_len);
-			*replen = c.replay_len;
-		}
-		free(c.replay);
-		return rc;
-	}
+	if (c.replay)
+		return compound_replay(&c, rep, cap, replen);
 	nfs4_patch_u32(status_at, status);
 	nfs4_patch_u32(count_at, count);
 	*replen = (size_t)(out.p - (uint8_t *)rep);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* Opened directories by file handle; see fh_cache.h. */
 #include "fh_cache.h"
-#include "nfs4.h"
+#include "nfs4/nfs4.h"
 
 #include <fcntl.h>
 #include <pthread.h>

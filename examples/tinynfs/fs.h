@@ -45,7 +45,7 @@
 #include <unistd.h>
 
 #include "exports.h"
-#include "nfs4.h"
+#include "nfs4/nfs4.h"
 
 /* RPCSEC_GSS services (RFC 2203 rpc_gss_service_t); 0: not RPCSEC_GSS. */
 enum { TNFS_GSS_SVC_NONE = 1, TNFS_GSS_SVC_INTEGRITY = 2, TNFS_GSS_SVC_PRIVACY = 3 };

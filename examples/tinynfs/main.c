@@ -130,125 +130,135 @@ static int parse_port(const char *what, const char *arg, unsigned *out)
 	return parse_uint(what, arg, 0, 65535, out);
 }
 
+/* The long options without a short form. */
+enum { O_EXPORT = 256, O_NOUDP, O_PRINTV, O_RPCBIND, O_STATS, O_INODE, O_MAXCALLS,
+       O_RDMA, O_RDMAPORT, O_RDMASPIN, O_RDMAPOLLER, O_STATEDIR, O_GRACE, O_NODELEG,
+       O_RECALLTO };
+static const struct option longopts[] = {
+	{ "exports", required_argument, NULL, 'e' },
+	{ "export", required_argument, NULL, O_EXPORT },
+	{ "port", required_argument, NULL, 'p' },
+	{ "listen", required_argument, NULL, 'l' },
+	{ "no-udp", no_argument, NULL, O_NOUDP },
+	{ "rdma", required_argument, NULL, O_RDMA },
+	{ "rdma-port", required_argument, NULL, O_RDMAPORT },
+	{ "rdma-spin-us", required_argument, NULL, O_RDMASPIN },
+	{ "rdma-poller", required_argument, NULL, O_RDMAPOLLER },
+	{ "versions", required_argument, NULL, 'V' },
+	{ "print-versions", no_argument, NULL, O_PRINTV },
+	{ "rpcbind", no_argument, NULL, O_RPCBIND },
+	{ "inode-handles", no_argument, NULL, O_INODE },
+	{ "max-calls", required_argument, NULL, O_MAXCALLS },
+	{ "stats", no_argument, NULL, O_STATS },
+	{ "state-dir", required_argument, NULL, O_STATEDIR },
+	{ "grace", required_argument, NULL, O_GRACE },
+	{ "no-delegations", no_argument, NULL, O_NODELEG },
+	{ "recall-timeout", required_argument, NULL, O_RECALLTO },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* Applies option o (getopt_long's answer) with its argument to c: 0, or
+ * -1 with a message. */
+static int parse_opt(struct config *c, int o, const char *arg)
+{
+	switch (o) {
+	case 'e':
+		c->exports_file = arg;
+		return 0;
+	case O_EXPORT:
+		c->export_line = arg;
+		return 0;
+	case 'p':
+		if (parse_port("port", arg, &c->port) != 0)
+			return -1;
+		return 0;
+	case 'l':
+		if (c->nlisten == MAX_LISTEN) {
+			fprintf(stderr, "tinynfs: at most %d -l addresses\n", MAX_LISTEN);
+			return -1;
+		}
+		c->listen[c->nlisten++] = arg;
+		return 0;
+	case O_NOUDP:
+		c->udp = false;
+		return 0;
+	case O_RDMA:
+		if (c->nrdma == MAX_LISTEN) {
+			fprintf(stderr, "tinynfs: at most %d --rdma addresses\n", MAX_LISTEN);
+			return -1;
+		}
+		c->rdma[c->nrdma++] = arg;
+		return 0;
+	case O_RDMAPORT:
+		if (parse_port("--rdma-port", arg, &c->rdma_port) != 0)
+			return -1;
+		return 0;
+	case 'V':
+		c->versions = arg;
+		return 0;
+	case O_PRINTV:
+		c->print_versions = true;
+		return 0;
+	case O_RPCBIND:
+		c->rpcbind = true;
+		return 0;
+	case O_INODE:
+		c->inode_handles = true;
+		return 0;
+	case O_MAXCALLS:
+		if (parse_uint("--max-calls", arg, 1, 4096, &c->max_calls) != 0)
+			return -1;
+		return 0;
+	case O_RDMASPIN:
+		if (parse_uint("--rdma-spin-us", arg, 0, 100000, &c->rdma_spin_us) != 0)
+			return -1;
+		return 0;
+	case O_RDMAPOLLER:
+		if (strcmp(arg, "loop") != 0 && strcmp(arg, "workqueue") != 0) {
+			fprintf(stderr, "tinynfs: bad --rdma-poller '%s' (loop or workqueue)\n",
+				arg);
+			return -1;
+		}
+		c->rdma_poller = arg;
+		return 0;
+	case O_STATS:
+		c->stats = true;
+		return 0;
+	case O_NODELEG:
+		c->no_deleg = true;
+		return 0;
+	case O_RECALLTO:
+		if (parse_uint("--recall-timeout", arg, 1, 3600, &c->recall_timeout) != 0)
+			return -1;
+		return 0;
+	case O_STATEDIR:
+		c->state_dir = arg;
+		return 0;
+	case O_GRACE:
+		if (parse_uint("--grace", arg, 1, 3600, &c->grace) != 0)
+			return -1;
+		return 0;
+	case 'h':
+		usage(stdout);
+		exit(0);
+	default:
+		usage(stderr);
+		return -1;
+	}
+	return 0;
+}
+
 static int parse_args(int argc, char **argv, struct config *c)
 {
-	enum { O_EXPORT = 256, O_NOUDP, O_PRINTV, O_RPCBIND, O_STATS, O_INODE, O_MAXCALLS,
-	       O_RDMA, O_RDMAPORT, O_RDMASPIN, O_RDMAPOLLER, O_STATEDIR, O_GRACE, O_NODELEG,
-	       O_RECALLTO };
-	static const struct option longopts[] = {
-		{ "exports", required_argument, NULL, 'e' },
-		{ "export", required_argument, NULL, O_EXPORT },
-		{ "port", required_argument, NULL, 'p' },
-		{ "listen", required_argument, NULL, 'l' },
-		{ "no-udp", no_argument, NULL, O_NOUDP },
-		{ "rdma", required_argument, NULL, O_RDMA },
-		{ "rdma-port", required_argument, NULL, O_RDMAPORT },
-		{ "rdma-spin-us", required_argument, NULL, O_RDMASPIN },
-		{ "rdma-poller", required_argument, NULL, O_RDMAPOLLER },
-		{ "versions", required_argument, NULL, 'V' },
-		{ "print-versions", no_argument, NULL, O_PRINTV },
-		{ "rpcbind", no_argument, NULL, O_RPCBIND },
-		{ "inode-handles", no_argument, NULL, O_INODE },
-		{ "max-calls", required_argument, NULL, O_MAXCALLS },
-		{ "stats", no_argument, NULL, O_STATS },
-		{ "state-dir", required_argument, NULL, O_STATEDIR },
-		{ "grace", required_argument, NULL, O_GRACE },
-		{ "no-delegations", no_argument, NULL, O_NODELEG },
-		{ "recall-timeout", required_argument, NULL, O_RECALLTO },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	memset(c, 0, sizeof(*c));
 	c->port = 2049;
 	c->rdma_port = 20049;
 	c->udp = true;
 	int o;
-	while ((o = getopt_long(argc, argv, "e:p:l:V:h", longopts, NULL)) != -1) {
-		switch (o) {
-		case 'e':
-			c->exports_file = optarg;
-			break;
-		case O_EXPORT:
-			c->export_line = optarg;
-			break;
-		case 'p':
-			if (parse_port("port", optarg, &c->port) != 0)
-				return -1;
-			break;
-		case 'l':
-			if (c->nlisten == MAX_LISTEN) {
-				fprintf(stderr, "tinynfs: at most %d -l addresses\n", MAX_LISTEN);
-				return -1;
-			}
-			c->listen[c->nlisten++] = optarg;
-			break;
-		case O_NOUDP:
-			c->udp = false;
-			break;
-		case O_RDMA:
-			if (c->nrdma == MAX_LISTEN) {
-				fprintf(stderr, "tinynfs: at most %d --rdma addresses\n", MAX_LISTEN);
-				return -1;
-			}
-			c->rdma[c->nrdma++] = optarg;
-			break;
-		case O_RDMAPORT:
-			if (parse_port("--rdma-port", optarg, &c->rdma_port) != 0)
-				return -1;
-			break;
-		case 'V':
-			c->versions = optarg;
-			break;
-		case O_PRINTV:
-			c->print_versions = true;
-			break;
-		case O_RPCBIND:
-			c->rpcbind = true;
-			break;
-		case O_INODE:
-			c->inode_handles = true;
-			break;
-		case O_MAXCALLS:
-			if (parse_uint("--max-calls", optarg, 1, 4096, &c->max_calls) != 0)
-				return -1;
-			break;
-		case O_RDMASPIN:
-			if (parse_uint("--rdma-spin-us", optarg, 0, 100000, &c->rdma_spin_us) != 0)
-				return -1;
-			break;
-		case O_RDMAPOLLER:
-			if (strcmp(optarg, "loop") != 0 && strcmp(optarg, "workqueue") != 0) {
-				fprintf(stderr, "tinynfs: bad --rdma-poller '%s' (loop or workqueue)\n",
-					optarg);
-				return -1;
-			}
-			c->rdma_poller = optarg;
-			break;
-		case O_STATS:
-			c->stats = true;
-			break;
-		case O_NODELEG:
-			c->no_deleg = true;
-			break;
-		case O_RECALLTO:
-			if (parse_uint("--recall-timeout", optarg, 1, 3600, &c->recall_timeout) != 0)
-				return -1;
-			break;
-		case O_STATEDIR:
-			c->state_dir = optarg;
-			break;
-		case O_GRACE:
-			if (parse_uint("--grace", optarg, 1, 3600, &c->grace) != 0)
-				return -1;
-			break;
-		case 'h':
-			usage(stdout);
-			exit(0);
-		default:
-			usage(stderr);
+	while ((o = getopt_long(argc, argv, "e:p:l:V:h", longopts, NULL)) != -1)
+		if (parse_opt(c, o, optarg) != 0)
 			return -1;
-		}
-	}
 	if (optind != argc) {
 		fprintf(stderr, "tinynfs: unexpected argument '%s'\n", argv[optind]);
 		return -1;
@@ -512,87 +522,92 @@ static void raise_nofile(void)
 		fprintf(stderr, "tinynfs: raising the open-file limit: %s\n", strerror(errno));
 }
 
-int main(int argc, char **argv)
+/* The versions of c (-V) into *vers, printed into vbuf: -1 to go on,
+ * else the status to exit with (--print-versions, or a bad string). */
+static int versions_setup(const struct config *c, struct tnfs_versions *vers, char *vbuf,
+			  size_t vlen)
 {
-	struct config c;
-	if (parse_args(argc, argv, &c) != 0)
-		return 2;
-
-	struct tnfs_versions vers;
-	tnfs_versions_default(&vers);
-	if (c.versions && tnfs_versions_parse(&vers, c.versions) != 0) {
-		fprintf(stderr, "tinynfs: bad versions string '%s'\n", c.versions);
+	tnfs_versions_default(vers);
+	if (c->versions && tnfs_versions_parse(vers, c->versions) != 0) {
+		fprintf(stderr, "tinynfs: bad versions string '%s'\n", c->versions);
 		return 2;
 	}
-	char vbuf[64];
-	if (tnfs_versions_print(&vers, vbuf, sizeof(vbuf)) < 0)
+	if (tnfs_versions_print(vers, vbuf, vlen) < 0)
 		return 1;
-	if (c.print_versions) {
+	if (c->print_versions) {
 		printf("%s\n", vbuf);
 		return 0;
 	}
-	if (tnfs_versions_check(&vers) != 0 || !vers.major[4]) {
+	if (tnfs_versions_check(vers) != 0 || !vers->major[4]) {
 		fprintf(stderr, "tinynfs: versions '%s': this server serves NFSv4.1 and 4.2 only\n",
 			vbuf);
 		return 2;
 	}
+	return -1;
+}
 
-	struct tnfs_exports ex = { 0 };
-	if (load_exports(&c, &ex) != 0)
-		return 2;
-
-	/* Signals are taken synchronously by the main thread; the service
-	 * thread (created below) inherits the blocked mask. */
-	sigset_t sigs;
-	sigemptyset(&sigs);
-	sigaddset(&sigs, SIGINT);
-	sigaddset(&sigs, SIGTERM);
-	sigaddset(&sigs, SIGUSR1);
+/* Signals are taken synchronously by the main thread (*sigs: SIGINT,
+ * SIGTERM, SIGUSR1); the service thread (created later) inherits the
+ * blocked mask. */
+static void block_signals(sigset_t *sigs)
+{
+	sigemptyset(sigs);
+	sigaddset(sigs, SIGINT);
+	sigaddset(sigs, SIGTERM);
+	sigaddset(sigs, SIGUSR1);
 	/* the lease-break signals go to deleg's thread (deleg.h) */
 	sigset_t lease;
 	sigemptyset(&lease);
 	sigaddset(&lease, tnfs_deleg_signal());
 	sigaddset(&lease, SIGIO);
-	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
+	pthread_sigmask(SIG_BLOCK, sigs, NULL);
 	pthread_sigmask(SIG_BLOCK, &lease, NULL);
 	signal(SIGPIPE, SIG_IGN);
+}
 
-	raise_nofile();
-	int status = 1;
-	struct tnfs_server *srv = NULL;
-	struct rpcrdma_svc *svc = NULL;
-	struct rpcrdma_poller *poller = NULL;
-	struct rpcrdma_listener *rdma_ls[MAX_LISTEN] = { 0 };
+/* The NFS server of c over ex, with its state directory: 0, or -1 with
+ * a message. */
+static int server_setup(const struct config *c, struct tnfs_exports *ex,
+			const struct tnfs_versions *vers, struct tnfs_server **srv)
+{
 	struct tnfs_server_opts so = {
 		.size = sizeof(so),
-		.exports = &ex,
-		.versions = &vers,
-		.inode_handles = c.inode_handles,
-		.no_delegations = c.no_deleg,
+		.exports = ex,
+		.versions = vers,
+		.inode_handles = c->inode_handles,
+		.no_delegations = c->no_deleg,
 	};
-	int rc = tnfs_server_new(&so, &srv);
+	int rc = tnfs_server_new(&so, srv);
 	if (rc) {
-		if (ex.n == 1)
-			fprintf(stderr, "tinynfs: export %s: %s\n", ex.v[0].path, strerror(-rc));
+		if (ex->n == 1)
+			fprintf(stderr, "tinynfs: export %s: %s\n", ex->v[0].path, strerror(-rc));
 		else
 			fprintf(stderr, "tinynfs: exports: %s\n", rc == -EEXIST ?
 				"two paths with the same handle id (rename one)" : strerror(-rc));
-		status = 2;
-		goto out;
+		return -1;
 	}
-	if (c.state_dir && (rc = tnfs_state_set_grace(srv->state, c.state_dir,
-						      c.grace ? c.grace : TNFS_LEASE_TIME))) {
-		fprintf(stderr, "tinynfs: --state-dir %s: %s%s\n", c.state_dir, strerror(-rc),
+	if (c->state_dir && (rc = tnfs_state_set_grace((*srv)->state, c->state_dir,
+						       c->grace ? c->grace : TNFS_LEASE_TIME))) {
+		fprintf(stderr, "tinynfs: --state-dir %s: %s%s\n", c->state_dir, strerror(-rc),
 			rc == -EBUSY ? " (another tinynfs uses it)" :
 			rc == -EINVAL || rc == -E2BIG || rc == -EFBIG ?
 			" (a corrupt record " TNFS_CLIENTREC_FILE ": remove it to start without"
 			" reclaims)" : "");
-		status = 2;
-		goto out;
+		return -1;
 	}
+	return 0;
+}
+
+/* The RPC service of srv, its listeners (TCP, UDP, RDMA), rpcbind, the
+ * callbacks, started: 0, or -1 with a message.  *svc and *poller are set
+ * as they are made, for the caller to destroy. */
+static int service_setup(const struct config *c, struct tnfs_server *srv,
+			 struct rpcrdma_svc **svc, struct rpcrdma_poller **poller,
+			 struct rpcrdma_listener **rdma_ls)
+{
 	struct rpcrdma_svc_opts vo = {
 		.size = sizeof(vo),
-		.max_calls = c.max_calls,
+		.max_calls = c->max_calls,
 		/* the largest session request plus the RPC header */
 		.max_record = TNFS_RPC_MAX_ARGS + 4096,
 		/* Linux nfsd's idle timeout; a connection cap that closes the
@@ -602,50 +617,87 @@ int main(int argc, char **argv)
 		/* handlers take the caller's fsuid/fsgid (fs_cred.c) */
 		.flags = RPCRDMA_SVC_HANDLERS_SWITCH_CREDS,
 	};
-	rc = rpcrdma_svc_create(&vo, &svc);
+	int rc = rpcrdma_svc_create(&vo, svc);
 	if (rc) {
 		fprintf(stderr, "tinynfs: service: %s\n", strerror(-rc));
-		goto out;
+		return -1;
 	}
-	rc = tnfs_rpc_register(svc, srv);
+	rc = tnfs_rpc_register(*svc, srv);
 	if (rc) {
 		fprintf(stderr, "tinynfs: register program: %s\n", strerror(-rc));
-		goto out;
+		return -1;
 	}
-	if (listen_all(svc, &c) != 0)
-		goto out;
-	if (listen_rdma(svc, &c, &poller, rdma_ls) != 0)
-		goto out;
-	if (c.rpcbind) {
-		rc = rpcrdma_svc_rpcbind_set(svc, NULL);
+	if (listen_all(*svc, c) != 0 || listen_rdma(*svc, c, poller, rdma_ls) != 0)
+		return -1;
+	if (c->rpcbind) {
+		rc = rpcrdma_svc_rpcbind_set(*svc, NULL);
 		if (rc) {
 			fprintf(stderr, "tinynfs: rpcbind: %s\n", strerror(-rc));
-			goto out;
+			return -1;
 		}
 		printf("tinynfs: registered with rpcbind\n");
 	}
-	if (c.recall_timeout)
-		tnfs_deleg_set_timeout(srv->deleg, c.recall_timeout);
+	if (c->recall_timeout)
+		tnfs_deleg_set_timeout(srv->deleg, c->recall_timeout);
 	rc = tnfs_server_start_callbacks(srv);
 	if (rc) {
 		fprintf(stderr, "tinynfs: delegations: %s\n", strerror(-rc));
-		goto out;
+		return -1;
 	}
-	rc = rpcrdma_svc_start(svc);
+	rc = rpcrdma_svc_start(*svc);
 	if (rc) {
 		fprintf(stderr, "tinynfs: start: %s\n", strerror(-rc));
-		goto out;
+		return -1;
 	}
+	return 0;
+}
+
+/* "tinynfs: serving ...", the grace period, "tinynfs: ready". */
+static void print_ready(const struct config *c, const struct tnfs_server *srv, const char *vbuf)
+{
 	printf("tinynfs: serving");
 	for (size_t i = 0; i < srv->nexp; i++)
 		printf("%s %s (%s)", i ? "," : "", srv->exps[i]->path,
 		       (srv->exps[i]->flags & TNFS_EXP_RW) ? "rw" : "ro");
 	printf("%s, versions %s\n", srv->pseudo ? " under the pseudo root" : "", vbuf);
-	if (c.state_dir && tnfs_state_in_grace(srv->state))
+	if (c->state_dir && tnfs_state_in_grace(srv->state))
 		printf("tinynfs: grace period of %u s: the clients of %s/%s may reclaim\n",
-		       c.grace ? c.grace : TNFS_LEASE_TIME, c.state_dir, TNFS_CLIENTREC_FILE);
+		       c->grace ? c->grace : TNFS_LEASE_TIME, c->state_dir, TNFS_CLIENTREC_FILE);
 	printf("tinynfs: ready\n");
 	fflush(stdout);
+}
+
+int main(int argc, char **argv)
+{
+	struct config c;
+	if (parse_args(argc, argv, &c) != 0)
+		return 2;
+
+	struct tnfs_versions vers;
+	char vbuf[64];
+	int status = versions_setup(&c, &vers, vbuf, sizeof(vbuf));
+	if (status >= 0)
+		return status;
+
+	struct tnfs_exports ex = { 0 };
+	if (load_exports(&c, &ex) != 0)
+		return 2;
+
+	sigset_t sigs;
+	block_signals(&sigs);
+	raise_nofile();
+	status = 1;
+	struct tnfs_server *srv = NULL;
+	struct rpcrdma_svc *svc = NULL;
+	struct rpcrdma_poller *poller = NULL;
+	struct rpcrdma_listener *rdma_ls[MAX_LISTEN] = { 0 };
+	if (server_setup(&c, &ex, &vers, &srv) != 0) {
+		status = 2;
+		goto out;
+	}
+	if (service_setup(&c, srv, &svc, &poller, rdma_ls) != 0)
+		goto out;
+	print_ready(&c, srv, vbuf);
 
 	int sig = 0;
 	while (sigwait(&sigs, &sig) != 0 || sig == SIGUSR1)

@@ -24,7 +24,7 @@
 #ifndef TINYNFS_NFS4_XDR_H
 #define TINYNFS_NFS4_XDR_H
 
-#include "nfs4.h"
+#include "nfs4/nfs4.h"
 #include "xdr.h"
 
 struct nfs4_stateid {

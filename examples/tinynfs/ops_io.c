@@ -49,6 +49,166 @@ static void verf_times(const uint8_t v[8], struct timespec *at, struct timespec 
 	at->tv_nsec = 0;
 }
 
+/* The claim of an OPEN (RFC 8881 18.16.3) into *claim as the rest of
+ * OPEN sees it: a delegation's claim as the plain one it stands for. */
+static uint32_t open_claim(struct tnfs_ctx *c, const union nfs4_args *a, bool create,
+			   uint32_t *claim)
+{
+	*claim = a->open.claim;
+	switch (*claim) {
+	case CLAIM_NULL:
+		return NFS4_OK;
+	case CLAIM_FH:
+	case CLAIM_PREVIOUS: /* a reclaim after a restart: of the current fh */
+		return create ? NFS4ERR_INVAL : NFS4_OK;
+	case CLAIM_DELEGATE_CUR: /* an open the client made under its delegation */
+	case CLAIM_DELEG_CUR_FH:
+		if (create)
+			return NFS4ERR_INVAL;
+		if (tnfs_deleg_claim(c, &a->open.deleg_stateid) != NFS4_OK)
+			return tnfs_deleg_claim(c, &a->open.deleg_stateid);
+		*claim = *claim == CLAIM_DELEGATE_CUR ? CLAIM_NULL : CLAIM_FH;
+		return NFS4_OK;
+	default:
+		return NFS4ERR_NOTSUPP;
+	}
+}
+
+/* Opens the regular file n for access into *fd, once no other client's
+ * delegation conflicts. */
+static uint32_t open_existing(struct tnfs_ctx *c, const struct tnfs_node *n, uint32_t access,
+			      int *fd)
+{
+	struct stat st;
+	struct tnfs_file_key k;
+	uint32_t s;
+	if ((s = file_key(n, &k, &st)) != NFS4_OK ||
+	    (s = tnfs_deleg_open_conflict(c, k, access)) != NFS4_OK)
+		return s;
+	return open_for(n, access, fd);
+}
+
+/* An exclusive create found `name`: a retransmission when the file's
+ * times hold the verifier's, then opened into *n and *fd; else
+ * NFS4ERR_EXIST. */
+static uint32_t open_excl_again(struct tnfs_ctx *c, const char *name, uint32_t access,
+				const struct timespec *vat, const struct timespec *vmt,
+				struct tnfs_node *n, int *fd)
+{
+	struct tnfs_node e;
+	struct stat st;
+	if (tnfs_fs_lookup(c->exp, &c->cfh, name, &e) != NFS4_OK)
+		return NFS4ERR_EXIST;
+	bool same = tnfs_fs_stat(&e, &st) == NFS4_OK && S_ISREG(st.st_mode) &&
+		    st.st_mtim.tv_sec == vmt->tv_sec && st.st_atim.tv_sec == vat->tv_sec;
+	if (!same) {
+		tnfs_node_put(&e);
+		return NFS4ERR_EXIST;
+	}
+	*n = e;
+	return open_for(n, access, fd);
+}
+
+/* The attributes of the file OPEN just created (n, open on fd with acc,
+ * mode m): those of the request the creation did not set, an exclusive
+ * create's verifier in the times; r->open.attrset says which. */
+static uint32_t open_created_attrs(const struct tnfs_node *n, int fd, int acc, mode_t m,
+				   const struct tnfs_attrs_in *ai, bool excl,
+				   const struct timespec *vat, const struct timespec *vmt,
+				   union nfs4_res *r)
+{
+	struct tnfs_sattr sa = ai->sa;
+	struct stat st;
+	if (tnfs_fs_stat(n, &st) == NFS4_OK && (st.st_mode & 07777) == m)
+		sa.set_mode = false;
+	if (sa.set_size && sa.size == 0)
+		sa.set_size = false;
+	if (excl) {
+		sa.atime_how = 2;
+		sa.atime = *vat;
+		sa.mtime_how = 2;
+		sa.mtime = *vmt;
+	}
+	uint32_t s = tnfs_fs_setattr(n, &sa, acc == O_RDWR ? fd : -1, NULL, NULL);
+	if (s == NFS4_OK && ai->set_label)
+		s = tnfs_fs_set_label(n, ai->label.data, ai->label.len);
+	if (s != NFS4_OK)
+		return s;
+	r->open.attrset = ai->set;
+	if (excl) {
+		nfs4_bm_set(&r->open.attrset, FATTR4_TIME_ACCESS);
+		nfs4_bm_set(&r->open.attrset, FATTR4_TIME_MODIFY);
+	}
+	return NFS4_OK;
+}
+
+/* OPEN4_CREATE of `name` in the current directory (UNCHECKED4, GUARDED4,
+ * EXCLUSIVE4, EXCLUSIVE4_1): the file in *n, open on *fd.  On failure *n
+ * and *fd hold what the caller closes (or nothing). */
+static uint32_t open_create(struct tnfs_ctx *c, const union nfs4_args *a, uint32_t access,
+			    const char *name, struct tnfs_node *n, int *fd, union nfs4_res *r)
+{
+	struct tnfs_attrs_in ai;
+	memset(&ai, 0, sizeof(ai));
+	uint32_t s, mode = a->open.createmode;
+	bool excl = mode == EXCLUSIVE4 || mode == EXCLUSIVE4_1;
+	if (mode != EXCLUSIVE4 &&
+	    (s = tnfs_attrs_decode(c->exp, c->minor, &a->open.attrs, &ai)) != NFS4_OK)
+		return s;
+	if (mode == EXCLUSIVE4_1 && (ai.sa.atime_how || ai.sa.mtime_how))
+		return NFS4ERR_INVAL; /* not in suppattr_exclcreat */
+	int acc = access == OPEN4_SHARE_ACCESS_READ ? O_RDONLY : O_RDWR;
+	bool created;
+	mode_t m = ai.sa.set_mode ? ai.sa.mode : 0644;
+	s = tnfs_fs_create_file(&c->cfh, name, acc, m, mode != UNCHECKED4, n, fd, &created);
+	struct timespec vat, vmt;
+	verf_times(a->open.verf, &vat, &vmt);
+	if (s == NFS4ERR_EXIST && excl) {
+		/* a retransmission if the verifier matches */
+		if ((s = open_excl_again(c, name, access, &vat, &vmt, n, fd)) != NFS4_OK)
+			return s;
+		created = false;
+	} else if (s != NFS4_OK) {
+		return s;
+	}
+	if (created)
+		return open_created_attrs(n, *fd, acc, m, &ai, excl, &vat, &vmt, r);
+	if (ai.sa.set_size && ai.sa.size == 0) {
+		/* UNCHECKED4 on an existing file: only size 0 applies */
+		if (ftruncate(*fd, 0) != 0)
+			return tnfs_errno_to_nfs(errno);
+		nfs4_bm_set(&r->open.attrset, FATTR4_SIZE);
+	}
+	return NFS4_OK;
+}
+
+/* OPEN of the name in the request (CLAIM_NULL), in the current directory,
+ * made if create: the file in *n, open on *fd, the directory's change
+ * info in r.  On failure *n and *fd hold what the caller closes. */
+static uint32_t open_by_name(struct tnfs_ctx *c, const union nfs4_args *a, uint32_t access,
+			     bool create, struct tnfs_node *n, int *fd, union nfs4_res *r)
+{
+	char name[256];
+	uint32_t s = tnfs_fs_check_name(a->open.name.data, a->open.name.len, name);
+	if (s != NFS4_OK)
+		return s;
+	struct stat dst;
+	if ((s = tnfs_fs_stat(&c->cfh, &dst)) != NFS4_OK)
+		return s;
+	if (!S_ISDIR(dst.st_mode))
+		return S_ISLNK(dst.st_mode) ? NFS4ERR_SYMLINK : NFS4ERR_NOTDIR;
+	r->open.cinfo.before = tnfs_change_of(&dst);
+	if (create)
+		s = open_create(c, a, access, name, n, fd, r);
+	else if ((s = tnfs_fs_lookup(c->exp, &c->cfh, name, n)) == NFS4_OK)
+		s = open_existing(c, n, access, fd);
+	if (s != NFS4_OK)
+		return s;
+	/* `before` came from dst, whose stat worked */
+	r->open.cinfo.atomic = tnfs_dir_change(&c->cfh, &r->open.cinfo.after);
+	return NFS4_OK;
+}
+
 uint32_t tnfs_op_open(struct tnfs_ctx *c, const union nfs4_args *a,
 		      union nfs4_res *r, struct xdr_out *x)
 {
@@ -61,32 +221,12 @@ uint32_t tnfs_op_open(struct tnfs_ctx *c, const union nfs4_args *a,
 	    deny > OPEN4_SHARE_DENY_BOTH)
 		return NFS4ERR_INVAL;
 	bool create = a->open.opentype == OPEN4_CREATE;
-	uint32_t claim = a->open.claim;
-	switch (claim) {
-	case CLAIM_NULL:
-		break;
-	case CLAIM_FH:
-		if (create)
-			return NFS4ERR_INVAL;
-		break;
-	case CLAIM_PREVIOUS: /* a reclaim after a restart: of the current fh */
-		if (create)
-			return NFS4ERR_INVAL;
-		break;
-	case CLAIM_DELEGATE_CUR: /* an open the client made under its delegation */
-	case CLAIM_DELEG_CUR_FH:
-		if (create)
-			return NFS4ERR_INVAL;
-		if (tnfs_deleg_claim(c, &a->open.deleg_stateid) != NFS4_OK)
-			return tnfs_deleg_claim(c, &a->open.deleg_stateid);
-		claim = claim == CLAIM_DELEGATE_CUR ? CLAIM_NULL : CLAIM_FH;
-		break;
-	default:
-		return NFS4ERR_NOTSUPP;
-	}
+	uint32_t claim;
+	uint32_t s = open_claim(c, a, create, &claim);
+	if (s != NFS4_OK)
+		return s;
 	bool by_fh = claim == CLAIM_FH || claim == CLAIM_PREVIOUS;
-	uint32_t s = tnfs_state_may_open(c->srv->state, c->clientid,
-					 a->open.claim == CLAIM_PREVIOUS);
+	s = tnfs_state_may_open(c->srv->state, c->clientid, a->open.claim == CLAIM_PREVIOUS);
 	if (s != NFS4_OK)
 		return s; /* grace and reclaim rules (state.h) */
 	if ((create || (access & OPEN4_SHARE_ACCESS_WRITE)) && tnfs_ctx_readonly(c))
@@ -99,106 +239,12 @@ uint32_t tnfs_op_open(struct tnfs_ctx *c, const union nfs4_args *a,
 		s = tnfs_node_dup(&c->cfh, &n);
 		if (s != NFS4_OK)
 			return s;
-		struct stat st;
-		struct tnfs_file_key k;
-		if ((s = file_key(&n, &k, &st)) != NFS4_OK ||
-		    (s = tnfs_deleg_open_conflict(c, k, access)) != NFS4_OK ||
-		    (s = open_for(&n, access, &fd)) != NFS4_OK)
-			goto fail;
+		s = open_existing(c, &n, access, &fd);
 	} else {
-		char name[256];
-		s = tnfs_fs_check_name(a->open.name.data, a->open.name.len, name);
-		if (s != NFS4_OK)
-			return s;
-		struct stat dst;
-		if ((s = tnfs_fs_stat(&c->cfh, &dst)) != NFS4_OK)
-			return s;
-		if (!S_ISDIR(dst.st_mode))
-			return S_ISLNK(dst.st_mode) ? NFS4ERR_SYMLINK : NFS4ERR_NOTDIR;
-		r->open.cinfo.before = tnfs_change_of(&dst);
-		if (!create) {
-			if ((s = tnfs_fs_lookup(c->exp, &c->cfh, name, &n)) != NFS4_OK)
-				return s;
-			struct stat st;
-			struct tnfs_file_key k;
-			if ((s = file_key(&n, &k, &st)) != NFS4_OK ||
-			    (s = tnfs_deleg_open_conflict(c, k, access)) != NFS4_OK ||
-			    (s = open_for(&n, access, &fd)) != NFS4_OK)
-				goto fail;
-		} else {
-			struct tnfs_attrs_in ai;
-			memset(&ai, 0, sizeof(ai));
-			uint32_t mode = a->open.createmode;
-			if (mode != EXCLUSIVE4 &&
-			    (s = tnfs_attrs_decode(c->exp, c->minor, &a->open.attrs, &ai)) != NFS4_OK)
-				return s;
-			if (mode == EXCLUSIVE4_1 && (ai.sa.atime_how || ai.sa.mtime_how))
-				return NFS4ERR_INVAL; /* not in suppattr_exclcreat */
-			bool excl = mode != UNCHECKED4;
-			int acc = access == OPEN4_SHARE_ACCESS_READ ? O_RDONLY : O_RDWR;
-			bool created;
-			mode_t m = ai.sa.set_mode ? ai.sa.mode : 0644;
-			s = tnfs_fs_create_file(&c->cfh, name, acc, m, excl, &n, &fd, &created);
-			struct timespec vat, vmt;
-			verf_times(a->open.verf, &vat, &vmt);
-			if (s == NFS4ERR_EXIST && (mode == EXCLUSIVE4 || mode == EXCLUSIVE4_1)) {
-				/* a retransmission if the verifier matches */
-				struct tnfs_node e;
-				struct stat st;
-				if (tnfs_fs_lookup(c->exp, &c->cfh, name, &e) != NFS4_OK)
-					return NFS4ERR_EXIST;
-				bool same = tnfs_fs_stat(&e, &st) == NFS4_OK && S_ISREG(st.st_mode) &&
-					    st.st_mtim.tv_sec == vmt.tv_sec &&
-					    st.st_atim.tv_sec == vat.tv_sec;
-				if (!same) {
-					tnfs_node_put(&e);
-					return NFS4ERR_EXIST;
-				}
-				n = e;
-				if ((s = open_for(&n, access, &fd)) != NFS4_OK)
-					goto fail;
-				created = false;
-			} else if (s != NFS4_OK) {
-				return s;
-			}
-			if (created) {
-				struct tnfs_sattr sa = ai.sa;
-				struct stat st;
-				if (tnfs_fs_stat(&n, &st) == NFS4_OK && (st.st_mode & 07777) == m)
-					sa.set_mode = false;
-				if (sa.set_size && sa.size == 0)
-					sa.set_size = false;
-				if (mode == EXCLUSIVE4 || mode == EXCLUSIVE4_1) {
-					sa.atime_how = 2;
-					sa.atime = vat;
-					sa.mtime_how = 2;
-					sa.mtime = vmt;
-				}
-				s = tnfs_fs_setattr(&n, &sa, acc == O_RDWR ? fd : -1, NULL, NULL);
-				if (s == NFS4_OK && ai.set_label)
-					s = tnfs_fs_set_label(&n, ai.label.data, ai.label.len);
-				if (s != NFS4_OK)
-					goto fail;
-				r->open.attrset = ai.set;
-				if (mode == EXCLUSIVE4 || mode == EXCLUSIVE4_1) {
-					nfs4_bm_set(&r->open.attrset, FATTR4_TIME_ACCESS);
-					nfs4_bm_set(&r->open.attrset, FATTR4_TIME_MODIFY);
-				}
-			} else if (ai.sa.set_size && ai.sa.size == 0) {
-				/* UNCHECKED4 on an existing file: only size 0 applies */
-				if (ftruncate(fd, 0) != 0) {
-					s = tnfs_errno_to_nfs(errno);
-					goto fail;
-				}
-				nfs4_bm_set(&r->open.attrset, FATTR4_SIZE);
-			}
-			if (access == OPEN4_SHARE_ACCESS_WRITE && fd >= 0) {
-				/* created O_RDWR; that is fine for a write open */
-			}
-		}
-		/* `before` came from dst, whose stat worked */
-		r->open.cinfo.atomic = tnfs_dir_change(&c->cfh, &r->open.cinfo.after);
+		s = open_by_name(c, a, access, create, &n, &fd, r);
 	}
+	if (s != NFS4_OK)
+		goto fail;
 	struct stat st;
 	struct tnfs_file_key k;
 	if ((s = file_key(&n, &k, &st)) != NFS4_OK)

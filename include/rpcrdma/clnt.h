@@ -14,7 +14,9 @@
  *
  *  - TCP: record marking; a broken connection fails the calls in flight
  *    (-ECONNRESET) and the next call reconnects, with the reconnect backoff
- *    of <rpcrdma/client.h>.
+ *    of <rpcrdma/client.h>.  The reconnect never blocks: calls queue behind
+ *    it and keep their own timeouts; one that takes connect_timeout_ms is
+ *    given up and its calls fail -ETIMEDOUT.
  *  - UDP: a call is sent again every retrans_ms (doubling, up to the call's
  *    timeout); replies are matched by xid and duplicates dropped.
  *  - RDMA: the RPC-over-RDMA client of <rpcrdma/client.h> (never more calls
@@ -86,6 +88,23 @@ RPCRDMA_API int rpcrdma_clnt_create(const char *netid, const struct sockaddr *ad
 RPCRDMA_API int rpcrdma_clnt_parse_addr(const char *text, struct sockaddr_storage *ss,
 					socklen_t *len);
 
+
+/*
+ * rpcrdma_clnt_create() from a host name or a numeric address (IPv6 with or
+ * without brackets, with a %scope), as libtirpc's clnt_create() takes one:
+ * resolved by getaddrinfo() in the netid's family (tcp, udp, rdma: IPv4;
+ * tcp6, udp6, rdma6: IPv6), each address tried in turn until one gives a
+ * client.  port 0 asks the host's rpcbind.  Returns 0, the last address's
+ * error, -ENXIO when the name does not resolve in that family,
+ * -EAFNOSUPPORT for a numeric address of the other family, -EAGAIN when the
+ * resolver cannot answer now, or -EINVAL.  Blocks while resolving and
+ * connecting; thread-safe.
+ */
+RPCRDMA_API int rpcrdma_clnt_create_host(const char *netid, const char *host, uint16_t port,
+					 uint32_t prog, uint32_t vers,
+					 const struct rpcrdma_clnt_opts *opts,
+					 struct rpcrdma_clnt **out);
+
 /* Fails the calls in flight (-ECANCELED, done called), disconnects and
  * frees.  Not from a callback of this client.  NULL is a no-op. */
 RPCRDMA_API void rpcrdma_clnt_destroy(struct rpcrdma_clnt *c);
@@ -111,7 +130,10 @@ RPCRDMA_API int rpcrdma_clnt_set_auth_sys(struct rpcrdma_clnt *c, const char *ma
  *    lands; over RDMA a write chunk is offered over it.  NULL: none.
  *  - timeout_ms: <= 0: the client's default.
  * Results: status of the call (see rpcrdma_clnt_done), reply_stat
- * accept_stat and auth_stat as received (for -EACCES and -EREMOTEIO).
+ * accept_stat and auth_stat as received (for -EACCES and -EREMOTEIO), and
+ * for PROG_MISMATCH or RPC_MISMATCH the versions the server supports
+ * (vers_low, vers_high; written only when size covers them, so a caller
+ * built before they existed keeps working).
  */
 struct rpcrdma_clnt_req {
 	size_t size;              /* sizeof(struct rpcrdma_clnt_req) */
@@ -130,6 +152,8 @@ struct rpcrdma_clnt_req {
 	uint32_t accept_stat;     /* RFC 5531 accept_stat, or reject_stat */
 	uint32_t auth_stat;       /* when denied for AUTH_ERROR */
 	uint32_t xid;
+	uint32_t vers_low;        /* PROG_MISMATCH / RPC_MISMATCH: lowest supported */
+	uint32_t vers_high;       /* and highest */
 };
 
 /*
@@ -172,6 +196,23 @@ RPCRDMA_API int rpcrdma_clnt_call_async(struct rpcrdma_clnt *c, struct rpcrdma_c
 /* Sends a call and waits for it; returns its status.  Not from a callback
  * of this client. */
 RPCRDMA_API int rpcrdma_clnt_call(struct rpcrdma_clnt *c, struct rpcrdma_clnt_req *req);
+
+/*
+ * Why a call ended, as one line in libtirpc's clnt_sperror() style:
+ * "PREFIX: RPC: Program/version mismatch; low version = 2, high version =
+ * 3", "...: RPC: Authentication error; why = Client credential too weak",
+ * "...: RPC: Unable to send; errno = connection refused", "...: RPC: Timed
+ * out".  status is what the call returned (or done was given); req, the
+ * finished call, may be NULL (then only status is used).  prefix may be
+ * NULL.  Writes at most len bytes into buf, always terminated; returns buf.
+ * Thread-safe.
+ */
+RPCRDMA_API char *rpcrdma_clnt_sperror(const struct rpcrdma_clnt_req *req, int status,
+				       const char *prefix, char *buf, size_t len);
+
+/* The same line, with a newline, to standard error. */
+RPCRDMA_API void rpcrdma_clnt_perror(const struct rpcrdma_clnt_req *req, int status,
+				     const char *prefix);
 
 /*
  * Serves calls the server sends back on this client's connection (NFSv4.1

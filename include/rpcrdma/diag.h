@@ -30,7 +30,8 @@ RPCRDMA_BEGIN_DECLS
  * A message for a negative errno returned by this library: where the code
  * has a meaning of its own here (-EBADMSG: malformed XDR; -EPROTONOSUPPORT:
  * an RPC-over-RDMA version other than 1; -EXDEV: data spans two segments;
- * ...) that meaning, else the usual one.  err may be given with either
+ * ...) that meaning, else the C library's description; "unknown error"
+ * only for a number that is no errno.  err may be given with either
  * sign.  A static string, never NULL; thread-safe.
  */
 RPCRDMA_API const char *rpcrdma_strerror(int err);

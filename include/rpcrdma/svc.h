@@ -9,8 +9,8 @@
  *   struct rpcrdma_svc *svc;
  *   rpcrdma_svc_create(NULL, &svc);
  *   rpcrdma_svc_register(svc, &my_program);       // tables of procedures
- *   rpcrdma_svc_listen_tcp(svc, addr, len, NULL);  // and/or _udp, and/or
- *   rpcrdma_svc_listen_rdma(svc, poller, addr, NULL, NULL, NULL);
+ *   rpcrdma_svc_listen_tcp(svc, addr, len, NULL, NULL);  // and/or _udp,
+ *   rpcrdma_svc_listen_rdma(svc, poller, addr, NULL, NULL, NULL, NULL);
  *   rpcrdma_svc_rpcbind_set(svc, NULL);           // optional
  *   rpcrdma_svc_start(svc);                        // own thread, or drive
  *                                                  // rpcrdma_svc_fd()/_poll()

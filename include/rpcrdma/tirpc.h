@@ -65,8 +65,8 @@ RPCRDMA_BEGIN_DECLS
 #define RPCRDMA_TIRPC_DEFAULT_SIZE (4u << 20)
 
 /*
- * Listens on addr (a numeric IPv4 or IPv6 address, with "%ifname" for a
- * link-local one; NULL or "" for any IPv4 address) and port (0: any; the
+ * Listens on addr (a host name, or a numeric IPv4 or IPv6 address, with
+ * "%ifname" for a link-local one; NULL or "" for any IPv4 address) and port (0: any; the
  * bound port is in xp_port).  sendsz bounds the replies (larger ones fail
  * and svc_sendreply() returns FALSE), recvsz the calls (larger ones are
  * dropped by the transport); 0 means RPCRDMA_TIRPC_DEFAULT_SIZE.  Returns
@@ -99,8 +99,11 @@ RPCRDMA_API int rpcrdma_tirpc_rpcb_set(const SVCXPRT *xprt, rpcprog_t prog, rpcv
 RPCRDMA_API int rpcrdma_tirpc_svc_stats(const SVCXPRT *xprt, struct rpcrdma_stats *out);
 
 /*
- * Connects to addr (numeric IPv4 or IPv6, "%ifname" for link-local) and
- * port and returns a CLIENT for prog and vers.  sendsz bounds the calls,
+ * Connects to addr (a host name, or numeric IPv4 or IPv6 with "%ifname"
+ * for link-local) and port and returns a CLIENT for prog and vers.  Port
+ * 0 asks the host's rpcbind (TCP port 111, RPCBPROC_DUMP) for the
+ * program's "rdma" or "rdma6" entry (RPC_PROGNOTREGISTERED when it has
+ * none, RPC_PMAPFAILURE when rpcbind cannot be asked).  sendsz bounds the calls,
  * recvsz the replies; 0 means RPCRDMA_TIRPC_DEFAULT_SIZE.  Returns NULL on
  * failure with rpc_createerr set (RPC_UNKNOWNHOST for a bad address,
  * RPC_SYSTEMERROR with cf_error.re_errno the errno otherwise).  The

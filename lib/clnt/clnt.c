@@ -15,9 +15,10 @@
 #include <unistd.h>
 
 #include <rpcrdma/config.h>
+#include <rpcrdma/svc.h> /* the credential flavors and limits */
 
 #include "clnt_int.h"
-#include "svc/svc_int.h"
+#include "util/byteorder.h"
 
 int64_t rpcrdma__clnt_now_ms(void)
 {
@@ -238,6 +239,8 @@ int rpcrdma_clnt_create(const char *netid, const struct sockaddr *addr, socklen_
 	uint32_t seed;
 	int err;
 
+	if (!out)
+		return -EINVAL;
 	err = clnt_new(netid, addr, addrlen, &c);
 	if (err)
 		return err;
@@ -337,7 +340,7 @@ int rpcrdma_clnt_call_async(struct rpcrdma_clnt *c, struct rpcrdma_clnt_req *req
 	struct rpcrdma__creq *r;
 	int timeout, err;
 
-	if (!c || !req || !done || req->size < sizeof(*req) ||
+	if (!c || !req || !done || req->size < offsetof(struct rpcrdma_clnt_req, vers_low) ||
 	    (req->res_bulk_len && !req->res_bulk))
 		return -EINVAL;
 	r = calloc(1, sizeof(*r));

@@ -10,6 +10,11 @@
  * loop; clnt_rdma.c the RPC-over-RDMA transport (<rpcrdma/client.h>),
  * whose calls also start and time out on the loop; clnt_rpcb.c the
  * rpcbind GETADDR query.
+ *
+ * The internal header of lib/clnt, the top layer.  Who may include it:
+ * lib/clnt only (no lib folder sits above it).  lib/clnt includes util,
+ * wire, rdma/client (clnt_rdma.c) and svc/svc_local.h (clnt_bc.c), never
+ * svc_int.h (tests/include-layers.sh checks the order).  Not installed.
  */
 #ifndef RPCRDMA_CLNT_INT_H
 #define RPCRDMA_CLNT_INT_H

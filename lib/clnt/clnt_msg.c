@@ -7,8 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <rpcrdma/svc.h> /* the credential flavors */
+
 #include "clnt_int.h"
-#include "svc/svc_int.h"
+#include "util/byteorder.h"
 
 bool rpcrdma__clnt_msg_xid(const uint8_t *buf, size_t len, uint32_t *xid, uint32_t *type)
 {
@@ -25,7 +27,7 @@ static size_t call_header(struct rpcrdma_clnt *c, uint8_t *p, uint32_t xid, uint
 	uint8_t *q = p;
 
 	q = rpcrdma__put_be32(q, xid);
-	q = rpcrdma__put_be32(q, 0);                  /* CALL */
+	q = rpcrdma__put_be32(q, RPCRDMA__RPC_CALL);
 	q = rpcrdma__put_be32(q, RPCRDMA__RPC_VERSION);
 	q = rpcrdma__put_be32(q, c->prog);
 	q = rpcrdma__put_be32(q, c->vers);
@@ -142,10 +144,10 @@ int rpcrdma__clnt_reply_decode(const uint8_t *buf, size_t len, struct rpcrdma__c
 
 	memset(h, 0, sizeof(*h));
 	rpcrdma_xdr_dec_init_buf(&x, buf, len);
-	if (rpcrdma_xdr_get_u32(&x, &h->xid) || rpcrdma_xdr_get_u32(&x, &type) || type != 1 ||
+	if (rpcrdma_xdr_get_u32(&x, &h->xid) || rpcrdma_xdr_get_u32(&x, &type) || type != RPCRDMA__RPC_REPLY ||
 	    rpcrdma_xdr_get_u32(&x, &h->reply_stat))
 		return -EBADMSG;
-	if (h->reply_stat == 0) {
+	if (h->reply_stat == RPCRDMA__MSG_ACCEPTED) {
 		if (skip_auth(&x) || rpcrdma_xdr_get_u32(&x, &h->accept_stat))
 			return -EBADMSG;
 		if (h->accept_stat == 2 &&
@@ -154,12 +156,12 @@ int rpcrdma__clnt_reply_decode(const uint8_t *buf, size_t len, struct rpcrdma__c
 		h->body = rpcrdma_xdr_dec_pos(&x);
 		return 0;
 	}
-	if (h->reply_stat != 1 || rpcrdma_xdr_get_u32(&x, &h->accept_stat))
+	if (h->reply_stat != RPCRDMA__MSG_DENIED || rpcrdma_xdr_get_u32(&x, &h->accept_stat))
 		return -EBADMSG;
-	if (h->accept_stat == 0)       /* RPC_MISMATCH */
+	if (h->accept_stat == RPCRDMA__RPC_MISMATCH)
 		return rpcrdma_xdr_get_u32(&x, &h->low) || rpcrdma_xdr_get_u32(&x, &h->high)
 			       ? -EBADMSG : 0;
-	if (h->accept_stat == 1)       /* AUTH_ERROR */
+	if (h->accept_stat == RPCRDMA__AUTH_ERROR)
 		return rpcrdma_xdr_get_u32(&x, &h->auth_stat) ? -EBADMSG : 0;
 	return -EBADMSG;
 }
@@ -183,6 +185,10 @@ static int reply_status(struct rpcrdma_clnt_req *req, const struct rpcrdma__clnt
 	req->reply_stat = h->reply_stat;
 	req->accept_stat = h->accept_stat;
 	req->auth_stat = h->auth_stat;
+	if (req->size >= offsetof(struct rpcrdma_clnt_req, vers_high) + sizeof(req->vers_high)) {
+		req->vers_low = h->low;
+		req->vers_high = h->high;
+	}
 	if (h->reply_stat)
 		return -EACCES;
 	if (h->accept_stat)

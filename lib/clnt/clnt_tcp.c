@@ -5,6 +5,11 @@
  * rpcrdma__clnt_send_record comes from other threads (the output queue is
  * under the lock).
  *
+ * A reconnect never waits on the loop: the connect is started, the calls
+ * queue behind it, and the loop finishes it when the socket turns
+ * writable, so every call's timeout holds whatever the connection does
+ * (a server that drops SYNs, one that answers late).
+ *
  * Records are assembled as their bytes arrive (the buffer doubles, never to
  * the size a fragment header announces); a record longer than the largest
  * reply a pending call allows (at least 1 MiB) breaks the connection.
@@ -21,7 +26,7 @@
 
 #include "clnt_int.h"
 #include "util/diag_int.h"
-#include "svc/svc_int.h"
+#include "util/byteorder.h"
 
 struct outrec {
 	struct rpcrdma__list node;
@@ -42,18 +47,22 @@ struct rpcrdma__clnt_sock {
 	uint8_t *rbuf;
 	size_t rlen, rcap;
 	uint8_t stage[65536];
+	/* a reconnect in progress: fd is set and watched for EPOLLOUT */
+	bool connecting;
+	int64_t connect_started;
 	/* reconnect backoff */
 	int backoff_ms;
 	int64_t backoff_until;
 	int last_err;
 };
 
-int rpcrdma__clnt_sock_connect(struct rpcrdma_clnt *c, int type, int *out)
+/* A non-blocking socket of type connected, or connecting (*inprogress)
+ * to the client's address; 0 or a negative errno. */
+static int sock_start(struct rpcrdma_clnt *c, int type, int *out, bool *inprogress)
 {
-	struct pollfd p;
-	socklen_t sl = sizeof(int);
-	int fd, err = 0, one = 1;
+	int fd, err, one = 1;
 
+	*inprogress = false;
 	fd = socket(c->addr.ss_family, type | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -errno;
@@ -63,29 +72,54 @@ int rpcrdma__clnt_sock_connect(struct rpcrdma_clnt *c, int type, int *out)
 		goto done;
 	if (errno != EINPROGRESS) {
 		err = -errno;
-		goto done;
+		close(fd);
+		return err;
 	}
+	*inprogress = true;
+done:
+	*out = fd;
+	return 0;
+}
+
+/* The outcome of a finished non-blocking connect: 0 or a negative errno. */
+static int sock_error(int fd)
+{
+	socklen_t sl = sizeof(int);
+	int err;
+
+	if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &sl))
+		return -errno;
+	return -err;
+}
+
+int rpcrdma__clnt_sock_connect(struct rpcrdma_clnt *c, int type, int *out)
+{
+	struct pollfd p;
+	bool inprogress;
+	int fd, err;
+
+	err = sock_start(c, type, &fd, &inprogress);
+	if (err || !inprogress)
+		goto done;
 	p.fd = fd;
 	p.events = POLLOUT;
 	do {
 		err = poll(&p, 1, c->opts.connect_timeout_ms);
 	} while (err < 0 && errno == EINTR);
-	if (err == 0) {
+	if (err == 0)
 		err = -ETIMEDOUT;
-	} else if (err < 0) {
+	else if (err < 0)
 		err = -errno;
-	} else if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &sl) == 0) {
-		err = -err;
-	} else {
-		err = -errno;
-	}
-done:
+	else
+		err = sock_error(fd);
 	if (err) {
 		close(fd);
 		return err;
 	}
-	*out = fd;
-	return 0;
+done:
+	if (!err)
+		*out = fd;
+	return err;
 }
 
 static void out_free(struct rpcrdma__list *h)
@@ -113,8 +147,9 @@ static void recv_reset(struct rpcrdma__clnt_sock *s)
 	}
 }
 
-/* Closes the connection; the calls in flight fail -ECONNRESET. */
-static void tcp_break(struct rpcrdma_clnt *c, const char *why, int err)
+/* Takes the socket away (connected or connecting) and drops the records
+ * not yet written; false when there was none. */
+static bool sock_drop(struct rpcrdma_clnt *c)
 {
 	struct rpcrdma__clnt_sock *s = c->sock;
 	struct rpcrdma__list dead;
@@ -124,14 +159,25 @@ static void tcp_break(struct rpcrdma_clnt *c, const char *why, int err)
 	pthread_mutex_lock(&s->lock);
 	fd = s->fd;
 	s->fd = -1;
+	s->connecting = false;
 	s->out_watched = false;
 	rpcrdma__list_splice_tail(&dead, &s->out);
 	pthread_mutex_unlock(&s->lock);
 	if (fd < 0)
-		return;
+		return false;
 	rpcrdma__clnt_loop_unwatch(c, fd);
 	close(fd);
 	out_free(&dead);
+	return true;
+}
+
+/* Closes the connection; the calls in flight fail -ECONNRESET. */
+static void tcp_break(struct rpcrdma_clnt *c, const char *why, int err)
+{
+	struct rpcrdma__clnt_sock *s = c->sock;
+
+	if (!sock_drop(c))
+		return;
 	recv_reset(s);
 	rpcrdma__clnt_count(c, RPCRDMA_STAT_DISCONNECTS, 1);
 	rpcrdma__log(c->opts.log_fn, c->opts.log_arg, RPCRDMA_LOG_CONN_CLOSED, c->netid,
@@ -139,37 +185,92 @@ static void tcp_break(struct rpcrdma_clnt *c, const char *why, int err)
 	rpcrdma__clnt_pending_fail(c, -ECONNRESET);
 }
 
-/* Connects, unless the backoff of a failed try holds it back. */
+/* A connect that failed: the next try waits for the backoff. */
+static int connect_failed(struct rpcrdma_clnt *c, int err)
+{
+	struct rpcrdma__clnt_sock *s = c->sock;
+
+	s->backoff_ms = s->backoff_ms ? 2 * s->backoff_ms : c->opts.reconnect_min_ms;
+	if (s->backoff_ms > c->opts.reconnect_max_ms)
+		s->backoff_ms = c->opts.reconnect_max_ms;
+	s->backoff_until = rpcrdma__clnt_now_ms() + s->backoff_ms;
+	s->last_err = err;
+	rpcrdma__clnt_count(c, RPCRDMA_STAT_CONNECT_FAILS, 1);
+	return err;
+}
+
+static void connected(struct rpcrdma_clnt *c)
+{
+	struct rpcrdma__clnt_sock *s = c->sock;
+
+	s->backoff_ms = 0;
+	rpcrdma__clnt_count(c, RPCRDMA_STAT_CONNECTS, 1);
+	rpcrdma__clnt_count(c, RPCRDMA_STAT_RECONNECTS, 1);
+}
+
+/* Starts a connect, unless the backoff of a failed try holds it back; the
+ * loop finishes it (tcp_connect_done).  The socket is watched for EPOLLOUT
+ * from the start: writable is connected, or failed. */
 static int tcp_reconnect(struct rpcrdma_clnt *c)
 {
 	struct rpcrdma__clnt_sock *s = c->sock;
-	int64_t now = rpcrdma__clnt_now_ms();
+	bool inprogress;
 	int fd, err;
 
-	if (s->backoff_ms && now < s->backoff_until)
+	if (s->backoff_ms && rpcrdma__clnt_now_ms() < s->backoff_until)
 		return s->last_err;
-	err = rpcrdma__clnt_sock_connect(c, SOCK_STREAM, &fd);
-	if (err) {
-		s->backoff_ms = s->backoff_ms ? 2 * s->backoff_ms : c->opts.reconnect_min_ms;
-		if (s->backoff_ms > c->opts.reconnect_max_ms)
-			s->backoff_ms = c->opts.reconnect_max_ms;
-		s->backoff_until = now + s->backoff_ms;
-		s->last_err = err;
-		rpcrdma__clnt_count(c, RPCRDMA_STAT_CONNECT_FAILS, 1);
-		return err;
-	}
-	err = rpcrdma__clnt_loop_watch(c, fd, EPOLLIN);
+	err = sock_start(c, SOCK_STREAM, &fd, &inprogress);
+	if (err)
+		return connect_failed(c, err);
+	err = rpcrdma__clnt_loop_watch(c, fd, EPOLLIN | EPOLLOUT);
 	if (err) {
 		close(fd);
 		return err;
 	}
-	s->backoff_ms = 0;
 	pthread_mutex_lock(&s->lock);
 	s->fd = fd;
+	s->connecting = inprogress;
+	s->out_watched = true;
 	pthread_mutex_unlock(&s->lock);
-	rpcrdma__clnt_count(c, RPCRDMA_STAT_CONNECTS, 1);
-	rpcrdma__clnt_count(c, RPCRDMA_STAT_RECONNECTS, 1);
+	s->connect_started = rpcrdma__clnt_now_ms();
+	if (!inprogress)
+		connected(c);
 	return 0;
+}
+
+/* Ends a reconnect that failed (err) or took longer than
+ * connect_timeout_ms: the calls queued behind it fail with err. */
+static void connect_abandon(struct rpcrdma_clnt *c, int err)
+{
+	sock_drop(c);
+	connect_failed(c, err);
+	rpcrdma__clnt_pending_fail(c, err);
+}
+
+/* The socket of a reconnect turned writable (or failed). */
+static void tcp_connect_done(struct rpcrdma_clnt *c)
+{
+	struct rpcrdma__clnt_sock *s = c->sock;
+	int err = sock_error(s->fd);
+
+	if (err) {
+		connect_abandon(c, err);
+		return;
+	}
+	pthread_mutex_lock(&s->lock);
+	s->connecting = false;
+	pthread_mutex_unlock(&s->lock);
+	connected(c);
+}
+
+/* A reconnect past connect_timeout_ms is given up: its calls fail. */
+static void tcp_connect_check(struct rpcrdma_clnt *c)
+{
+	struct rpcrdma__clnt_sock *s = c->sock;
+
+	if (s->connecting &&
+	    rpcrdma__clnt_now_ms() - s->connect_started >= c->opts.connect_timeout_ms)
+		connect_abandon(c, -ETIMEDOUT);
 }
 
 static int tcp_start(struct rpcrdma_clnt *c, struct rpcrdma__creq *r)
@@ -180,6 +281,7 @@ static int tcp_start(struct rpcrdma_clnt *c, struct rpcrdma__creq *r)
 
 	if (r->len > 0x7fffffff)
 		return -EMSGSIZE;
+	tcp_connect_check(c);
 	if (s->fd < 0) {
 		err = tcp_reconnect(c);
 		if (err)
@@ -237,7 +339,7 @@ static void tcp_flush(struct rpcrdma_clnt *c)
 	int err = 0;
 
 	pthread_mutex_lock(&s->lock);
-	if (s->fd < 0) {
+	if (s->fd < 0 || s->connecting) {
 		pthread_mutex_unlock(&s->lock);
 		return;
 	}
@@ -340,6 +442,11 @@ static void tcp_input(struct rpcrdma_clnt *c, uint32_t events)
 {
 	struct rpcrdma__clnt_sock *s = c->sock;
 
+	if (s->connecting) {
+		tcp_connect_done(c);
+		if (s->fd < 0)
+			return;
+	}
 	if (events & EPOLLOUT)
 		tcp_flush(c);
 	for (int i = 0; i < 16 && s->fd >= 0; i++) {
@@ -367,8 +474,8 @@ static void tcp_input(struct rpcrdma_clnt *c, uint32_t events)
 
 static int tcp_expire(struct rpcrdma_clnt *c, struct rpcrdma__creq *r)
 {
-	(void)c;
 	(void)r;
+	tcp_connect_check(c);
 	return 0;   /* a late reply matches no call and is dropped */
 }
 
@@ -407,7 +514,7 @@ int rpcrdma__clnt_send_record(struct rpcrdma_clnt *c, const struct iovec *iov, i
 	}
 	o->len = len + 4;
 	pthread_mutex_lock(&s->lock);
-	if (s->fd < 0)
+	if (s->fd < 0 || s->connecting)
 		err = -ENOTCONN;
 	else
 		rpcrdma__list_add_tail(&s->out, &o->node);

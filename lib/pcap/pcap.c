@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "pcap_int.h"
+#include "util/byteorder.h"
 
 #define PCAP_MAGIC 0xa1b2c3d4u
 #define PCAP_SNAPLEN 262144u
@@ -114,6 +115,41 @@ static int write_header(int fd)
 	return err;
 }
 
+/* The capture holds every byte of the traffic, and a server that captures
+ * often runs as root: open it so that nobody else can point it elsewhere
+ * or read it.  A symbolic link is refused (O_NOFOLLOW: ELOOP), a FIFO or
+ * device never blocks the open (O_NONBLOCK) and is refused, as is a file
+ * with another name (a hard link), or one that another user owns; a new
+ * file is created 0600.  Returns the descriptor, or a negative errno. */
+static int open_private(const char *path)
+{
+	struct stat st;
+	int fd, err;
+
+	fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK,
+		  0600);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st)) {
+		err = -errno;
+		goto out_close;
+	}
+	err = -EINVAL;
+	if (!S_ISREG(st.st_mode) || st.st_nlink != 1)
+		goto out_close;
+	err = -EPERM;
+	if (st.st_uid != geteuid())
+		goto out_close;
+	if (fcntl(fd, F_SETFL, O_APPEND) == -1) {
+		err = -errno;
+		goto out_close;
+	}
+	return fd;
+out_close:
+	close(fd);
+	return err;
+}
+
 int rpcrdma__pcap_open(const char *path, struct rpcrdma__pcap **out)
 {
 	struct rpcrdma__pcap *p;
@@ -127,9 +163,9 @@ int rpcrdma__pcap_open(const char *path, struct rpcrdma__pcap **out)
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		return -ENOMEM;
-	p->fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	p->fd = open_private(path);
 	if (p->fd < 0) {
-		err = -errno;
+		err = p->fd;
 		free(p);
 		return err;
 	}
@@ -180,14 +216,6 @@ static void put16(uint8_t *p, uint32_t v)
 {
 	p[0] = (uint8_t)(v >> 8);
 	p[1] = (uint8_t)v;
-}
-
-static void put32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 24);
-	p[1] = (uint8_t)(v >> 16);
-	p[2] = (uint8_t)(v >> 8);
-	p[3] = (uint8_t)v;
 }
 
 /* The IP address of sa as 16 bytes (IPv4 as v4-mapped); true for IPv4. */
@@ -270,7 +298,7 @@ static size_t ip_udp(uint8_t *ip, const struct rpcrdma__pcap_flow *f, bool v4, c
 		memcpy(ip + 16, d + 12, 4);
 		put16(ip + 10, csum_fold(csum_add(0, ip, 20)));
 	} else {
-		put32(ip, 0x60000000u);
+		rpcrdma__put_be32(ip, 0x60000000u);
 		put16(ip + 4, (uint32_t)(8 + ulen));
 		ip[6] = IPPROTO_UDP;
 		ip[7] = 64;
@@ -333,8 +361,8 @@ static void batch_frame(struct batch *b, const struct rpcrdma__pcap_flow *f, uin
 	bth[0] = op;
 	bth[1] = (uint8_t)(pad << 4);               /* SE 0, M 0, PadCnt, TVer 0 */
 	put16(bth + 2, 0xffff);                     /* default P_Key */
-	put32(bth + 4, f->dqpn & PSN_MASK);         /* resv8a 0, DestQP */
-	put32(bth + 8, psn & PSN_MASK);             /* AckReq 0, PSN */
+	rpcrdma__put_be32(bth + 4, f->dqpn & PSN_MASK);         /* resv8a 0, DestQP */
+	rpcrdma__put_be32(bth + 8, psn & PSN_MASK);             /* AckReq 0, PSN */
 	q = bth + 12;
 	memcpy(q, ext, extlen);
 	q += extlen;
@@ -375,10 +403,10 @@ static uint8_t op_of(size_t i, size_t n, const uint8_t ops[4])
 
 static void reth(uint8_t out[16], uint64_t va, uint32_t rkey, uint32_t len)
 {
-	put32(out, (uint32_t)(va >> 32));
-	put32(out + 4, (uint32_t)va);
-	put32(out + 8, rkey);
-	put32(out + 12, len);
+	rpcrdma__put_be32(out, (uint32_t)(va >> 32));
+	rpcrdma__put_be32(out + 4, (uint32_t)va);
+	rpcrdma__put_be32(out + 8, rkey);
+	rpcrdma__put_be32(out + 12, len);
 }
 
 /*
@@ -418,7 +446,7 @@ int rpcrdma__pcap_send(struct rpcrdma__pcap *p, const struct rpcrdma__pcap_flow 
 					    RPCRDMA__IB_SEND_LAST_INV, RPCRDMA__IB_SEND_ONLY_INV };
 	uint8_t ieth[4];
 
-	put32(ieth, inv_rkey);
+	rpcrdma__put_be32(ieth, inv_rkey);
 	return message(p, f, psn, inv ? ops_inv : ops, ieth, inv ? 4 : 0, true, iov, iovcnt);
 }
 
@@ -483,8 +511,8 @@ static void cm_mad(uint8_t mad[256], uint16_t attr, uint64_t tid)
 	mad[1] = 0x07;                              /* MgmtClass: CM */
 	mad[2] = 2;                                 /* ClassVersion */
 	mad[3] = 0x03;                              /* Method: Send */
-	put32(mad + 8, (uint32_t)(tid >> 32));
-	put32(mad + 12, (uint32_t)tid);
+	rpcrdma__put_be32(mad + 8, (uint32_t)(tid >> 32));
+	rpcrdma__put_be32(mad + 12, (uint32_t)tid);
 	put16(mad + 16, attr);
 }
 
@@ -514,13 +542,13 @@ int rpcrdma__pcap_connect(struct rpcrdma__pcap *p, const struct rpcrdma__pcap_fl
 		return err;
 	/* REQ (IBA 12.6.5): RC, the client's QP and PSN, the primary path. */
 	cm_mad(mad, 0x0010, tid);
-	put32(d, cid);
-	put32(d + 8, 0x00000000u);                  /* ServiceID: RDMA_PS_TCP, port */
-	put32(d + 12, 0x01060000u | port);
-	put32(d + 32, (c2s->sqpn & PSN_MASK) << 8 | 16);  /* QPN, responder resources */
-	put32(d + 36, 16);                          /* EECN 0, initiator depth */
-	put32(d + 40, 0x17u << 3 | 0 << 1 | 1);     /* remote CM timeout, RC, flow ctl */
-	put32(d + 44, (cpsn & PSN_MASK) << 8 | 0x17u << 3 | 7);
+	rpcrdma__put_be32(d, cid);
+	rpcrdma__put_be32(d + 8, 0x00000000u);                  /* ServiceID: RDMA_PS_TCP, port */
+	rpcrdma__put_be32(d + 12, 0x01060000u | port);
+	rpcrdma__put_be32(d + 32, (c2s->sqpn & PSN_MASK) << 8 | 16);  /* QPN, responder resources */
+	rpcrdma__put_be32(d + 36, 16);                          /* EECN 0, initiator depth */
+	rpcrdma__put_be32(d + 40, 0x17u << 3 | 0 << 1 | 1);     /* remote CM timeout, RC, flow ctl */
+	rpcrdma__put_be32(d + 44, (cpsn & PSN_MASK) << 8 | 0x17u << 3 | 7);
 	put16(d + 48, 0xffff);                      /* P_Key */
 	d[50] = 5u << 4 | 7;                        /* MTU 4096, RNR retry 7 */
 	d[51] = 15u << 4;                           /* max CM retries */
@@ -533,10 +561,10 @@ int rpcrdma__pcap_connect(struct rpcrdma__pcap *p, const struct rpcrdma__pcap_fl
 	cm_frame(&b, c2s, mad);
 	/* REP (IBA 12.6.8): the server's QP and PSN. */
 	cm_mad(mad, 0x0013, tid);
-	put32(d, sid);
-	put32(d + 4, cid);
-	put32(d + 12, (c2s->dqpn & PSN_MASK) << 8);
-	put32(d + 20, (spsn & PSN_MASK) << 8);
+	rpcrdma__put_be32(d, sid);
+	rpcrdma__put_be32(d + 4, cid);
+	rpcrdma__put_be32(d + 12, (c2s->dqpn & PSN_MASK) << 8);
+	rpcrdma__put_be32(d + 20, (spsn & PSN_MASK) << 8);
 	d[24] = 16;                                 /* responder resources */
 	d[25] = 16;                                 /* initiator depth */
 	d[26] = 0x0f << 3 | 1;                      /* target ACK delay, flow ctl */
@@ -544,8 +572,8 @@ int rpcrdma__pcap_connect(struct rpcrdma__pcap *p, const struct rpcrdma__pcap_fl
 	cm_frame(&b, &s2c, mad);
 	/* RTU (IBA 12.6.9). */
 	cm_mad(mad, 0x0014, tid);
-	put32(d, cid);
-	put32(d + 4, sid);
+	rpcrdma__put_be32(d, cid);
+	rpcrdma__put_be32(d + 4, sid);
 	cm_frame(&b, c2s, mad);
 	return batch_flush(p, &b);
 }

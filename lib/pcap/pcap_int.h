@@ -12,6 +12,11 @@
  * predictable branch on that pointer).  Several writers may share a file:
  * the global header is written only when the file is empty (under flock),
  * and every message's frames go out in one write() with O_APPEND.
+ *
+ * The internal header of lib/pcap.  Who may include it: lib/pcap and
+ * lib/rdma (its taps call the writer).  Never lib/util or lib/wire, below
+ * it; lib/svc and lib/clnt reach the capture only through the RDMA
+ * transport.  lib/pcap includes only lib/util.  Not installed.
  */
 #ifndef RPCRDMA_PCAP_INT_H
 #define RPCRDMA_PCAP_INT_H

@@ -20,7 +20,6 @@
 #include <unistd.h>
 
 #include "poller_int.h"
-#include "svc/svc_int.h" /* rpcrdma__poller_is_direct */
 
 #define WC_BATCH_MAX 256
 

@@ -19,6 +19,7 @@
 
 #include <rpcrdma/poller.h>
 
+#include "util/byteorder.h" /* rpcrdma__likely */
 #include "util/list.h"
 
 /* CLOCK_MONOTONIC in nanoseconds. */
@@ -29,14 +30,6 @@ static inline uint64_t rpcrdma__now_ns(void)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
-
-#if defined(__GNUC__)
-#define rpcrdma__likely(x) __builtin_expect(!!(x), 1)
-#define rpcrdma__unlikely(x) __builtin_expect(!!(x), 0)
-#else
-#define rpcrdma__likely(x) (x)
-#define rpcrdma__unlikely(x) (x)
-#endif
 
 /* The coarse clock (a jiffy's resolution, no system call), ns. */
 static inline uint64_t rpcrdma__coarse_ns(void)
@@ -167,5 +160,11 @@ int rpcrdma__timer_open(struct rpcrdma__source *s);
 void rpcrdma__timer_arm(struct rpcrdma__source *s, bool *armed, bool on, unsigned first_ms,
 			unsigned period_ms);
 void rpcrdma__timer_ack(struct rpcrdma__source *s);
+
+/* Whether p is a DIRECT poller. */
+bool rpcrdma__poller_is_direct(const struct rpcrdma_poller *p);
+/* A DIRECT poller whose caller spins (opts.direct_spin): its fd does not
+ * signal completions, so no loop can wait on it. */
+bool rpcrdma__poller_direct_spin(const struct rpcrdma_poller *p);
 
 #endif

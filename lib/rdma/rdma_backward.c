@@ -25,6 +25,12 @@
  * sender_main in svc_rdma.c), and service handlers (the callers here) do
  * change theirs.  So the Send is built on the caller's thread and posted
  * by a poller thread, through the listener's eventfd source bc_src.
+ *
+ * Layers.  What the calls and replies mean is the service's (svc_backward.c,
+ * with its RDMA half in svc_rdma_backward.c): this file posts the calls,
+ * keeps the credits, and hands each reply, and the connection's close and
+ * end, up through the upcalls the service attached (rpcrdma__bc_attach).
+ * It includes nothing of lib/svc.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -33,12 +39,12 @@
 #include <unistd.h>
 
 #include "rdma_backward.h"
-#include "wire/rdma_bc_hdr.h"
+#include "wire/wire.h"
 #include "rdma_internal.h"
-#include "svc/svc_backward.h"
 
 struct rpcrdma__rdma_bc {
-	struct rpcrdma__svc_bc_slot slot;
+	void *upper;                    /* the service's state of it */
+	const struct rpcrdma__bc_upcalls *up;
 	struct rpcrdma__conn *conn;     /* owns this (conn->bc) */
 	atomic_uint inflight;           /* sent, no reply received yet */
 	atomic_uint window;             /* 1 .. conn->bc_recvs */
@@ -113,9 +119,9 @@ void rpcrdma__bc_listener_stop(struct rpcrdma_listener *l)
 	pthread_mutex_destroy(&l->bc_lock);
 }
 
-/* ---- sending (svc_backward.h's ops), any thread ---- */
+/* ---- sending, any thread ---- */
 
-static int bc_send(void *priv, uint8_t *block, size_t len)
+int rpcrdma__bc_send(void *priv, uint8_t *block, size_t len)
 {
 	struct rpcrdma__rdma_bc *b = priv;
 	struct rpcrdma__conn *conn = b->conn;
@@ -173,13 +179,8 @@ out_free:
 	return err;
 }
 
-static const struct rpcrdma__svc_bc_ops rdma_bc_ops = {
-	.headroom = RPCRDMA_HDRLEN_MIN,
-	.send = bc_send,
-};
-
-struct rpcrdma__svc_bc_slot *rpcrdma__bc_slot(struct rpcrdma__conn *conn,
-					      struct rpcrdma_svc *svc, const char *netid)
+void *rpcrdma__bc_attach(struct rpcrdma__conn *conn, const struct rpcrdma__bc_upcalls *up,
+			 void *(*make)(struct rpcrdma__rdma_bc *b, bool down, void *arg), void *arg)
 {
 	struct rpcrdma__rdma_bc *b;
 
@@ -188,16 +189,21 @@ struct rpcrdma__svc_bc_slot *rpcrdma__bc_slot(struct rpcrdma__conn *conn,
 	pthread_mutex_lock(&conn->lock);
 	b = conn->bc;
 	if (!b && (b = calloc(1, sizeof(*b))) != NULL) {
-		rpcrdma__svc_bc_slot_init(&b->slot, svc, netid, &rdma_bc_ops, b);
 		b->conn = conn;
+		b->up = up;
 		atomic_init(&b->inflight, 0);
 		atomic_init(&b->window, 1);
 		/* Closing already: rpcrdma__bc_conn_close has run without it. */
-		b->slot.down = conn->state == RPCRDMA__CONN_CLOSING;
-		conn->bc = b;
+		b->upper = make(b, conn->state == RPCRDMA__CONN_CLOSING, arg);
+		if (b->upper) {
+			conn->bc = b;
+		} else {
+			free(b);
+			b = NULL;
+		}
 	}
 	pthread_mutex_unlock(&conn->lock);
-	return b ? &b->slot : NULL;
+	return b ? b->upper : NULL;
 }
 
 /* ---- receiving, on a poller thread ---- */
@@ -209,7 +215,7 @@ bool rpcrdma__bc_recv(struct rpcrdma_call *call)
 	uint32_t n = call->byte_len;
 
 	/* RDMA_MSG, version 1, no chunks, then an RPC REPLY. */
-	if (!rpcrdma__bc_hdr_ok(p, n, 1))
+	if (!rpcrdma__bc_hdr_ok(p, n, RPCRDMA__RPC_REPLY))
 		return false;
 	pthread_mutex_lock(&conn->lock);
 	struct rpcrdma__rdma_bc *b = conn->bc;
@@ -218,13 +224,13 @@ bool rpcrdma__bc_recv(struct rpcrdma_call *call)
 	 * other, under the forward credit policing (the core drops it). */
 	if (!b || atomic_load(&b->inflight) == 0)
 		return false;
-	uint32_t credits = rpcrdma__bc_be32(p + 8);
+	uint32_t credits = rpcrdma__get_be32(p + 8);
 	if (credits == 0)
 		credits = 1;                            /* as Linux: never stall */
 	if (credits > conn->bc_recvs)
 		credits = conn->bc_recvs;
 	atomic_store(&b->window, credits);
-	rpcrdma__svc_bc_reply(&b->slot, p + RPCRDMA_HDRLEN_MIN, n - RPCRDMA_HDRLEN_MIN, false);
+	b->up->reply(b->upper, p + RPCRDMA_HDRLEN_MIN, n - RPCRDMA_HDRLEN_MIN);
 	/* The receive goes back before the credit does. */
 	rpcrdma__recv_repost(call);
 	unsigned f = atomic_load(&b->inflight);
@@ -240,7 +246,7 @@ void rpcrdma__bc_conn_close(struct rpcrdma__conn *conn)
 	struct rpcrdma__rdma_bc *b = conn->bc;
 	pthread_mutex_unlock(&conn->lock);
 	if (b)
-		rpcrdma__svc_bc_down(&b->slot, -ECONNRESET, false);
+		b->up->down(b->upper, -ECONNRESET);
 }
 
 void rpcrdma__bc_conn_free(struct rpcrdma__conn *conn)
@@ -248,7 +254,7 @@ void rpcrdma__bc_conn_free(struct rpcrdma__conn *conn)
 	struct rpcrdma__rdma_bc *b = conn->bc;
 	if (!b)
 		return;
-	rpcrdma__svc_bc_release(&b->slot);
+	b->up->release(b->upper);
 	conn->bc = NULL;
 	free(b);
 }

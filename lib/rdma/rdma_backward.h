@@ -26,12 +26,26 @@ void rpcrdma__bc_listener_stop(struct rpcrdma_listener *l);
  * to a backward call (RDMA_MSG, RPC REPLY), handled and its receive
  * reposted; false: a call, as before. */
 bool rpcrdma__bc_recv(struct rpcrdma_call *call);
-/* The service's backward slot of conn (svc_backward.h), made on first
- * use; NULL for a listener without bc_recvs, or out of memory. */
-struct rpcrdma_svc;
-struct rpcrdma__svc_bc_slot;
-struct rpcrdma__svc_bc_slot *rpcrdma__bc_slot(struct rpcrdma__conn *conn,
-					      struct rpcrdma_svc *svc, const char *netid);
+/* What the layer above does with a connection's backward direction
+ * (svc_rdma_backward.c); upper is what its make returned.  reply: a
+ * received RPC REPLY (msg lives until it returns), poller thread; down:
+ * the connection closes, no lock held; release: it is freed. */
+struct rpcrdma__bc_upcalls {
+	void (*reply)(void *upper, const uint8_t *msg, size_t len);
+	void (*down)(void *upper, int err);
+	void (*release)(void *upper);
+};
+/* The backward state of conn, made on first use with make(b, down, arg)
+ * (conn->lock held; down: the connection is closing already) and kept
+ * until the connection is freed: what make returned, or NULL for a
+ * listener without bc_recvs, out of memory, or make's NULL. */
+void *rpcrdma__bc_attach(struct rpcrdma__conn *conn, const struct rpcrdma__bc_upcalls *up,
+			 void *(*make)(struct rpcrdma__rdma_bc *b, bool down, void *arg), void *arg);
+/* Sends one backward RPC call on b's connection (priv: b), any thread:
+ * block[RPCRDMA_HDRLEN_MIN ..] holds the len bytes of the message; block
+ * is the caller's malloc()ed and freed here, also on failure.  0, or
+ * -EMSGSIZE (larger than inline), -EAGAIN (no backward credit). */
+int rpcrdma__bc_send(void *priv, uint8_t *block, size_t len);
 /* The connection closes (no lock held) / is freed. */
 void rpcrdma__bc_conn_close(struct rpcrdma__conn *conn);
 void rpcrdma__bc_conn_free(struct rpcrdma__conn *conn);

@@ -155,16 +155,16 @@ int rpcrdma__dev_get(struct rpcrdma_listener *l, struct ibv_context *verbs,
 		err = rpcrdma__listener_charge(l, &dev->led, RPCRDMA_RES_HCA_OBJECT,
 					       rpcrdma__rescg_dev_objects(use_srq, channel));
 	if (err)
-		goto fail;
+		goto out_ledger;
 	dev->pd = ibv_alloc_pd(verbs);
 	if (!dev->pd) {
 		err = -ENOMEM;
-		goto fail;
+		goto out_ledger;
 	}
 	err = rpcrdma__mrcache_init(&dev->mrcache, dev->pd, l->opts.bulk_cache_bytes,
 				    l->opts.resource_group, name ? name : "", &l->stats);
 	if (err)
-		goto fail;
+		goto out_pd; /* a failed init undoes itself */
 	/* The regions registered so far; one that fails here is copied from
 	 * on this device instead. */
 	for (unsigned i = 0; i < atomic_load(&l->nregions); i++)
@@ -188,7 +188,7 @@ int rpcrdma__dev_get(struct rpcrdma_listener *l, struct ibv_context *verbs,
 						 sizeof(struct rpcrdma_call), l->opts.recv_inline,
 						 IBV_ACCESS_LOCAL_WRITE);
 			if (err)
-				goto fail;
+				goto out_srq; /* a failed init undoes itself */
 			dev->srq_posted = depth;
 			for (uint32_t i = 0; i < depth; i++) {
 				struct rpcrdma_call *call = (struct rpcrdma_call *)
@@ -210,8 +210,21 @@ int rpcrdma__dev_get(struct rpcrdma_listener *l, struct ibv_context *verbs,
 	rpcrdma__list_add_tail(&l->devs, &dev->node);
 	*out = dev;
 	return 0;
-fail:
-	rpcrdma__dev_destroy(dev, false, false);
+
+	/* In the reverse order of the above (rpcrdma__dev_destroy undoes a
+	 * whole device; here nothing is posted and no CQ is attached). */
+out_srq:
+	ibv_destroy_srq(dev->srq);
+	for (unsigned i = 0; i < RPCRDMA_LISTENER_REGIONS_MAX; i++)
+		if (dev->region_mr[i])
+			ibv_dereg_mr(dev->region_mr[i]);
+	rpcrdma__mrcache_fini(&dev->mrcache);
+out_pd:
+	ibv_dealloc_pd(dev->pd);
+out_ledger:
+	rpcrdma__rescg_ledger_release(&dev->led);
+	rpcrdma__qpmap_fini(dev);
+	free(dev);
 	return err;
 }
 

@@ -12,6 +12,13 @@
  * lock.  A connection is freed when its reference count drops to zero: one
  * reference is held while it is connected, one per outstanding call handle
  * and one per posted work-request chain.
+ *
+ * The internal header of lib/rdma (with its parts poller_int.h and
+ * rdma_server.h, which it includes, and rdma_backward.h).  Who may include
+ * it: lib/rdma, lib/rdma/client, and the transport plugs above them
+ * (lib/svc/svc_rdma*.c, lib/clnt/clnt_rdma.c through rdma_client_int.h).
+ * Never lib/util, lib/wire or lib/pcap.  lib/rdma includes only util,
+ * wire and pcap (tests/include-layers.sh checks it).  Not installed.
  */
 #ifndef RPCRDMA_RDMA_INTERNAL_H
 #define RPCRDMA_RDMA_INTERNAL_H

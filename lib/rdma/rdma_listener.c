@@ -34,6 +34,23 @@ int rpcrdma__listen_on(struct rpcrdma_listener *l)
 	return 0;
 }
 
+/* Why a connection closed, in the words TCP's log uses for the same. */
+static const char *cm_close_why(enum rdma_cm_event_type type)
+{
+	switch (type) {
+	case RDMA_CM_EVENT_DISCONNECTED:
+		return "disconnected by the peer";
+	case RDMA_CM_EVENT_CONNECT_ERROR:
+		return "connection error";
+	case RDMA_CM_EVENT_UNREACHABLE:
+		return "peer unreachable";
+	case RDMA_CM_EVENT_REJECTED:
+		return "connection rejected";
+	default:
+		return "connection manager event";
+	}
+}
+
 /* ---- CM events ---- */
 
 static int cm_handle(struct rpcrdma__source *s, unsigned budget)
@@ -99,9 +116,8 @@ static int cm_handle(struct rpcrdma__source *s, unsigned budget)
 		case RDMA_CM_EVENT_CONNECT_ERROR:
 		case RDMA_CM_EVENT_UNREACHABLE:
 		case RDMA_CM_EVENT_REJECTED:
-			/* The log says "cm event"; the probe, which. */
 			RPCRDMA_TRACE(conn_cm_event, conn->conn_id, type, rdma_event_str(type));
-			rpcrdma__conn_close(conn, "cm event");
+			rpcrdma__conn_close(conn, cm_close_why(type));
 			break;
 		default:
 			break;
@@ -141,17 +157,12 @@ int rpcrdma__listener_create(struct rpcrdma_poller *poller, const struct sockadd
 	if (!l)
 		return -ENOMEM;
 	err = rpcrdma_idr_create(NULL, &l->conn_ids);
-	if (err) {
-		free(l);
-		return err;
-	}
+	if (err)
+		goto out_free;
 	l->opts = opts;
 	err = rpcrdma__pcap_open(opts.pcap_path, &l->pcap);
-	if (err) {
-		rpcrdma_idr_destroy(l->conn_ids);
-		free(l);
-		return err;
-	}
+	if (err)
+		goto out_idr;
 	l->poller = poller;
 	l->handler = handler;
 	l->handler_arg = handler_arg;
@@ -168,12 +179,12 @@ int rpcrdma__listener_create(struct rpcrdma_poller *poller, const struct sockadd
 	l->ech = rdma_create_event_channel();
 	if (!l->ech) {
 		err = -errno;
-		goto fail;
+		goto out_locks;
 	}
 	fcntl(l->ech->fd, F_SETFL, fcntl(l->ech->fd, F_GETFL) | O_NONBLOCK);
 	err = rpcrdma__listen_on(l);
 	if (err)
-		goto fail;
+		goto out_id;
 	l->port = ntohs(rdma_get_src_port(l->id));
 	/* Listening again on the bound port after a removal. */
 	if (l->addr.ss_family == AF_INET)
@@ -182,56 +193,53 @@ int rpcrdma__listener_create(struct rpcrdma_poller *poller, const struct sockadd
 		((struct sockaddr_in6 *)&l->addr)->sin6_port = htons((uint16_t)l->port);
 	err = rpcrdma__timer_open(&l->timer_src);
 	if (err)
-		goto fail;
+		goto out_id;
 	l->timer_src.handle = rpcrdma__devrm_handle;
 	err = rpcrdma__poller_add(poller, &l->timer_src);
 	if (err)
-		goto fail;
+		goto out_timer;
 	err = rpcrdma__idle_start(l);
-	if (err) {
-		rpcrdma__poller_del(poller, &l->timer_src);
-		goto fail;
-	}
+	if (err)
+		goto out_timer_del;
 	err = rpcrdma__budget_start(l);
-	if (err) {
-		rpcrdma__idle_stop(l);
-		rpcrdma__poller_del(poller, &l->timer_src);
-		goto fail;
-	}
+	if (err)
+		goto out_idle;
 	err = rpcrdma__bc_listener_start(l);
-	if (err) {
-		rpcrdma__idle_stop(l);
-		rpcrdma__poller_del(poller, &l->timer_src);
-		rpcrdma__budget_stop(l);
-		rpcrdma__budget_free(l);
-		goto fail;
-	}
+	if (err)
+		goto out_budget;
 	l->cm_src.fd = l->ech->fd;
 	l->cm_src.handle = cm_handle;
 	err = rpcrdma__poller_add(poller, &l->cm_src);
-	if (err) {
-		rpcrdma__idle_stop(l);
-		rpcrdma__poller_del(poller, &l->timer_src);
-		rpcrdma__budget_stop(l);
-		rpcrdma__budget_free(l);
-		rpcrdma__bc_listener_stop(l);
-		goto fail;
-	}
+	if (err)
+		goto out_bc;
 	*out = l;
 	return 0;
-fail:
-	if (l->timer_src.fd >= 0)
-		close(l->timer_src.fd);
-	if (l->idle_src.fd >= 0)
+
+	/* In the reverse order of the above. */
+out_bc:
+	rpcrdma__bc_listener_stop(l);
+out_budget:
+	rpcrdma__budget_stop(l);
+	rpcrdma__budget_free(l);
+out_idle:
+	rpcrdma__idle_stop(l);
+out_timer_del:
+	rpcrdma__poller_del(poller, &l->timer_src);
+	if (l->idle_src.fd >= 0) /* idle_start may open it, then fail */
 		close(l->idle_src.fd);
-	if (l->id)
+out_timer:
+	close(l->timer_src.fd);
+out_id:
+	if (l->id) /* listen_on may make it, then fail */
 		rdma_destroy_id(l->id);
-	if (l->ech)
-		rdma_destroy_event_channel(l->ech);
-	rpcrdma_idr_destroy(l->conn_ids);
-	rpcrdma__pcap_close(l->pcap);
+	rdma_destroy_event_channel(l->ech);
+out_locks:
 	pthread_cond_destroy(&l->conns_cond);
 	pthread_mutex_destroy(&l->lock);
+	rpcrdma__pcap_close(l->pcap);
+out_idr:
+	rpcrdma_idr_destroy(l->conn_ids);
+out_free:
 	free(l);
 	return err;
 }

@@ -11,7 +11,6 @@
 #include <unistd.h>
 
 #include "rdma_internal.h"
-#include "svc/svc_int.h" /* rpcrdma__may_command */
 #include "util/trace.h"
 
 static void send_reset(struct rpcrdma__send *s, struct rpcrdma__conn *conn)

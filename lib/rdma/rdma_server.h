@@ -82,4 +82,24 @@ void rpcrdma__conn_cap(struct rpcrdma_listener *l);
 int rpcrdma__idle_start(struct rpcrdma_listener *l);
 void rpcrdma__idle_stop(struct rpcrdma_listener *l);
 
+/* ---- the thread rule of rpcrdma_call_reply (rdma_send.c) ---- */
+
+/* 0 when the kernel takes rdma_cm or uverbs commands on fd from the
+ * calling thread, -EACCES when it refuses them: the thread's credentials
+ * are not the ones fd was opened with. */
+int rpcrdma__may_command(int fd);
+/*
+ * Whether the calling thread may end `call` itself (the thread rule of
+ * rpcrdma_call_reply): 0 if it may, -EACCES if the kernel refuses this
+ * thread's verbs commands because its credentials changed, -EINVAL
+ * (connection gone) or -ENOTSUP (cannot tell: treat as refused).  Asks the
+ * kernel with a write of no bytes to the device's uverbs file, which it
+ * refuses from such a thread and otherwise answers EINVAL, doing nothing:
+ * one system call.  Only when refused does it ask the provider too, with a
+ * post it must refuse (a WR with more SGEs than the queue pair takes;
+ * nothing is queued): providers that post without a command answer 0.  A
+ * thread that got -EACCES gets it for good.
+ */
+int rpcrdma__call_may_post(const struct rpcrdma_call *call);
+
 #endif /* RPCRDMA_RDMA_SERVER_H */

@@ -459,7 +459,10 @@ void rpcrdma__svc_bc_reply(struct rpcrdma__svc_bc_slot *s, const uint8_t *msg, s
 	finish(h, p, on_loop);
 }
 
-void rpcrdma__svc_bc_shutdown(struct rpcrdma_svc *svc)
+/* rpcrdma_svc_destroy, loop stopped, before the transports shut down (the
+ * class's cancel): fails every pending call with -ECANCELED, runs the
+ * queued completions, refuses new calls (-ENOTCONN). */
+static void bc_shutdown(struct rpcrdma_svc *svc)
 {
 	struct rpcrdma__svc_bc_hub *h = hub_of(svc);
 	if (!h)
@@ -479,14 +482,21 @@ void rpcrdma__svc_bc_shutdown(struct rpcrdma_svc *svc)
 	run_done(gone);
 }
 
-void rpcrdma__svc_bc_free(struct rpcrdma_svc *svc)
+/* ... and at its end, no xprt left (the class's free): frees the hub. */
+static void bc_free(struct rpcrdma_svc *svc)
 {
 	struct rpcrdma__svc_bc_hub *h = hub_of(svc);
 	if (!h)
 		return;
-	rpcrdma__svc_bc_shutdown(svc); /* completions queued since */
+	bc_shutdown(svc); /* completions queued since */
 	rpcrdma__svc_unwatch(svc, &h->timer);
 	rpcrdma__svc_unwatch(svc, &h->kick);
 	svc->bc_hub = NULL;
 	hub_close(h);
 }
+
+const struct rpcrdma__svc_xprt_class rpcrdma__svc_bc_class = {
+	.name = "backward",
+	.cancel = bc_shutdown,
+	.free = bc_free,
+};

@@ -96,12 +96,8 @@ static inline bool rpcrdma__rpc_is_reply(const uint8_t *msg, size_t len)
 	return len >= 8 && msg[4] == 0 && msg[5] == 0 && msg[6] == 0 && msg[7] == 1;
 }
 
-/* svc_loop.c: rpcrdma_svc_destroy, loop stopped, before the transports
- * shut down: fails every pending call with -ECANCELED, runs the queued
- * completions, refuses new calls (-ENOTCONN). */
-void rpcrdma__svc_bc_shutdown(struct rpcrdma_svc *svc);
-/* ... and at its end (no xprt left): frees the hub. */
-void rpcrdma__svc_bc_free(struct rpcrdma_svc *svc);
+/* rpcrdma_svc_destroy reaches the hub through rpcrdma__svc_bc_class
+ * (svc_int.h): cancel fails every pending call, free frees the hub. */
 
 /* svc_backward_msg.c: the call and reply messages. */
 /* Bytes of the call header through the verifier for cred (NULL: AUTH_NONE),

@@ -60,7 +60,7 @@ long rpcrdma__bc_call_encode(uint8_t *buf, size_t room, uint32_t xid, uint32_t p
 		return -EMSGSIZE;
 	uint8_t *p = buf;
 	p = rpcrdma__put_be32(p, xid);
-	p = rpcrdma__put_be32(p, 0); /* CALL */
+	p = rpcrdma__put_be32(p, RPCRDMA__RPC_CALL);
 	p = rpcrdma__put_be32(p, RPCRDMA__RPC_VERSION);
 	p = rpcrdma__put_be32(p, prog);
 	p = rpcrdma__put_be32(p, vers);

@@ -1,5 +1,14 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* Service core internals shared by lib/svc*.c and rpcbind.c (not installed). */
+/*
+ * Service core internals shared by the files of lib/svc.  The internal header of
+ * lib/svc (with svc_xprt.h, the transports' ops, which it includes).
+ *
+ * Who may include it: lib/svc only.  lib/clnt reaches the service through
+ * svc_local.h alone (the client's backchannel); lib/rdma, lib/pcap,
+ * lib/wire and lib/util never include a lib/svc header.  lib/svc includes
+ * util, wire, pcap and rdma (tests/include-layers.sh checks it).  Not
+ * installed.
+ */
 #ifndef RPCRDMA_SVC_INT_H
 #define RPCRDMA_SVC_INT_H
 
@@ -11,42 +20,10 @@
 
 #include <rpcrdma/svc.h>
 
+#include "util/byteorder.h"
 #include "util/diag_int.h"
 #include "svc_xprt.h"
 
-/* A 32-bit constant in network byte order, usable in constant expressions. */
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-#define RPCRDMA__BE32(x) __builtin_bswap32((uint32_t)(x))
-#else
-#define RPCRDMA__BE32(x) ((uint32_t)(x))
-#endif
-
-static inline uint32_t rpcrdma__get_be32(const uint8_t *p)
-{
-	uint32_t w;
-	memcpy(&w, p, 4);
-	return RPCRDMA__BE32(w);
-}
-
-static inline uint32_t rpcrdma__get_raw32(const uint8_t *p)
-{
-	uint32_t w;
-	memcpy(&w, p, 4);
-	return w;
-}
-
-static inline uint8_t *rpcrdma__put_raw32(uint8_t *p, uint32_t raw)
-{
-	memcpy(p, &raw, 4);
-	return p + 4;
-}
-
-static inline uint8_t *rpcrdma__put_be32(uint8_t *p, uint32_t v)
-{
-	return rpcrdma__put_raw32(p, RPCRDMA__BE32(v));
-}
-
-#define RPCRDMA__RPC_VERSION 2u
 #define RPCRDMA__MAX_AUTH_BYTES 400u
 
 /* --- call header (svc_call.c) */
@@ -188,51 +165,14 @@ void rpcrdma__svc_tcp_sweep(struct rpcrdma__svc_source *src, uint32_t events);
 /* TCP: re-arms the connections parked for memory that fit now (loop
  * thread, on a wake-up). */
 void rpcrdma__svc_tcp_unpark(struct rpcrdma_svc *svc);
-/* TCP: drops the loop references of connections closed during the epoll
- * batch (loop thread, after the batch). */
-void rpcrdma__svc_tcp_reap(struct rpcrdma_svc *svc);
-
-/* Transports: shut down everything (destroy); svc->lock not held. */
-void rpcrdma__svc_tcp_shutdown(struct rpcrdma_svc *svc);
-void rpcrdma__svc_udp_shutdown(struct rpcrdma_svc *svc);
-/* RDMA: drops queued calls, destroys the listeners (waiting for their
- * calls); the loop must be stopped.  Nothing to do in a build without RDMA
- * (svc_rdma.c is built only with it). */
-#ifdef RPCRDMA_HAVE_RDMA
-void rpcrdma__svc_rdma_shutdown(struct rpcrdma_svc *svc);
-#else
-static inline void rpcrdma__svc_rdma_shutdown(struct rpcrdma_svc *svc)
-{
-	(void)svc;
-}
-#endif
-
-/* --- from the RDMA transport */
-
-struct rpcrdma_poller;
-/* Whether p is a DIRECT poller (poller.c). */
-bool rpcrdma__poller_is_direct(const struct rpcrdma_poller *p);
-/* A DIRECT poller whose caller spins (opts.direct_spin): its fd does not
- * signal completions, so no loop can wait on it. */
-bool rpcrdma__poller_direct_spin(const struct rpcrdma_poller *p);
-/* 0 when the kernel takes rdma_cm or uverbs commands on fd from the
- * calling thread, -EACCES when it refuses them: the thread's credentials
- * are not the ones fd was opened with (rdma_send.c). */
-int rpcrdma__may_command(int fd);
-struct rpcrdma_call;
-/*
- * Whether the calling thread may end `call` itself (the thread rule of
- * rpcrdma_call_reply): 0 if it may, -EACCES if the kernel refuses this
- * thread's verbs commands because its credentials changed, -EINVAL
- * (connection gone) or -ENOTSUP (cannot tell: treat as refused).  Asks the
- * kernel with a write of no bytes to the device's uverbs file, which it
- * refuses from such a thread and otherwise answers EINVAL, doing nothing:
- * one system call.  Only when refused does it ask the provider too, with a
- * post it must refuse (a WR with more SGEs than the queue pair takes;
- * nothing is queued): providers that post without a command answer 0.  A
- * thread that got -EACCES gets it for good (rdma_send.c).
- */
-int rpcrdma__call_may_post(const struct rpcrdma_call *call);
+/* The kinds of transport (svc_xprt.h), each defined beside its code. */
+extern const struct rpcrdma__svc_xprt_class rpcrdma__svc_tcp_class;  /* svc_tcp_listen.c */
+extern const struct rpcrdma__svc_xprt_class rpcrdma__svc_udp_class;  /* svc_udp.c */
+extern const struct rpcrdma__svc_xprt_class rpcrdma__svc_bc_class;   /* svc_backward.c */
+extern const struct rpcrdma__svc_xprt_class rpcrdma__svc_rdma_class; /* svc_rdma.c (RDMA) */
+/* All of them in the order rpcrdma_svc_destroy takes them, NULL-ended
+ * (svc_classes.c): the one place that names them. */
+extern const struct rpcrdma__svc_xprt_class *const rpcrdma__svc_xprt_classes[];
 
 /* Adds an endpoint for a bound socket address (svc.c). */
 int rpcrdma__svc_add_endpoint_sa(struct rpcrdma_svc *svc, bool udp,

@@ -11,6 +11,9 @@
  * Handlers run on the thread that calls rpcrdma__svc_local_call (the
  * client's), or later on any thread for a handler that answers
  * asynchronously; the reply callback runs on that thread.
+ *
+ * The one lib/svc header lib/clnt may include (clnt_bc.c); nothing below
+ * lib/svc includes it.
  */
 #ifndef RPCRDMA_SVC_LOCAL_H
 #define RPCRDMA_SVC_LOCAL_H

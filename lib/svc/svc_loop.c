@@ -170,7 +170,10 @@ int rpcrdma_svc_poll(struct rpcrdma_svc *svc, int timeout_ms)
 		}
 		if (idle_events)
 			svc->idle.handle(&svc->idle, idle_events);
-		rpcrdma__svc_tcp_reap(svc);
+		for (const struct rpcrdma__svc_xprt_class *const *k = rpcrdma__svc_xprt_classes;
+		     *k; k++)
+			if ((*k)->reap)
+				(*k)->reap(svc);
 	}
 	pthread_mutex_unlock(&svc->loop_lock);
 	return n;
@@ -247,20 +250,29 @@ void rpcrdma_svc_destroy(struct rpcrdma_svc *svc)
 	if (!svc)
 		return;
 	rpcrdma_svc_stop(svc);
-	rpcrdma__svc_bc_shutdown(svc);
+	/* Each kind of transport (svc_classes.c), step by step (svc_xprt.h). */
+	const struct rpcrdma__svc_xprt_class *const *k, *const *all = rpcrdma__svc_xprt_classes;
+	for (k = all; *k; k++)
+		if ((*k)->cancel)
+			(*k)->cancel(svc);
 	rpcrdma__rpcbind_unset_all(svc);
 	pthread_mutex_lock(&svc->loop_lock);
-	rpcrdma__svc_tcp_shutdown(svc);
-	rpcrdma__svc_udp_shutdown(svc);
+	for (k = all; *k; k++)
+		if ((*k)->shutdown)
+			(*k)->shutdown(svc);
 	pthread_mutex_unlock(&svc->loop_lock);
-	rpcrdma__svc_rdma_shutdown(svc);
+	for (k = all; *k; k++)
+		if ((*k)->drain)
+			(*k)->drain(svc);
 	/* Transports whose calls are still out go when their last call ends. */
 	pthread_mutex_lock(&svc->lock);
 	while (svc->nxprts)
 		pthread_cond_wait(&svc->xprts_gone, &svc->lock);
 	pthread_mutex_unlock(&svc->lock);
 
-	rpcrdma__svc_bc_free(svc);
+	for (k = all; *k; k++)
+		if ((*k)->free)
+			(*k)->free(svc);
 	while (svc->endpoints) {
 		struct rpcrdma__svc_endpoint *e = svc->endpoints;
 		svc->endpoints = e->next;

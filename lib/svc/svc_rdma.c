@@ -526,7 +526,7 @@ static void rdma_done(void *priv, void *ctx, void *buf, size_t len)
 	pthread_mutex_unlock(&r->lock);
 }
 
-/* The connection's backward slot (rdma_backward.c), any thread. */
+/* The connection's backward slot (svc_rdma_backward.c), any thread. */
 static struct rpcrdma__svc_bc_slot *rdma_backward(void *priv, void *ctx)
 {
 	struct rpcrdma__svc_rdma *r = priv;
@@ -694,7 +694,9 @@ int rpcrdma_svc_listen_rdma(struct rpcrdma_svc *svc, struct rpcrdma_poller *poll
 	return 0;
 }
 
-void rpcrdma__svc_rdma_shutdown(struct rpcrdma_svc *svc)
+/* rpcrdma_svc_destroy, the loop stopped (the class's drain): drops queued
+ * calls, destroys the listeners, waiting for their calls. */
+static void rdma_shutdown(struct rpcrdma_svc *svc)
 {
 	pthread_mutex_lock(&svc->lock);
 	struct rpcrdma__svc_rdma *list = svc->rdmas;
@@ -739,3 +741,8 @@ void rpcrdma__svc_rdma_shutdown(struct rpcrdma_svc *svc)
 	pthread_mutex_unlock(&svc->lock);
 	rpcrdma__svc_rdrive_free(d);
 }
+
+const struct rpcrdma__svc_xprt_class rpcrdma__svc_rdma_class = {
+	.name = "rdma",
+	.drain = rdma_shutdown,
+};

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "rdma/rdma_internal.h"
 #include "svc_int.h"
 
 struct rdma_req;
@@ -95,5 +96,13 @@ bool rpcrdma__svc_rdma_may(const struct rpcrdma_call *call, int fd);
 int rpcrdma__svc_rdrive_get(struct rpcrdma_svc *svc, struct rpcrdma_poller *p,
 			    struct rpcrdma__svc_rdrive **out);
 void rpcrdma__svc_rdrive_free(struct rpcrdma__svc_rdrive *d);
+
+struct rpcrdma__conn;
+struct rpcrdma__svc_bc_slot;
+/* The service's backward slot of conn (svc_backward.h), made on first use;
+ * NULL for a listener without backward receives, or out of memory
+ * (svc_rdma_backward.c). */
+struct rpcrdma__svc_bc_slot *rpcrdma__bc_slot(struct rpcrdma__conn *conn,
+					      struct rpcrdma_svc *svc, const char *netid);
 
 #endif /* RPCRDMA_SVC_RDMA_INT_H */

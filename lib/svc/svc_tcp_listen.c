@@ -62,7 +62,7 @@ static bool make_room(struct rpcrdma_svc *svc)
 		return false;
 	/* Only the loop thread kills: oldest is still live here.  It may have
 	 * an event later in this epoll batch: its loop reference is dropped
-	 * after the batch (rpcrdma__svc_tcp_reap). */
+	 * after the batch (tcp_reap). */
 	RPCRDMA__STAT_INC(svc, conns_evicted);
 	rpcrdma__tcp_conn_close(oldest, "evicted: the oldest idle connection, at max_conns");
 	oldest->kill_next = svc->tcp_reap;
@@ -226,7 +226,9 @@ static void kill_conns(struct rpcrdma_svc *svc, bool idle, uint64_t now)
 	}
 }
 
-void rpcrdma__svc_tcp_shutdown(struct rpcrdma_svc *svc)
+/* rpcrdma_svc_destroy (the class's shutdown): closes the listeners, then
+ * every connection; the loop is stopped. */
+static void tcp_shutdown(struct rpcrdma_svc *svc)
 {
 	pthread_mutex_lock(&svc->lock);
 	while (svc->listeners) {
@@ -268,7 +270,9 @@ void rpcrdma__svc_tcp_unpark(struct rpcrdma_svc *svc)
 	pthread_mutex_unlock(&svc->lock);
 }
 
-void rpcrdma__svc_tcp_reap(struct rpcrdma_svc *svc)
+/* After each epoll batch (the class's reap): drops the loop references of
+ * the connections the batch closed. */
+static void tcp_reap(struct rpcrdma_svc *svc)
 {
 	while (svc->tcp_reap) {
 		struct rpcrdma__svc_tcp_conn *c = svc->tcp_reap;
@@ -276,3 +280,9 @@ void rpcrdma__svc_tcp_reap(struct rpcrdma_svc *svc)
 		rpcrdma__tcp_conn_put(c);
 	}
 }
+
+const struct rpcrdma__svc_xprt_class rpcrdma__svc_tcp_class = {
+	.name = "tcp",
+	.reap = tcp_reap,
+	.shutdown = tcp_shutdown,
+};

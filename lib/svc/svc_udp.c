@@ -205,7 +205,8 @@ out_free:
 	return rc;
 }
 
-void rpcrdma__svc_udp_shutdown(struct rpcrdma_svc *svc)
+/* rpcrdma_svc_destroy (the class's shutdown): closes every socket. */
+static void udp_shutdown(struct rpcrdma_svc *svc)
 {
 	struct rpcrdma__svc_udp *list[64];
 	unsigned n;
@@ -225,3 +226,8 @@ void rpcrdma__svc_udp_shutdown(struct rpcrdma_svc *svc)
 		}
 	} while (n);
 }
+
+const struct rpcrdma__svc_xprt_class rpcrdma__svc_udp_class = {
+	.name = "udp",
+	.shutdown = udp_shutdown,
+};

@@ -5,6 +5,8 @@
 
 #include <rpcrdma/xdr.h>
 
+#include "util/byteorder.h"
+
 static inline size_t pad4(size_t n)
 {
 	return (n + 3) & ~(size_t)3;
@@ -93,7 +95,7 @@ int rpcrdma_xdr_get_u32(struct rpcrdma_xdr_dec *x, uint32_t *v)
 	} else {
 		dec_copy(x, b, 4);
 	}
-	*v = (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | b[3];
+	*v = rpcrdma__get_be32(b);
 	return 0;
 }
 
@@ -279,22 +281,12 @@ void *rpcrdma_xdr_reserve(struct rpcrdma_xdr_enc *x, size_t n)
 	return r;
 }
 
-/* (through a local pointer: byte stores through x->p would make the
- * compiler reload x->p after each, as they may alias it) */
-static void wr32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 24);
-	p[1] = (uint8_t)(v >> 16);
-	p[2] = (uint8_t)(v >> 8);
-	p[3] = (uint8_t)v;
-}
-
 int rpcrdma_xdr_put_u32(struct rpcrdma_xdr_enc *x, uint32_t v)
 {
 	uint8_t *p = x->p;
 	if (x->end - p < 4)
 		return -EMSGSIZE;
-	wr32(p, v);
+	rpcrdma__put_be32(p, v);
 	x->p = p + 4;
 	return 0;
 }
@@ -304,8 +296,8 @@ int rpcrdma_xdr_put_u64(struct rpcrdma_xdr_enc *x, uint64_t v)
 	uint8_t *p = x->p;
 	if (x->end - p < 8)
 		return -EMSGSIZE;
-	wr32(p, (uint32_t)(v >> 32));
-	wr32(p + 4, (uint32_t)v);
+	rpcrdma__put_be32(p, (uint32_t)(v >> 32));
+	rpcrdma__put_be32(p + 4, (uint32_t)v);
 	x->p = p + 8;
 	return 0;
 }

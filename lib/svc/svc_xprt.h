@@ -72,6 +72,34 @@ struct rpcrdma__svc_xprt_ops {
 	struct rpcrdma__svc_bc_slot *(*backward)(void *priv, void *call_ctx);
 };
 
+/*
+ * A kind of transport (TCP, UDP, RDMA, the backward direction) as the
+ * service's loop and rpcrdma_svc_destroy see it, after Linux's struct
+ * svc_xprt_class and the xpo_detach / xpo_free of its ops: the generic
+ * code never names a transport.  Each kind defines one beside its code;
+ * svc_classes.c lists them in the order they shut down.  Every hook is
+ * optional.
+ */
+struct rpcrdma__svc_xprt_class {
+	const char *name;
+	/* After each epoll batch, on the loop thread, loop_lock held: frees
+	 * what the batch closed (TCP: the connections it evicted). */
+	void (*reap)(struct rpcrdma_svc *svc);
+	/* rpcrdma_svc_destroy, the loop stopped, in four steps, each run over
+	 * every kind before the next:
+	 *   cancel   -- before rpcbind is told: fails what waits on a peer
+	 *               and refuses new calls (the backward direction);
+	 *   shutdown -- loop_lock held: closes listeners and connections;
+	 *   drain    -- loop_lock not held: drops queued calls and waits for
+	 *               those in progress (RDMA);
+	 *   free     -- every transport instance gone: frees what the kind
+	 *               kept for the service. */
+	void (*cancel)(struct rpcrdma_svc *svc);
+	void (*shutdown)(struct rpcrdma_svc *svc);
+	void (*drain)(struct rpcrdma_svc *svc);
+	void (*free)(struct rpcrdma_svc *svc);
+};
+
 /* Transport flags. */
 #define RPCRDMA__SVC_XPRT_CONGESTION_CONTROL 0x1u /* TCP, RDMA: yes; UDP: no */
 

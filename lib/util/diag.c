@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <string.h>
 #include <netinet/in.h>
 
 #include <rpcrdma/diag.h>
@@ -25,7 +26,7 @@ static const struct errmsg errmsgs[] = {
 	{ ENOSPC, "no free id or no room left" },
 	{ EBUSY, "busy: every call slot is taken, or calls are in progress" },
 	{ EEXIST, "already exists (program, group, or call xid)" },
-	{ ENOENT, "not found" },
+	{ ENOENT, "not found (for a client: program not registered with rpcbind)" },
 	{ ECANCELED, "call cancelled: the client was destroyed" },
 	{ ETIMEDOUT, "timed out" },
 	{ ECONNREFUSED, "connection refused" },
@@ -54,6 +55,11 @@ static const struct errmsg errmsgs[] = {
 	{ E2BIG, "too big" },
 	{ ENOBUFS, "no buffer space available" },
 	{ ESHUTDOWN, "shut down" },
+	{ EREMOTEIO, "the server accepted the call but did not run it (accept_stat not SUCCESS), "
+		     "or the RPC-over-RDMA peer refused its chunks (ERR_CHUNK)" },
+	{ ECONNABORTED, "connection aborted" },
+	{ ENXIO, "unknown host: the name does not resolve (in the netid's address family)" },
+	{ EPROTOTYPE, "wrong transport for this call" },
 };
 
 const char *rpcrdma_strerror(int err)
@@ -65,7 +71,10 @@ const char *rpcrdma_strerror(int err)
 	for (size_t i = 0; i < sizeof(errmsgs) / sizeof(errmsgs[0]); i++)
 		if (errmsgs[i].err == err)
 			return errmsgs[i].msg;
-	return "unknown error";
+	/* glibc's own description: a static string, unlike strerror()'s
+	 * buffer, so thread-safe; NULL for a code it does not know. */
+	const char *desc = strerrordesc_np(err);
+	return desc ? desc : "unknown error";
 }
 
 const char *rpcrdma_log_event_str(enum rpcrdma_log_event event)
@@ -151,6 +160,8 @@ void rpcrdma__client_log(rpcrdma_log_fn fn, void *arg, const struct sockaddr *ds
 						    "or the server disconnected)"
 						  : rpcrdma_strerror(status);
 	bool v6 = dst->sa_family == AF_INET6;
+	/* a client destroyed is a normal close: no error, whatever its calls */
 	rpcrdma__log(fn, arg, RPCRDMA_LOG_CONN_CLOSED, v6 ? "rdma6" : "rdma", dst,
-		     v6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in), why, status);
+		     v6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in), why,
+		     status == -ECANCELED ? 0 : status);
 }

@@ -6,6 +6,8 @@
 
 #include <rpcrdma/cm_private.h>
 
+#include "util/byteorder.h"
+
 /* Sizes are sent as (size / 1024) - 1 in one byte. */
 static uint8_t encode_size(uint32_t size)
 {
@@ -29,10 +31,7 @@ int rpcrdma_cm_private_encode(void *out, size_t len, const struct rpcrdma_cm_pri
 		return -EINVAL;
 	if (len < RPCRDMA_CM_PRIVATE_SIZE)
 		return -EMSGSIZE;
-	b[0] = (uint8_t)(RPCRDMA_CM_PRIVATE_MAGIC >> 24);
-	b[1] = (uint8_t)(RPCRDMA_CM_PRIVATE_MAGIC >> 16);
-	b[2] = (uint8_t)(RPCRDMA_CM_PRIVATE_MAGIC >> 8);
-	b[3] = (uint8_t)RPCRDMA_CM_PRIVATE_MAGIC;
+	rpcrdma__put_be32(b, RPCRDMA_CM_PRIVATE_MAGIC);
 	b[4] = RPCRDMA_CM_PRIVATE_VERSION;
 	b[5] = p->remote_invalidate ? RPCRDMA_CM_FLAG_REMOTE_INVALIDATE : 0;
 	b[6] = encode_size(p->inline_send);
@@ -52,7 +51,7 @@ int rpcrdma_cm_private_decode(const void *buf, size_t len, struct rpcrdma_cm_pri
 	p->inline_recv = RPCRDMA_CM_DEFAULT_INLINE;
 	if (!buf || len < RPCRDMA_CM_PRIVATE_SIZE)
 		return 0;
-	magic = (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | b[3];
+	magic = rpcrdma__get_be32(b);
 	if (magic != RPCRDMA_CM_PRIVATE_MAGIC || b[4] != RPCRDMA_CM_PRIVATE_VERSION)
 		return 0;
 	p->remote_invalidate = (b[5] & RPCRDMA_CM_FLAG_REMOTE_INVALIDATE) != 0;

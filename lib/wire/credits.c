@@ -17,7 +17,7 @@ int rpcrdma_credits_init(struct rpcrdma_credits *c, uint32_t device_max, uint32_
 		configured_max = RPCRDMA_DEFAULT_CREDITS;
 	grant = device_max < configured_max ? device_max : configured_max;
 	c->grant = grant;
-	c->grant_word = xdr_from_host(grant);
+	c->grant_word = rpcrdma__cpu_to_be32(grant);
 	return 0;
 }
 

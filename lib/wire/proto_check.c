@@ -140,7 +140,7 @@ RPCRDMA__INLINE int check_lists_impl(const uint32_t *p, size_t len, uint32_t typ
 {
 	const uint32_t *q = p + 4, *end = p + len / 4;
 
-	hdr->type = xdr_to_host(type);
+	hdr->type = rpcrdma__be32_to_cpu(type);
 	if (rpcrdma__unlikely(type != RPCRDMA_XDR_MSG && type != RPCRDMA_XDR_NOMSG))
 		goto out_proc;
 
@@ -246,7 +246,7 @@ static __attribute__((noinline)) int check_call_full(const uint32_t *p, size_t l
 	if (rpcrdma__unlikely(p[1] != RPCRDMA_XDR_VERSION))
 		goto out_version;
 	hdr->vers = RPCRDMA_PROTO_VERSION;
-	hdr->credits = xdr_to_host(p[2]);
+	hdr->credits = rpcrdma__be32_to_cpu(p[2]);
 	type = p[3];
 	if (rpcrdma__unlikely(len < RPCRDMA_HDRLEN_MIN))
 		goto out_proc; /* 21..27 bytes */
@@ -263,7 +263,7 @@ out_tiny:
 	    (p[3] == RPCRDMA_XDR_DONE || p[3] == RPCRDMA_XDR_ERROR)) {
 		hdr->xid = p[0];
 		hdr->vers = RPCRDMA_PROTO_VERSION;
-		hdr->credits = xdr_to_host(p[2]);
+		hdr->credits = rpcrdma__be32_to_cpu(p[2]);
 		type = p[3];
 		goto out_proc;
 	}
@@ -273,11 +273,11 @@ out_short:
 out_align:
 	return check_fail(hdr, RPCRDMA_CHECK_ALIGN, -EINVAL);
 out_version:
-	hdr->vers = xdr_to_host(p[1]);
+	hdr->vers = rpcrdma__be32_to_cpu(p[1]);
 	return check_fail(hdr, RPCRDMA_CHECK_VERSION, -EPROTONOSUPPORT);
 out_proc:
 	/* Too short for a list-carrying message: drop or reject by type. */
-	hdr->type = xdr_to_host(type);
+	hdr->type = rpcrdma__be32_to_cpu(type);
 	if (type == RPCRDMA_XDR_DONE || type == RPCRDMA_XDR_ERROR)
 		return check_fail(hdr, RPCRDMA_CHECK_DROP, 0);
 	return check_fail(hdr, (type == RPCRDMA_XDR_MSG || type == RPCRDMA_XDR_NOMSG) ?
@@ -328,7 +328,7 @@ static __attribute__((noinline)) int msg_reply(const uint32_t *q, const uint32_t
 		goto out_discrim;
 	if (rpcrdma__unlikely(xdr_left(q, end) < 2))
 		goto out_short;
-	n = xdr_to_host(q[1]);
+	n = rpcrdma__be32_to_cpu(q[1]);
 	if (rpcrdma__unlikely(n == 0))
 		goto out_nosegs;
 	if (rpcrdma__unlikely(n > RPCRDMA_DEFAULT_MAX_SEGMENTS))
@@ -339,7 +339,7 @@ static __attribute__((noinline)) int msg_reply(const uint32_t *q, const uint32_t
 		goto out_short;
 	e = s + 4 * (size_t)n;
 	do {
-		total += xdr_to_host(s[1]);
+		total += rpcrdma__be32_to_cpu(s[1]);
 		s += 4;
 	} while (s != e);
 	if (rpcrdma__unlikely(total > RPCRDMA_DEFAULT_MAX_CHUNK_BYTES))
@@ -426,7 +426,7 @@ static __attribute__((noinline)) int msg_read_more(const uint32_t *p, const uint
 			goto out_fault;
 		if (rpcrdma__unlikely(xdr_left_bytes(q, end) < 9 * 4))
 			goto out_fault;
-		pos = xdr_to_host(q[1]);
+		pos = rpcrdma__be32_to_cpu(q[1]);
 		if (pos != cur_pos) {
 			/* close the current chunk, which occupies
 			 * [cur_pos, cur_pos + roundup4(cur_len)) */
@@ -441,7 +441,7 @@ static __attribute__((noinline)) int msg_read_more(const uint32_t *p, const uint
 			cur_len = 0;
 			start = q;
 		}
-		cur_len += xdr_to_host(q[3]);
+		cur_len += rpcrdma__be32_to_cpu(q[3]);
 		q += 6;
 	} while (*q != RPCRDMA_XDR_ZERO);
 	if (rpcrdma__unlikely(xdr_left(start, q) > 6 * RPCRDMA_DEFAULT_MAX_SEGMENTS ||
@@ -464,11 +464,11 @@ static __attribute__((noinline)) int msg_read(const uint32_t *p, const uint32_t 
 		goto out_fault;
 	if (rpcrdma__unlikely(xdr_left_bytes(q, end) < 9 * 4))
 		goto out_fault;
-	pos = xdr_to_host(q[1]);
+	pos = rpcrdma__be32_to_cpu(q[1]);
 	/* position zero is not allowed with RDMA_MSG */
 	if (rpcrdma__unlikely(pos == 0 || (pos & 3)))
 		goto out_fault;
-	len = xdr_to_host(q[3]);
+	len = rpcrdma__be32_to_cpu(q[3]);
 	q += 6;
 	if (*q != RPCRDMA_XDR_ZERO)
 		return msg_read_more(p, q, end, pos, len, hdr);
@@ -521,7 +521,7 @@ RPCRDMA__INLINE int check_call(const void *buf, size_t len, struct rpcrdma_hdr *
 		return check_call_full(p, len, lim, hdr);
 	hdr->xid = p[0];
 	hdr->vers = RPCRDMA_PROTO_VERSION;
-	hdr->credits = xdr_to_host(p[2]);
+	hdr->credits = rpcrdma__be32_to_cpu(p[2]);
 	type = p[3];
 	/* RDMA_MSG is the wire word 0, like an empty list. */
 	head = type | p[4] | p[5];
@@ -589,7 +589,7 @@ static uint64_t chunk_length(const uint32_t *p, uint32_t n, uint32_t stride)
 	uint64_t total = 0;
 
 	for (uint32_t i = 0; i < n; i++, p += stride)
-		total += xdr_to_host(p[1]);
+		total += rpcrdma__be32_to_cpu(p[1]);
 	return total;
 }
 
@@ -606,14 +606,14 @@ bool rpcrdma_next_chunk(struct rpcrdma_chunk_iter *it, struct rpcrdma_chunk *ch)
 
 		for (n = 1; n < it->left_ && p[6 * n + 1] == pos; n++)
 			;
-		ch->position = xdr_to_host(pos);
+		ch->position = rpcrdma__be32_to_cpu(pos);
 		ch->p_ = p + 2;
 		ch->stride_ = 6;
 		it->p_ = p + 6 * (size_t)n;
 		it->left_ -= n;
 	} else {
 		/* 1, nsegs, segments */
-		n = xdr_to_host(p[1]);
+		n = rpcrdma__be32_to_cpu(p[1]);
 		ch->position = 0;
 		ch->p_ = p + 2;
 		ch->stride_ = 4;

@@ -158,7 +158,7 @@ static int check_error(const uint32_t *p, size_t len, struct rpcrdma_hdr *hdr)
 {
 	if (rpcrdma__unlikely(len < RPCRDMA_HDRLEN_ERR))
 		goto out_short;
-	hdr->err = xdr_to_host(p[4]);
+	hdr->err = rpcrdma__be32_to_cpu(p[4]);
 	if (p[4] == RPCRDMA_XDR_ERR_CHUNK) {
 		hdr->hdrlen = RPCRDMA_HDRLEN_ERR;
 		return RPCRDMA_HDRLEN_ERR;
@@ -167,8 +167,8 @@ static int check_error(const uint32_t *p, size_t len, struct rpcrdma_hdr *hdr)
 		goto out_errcode;
 	if (rpcrdma__unlikely(len < RPCRDMA_HDRLEN_ERR_VERS))
 		goto out_short;
-	hdr->vers_low = xdr_to_host(p[5]);
-	hdr->vers_high = xdr_to_host(p[6]);
+	hdr->vers_low = rpcrdma__be32_to_cpu(p[5]);
+	hdr->vers_high = rpcrdma__be32_to_cpu(p[6]);
 	hdr->hdrlen = RPCRDMA_HDRLEN_ERR_VERS;
 	return RPCRDMA_HDRLEN_ERR_VERS;
 
@@ -191,8 +191,8 @@ check_reply(const void *buf, size_t len, struct rpcrdma_hdr *hdr, const struct r
 		goto out_version;
 	type = p[3];
 	hdr->vers = RPCRDMA_PROTO_VERSION;
-	hdr->credits = xdr_to_host(p[2]);
-	hdr->type = xdr_to_host(type);
+	hdr->credits = rpcrdma__be32_to_cpu(p[2]);
+	hdr->type = rpcrdma__be32_to_cpu(type);
 	hdr->reason = RPCRDMA_CHECK_OK;
 	hdr->read_list = NULL;
 	hdr->read_chunks = 0;
@@ -227,7 +227,7 @@ out_short:
 	return reply_fail(hdr, ((uintptr_t)buf & 3) ? RPCRDMA_CHECK_ALIGN : RPCRDMA_CHECK_SHORT,
 			  -EINVAL);
 out_version:
-	hdr->vers = xdr_to_host(p[1]);
+	hdr->vers = rpcrdma__be32_to_cpu(p[1]);
 	return reply_fail(hdr, RPCRDMA_CHECK_VERSION, -EPROTONOSUPPORT);
 out_short_msg:
 	return reply_fail(hdr, RPCRDMA_CHECK_SHORT, -EINVAL);

@@ -52,7 +52,7 @@ static uint32_t *encode_chunk(uint32_t *p, const uint32_t *end, struct rpcrdma_c
 		*err = -EMSGSIZE;
 		return NULL;
 	}
-	*p++ = xdr_from_host(ch->nsegs);
+	*p++ = rpcrdma__cpu_to_be32(ch->nsegs);
 	while (rpcrdma_next_segment(ch, &seg)) {
 		uint32_t n = written < seg.length ? written : seg.length;
 
@@ -172,7 +172,7 @@ static uint32_t *encode_error_prefix(uint32_t *p, const struct rpcrdma_hdr *call
 				     uint32_t credit_word)
 {
 	p[0] = call->xid;
-	p[1] = xdr_from_host(call->vers); /* copied from the call, even if unsupported */
+	p[1] = rpcrdma__cpu_to_be32(call->vers); /* copied from the call, even if unsupported */
 	p[2] = credit_word;
 	p[3] = RPCRDMA_XDR_ERROR;
 	return p + 4;

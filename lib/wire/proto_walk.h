@@ -48,10 +48,10 @@ RPCRDMA__INLINE const uint32_t *walk_read(const uint32_t *q, const uint32_t *end
 	/* the entry and the word after it (next entry or terminator) */
 	if (rpcrdma__unlikely(xdr_left_bytes(q, end) < 7 * 4))
 		goto out_short;
-	pos = cur_pos = xdr_to_host(q[1]);
+	pos = cur_pos = rpcrdma__be32_to_cpu(q[1]);
 	if (rpcrdma__unlikely(pos & 3))
 		goto out_position;
-	cur_len = xdr_to_host(q[3]);
+	cur_len = rpcrdma__be32_to_cpu(q[3]);
 	q += 6;
 
 	while (*q != RPCRDMA_XDR_ZERO) {
@@ -59,7 +59,7 @@ RPCRDMA__INLINE const uint32_t *walk_read(const uint32_t *q, const uint32_t *end
 			goto out_discrim;
 		if (rpcrdma__unlikely(xdr_left_bytes(q, end) < 7 * 4))
 			goto out_short;
-		pos = xdr_to_host(q[1]);
+		pos = rpcrdma__be32_to_cpu(q[1]);
 		if (pos != cur_pos) {
 			/* close the current chunk */
 			if (rpcrdma__unlikely(xdr_left(start, q) > 6 * (size_t)lim->max_segments ||
@@ -77,7 +77,7 @@ RPCRDMA__INLINE const uint32_t *walk_read(const uint32_t *q, const uint32_t *end
 			cur_len = 0;
 			start = q;
 		}
-		cur_len += xdr_to_host(q[3]);
+		cur_len += rpcrdma__be32_to_cpu(q[3]);
 		q += 6;
 	}
 	if (rpcrdma__unlikely(xdr_left(start, q) > 6 * (size_t)lim->max_segments ||
@@ -121,7 +121,7 @@ RPCRDMA__INLINE const uint32_t *walk_chunk(const uint32_t *q, const uint32_t *en
 
 	if (rpcrdma__unlikely(q >= end))
 		goto out_short;
-	n = xdr_to_host(*q++);
+	n = rpcrdma__be32_to_cpu(*q++);
 	if (rpcrdma__unlikely(n - 1 >= lim->max_segments)) {
 		/* n == 0 (wraps to UINT32_MAX) or n > max */
 		if (n == 0 && allow_empty)
@@ -132,7 +132,7 @@ RPCRDMA__INLINE const uint32_t *walk_chunk(const uint32_t *q, const uint32_t *en
 	if (rpcrdma__unlikely(n > xdr_left_bytes(q, end) / RPCRDMA_SEGMENT_SIZE))
 		goto out_short;
 	for (uint32_t i = n; i; i--, q += 4)
-		total += xdr_to_host(q[1]);
+		total += rpcrdma__be32_to_cpu(q[1]);
 	if (rpcrdma__unlikely(total > lim->max_chunk_bytes))
 		goto out_length;
 empty:

@@ -15,27 +15,16 @@
 
 #include <rpcrdma/proto.h>
 
-static inline uint32_t rpcrdma__bc_be32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
-static inline void rpcrdma__bc_put_be32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 24);
-	p[1] = (uint8_t)(v >> 16);
-	p[2] = (uint8_t)(v >> 8);
-	p[3] = (uint8_t)v;
-}
+#include "util/byteorder.h"
 
 /* True when the n bytes at p are RDMA_MSG, version 1, no chunks, then an
- * RPC message of direction msg_type (0 CALL, 1 REPLY). */
+ * RPC message of direction msg_type (RPCRDMA__RPC_CALL or _REPLY). */
 static inline bool rpcrdma__bc_hdr_ok(const uint8_t *p, size_t n, uint32_t msg_type)
 {
-	return n >= RPCRDMA_HDRLEN_MIN + 12 && rpcrdma__bc_be32(p + 4) == RPCRDMA_PROTO_VERSION &&
-	       rpcrdma__bc_be32(p + 12) == RPCRDMA_MSG && !rpcrdma__bc_be32(p + 16) &&
-	       !rpcrdma__bc_be32(p + 20) && !rpcrdma__bc_be32(p + 24) &&
-	       rpcrdma__bc_be32(p + RPCRDMA_HDRLEN_MIN + 4) == msg_type;
+	return n >= RPCRDMA_HDRLEN_MIN + 12 && rpcrdma__get_be32(p + 4) == RPCRDMA_PROTO_VERSION &&
+	       rpcrdma__get_be32(p + 12) == RPCRDMA_MSG && !rpcrdma__get_be32(p + 16) &&
+	       !rpcrdma__get_be32(p + 20) && !rpcrdma__get_be32(p + 24) &&
+	       rpcrdma__get_be32(p + RPCRDMA_HDRLEN_MIN + 4) == msg_type;
 }
 
 /* Writes at p the header for the RPC message msg (at least 4 bytes: its
@@ -45,9 +34,9 @@ static inline void rpcrdma__bc_hdr_put(uint8_t *p, const uint8_t *msg, size_t le
 				       uint32_t credits)
 {
 	memcpy(p, msg, 4);
-	rpcrdma__bc_put_be32(p + 4, RPCRDMA_PROTO_VERSION);
-	rpcrdma__bc_put_be32(p + 8, credits);
-	rpcrdma__bc_put_be32(p + 12, RPCRDMA_MSG);
+	(void)rpcrdma__put_be32(p + 4, RPCRDMA_PROTO_VERSION);
+	(void)rpcrdma__put_be32(p + 8, credits);
+	(void)rpcrdma__put_be32(p + 12, RPCRDMA_MSG);
 	memset(p + 16, 0, 12);                          /* no chunks */
 	memcpy(p + RPCRDMA_HDRLEN_MIN, msg, len);
 }

@@ -16,24 +16,7 @@
 
 #include <rpcrdma/proto.h>
 
-#define rpcrdma__likely(x) __builtin_expect(!!(x), 1)
-#define rpcrdma__unlikely(x) __builtin_expect(!!(x), 0)
-
-/** Wire word to host order (run time). */
-static inline uint32_t xdr_to_host(uint32_t w)
-{
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-	return w;
-#else
-	return __builtin_bswap32(w);
-#endif
-}
-
-/** Host order to wire word (run time); the same swap. */
-static inline uint32_t xdr_from_host(uint32_t v)
-{
-	return xdr_to_host(v);
-}
+#include "util/byteorder.h"
 
 /** Words left between p and end (p <= end). */
 static inline size_t xdr_left(const uint32_t *p, const uint32_t *end)
@@ -50,9 +33,9 @@ static inline size_t xdr_left_bytes(const uint32_t *p, const uint32_t *end)
 /** Decodes handle, length, 64-bit offset (4 words). */
 static inline const uint32_t *xdr_decode_segment(const uint32_t *p, struct rpcrdma_segment *seg)
 {
-	seg->handle = xdr_to_host(p[0]);
-	seg->length = xdr_to_host(p[1]);
-	seg->offset = (uint64_t)xdr_to_host(p[2]) << 32 | xdr_to_host(p[3]);
+	seg->handle = rpcrdma__be32_to_cpu(p[0]);
+	seg->length = rpcrdma__be32_to_cpu(p[1]);
+	seg->offset = (uint64_t)rpcrdma__be32_to_cpu(p[2]) << 32 | rpcrdma__be32_to_cpu(p[3]);
 	return p + 4;
 }
 
@@ -60,17 +43,17 @@ static inline const uint32_t *xdr_decode_segment(const uint32_t *p, struct rpcrd
 static inline uint32_t *xdr_encode_segment(uint32_t *p, uint32_t handle, uint32_t length,
 					   uint64_t offset)
 {
-	p[0] = xdr_from_host(handle);
-	p[1] = xdr_from_host(length);
-	p[2] = xdr_from_host((uint32_t)(offset >> 32));
-	p[3] = xdr_from_host((uint32_t)offset);
+	p[0] = rpcrdma__cpu_to_be32(handle);
+	p[1] = rpcrdma__cpu_to_be32(length);
+	p[2] = rpcrdma__cpu_to_be32((uint32_t)(offset >> 32));
+	p[3] = rpcrdma__cpu_to_be32((uint32_t)offset);
 	return p + 4;
 }
 
 /** Encodes one word given in host order. */
 static inline uint32_t *xdr_encode_u32(uint32_t *p, uint32_t v)
 {
-	*p = xdr_from_host(v);
+	*p = rpcrdma__cpu_to_be32(v);
 	return p + 1;
 }
 

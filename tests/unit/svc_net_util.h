@@ -22,7 +22,7 @@
 
 #include <rpcrdma/svc.h>
 #include "../svc/testprog.h"
-#include "rpc_record.h"
+#include "../common/rpc_record.h"
 
 /* Writes an AUTH_NONE call to b (room for 48 + len bytes); returns length.
  * len == UINT32_MAX: no arguments. */

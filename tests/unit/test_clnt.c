@@ -120,6 +120,7 @@ static void errors(const char *netid)
 {
 	struct rpcrdma_clnt *c;
 	struct rpcrdma_clnt_req r;
+	char line[128];
 
 	/* procedure not there */
 	assert_int_equal(ct_client(netid, port_of(netid), CT_PROG, CT_VERS, NULL, &c), 0);
@@ -127,6 +128,8 @@ static void errors(const char *netid)
 	assert_int_equal(rpcrdma_clnt_call(c, &r), -EREMOTEIO);
 	assert_int_equal(r.reply_stat, 0);
 	assert_int_equal(r.accept_stat, 3);   /* PROC_UNAVAIL */
+	assert_string_equal(rpcrdma_clnt_sperror(&r, -EREMOTEIO, "ct", line, sizeof(line)),
+			    "ct: RPC: Procedure unavailable");
 	rpcrdma_clnt_destroy(c);
 
 	/* version not there */
@@ -134,6 +137,19 @@ static void errors(const char *netid)
 	ct_req(&r, CT_NULL);
 	assert_int_equal(rpcrdma_clnt_call(c, &r), -EREMOTEIO);
 	assert_int_equal(r.accept_stat, 2);   /* PROG_MISMATCH */
+	assert_int_equal(r.vers_low, CT_VERS);
+	assert_int_equal(r.vers_high, CT_VERS);
+	assert_string_equal(rpcrdma_clnt_sperror(&r, -EREMOTEIO, "ct", line, sizeof(line)),
+			    "ct: RPC: Program/version mismatch; low version = 1, high version = 1");
+	/* a caller built before vers_low existed: still served, not written */
+	r.size = offsetof(struct rpcrdma_clnt_req, vers_low);
+	r.vers_low = r.vers_high = 77;
+	assert_int_equal(rpcrdma_clnt_call(c, &r), -EREMOTEIO);
+	assert_int_equal(r.vers_low, 77);
+	assert_string_equal(rpcrdma_clnt_sperror(&r, -EREMOTEIO, NULL, line, sizeof(line)),
+			    "RPC: Program/version mismatch");
+	r.size = offsetof(struct rpcrdma_clnt_req, vers_low) - 1;
+	assert_int_equal(rpcrdma_clnt_call(c, &r), -EINVAL);
 	rpcrdma_clnt_destroy(c);
 
 	/* program not there */
@@ -141,7 +157,35 @@ static void errors(const char *netid)
 	ct_req(&r, CT_NULL);
 	assert_int_equal(rpcrdma_clnt_call(c, &r), -EREMOTEIO);
 	assert_int_equal(r.accept_stat, 1);   /* PROG_UNAVAIL */
+	assert_string_equal(rpcrdma_clnt_sperror(&r, -EREMOTEIO, "ct", line, sizeof(line)),
+			    "ct: RPC: Program unavailable");
 	rpcrdma_clnt_destroy(c);
+}
+
+/* The words of the other outcomes, and the bounds of the buffer. */
+static void test_sperror(void **state)
+{
+	struct rpcrdma_clnt_req r = { .size = sizeof(r) };
+	char line[128], tiny[8];
+
+	(void)state;
+	assert_string_equal(rpcrdma_clnt_sperror(NULL, -ETIMEDOUT, "p", line, sizeof(line)),
+			    "p: RPC: Timed out");
+	assert_string_equal(rpcrdma_clnt_sperror(NULL, 0, "", line, sizeof(line)), "RPC: Success");
+	assert_string_equal(rpcrdma_clnt_sperror(NULL, -ECONNREFUSED, "p", line, sizeof(line)),
+			    "p: RPC: Unable to send; errno = connection refused");
+	r.reply_stat = 1;
+	r.accept_stat = 1;
+	r.auth_stat = 5;
+	assert_string_equal(rpcrdma_clnt_sperror(&r, -EACCES, "p", line, sizeof(line)),
+			    "p: RPC: Authentication error; why = Client credential too weak");
+	r.accept_stat = 0;
+	r.vers_low = r.vers_high = 2;
+	assert_string_equal(rpcrdma_clnt_sperror(&r, -EACCES, "p", line, sizeof(line)),
+			    "p: RPC: Incompatible versions of RPC; low version = 2, high version = 2");
+	assert_string_equal(rpcrdma_clnt_sperror(NULL, -EREMOTEIO, "p", tiny, sizeof(tiny)),
+			    "p: RPC:");
+	assert_null(rpcrdma_clnt_sperror(NULL, 0, "p", NULL, 4));
 }
 
 static void test_errors(void **state)
@@ -378,6 +422,9 @@ static void test_create_errors(void **state)
 			 -EINVAL);
 	assert_int_equal(rpcrdma_clnt_create("tcp", (struct sockaddr *)&ss, 4, 1, 1, NULL, &c),
 			 -EINVAL);
+	/* no place for the client: refused before anything is made (it crashed
+	 * once a connection was made, issue #37) */
+	assert_int_equal(ct_client("tcp", srv.tcp_port, CT_PROG, CT_VERS, NULL, NULL), -EINVAL);
 	rpcrdma_clnt_opts_init(&o);
 	o.timeout_ms = 0;
 	assert_int_equal(rpcrdma_clnt_create("tcp", (struct sockaddr *)&ss, len, 1, 1, &o, &c),
@@ -387,6 +434,48 @@ static void test_create_errors(void **state)
 			 -EPROTONOSUPPORT);
 #endif
 	assert_null(c);
+}
+
+/* Host names, as libtirpc's clnt_create() takes them: "localhost" over
+ * tcp and udp, a numeric address with brackets, a name that does not
+ * resolve, an address of the other family, and rpcbind's port 0 refused
+ * where no rpcbind runs. */
+static void test_create_host(void **state)
+{
+	struct rpcrdma_clnt *c = NULL;
+	struct rpcrdma_clnt_req r;
+
+	(void)state;
+	assert_int_equal(rpcrdma_clnt_create_host("tcp", "localhost", srv.tcp_port, CT_PROG,
+						  CT_VERS, NULL, &c), 0);
+	ct_req(&r, CT_NULL);
+	assert_int_equal(rpcrdma_clnt_call(c, &r), 0);
+	rpcrdma_clnt_destroy(c);
+	assert_int_equal(rpcrdma_clnt_create_host("udp", "127.0.0.1", srv.udp_port, CT_PROG,
+						  CT_VERS, NULL, &c), 0);
+	assert_int_equal(rpcrdma_clnt_call(c, &r), 0);
+	rpcrdma_clnt_destroy(c);
+	if (srv.tcp6_port) {
+		assert_int_equal(rpcrdma_clnt_create_host("tcp6", "[::1]", srv.tcp6_port, CT_PROG,
+							  CT_VERS, NULL, &c), 0);
+		assert_int_equal(rpcrdma_clnt_call(c, &r), 0);
+		rpcrdma_clnt_destroy(c);
+	}
+	c = NULL;
+	assert_int_equal(rpcrdma_clnt_create_host("tcp", "no-such-host.invalid", 1, CT_PROG,
+						  CT_VERS, NULL, &c), -ENXIO);
+	assert_int_equal(rpcrdma_clnt_create_host("tcp", "::1", 1, CT_PROG, CT_VERS, NULL, &c),
+			 -EAFNOSUPPORT);
+	assert_int_equal(rpcrdma_clnt_create_host("tcp6", "127.0.0.1", 1, CT_PROG, CT_VERS, NULL,
+						  &c), -EAFNOSUPPORT);
+	assert_int_equal(rpcrdma_clnt_create_host("tcp", "", 1, CT_PROG, CT_VERS, NULL, &c),
+			 -EINVAL);
+	assert_int_equal(rpcrdma_clnt_create_host("sctp", "localhost", 1, CT_PROG, CT_VERS, NULL,
+						  &c), -EINVAL);
+	assert_int_equal(rpcrdma_clnt_create_host("tcp", NULL, 1, CT_PROG, CT_VERS, NULL, &c),
+			 -EINVAL);
+	assert_null(c);
+	assert_non_null(strstr(rpcrdma_strerror(-ENXIO), "unknown host"));
 }
 
 static void test_parse_addr(void **state)
@@ -440,6 +529,8 @@ int main(void)
 		cmocka_unit_test(test_null_all_netids),
 		cmocka_unit_test(test_auth),
 		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_sperror),
+		cmocka_unit_test(test_create_host),
 		cmocka_unit_test(test_encode_decode_errors),
 		cmocka_unit_test(test_timeout),
 		cmocka_unit_test(test_bulk),

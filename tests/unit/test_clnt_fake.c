@@ -12,11 +12,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/socket.h>
 
 #include "clnt_util.h"
-#include "rpc_record.h"
+#include "../common/rpc_record.h"
 #include "clnt/clnt_int.h"
 
 enum mode {
@@ -456,6 +457,73 @@ static void test_tcp_backoff(void **state)
 	assert_int_equal(ct_client("tcp", f.port, 100, 1, NULL, &c), -ECONNREFUSED);
 }
 
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* A server whose listener drops SYNs (its accept queue is full) after the
+ * first connection broke: the reconnect hangs in the kernel, and a call's
+ * timeout must still hold (issue #37: three calls of 1 s failed after 5.0,
+ * 9.1 and 13.2 s, the reconnect blocking the client's thread for
+ * connect_timeout_ms).  The hung reconnect is given up after
+ * connect_timeout_ms, and the client is destroyed at once. */
+static void test_tcp_syn_dropped(void **state)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t al = sizeof(a);
+	struct rpcrdma_clnt_opts o;
+	struct rpcrdma_clnt *c;
+	struct rpcrdma_clnt_req r;
+	int l, conn, filler;
+	int64_t t0;
+
+	(void)state;
+	l = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	assert_true(l >= 0);
+	assert_int_equal(bind(l, (struct sockaddr *)&a, sizeof(a)), 0);
+	assert_int_equal(listen(l, 0), 0);
+	assert_int_equal(getsockname(l, (struct sockaddr *)&a, &al), 0);
+	rpcrdma_clnt_opts_init(&o);
+	o.connect_timeout_ms = 3500;
+	o.reconnect_min_ms = 0;
+	assert_int_equal(ct_client("tcp", ntohs(a.sin_port), 100, 1, &o, &c), 0);
+	conn = accept(l, NULL, NULL);
+	assert_true(conn >= 0);
+	/* one connection waits in the accept queue: it is full, SYNs drop */
+	filler = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	assert_int_equal(connect(filler, (struct sockaddr *)&a, sizeof(a)), 0);
+	close(conn);
+	t0 = now_ms();
+	while (ct_stat(c, RPCRDMA_STAT_DISCONNECTS) == 0 && now_ms() - t0 < 5000)
+		usleep(1000);
+	assert_int_equal(ct_stat(c, RPCRDMA_STAT_DISCONNECTS), 1);
+
+	for (int i = 0; i < 3; i++) {
+		ct_req(&r, CT_NULL);
+		r.timeout_ms = 1000;
+		t0 = now_ms();
+		assert_int_equal(rpcrdma_clnt_call(c, &r), -ETIMEDOUT);
+		/* 1 s, and not the 3.5 s of the connect: a wide margin */
+		assert_true(now_ms() - t0 < 2500);
+	}
+	/* past connect_timeout_ms the reconnect is given up: this call fails
+	 * with it, or with its own timeout when the give-up came first */
+	ct_req(&r, CT_NULL);
+	r.timeout_ms = 1000;
+	assert_true(rpcrdma_clnt_call(c, &r) == -ETIMEDOUT);
+	assert_int_equal(ct_stat(c, RPCRDMA_STAT_CONNECT_FAILS), 1);
+	assert_int_equal(ct_stat(c, RPCRDMA_STAT_TIMEOUTS), 4);
+	t0 = now_ms();
+	rpcrdma_clnt_destroy(c);
+	assert_true(now_ms() - t0 < 1000);
+	close(filler);
+	close(l);
+}
+
 /* The backchannel's way out (lib/clnt/clnt_int.h): a record queued from this
  * thread reaches the server, whose answer (a REPLY no call waits for) is
  * dropped. */
@@ -677,6 +745,7 @@ int main(void)
 		cmocka_unit_test(test_tcp_stray_messages),
 		cmocka_unit_test(test_tcp_reconnect),
 		cmocka_unit_test(test_tcp_backoff),
+		cmocka_unit_test(test_tcp_syn_dropped),
 		cmocka_unit_test(test_send_record),
 		cmocka_unit_test(test_udp_duplicates),
 		cmocka_unit_test(test_udp_retransmit),

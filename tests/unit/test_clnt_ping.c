@@ -26,33 +26,49 @@ struct result {
 	long long min, median, p99, max;
 	double rate;
 	int fields;                      /* sscanf's count: 8 when well formed */
+	char out[4096], err[4096];       /* what it printed */
 };
+
+static size_t slurp(int fd, char *buf, size_t cap)
+{
+	size_t n = 0;
+
+	for (ssize_t k; n < cap - 1 && (k = read(fd, buf + n, cap - 1 - n)) > 0;)
+		n += (size_t)k;
+	buf[n] = 0;
+	close(fd);
+	return n;
+}
 
 static void run(struct result *r, const char *const *args)
 {
 	const char *argv[16] = { tool };
-	char out[8192], *last;
-	size_t n = 0;
-	int pfd[2], st;
+	char *last;
+	size_t n;
+	int pfd[2], efd[2], st;
 	pid_t pid;
 	posix_spawn_file_actions_t fa;
 
 	for (int i = 0; args[i]; i++)
 		argv[i + 1] = args[i];
+	memset(r, 0, sizeof(*r));
 	assert_int_equal(pipe(pfd), 0);
+	assert_int_equal(pipe(efd), 0);
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_adddup2(&fa, pfd[1], 1);
+	posix_spawn_file_actions_adddup2(&fa, efd[1], 2);
 	posix_spawn_file_actions_addclose(&fa, pfd[0]);
+	posix_spawn_file_actions_addclose(&fa, efd[0]);
 	assert_int_equal(posix_spawn(&pid, tool, &fa, NULL, (char *const *)argv, environ), 0);
 	posix_spawn_file_actions_destroy(&fa);
 	close(pfd[1]);
-	for (ssize_t k; n < sizeof(out) - 1 && (k = read(pfd[0], out + n, sizeof(out) - 1 - n)) > 0;)
-		n += (size_t)k;
-	out[n] = 0;
-	close(pfd[0]);
+	close(efd[1]);
+	n = slurp(pfd[0], r->out, sizeof(r->out));   /* the tool writes little to stderr */
+	slurp(efd[0], r->err, sizeof(r->err));
 	assert_int_equal(waitpid(pid, &st, 0), pid);
-	memset(r, 0, sizeof(*r));
 	r->status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	char out[sizeof(r->out)];
+	memcpy(out, r->out, sizeof(out));
 	while (n && out[n - 1] == '\n')
 		out[--n] = 0;
 	last = strrchr(out, '\n');
@@ -139,6 +155,52 @@ static void test_usage(void **state)
 	assert_int_equal(r.status, 2);
 	run(&r, (const char *[]){ "localhost:1", "1", "1", NULL });
 	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "connection refused"));
+	/* one convention (issue #37): help to stdout with 0, a version, and a
+	 * message that names the bad argument with 2 */
+	run(&r, (const char *[]){ "--help", NULL });
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "usage: rpcrdma-ping"));
+	assert_string_equal(r.err, "");
+	run(&r, (const char *[]){ "-h", NULL });
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "--timeout"));
+	run(&r, (const char *[]){ "-V", NULL });
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "librpcrdma"));
+	run(&r, (const char *[]){ "--version", NULL });
+	assert_int_equal(r.status, 0);
+	run(&r, (const char *[]){ "-c", "abc", "127.0.0.1:1", "1", "1", NULL });
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "COUNT must be a number from 1 to 100000000: 'abc'"));
+	run(&r, (const char *[]){ "--bogus", NULL });
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "unknown option: '--bogus'"));
+	run(&r, (const char *[]){ "-t", "rdma6", "127.0.0.1", "1", NULL });
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "2 arguments given"));
+	run(&r, (const char *[]){ "-t", "tcp6", "127.0.0.1:1", "1", "1", NULL });
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "IPv4 address with an IPv6 transport"));
+	run(&r, (const char *[]){ "no-such-host.invalid", "1", "1", NULL });
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "unknown host"));
+}
+
+/* A host name, and refusals in words. */
+static void test_names(void **state)
+{
+	struct result r;
+	char addr[64];
+
+	(void)state;
+	snprintf(addr, sizeof(addr), "localhost:%u", srv.tcp_port);
+	run(&r, (const char *[]){ "-c", "3", addr, "0x20000123", "1", NULL });
+	check_ok(&r, 3);
+	run(&r, (const char *[]){ "-c", "1", addr, "0x20000123", "7", NULL });
+	assert_int_equal(r.status, 1);
+	assert_non_null(strstr(r.err, "RPC: Program/version mismatch; low version = 1, "
+				      "high version = 1"));
 }
 
 static int setup(void **state)
@@ -162,6 +224,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_udp),
 		cmocka_unit_test(test_prog_unavail),
 		cmocka_unit_test(test_usage),
+		cmocka_unit_test(test_names),
 	};
 	if (argc != 2) {
 		fprintf(stderr, "usage: %s PATH-OF-rpcrdma-ping\n", argv[0]);

@@ -20,7 +20,7 @@
 #include <rpcrdma/idr.h>
 
 #include "util/idr_internal.h"
-#include "idr_test_support.h"
+#include "../common/idr_test_support.h"
 
 static struct rpcrdma_ida *new_ida(struct fail_alloc *fa)
 {

@@ -21,7 +21,7 @@
 #include <rpcrdma/idr.h>
 
 #include "util/idr_internal.h"
-#include "idr_test_support.h"
+#include "../common/idr_test_support.h"
 
 static char tokens[256];
 

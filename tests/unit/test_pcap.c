@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <unistd.h>
 #include <arpa/inet.h>
 #include <pthread.h>
@@ -540,6 +541,62 @@ static void test_choose_file(void **state)
 	assert_null(p);
 }
 
+/* The capture file is private and cannot be pointed elsewhere: created
+ * 0600; a symbolic link, a FIFO (without blocking), a hard link and a file
+ * of another user are refused, and nothing is written through them. */
+static void test_private_file(void **state)
+{
+	char file[160], lnk[160], fifo[160], hard[160], target[160];
+	struct rpcrdma__pcap *p;
+	struct stat st;
+	mode_t mask;
+	int fd;
+
+	(void)state;
+	snprintf(file, sizeof(file), "%s/private.pcap", tmpdir);
+	snprintf(target, sizeof(target), "%s/target", tmpdir);
+	snprintf(lnk, sizeof(lnk), "%s/link.pcap", tmpdir);
+	snprintf(fifo, sizeof(fifo), "%s/fifo.pcap", tmpdir);
+	snprintf(hard, sizeof(hard), "%s/hard.pcap", tmpdir);
+	mask = umask(0);                           /* 0600 whatever the umask */
+	assert_int_equal(rpcrdma__pcap_open(file, &p), 0);
+	umask(mask);
+	rpcrdma__pcap_close(p);
+	assert_int_equal(stat(file, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0600);
+
+	fd = open(target, O_WRONLY | O_CREAT, 0600);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(symlink(target, lnk), 0);
+	assert_int_equal(rpcrdma__pcap_open(lnk, &p), -ELOOP);
+	assert_null(p);
+	assert_int_equal(link(target, hard), 0);
+	assert_int_equal(rpcrdma__pcap_open(hard, &p), -EINVAL);
+	assert_null(p);
+	assert_int_equal(stat(target, &st), 0);
+	assert_int_equal(st.st_size, 0);            /* nothing written through either */
+
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	/* no reader: open() itself refuses at once (it would block without
+	 * O_NONBLOCK); with a reader: refused as no regular file */
+	assert_int_equal(rpcrdma__pcap_open(fifo, &p), -ENXIO);
+	assert_null(p);
+	fd = open(fifo, O_RDONLY | O_NONBLOCK);
+	assert_true(fd >= 0);
+	assert_int_equal(rpcrdma__pcap_open(fifo, &p), -EINVAL);
+	assert_null(p);
+	close(fd);
+	assert_int_equal(rpcrdma__pcap_open("/dev/null", &p), -EINVAL);
+	assert_null(p);
+	if (geteuid() == 0) {
+		assert_int_equal(chown(target, 65534, 65534), 0);
+		assert_int_equal(unlink(hard), 0);       /* one name again */
+		assert_int_equal(rpcrdma__pcap_open(target, &p), -EPERM);
+		assert_null(p);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -547,6 +604,7 @@ int main(void)
 		cmocka_unit_test(test_exchange_ipv6),
 		cmocka_unit_test(test_shared_file),
 		cmocka_unit_test(test_choose_file),
+		cmocka_unit_test(test_private_file),
 	};
 	int rc;
 

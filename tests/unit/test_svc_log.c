@@ -306,6 +306,12 @@ static void test_strings(void **state)
 	assert_string_equal(rpcrdma_strerror(-ENOMEM), "out of memory");
 	assert_string_equal(rpcrdma_strerror(0), "success");
 	assert_string_equal(rpcrdma_strerror(-100000), "unknown error");
+	assert_non_null(strstr(rpcrdma_strerror(-EREMOTEIO), "accept_stat"));
+	assert_string_equal(rpcrdma_strerror(-ECONNABORTED), "connection aborted");
+	/* every errno Linux has gets words: the library's, or glibc's */
+	for (int e = 1; e <= EHWPOISON; e++)
+		if (e != 41 && e != 58)             /* no errno has these numbers */
+			assert_string_not_equal(rpcrdma_strerror(-e), "unknown error");
 	for (int e = 0; e < 200; e++)
 		assert_non_null(rpcrdma_strerror(-e));
 }

@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 #include "compound.h"
-#include "nfs4.h"
+#include "nfs4/nfs4.h"
 #include "server.h"
 #include "xdr.h"
 

@@ -11,7 +11,7 @@
  */
 #include <errno.h>
 
-#include "wire/rdma_bc_hdr.h"
+#include "wire/wire.h"
 #include "rdma_client_int.h"
 
 void rpcrdma__client_set_backward(struct rpcrdma_client *c, rpcrdma__client_bc_fn fn, void *arg)
@@ -29,7 +29,7 @@ bool rpcrdma__clt_bc_recv(struct rpcrdma_client *c, struct cconn *cc, struct cre
 	rpcrdma__client_bc_fn fn = atomic_load_explicit(&c->bc_fn, memory_order_acquire);
 
 	/* RDMA_MSG, version 1, no chunks, then an RPC CALL. */
-	if (!fn || !rpcrdma__bc_hdr_ok(p, len, 0))
+	if (!fn || !rpcrdma__bc_hdr_ok(p, len, RPCRDMA__RPC_CALL))
 		return false;
 	fn(c->bc_arg, p + RPCRDMA_HDRLEN_MIN, len - RPCRDMA_HDRLEN_MIN);
 	rpcrdma__count(&c->stats, NULL, RPCRDMA_STAT_BYTES_RECV, len);

@@ -9,6 +9,12 @@
  *   rdma_client_send.c   bounce buffers, chunk choice, the Send, the pump,
  *                        send completions
  *   rdma_client_reply.c  receive completions: a reply decoded and matched
+ *
+ * The internal header of lib/rdma/client, the RDMA transport's client
+ * side.  Who may include it: lib/rdma/client and lib/clnt/clnt_rdma.c
+ * (the RPC client's RDMA plug).  Never lib/rdma's server files, lib/svc
+ * or anything below.  lib/rdma/client includes util, wire, pcap and
+ * lib/rdma (tests/include-layers.sh checks it).  Not installed.
  */
 #ifndef RPCRDMA_RDMA_CLIENT_INT_H
 #define RPCRDMA_RDMA_CLIENT_INT_H

@@ -42,6 +42,7 @@ rr_need_vm() { [ "$RPCRDMA_VM" = 1 ] || rr_skip "${1:-this payload} runs only in
 # and lease 10 s, grace ended at once) exporting the directory EXPORT to
 # everyone (rw, fsid=1, no_root_squash, sync); OPTIONs go to rpc.nfsd
 # (--rdma=20049 adds the RDMA listener).  Starts rpcbind if none runs.
+# RR_NFSD_EXPORT_OPTS replaces the export options (e.g. to add sec=krb5).
 rr_nfsd_start() {
 	_exp=$1
 	shift
@@ -54,7 +55,7 @@ rr_nfsd_start() {
 		_i=$((_i + 1)); [ $_i -gt 100 ] && rr_fail "rpcbind made no /run/rpcbind.sock"
 		sleep 0.1
 	done
-	echo "$_exp *(rw,fsid=1,no_root_squash,insecure,no_subtree_check,sync)" >/etc/exports
+	echo "$_exp *(${RR_NFSD_EXPORT_OPTS:-rw,fsid=1,no_root_squash,insecure,no_subtree_check,sync})" >/etc/exports
 	/usr/sbin/exportfs -ra || rr_fail "exportfs -ra"
 	/usr/sbin/rpc.mountd || rr_fail "rpc.mountd did not start"
 	/usr/sbin/rpc.nfsd --grace-time 10 --lease-time 10 "$@" 4 || rr_fail "rpc.nfsd $*"

@@ -13,14 +13,15 @@
 # Modules to load, in this order (crc32_generic first: rdma_rxe needs the
 # crc32 algorithm at init).  Dependencies are added from modules.dep.
 VM_MODULES="crc32_generic udp_tunnel ip6_udp_tunnel ib_core ib_uverbs rdma_rxe
- rdma_ucm dummy virtio_pci 9pnet_virtio 9p sunrpc rpcrdma nfs nfsv3 nfsv4 nfsd"
+ rdma_ucm dummy virtio_pci 9pnet_virtio 9p sunrpc rpcrdma nfs nfsv3 nfsv4 nfsd
+ cts rpcsec_gss_krb5"
 
 # Host programs copied into the base (absolute host paths; guest path is the
 # same).  Optional ones are copied only when present.
 VM_TOOLS="/usr/bin/ib_send_lat /usr/bin/ib_write_lat /usr/bin/ib_read_lat
  /usr/bin/ib_send_bw /usr/bin/ib_write_bw /usr/bin/ib_read_bw
  /usr/bin/rping /usr/bin/ibv_devices /usr/bin/ibv_devinfo /usr/bin/ibv_rc_pingpong
- /usr/bin/rdma /usr/bin/ip /usr/bin/date /usr/bin/dd"
+ /usr/bin/rdma /usr/bin/ip /usr/bin/date /usr/bin/dd /usr/bin/setpriv"
 VM_TOOLS_OPTIONAL="/usr/bin/ucmatose /usr/bin/udaddy /usr/bin/tcpdump /usr/sbin/tcpdump
  /usr/bin/strace"
 # From the unpacked NFS userland: source path in $UROOT -> guest path.
@@ -105,10 +106,10 @@ vm_build_base() {
 	cache=$(vm_cache_dir)/initramfs
 	mkdir -p "$cache"
 	# shellcheck disable=SC2086
-	key=$( { vm_digest "$here/initramfs.sh" "$here/fetch.sh" /bin/busybox $VM_TOOLS \
+	key=$( { vm_digest "$here/initramfs.sh" "$here/fetch.sh" "$here/krb5.sh" /bin/busybox $VM_TOOLS \
 		$VM_RXE_PROVIDER $VM_RXE_DRIVER
 		for t in $VM_TOOLS_OPTIONAL; do [ -e "$t" ] && printf '%s\n' "$t"; done
-		printf '%s\n' "$KVER"; cat "$(vm_cache_dir)/userland/packages"; } | sha256sum | cut -c1-16)
+		printf '%s\n' "$KVER"; cat "$(vm_cache_dir)/userland/packages" "$(vm_cache_dir)/krb5/packages"; } | sha256sum | cut -c1-16)
 	BASE_CPIO="$cache/base-$key.cpio"
 	if [ -f "$BASE_CPIO" ] && [ -f "$BASE_CPIO.files" ]; then
 		touch "$BASE_CPIO" # in use: see the clean-up below
@@ -169,6 +170,8 @@ vm_build_base() {
 		vm_copy_prog "$stage" "$UROOT/$src" "$dst" "$UROOT"
 	done
 	cp "$UROOT/etc/netconfig" "$stage/etc/netconfig"
+	# Kerberos: KDC, kadmin.local, kinit, gssproxy, rpc.gssd (lib/krb5.sh).
+	vm_krb5_stage "$stage"
 	cat >"$stage/etc/passwd" <<-'EOP'
 	root:x:0:0:root:/root:/bin/sh
 	_rpc:x:100:65534::/run/rpcbind:/usr/sbin/nologin
@@ -212,7 +215,7 @@ vm_build_extras() {
 	mkdir -p "$stage/opt/rpcrdma/bin" "$stage/opt/rpcrdma/payloads" "$stage/etc/rpcrdma"
 	cp "$here/guest/init" "$stage/init"
 	chmod 755 "$stage/init"
-	cp "$here/guest/runner" "$here/guest/lib.sh" "$stage/opt/rpcrdma/"
+	cp "$here/guest/runner" "$here/guest/lib.sh" "$here/guest/krb5.sh" "$stage/opt/rpcrdma/"
 	for f in "${PAYLOAD_SRCS[@]}"; do
 		cp "$f" "$stage/opt/rpcrdma/payloads/"
 	done

@@ -2,7 +2,8 @@
 /*
  * Helpers shared by the socket-level tests (header-only, test code):
  * big-endian words, whole sends and receives, RPC record marking.
- * No cmocka here: fuzz/nfs_session.c uses the word helpers too.
+ * No cmocka here: fuzz/nfs_session.c uses the word helpers too (hence
+ * tests/common, not tests/unit).
  */
 #ifndef RPCRDMA_TEST_RPC_RECORD_H
 #define RPCRDMA_TEST_RPC_RECORD_H

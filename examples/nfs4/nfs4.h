@@ -2,11 +2,14 @@
 /*
  * NFSv4.1 / NFSv4.2 protocol constants (RFC 8881, RFC 7862, RFC 8276 not
  * included): operation numbers, status codes, attribute numbers and the
- * enumerations the tinynfs server uses.  Values are host order; the XDR
- * layer converts.
+ * enumerations.  Values are host order; the XDR layer converts.
+ *
+ * Shared by the examples that speak NFSv4 and owned by none of them: the
+ * tinynfs server and the nfsprobe client include it as "nfs4/nfs4.h"
+ * (examples/nfs4/meson.build: nfs4_dep).
  */
-#ifndef TINYNFS_NFS4_H
-#define TINYNFS_NFS4_H
+#ifndef EXAMPLES_NFS4_H
+#define EXAMPLES_NFS4_H
 
 #include <stdint.h>
 

@@ -1,0 +1,84 @@
+#!/bin/sh
+# call-layers.sh LIBDIR ARCHIVE: the layering of lib/ as the linker sees
+# it (docs/architecture.md).  ARCHIVE holds the library's objects (the
+# white-box archive, librpcrdma-whitebox.a); each object is named after its
+# source, its path's "/" as "_" (rdma/client/rdma_client.c:
+# rdma_client_rdma_client.c.o).  For each function or variable an object
+# uses, the folder of the object that defines it must be the user's own or
+# one below it, in the order of include-layers.sh:
+#
+#   util < wire < pcap < rdma < rdma/client < svc < clnt
+#
+# so no folder calls up, and no two folders call each other.  Fails on
+# each call that runs back up, naming the caller's object and the symbol,
+# and when it resolves fewer than MIN_USES (20; a build without RDMA has
+# about 30) cross-folder uses (the naming no longer matches).
+# call-layers.sh --self-test CC...: an rdma object calling a svc function is
+# caught.  A call up through a pointer (a completion's done, a
+# handler, a class's hook) is not a use: that is how a layer is told.
+set -eu
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+if [ "${1:-}" = --self-test ]; then
+	shift
+	cc=${*:-cc} # the compiler's command, maybe several words
+	mkdir -p "$tmp/t/lib/rdma" "$tmp/t/lib/svc"
+	echo 'int svc_fn(void); int rdma_fn(void) { return svc_fn(); }' > "$tmp/t/lib/rdma/up.c"
+	echo 'int svc_fn(void) { return 1; }' > "$tmp/t/lib/svc/down.c"
+	$cc -c -o "$tmp/t/rdma_up.c.o" "$tmp/t/lib/rdma/up.c"
+	$cc -c -o "$tmp/t/svc_down.c.o" "$tmp/t/lib/svc/down.c"
+	ar rc "$tmp/t/t.a" "$tmp/t/rdma_up.c.o" "$tmp/t/svc_down.c.o"
+	if MIN_USES=1 "$0" "$tmp/t/lib" "$tmp/t/t.a" > "$tmp/out"; then
+		cat "$tmp/out"; echo "call-layers: rdma calling svc passed"; exit 1
+	fi
+	grep -q 'rdma_up.c.o (rdma) calls svc_fn, defined in svc above it' "$tmp/out" ||
+		{ cat "$tmp/out"; exit 1; }
+	echo "call-layers: self-test caught rdma calling svc"
+	exit 0
+fi
+[ $# = 2 ] || { echo "usage: call-layers.sh LIBDIR ARCHIVE | --self-test CC"; exit 2; }
+lib=$1 archive=$2
+
+# object name -> folder, longest folder first (rdma/client before rdma)
+for d in rdma/client util wire pcap rdma svc clnt; do
+	[ -d "$lib/$d" ] || continue
+	for c in $(find "$lib/$d" -maxdepth 1 -name '*.c' | sort); do
+		rel=${c#"$lib"/}
+		echo "$(echo "$rel" | tr / _).o $d"
+	done
+done > "$tmp/objs"
+
+# "symbol member" for each global definition and each use
+nm -A -P --defined-only "$archive" | awk '$3 ~ /^[TDBRVW]$/ {
+	split($1, a, "[][]"); m = a[2]; sub(/.*\//, "", m); print $2, m }' > "$tmp/defs"
+nm -A -P -u "$archive" | awk '{ split($1, a, "[][]"); m = a[2]; sub(/.*\//, "", m); print $2, m }' > "$tmp/uses"
+
+awk -v min="${MIN_USES:-20}" '
+function rank(d) {
+	if (d == "util") return 0
+	if (d == "wire") return 1
+	if (d == "pcap") return 2
+	if (d == "rdma") return 3
+	if (d == "rdma/client") return 4
+	if (d == "svc") return 5
+	if (d == "clnt") return 6
+	return -1
+}
+FILENAME == ARGV[1] { folder[$1] = $2; next }
+FILENAME == ARGV[2] { if ($2 in folder) def[$1] = folder[$2]; next }
+{
+	if (!($2 in folder) || !($1 in def)) next
+	from = folder[$2]; to = def[$1]
+	if (from == to) next
+	n++
+	if (rank(from) < 0 || rank(to) < 0) {
+		printf "%s: %s: folder not in the layer order\n", $2, $1; bad = 1
+	} else if (rank(to) > rank(from)) {
+		printf "%s (%s) calls %s, defined in %s above it\n", $2, from, $1, to; bad = 1
+	}
+}
+END {
+	if (n < min) { printf "call-layers: only %d cross-folder uses resolved: the naming no longer matches\n", n; bad = 1 }
+	if (!bad) printf "call-layers: %d cross-folder uses, none runs back up the layers\n", n
+	exit bad
+}' "$tmp/objs" "$tmp/defs" "$tmp/uses"
