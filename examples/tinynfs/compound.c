@@ -69,6 +69,14 @@ static uint32_t ctx_enter(struct tnfs_ctx *c, const struct tnfs_export *x)
 	return tnfs_fs_become(&c->cred, &c->srv->self, &c->become);
 }
 
+/* The number of the operation that `in` is at, UINT32_MAX if cut short
+ * (WRONGSEC looks at what follows an operation: ops_fh.c). */
+static uint32_t peek_op(struct xdr_in in)
+{
+	uint32_t op = xdr_get_u32(&in);
+	return in.bad ? UINT32_MAX : op;
+}
+
 uint32_t tnfs_ctx_stateid(const struct tnfs_ctx *c, const struct nfs4_stateid *in,
 			  struct nfs4_stateid *out)
 {
@@ -281,6 +289,7 @@ static uint32_t compound_ops(struct tnfs_ctx *c, struct xdr_in *in, struct xdr_o
 
 	for (c->opindex = 0; c->opindex < c->numops; c->opindex++) {
 		step_decode(c, in, &s);
+		c->next_op = c->opindex + 1 < c->numops ? peek_op(*in) : UINT32_MAX;
 		if (s.status == NFS4_OK)
 			step_estimate(c, out, rep, &s);
 		uint8_t *head = xdr_reserve(out, 8);

@@ -551,6 +551,15 @@ void tnfs_deleg_forget_client(struct tnfs_deleg *d, uint64_t clientid)
 	pthread_mutex_unlock(&d->mu);
 }
 
+unsigned tnfs_deleg_held_by(struct tnfs_deleg *d, uint64_t clientid)
+{
+	pthread_mutex_lock(&d->mu);
+	const struct holder *h = *holder_of(d, clientid);
+	unsigned n = h ? h->n : 0;
+	pthread_mutex_unlock(&d->mu);
+	return n;
+}
+
 void tnfs_deleg_resend(struct tnfs_deleg *d, uint64_t clientid)
 {
 	pthread_mutex_lock(&d->mu);

@@ -124,6 +124,9 @@ uint32_t tnfs_deleg_free_stateid(struct tnfs_deleg *d, uint64_t clientid,
 uint32_t tnfs_deleg_seq_flags(struct tnfs_deleg *d, uint64_t clientid);
 /* Drops all of the client's delegations (DESTROY_CLIENTID, expiry). */
 void tnfs_deleg_forget_client(struct tnfs_deleg *d, uint64_t clientid);
+/* Delegations the client holds (revoked ones it has not freed
+ * included): DESTROY_CLIENTID is NFS4ERR_CLIENTID_BUSY while any is. */
+unsigned tnfs_deleg_held_by(struct tnfs_deleg *d, uint64_t clientid);
 /* The client's path came up again: recalls in progress are sent again. */
 void tnfs_deleg_resend(struct tnfs_deleg *d, uint64_t clientid);
 

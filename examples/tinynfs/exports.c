@@ -48,6 +48,33 @@ static bool opt_is(const char *o, size_t len, const char *word)
 	return strlen(word) == len && memcmp(o, word, len) == 0;
 }
 
+/* sec=F[:F...]: the flavours in order, each once. */
+static int parse_sec(const char *name, unsigned line, const char *v, size_t len,
+		     struct tnfs_export_entry *e, char *err, size_t errlen)
+{
+	static const char *const names[] = { "none", "sys", "krb5", "krb5i", "krb5p" };
+	if (e->nsec)
+		return fail(err, errlen, name, line, "sec= given twice");
+	for (size_t i = 0; i <= len;) {
+		size_t j = i;
+		while (j < len && v[j] != ':')
+			j++;
+		uint8_t f = 0;
+		for (uint8_t k = 0; k < TNFS_SEC_MAX; k++)
+			if (opt_is(v + i, j - i, names[k]))
+				f = (uint8_t)(TNFS_SEC_NONE + k);
+		if (!f)
+			return fail(err, errlen, name, line, "unknown security flavour '%.*s'",
+				    (int)(j - i), v + i);
+		if (memchr(e->sec, f, e->nsec))
+			return fail(err, errlen, name, line, "flavour '%.*s' given twice",
+				    (int)(j - i), v + i);
+		e->sec[e->nsec++] = f;
+		i = j + 1;
+	}
+	return 0;
+}
+
 static int parse_options(const char *name, unsigned line, const char *o, size_t len,
 			 struct tnfs_export_entry *e, char *err, size_t errlen)
 {
@@ -82,6 +109,10 @@ static int parse_options(const char *name, unsigned line, const char *o, size_t 
 		} else if (wl > 8 && memcmp(w, "anongid=", 8) == 0) {
 			if (!parse_id(w + 8, wl - 8, &e->anongid))
 				return fail(err, errlen, name, line, "bad anongid '%.*s'", (int)(wl - 8), w + 8);
+		} else if (wl >= 4 && memcmp(w, "sec=", 4) == 0) {
+			int rc = parse_sec(name, line, w + 4, wl - 4, e, err, errlen);
+			if (rc)
+				return rc;
 		} else if (opt_is(w, wl, "async"))
 			return fail(err, errlen, name, line, "option 'async' is not supported (writes are always stable when acknowledged so)");
 		else
@@ -116,6 +147,7 @@ static int parse_line(const char *name, unsigned line, const char *s, size_t len
 	e->squash = TNFS_SQUASH_ROOT;
 	e->anonuid = ANON_ID;
 	e->anongid = ANON_ID;
+	e->nsec = 0;
 	e->line = line;
 	if (olen == 0)
 		return 0;

@@ -14,6 +14,11 @@
  *   root_squash | no_root_squash | all_squash | no_all_squash
  *                               (default root_squash)
  *   anonuid=N, anongid=N        the ids squashed users become (65534)
+ *   sec=F[:F...]                the security flavours the export takes, in
+ *                               the order SECINFO lists them; F is none,
+ *                               sys, krb5, krb5i or krb5p (knfsd's
+ *                               names); once only.  Without it: AUTH_SYS
+ *                               and AUTH_NONE, SECINFO listing AUTH_SYS
  *   sync, no_subtree_check, no_wdelay, fsid=0|root   accepted, no effect
  *   async, subtree_check, other fsid values, anything else: an error.
  * A path given twice is an error.  Errors name the line:
@@ -34,11 +39,24 @@ enum tnfs_squash {
 	TNFS_SQUASH_ALL,      /* every uid -> anonuid */
 };
 
+/* Security flavours of sec= (RFC 8881 2.6.3.1; RPCSEC_GSS with the
+ * Kerberos V5 mechanism and a service for the krb5 ones). */
+enum tnfs_sec {
+	TNFS_SEC_NONE = 1, /* AUTH_NONE */
+	TNFS_SEC_SYS,	   /* AUTH_SYS */
+	TNFS_SEC_KRB5,	   /* RPCSEC_GSS, rpc_gss_svc_none */
+	TNFS_SEC_KRB5I,	   /* ... rpc_gss_svc_integrity */
+	TNFS_SEC_KRB5P,	   /* ... rpc_gss_svc_privacy */
+};
+#define TNFS_SEC_MAX 5
+
 struct tnfs_export_entry {
 	char *path;	/* absolute, owned by the entry */
 	uint32_t flags; /* TNFS_EXP_* */
 	enum tnfs_squash squash;
 	uint32_t anonuid, anongid;
+	uint8_t sec[TNFS_SEC_MAX]; /* enum tnfs_sec, nsec of them; 0: no sec= */
+	uint8_t nsec;
 	unsigned line;
 };
 

@@ -113,6 +113,8 @@ int tnfs_export_open(const struct tnfs_export_entry *e, bool inode_handles,
 	x->squash = e->squash;
 	x->anonuid = e->anonuid;
 	x->anongid = e->anongid;
+	memcpy(x->sec, e->sec, sizeof(x->sec));
+	x->nsec = e->nsec;
 	/* Probe: handles of this file system can be made and opened;
 	 * else fall back to inode-number handles (fs_inode.h). */
 	struct fh_buf fb;

@@ -47,12 +47,39 @@
 #include "exports.h"
 #include "nfs4/nfs4.h"
 
+/* RPCSEC_GSS services (RFC 2203 rpc_gss_service_t); 0: not RPCSEC_GSS. */
+enum { TNFS_GSS_SVC_NONE = 1, TNFS_GSS_SVC_INTEGRITY = 2, TNFS_GSS_SVC_PRIVACY = 3 };
+#define TNFS_PRINCIPAL_MAX 256
+
 struct tnfs_cred {
 	uint32_t uid, gid;
 	uint32_t ngroups;
 	uint32_t groups[16];
 	bool anon; /* AUTH_NONE: the export's anonuid and anongid */
+	/* RPCSEC_GSS: the service of the call (TNFS_GSS_SVC_*) and the
+	 * authenticated principal's name; 0 and "" for AUTH_SYS and
+	 * AUTH_NONE (the RPC layer does not speak RPCSEC_GSS yet) */
+	uint32_t gss_service;
+	char principal[TNFS_PRINCIPAL_MAX];
 };
+
+/* The principals of two calls are the same, as Linux's nfsd compares them
+ * (same_creds): both RPCSEC_GSS or neither, the same uid, gid and groups
+ * (AUTH_NONE: both anonymous), and the same principal name.  The AUTH_SYS
+ * machine name is not part of it.  State protection (RFC 8881 2.10.8.3)
+ * asks this one function. */
+bool tnfs_same_principal(const struct tnfs_cred *a, const struct tnfs_cred *b);
+/* SP4_MACH_CRED (RFC 8881 18.35.3): the call `req` comes from the machine
+ * credential `mach` the client ID was made with, integrity protected
+ * (RPCSEC_GSS krb5i or krb5p) -- nfsd4_mach_creds_match.  Always false
+ * for AUTH_SYS and AUTH_NONE, which protect nothing. */
+bool tnfs_machine_cred(const struct tnfs_cred *mach, const struct tnfs_cred *req);
+struct tnfs_export;
+/* The call's flavour (enum tnfs_sec). */
+unsigned tnfs_cred_sec(const struct tnfs_cred *c);
+/* Does export x take a call of c's flavour (RFC 8881 2.6.3.1)?  Its sec=
+ * list; without one AUTH_SYS and AUTH_NONE (nfsd's default). */
+bool tnfs_export_sec_ok(const struct tnfs_export *x, const struct tnfs_cred *c);
 
 struct tnfs_fh {
 	uint32_t len;
@@ -83,6 +110,8 @@ struct tnfs_export {
 	uint32_t flags; /* TNFS_EXP_* */
 	enum tnfs_squash squash;
 	uint32_t anonuid, anongid;
+	uint8_t sec[TNFS_SEC_MAX]; /* sec= (exports.h); nsec 0: none given */
+	uint8_t nsec;
 	/* fallback handles (fs_inode.h): the path table, NULL when
 	 * name_to_handle_at handles are used */
 	struct tnfs_ino_table *inodes;

@@ -48,6 +48,44 @@ void tnfs_export_squash(const struct tnfs_export *x, const struct tnfs_cred *in,
 	out->ngroups = n;
 }
 
+bool tnfs_same_principal(const struct tnfs_cred *a, const struct tnfs_cred *b)
+{
+	if (a->anon != b->anon || a->uid != b->uid || a->gid != b->gid ||
+	    a->ngroups != b->ngroups || (a->gss_service != 0) != (b->gss_service != 0))
+		return false;
+	if (memcmp(a->groups, b->groups, a->ngroups * sizeof(a->groups[0])) != 0)
+		return false;
+	return strncmp(a->principal, b->principal, TNFS_PRINCIPAL_MAX) == 0;
+}
+
+bool tnfs_machine_cred(const struct tnfs_cred *mach, const struct tnfs_cred *req)
+{
+	if (req->gss_service != TNFS_GSS_SVC_INTEGRITY &&
+	    req->gss_service != TNFS_GSS_SVC_PRIVACY)
+		return false;
+	if (!mach->gss_service || mach->principal[0] == 0)
+		return false;
+	return strncmp(mach->principal, req->principal, TNFS_PRINCIPAL_MAX) == 0;
+}
+
+unsigned tnfs_cred_sec(const struct tnfs_cred *c)
+{
+	if (c->gss_service >= TNFS_GSS_SVC_NONE && c->gss_service <= TNFS_GSS_SVC_PRIVACY)
+		return TNFS_SEC_KRB5 + c->gss_service - TNFS_GSS_SVC_NONE;
+	return c->anon ? TNFS_SEC_NONE : TNFS_SEC_SYS;
+}
+
+bool tnfs_export_sec_ok(const struct tnfs_export *x, const struct tnfs_cred *c)
+{
+	unsigned f = tnfs_cred_sec(c);
+	if (x->nsec == 0)
+		return f == TNFS_SEC_NONE || f == TNFS_SEC_SYS;
+	for (unsigned i = 0; i < x->nsec; i++)
+		if (x->sec[i] == f)
+			return true;
+	return false;
+}
+
 uint32_t tnfs_fs_self(struct tnfs_fs_saved *self)
 {
 	self->switched = false;

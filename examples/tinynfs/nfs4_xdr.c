@@ -329,7 +329,8 @@ static void dec_exchange_id(struct xdr_in *x, union nfs4_args *a)
 	case SP4_NONE:
 		break;
 	case SP4_MACH_CRED:
-		skip_sp_ops(x);
+		nfs4_dec_bitmap(x, &a->exchange_id.must_enforce);
+		nfs4_dec_bitmap(x, &a->exchange_id.must_allow);
 		break;
 	case SP4_SSV:
 		skip_sp_ops(x);
@@ -634,7 +635,11 @@ static void enc_exchange_id(struct xdr_out *x, uint32_t st, const union nfs4_res
 	xdr_put_u64(x, r->exchange_id.clientid);
 	xdr_put_u32(x, r->exchange_id.seqid);
 	xdr_put_u32(x, r->exchange_id.flags);
-	xdr_put_u32(x, SP4_NONE);
+	xdr_put_u32(x, r->exchange_id.sp_how);
+	if (r->exchange_id.sp_how == SP4_MACH_CRED) {
+		nfs4_enc_bitmap(x, &r->exchange_id.must_enforce);
+		nfs4_enc_bitmap(x, &r->exchange_id.must_allow);
+	}
 	xdr_put_u64(x, r->exchange_id.minor_id);
 	xdr_put_opaque(x, r->exchange_id.major_id.data, r->exchange_id.major_id.len);
 	xdr_put_opaque(x, r->exchange_id.scope.data, r->exchange_id.scope.len);

@@ -146,6 +146,8 @@ union nfs4_args {
 		uint8_t verf[NFS4_VERIFIER_SIZE];
 		struct xdr_opaque ownerid;
 		uint32_t flags, sp_how;
+		/* SP4_MACH_CRED's state_protect_ops4 */
+		struct nfs4_bitmap must_enforce, must_allow;
 	} exchange_id;
 	struct {
 		uint64_t clientid;
@@ -213,6 +215,8 @@ union nfs4_res {
 	struct {
 		uint64_t clientid;
 		uint32_t seqid, flags;
+		uint32_t sp_how; /* with SP4_MACH_CRED its two lists */
+		struct nfs4_bitmap must_enforce, must_allow;
 		uint64_t minor_id;
 		struct xdr_opaque major_id, scope, impl_domain, impl_name;
 		int64_t impl_sec;

@@ -52,6 +52,9 @@ struct tnfs_ctx {
 	uint8_t *replay;
 	size_t replay_len;
 	uint32_t opindex, numops;
+	/* the operation after this one, UINT32_MAX if none (WRONGSEC,
+	 * RFC 8881 2.6.3.1.1) */
+	uint32_t next_op;
 	size_t reqlen;
 	size_t limit; /* reply bytes allowed */
 	/* the RPC headers around the COMPOUND (tnfs_compound_rpc): the

@@ -12,10 +12,36 @@
 #include "attrs.h"
 #include "ops.h"
 
-uint32_t tnfs_op_putrootfh(struct tnfs_ctx *c, const union nfs4_args *a,
-			   union nfs4_res *r, struct xdr_out *x)
+/* RFC 8881 2.6.3.1.1: an operation that made the current file handle
+ * one of an export (PUTFH, PUTROOTFH, RESTOREFH, LOOKUP, LOOKUPP) fails
+ * with NFS4ERR_WRONGSEC when the export does not take the call's flavour
+ * (tnfs_export_sec_ok) -- unless nothing uses that handle next: no
+ * operation follows (2.6.3.1.1.6), or SECINFO, SECINFO_NO_NAME
+ * (2.6.3.1.1.5), another put-filehandle operation (2.6.3.1.1.2), LOOKUP
+ * or LOOKUPP (2.6.3.1.1.3-4: they answer for where they land).  Pseudo
+ * nodes take every flavour. */
+static uint32_t landed(const struct tnfs_ctx *c, uint32_t s)
 {
-	(void)a, (void)r, (void)x;
+	if (s != NFS4_OK || c->cpseudo != TNFS_NOT_PSEUDO || tnfs_export_sec_ok(c->exp, c->rpc_cred))
+		return s;
+	switch (c->next_op) {
+	case UINT32_MAX:
+	case OP_SECINFO:
+	case OP_SECINFO_NO_NAME:
+	case OP_PUTFH:
+	case OP_PUTPUBFH:
+	case OP_PUTROOTFH:
+	case OP_RESTOREFH:
+	case OP_LOOKUP:
+	case OP_LOOKUPP:
+		return NFS4_OK;
+	default:
+		return NFS4ERR_WRONGSEC;
+	}
+}
+
+static uint32_t putrootfh(struct tnfs_ctx *c)
+{
 	if (c->srv->pseudo) {
 		tnfs_ctx_set_pseudo(c, 0);
 		return NFS4_OK;
@@ -25,6 +51,13 @@ uint32_t tnfs_op_putrootfh(struct tnfs_ctx *c, const union nfs4_args *a,
 	if (s == NFS4_OK)
 		tnfs_ctx_set_cfh_in(c, c->srv->exp, &n, NULL);
 	return s;
+}
+
+uint32_t tnfs_op_putrootfh(struct tnfs_ctx *c, const union nfs4_args *a,
+			   union nfs4_res *r, struct xdr_out *x)
+{
+	(void)a, (void)r, (void)x;
+	return landed(c, putrootfh(c));
 }
 
 /* A pseudo-node handle: the node, or the export root of a junction. */
@@ -38,10 +71,8 @@ static uint32_t putfh_pseudo(struct tnfs_ctx *c, const uint8_t *fh, uint32_t len
 	return s == NFS4_OK ? tnfs_pseudo_enter(c, node) : s;
 }
 
-uint32_t tnfs_op_putfh(struct tnfs_ctx *c, const union nfs4_args *a,
-		       union nfs4_res *r, struct xdr_out *x)
+static uint32_t putfh(struct tnfs_ctx *c, const union nfs4_args *a)
 {
-	(void)r, (void)x;
 	const uint8_t *d = a->putfh.fh.data;
 	uint32_t len = a->putfh.fh.len;
 	if (len && d[0] == TNFS_PSEUDO_FH_LAYOUT)
@@ -59,6 +90,13 @@ uint32_t tnfs_op_putfh(struct tnfs_ctx *c, const union nfs4_args *a,
 	memcpy(fh.data, d, len);
 	tnfs_ctx_set_cfh_in(c, ex, &n, &fh);
 	return NFS4_OK;
+}
+
+uint32_t tnfs_op_putfh(struct tnfs_ctx *c, const union nfs4_args *a,
+		       union nfs4_res *r, struct xdr_out *x)
+{
+	(void)r, (void)x;
+	return landed(c, putfh(c, a));
 }
 
 uint32_t tnfs_op_getfh(struct tnfs_ctx *c, const union nfs4_args *a,
@@ -112,7 +150,7 @@ uint32_t tnfs_op_restorefh(struct tnfs_ctx *c, const union nfs4_args *a,
 	}
 	c->cur_sid = c->saved_sid;
 	c->have_cur_sid = c->have_saved_sid;
-	return NFS4_OK;
+	return landed(c, NFS4_OK);
 }
 
 uint32_t tnfs_op_lookup(struct tnfs_ctx *c, const union nfs4_args *a,
@@ -120,7 +158,7 @@ uint32_t tnfs_op_lookup(struct tnfs_ctx *c, const union nfs4_args *a,
 {
 	(void)r, (void)x;
 	if (c->cpseudo != TNFS_NOT_PSEUDO)
-		return tnfs_pseudo_op_lookup(c, a->name.name.data, a->name.name.len);
+		return landed(c, tnfs_pseudo_op_lookup(c, a->name.name.data, a->name.name.len));
 	char name[256];
 	uint32_t s = tnfs_fs_check_name(a->name.name.data, a->name.name.len, name);
 	if (s != NFS4_OK)
@@ -129,7 +167,7 @@ uint32_t tnfs_op_lookup(struct tnfs_ctx *c, const union nfs4_args *a,
 	s = tnfs_fs_lookup(c->exp, &c->cfh, name, &n);
 	if (s == NFS4_OK)
 		tnfs_ctx_set_cfh(c, &n, NULL);
-	return s;
+	return landed(c, s);
 }
 
 uint32_t tnfs_op_lookupp(struct tnfs_ctx *c, const union nfs4_args *a,
@@ -137,7 +175,7 @@ uint32_t tnfs_op_lookupp(struct tnfs_ctx *c, const union nfs4_args *a,
 {
 	(void)a, (void)r, (void)x;
 	if (c->cpseudo != TNFS_NOT_PSEUDO)
-		return tnfs_pseudo_op_lookupp(c);
+		return landed(c, tnfs_pseudo_op_lookupp(c));
 	struct stat st;
 	if (c->srv->pseudo && tnfs_fs_stat(&c->cfh, &st) == NFS4_OK &&
 	    tnfs_fs_is_root(c->exp, &st))
@@ -146,7 +184,7 @@ uint32_t tnfs_op_lookupp(struct tnfs_ctx *c, const union nfs4_args *a,
 	uint32_t s = tnfs_fs_lookupp(c->exp, &c->cfh, &n);
 	if (s == NFS4_OK)
 		tnfs_ctx_set_cfh(c, &n, NULL);
-	return s;
+	return landed(c, s);
 }
 
 /* Asks the kernel, as the caller (fsuid and groups are set), about the
@@ -290,12 +328,29 @@ uint32_t tnfs_op_readlink(struct tnfs_ctx *c, const union nfs4_args *a,
 	return s;
 }
 
-/* The one flavour, AUTH_SYS; RFC 8881 2.6.3.1.1.8: SECINFO and
+/* The flavours of the current file handle's export, in its sec= order
+ * (RFC 8881 18.29.2: secinfo4; RPCSEC_GSS with the Kerberos V5 OID
+ * 1.2.840.113554.1.2.2, QOP 0 and the service); AUTH_SYS for a pseudo
+ * node or an export without sec=.  2.6.3.1.1.8: SECINFO and
  * SECINFO_NO_NAME consume the current fh. */
 static uint32_t secinfo_reply(struct tnfs_ctx *c, struct xdr_out *x)
 {
-	xdr_put_u32(x, 1);
-	xdr_put_u32(x, AUTH_SYS);
+	static const uint8_t krb5_oid[] = { 0x2a, 0x86, 0x48, 0x86, 0xf7, 0x12, 0x01, 0x02, 0x02 };
+	static const uint8_t sys[] = { TNFS_SEC_SYS };
+	bool pseudo = c->cpseudo != TNFS_NOT_PSEUDO || c->exp->nsec == 0;
+	const uint8_t *sec = pseudo ? sys : c->exp->sec;
+	uint32_t n = pseudo ? 1 : c->exp->nsec;
+	xdr_put_u32(x, n);
+	for (uint32_t i = 0; i < n; i++) {
+		if (sec[i] < TNFS_SEC_KRB5) {
+			xdr_put_u32(x, sec[i] == TNFS_SEC_SYS ? AUTH_SYS : AUTH_NONE);
+			continue;
+		}
+		xdr_put_u32(x, RPCSEC_GSS);
+		xdr_put_opaque(x, krb5_oid, sizeof(krb5_oid));
+		xdr_put_u32(x, 0); /* QOP */
+		xdr_put_u32(x, sec[i] - TNFS_SEC_KRB5 + TNFS_GSS_SVC_NONE);
+	}
 	tnfs_node_put(&c->cfh);
 	c->cfh_fh.len = 0;
 	c->cpseudo = TNFS_NOT_PSEUDO;

@@ -12,18 +12,42 @@ static struct xdr_opaque str(const char *s)
 	return (struct xdr_opaque){ (const uint8_t *)s, (uint32_t)strlen(s) };
 }
 
+#define BIT(op) (1u << ((op) % 32))
+
+/* SP4_MACH_CRED's lists (RFC 8881 18.35.3, 2.10.8.3), as nfsd answers
+ * them: the machine credential is enforced for the operations that
+ * manage the client ID and its sessions (whatever the client's
+ * spo_must_enforce asks, as in nfsd), and allowed, of what the client
+ * asks, for the ones that release state. */
+static void mach_ops(const union nfs4_args *a, union nfs4_res *r)
+{
+	struct nfs4_bitmap *e = &r->exchange_id.must_enforce, *w = &r->exchange_id.must_allow;
+	memset(e, 0, sizeof(*e));
+	e->w[1] = BIT(OP_BIND_CONN_TO_SESSION) | BIT(OP_EXCHANGE_ID) | BIT(OP_CREATE_SESSION) |
+		  BIT(OP_DESTROY_SESSION) | BIT(OP_DESTROY_CLIENTID);
+	*w = a->exchange_id.must_allow;
+	w->extra = false;
+	w->w[0] &= BIT(OP_CLOSE) | BIT(OP_OPEN_DOWNGRADE) | BIT(OP_LOCKU) | BIT(OP_DELEGRETURN);
+	w->w[1] &= BIT(OP_TEST_STATEID) | BIT(OP_FREE_STATEID);
+	for (unsigned i = 2; i < FATTR4_WORDS; i++)
+		w->w[i] = 0;
+}
+
 uint32_t tnfs_op_exchange_id(struct tnfs_ctx *c, const union nfs4_args *a,
 			     union nfs4_res *r, struct xdr_out *x)
 {
 	(void)x;
+	r->exchange_id.sp_how = a->exchange_id.sp_how;
 	uint32_t s = tnfs_state_exchange_id(c->srv->state, c->rpc_cred, a->exchange_id.verf,
 					    a->exchange_id.ownerid.data,
 					    a->exchange_id.ownerid.len,
-					    a->exchange_id.flags, a->exchange_id.sp_how,
+					    a->exchange_id.flags, &r->exchange_id.sp_how,
 					    &r->exchange_id.clientid,
 					    &r->exchange_id.seqid, &r->exchange_id.flags);
 	if (s != NFS4_OK)
 		return s;
+	if (r->exchange_id.sp_how == SP4_MACH_CRED)
+		mach_ops(a, r);
 	r->exchange_id.minor_id = 0;
 	r->exchange_id.major_id = str(c->srv->owner);
 	r->exchange_id.scope = str(c->srv->owner);
@@ -107,7 +131,8 @@ uint32_t tnfs_op_destroy_session(struct tnfs_ctx *c, const union nfs4_args *a,
 				 union nfs4_res *r, struct xdr_out *x)
 {
 	(void)r, (void)x;
-	uint32_t s = tnfs_state_destroy_session(c->srv->state, a->destroy_session.sessionid);
+	uint32_t s = tnfs_state_destroy_session(c->srv->state, c->rpc_cred,
+						a->destroy_session.sessionid);
 	if (s == NFS4_OK)
 		tnfs_cb_session_gone(c->srv->cb, a->destroy_session.sessionid);
 	return s;
@@ -119,7 +144,9 @@ uint32_t tnfs_op_destroy_clientid(struct tnfs_ctx *c, const union nfs4_args *a,
 	(void)r, (void)x;
 	/* the client's delegations and back channel go with the record
 	 * (tnfs_state_set_client_gone) */
-	return tnfs_state_destroy_clientid(c->srv->state, a->destroy_clientid.clientid);
+	uint64_t id = a->destroy_clientid.clientid;
+	bool delegs = c->srv->deleg && tnfs_deleg_held_by(c->srv->deleg, id) > 0;
+	return tnfs_state_destroy_clientid(c->srv->state, c->rpc_cred, id, delegs);
 }
 
 uint32_t tnfs_op_reclaim_complete(struct tnfs_ctx *c, const union nfs4_args *a,
@@ -139,7 +166,8 @@ uint32_t tnfs_op_bind_conn(struct tnfs_ctx *c, const union nfs4_args *a,
 	    dir != CDFC4_BACK_OR_BOTH)
 		return NFS4ERR_INVAL;
 	uint64_t clientid;
-	uint32_t s = tnfs_state_bind_conn(c->srv->state, a->bind_conn.sessionid, &clientid);
+	uint32_t s = tnfs_state_bind_conn(c->srv->state, c->rpc_cred, a->bind_conn.sessionid,
+					  &clientid);
 	if (s != NFS4_OK)
 		return s;
 	/* the back channel goes on this connection when asked (BACK), or

@@ -159,7 +159,8 @@ static size_t est_exchange_id(const struct tnfs_est *e, const union nfs4_args *a
 {
 	(void)a;
 	size_t own = strlen(e->srv->owner);
-	return HDR + 8 + 4 + 4 + 4 /* clientid, seqid, flags, SP4_NONE */
+	return HDR + 8 + 4 + 4 + 4 /* clientid, seqid, flags, spr_how */
+	       + 2 * (4 + 4 * FATTR4_WORDS) /* SP4_MACH_CRED's two bitmaps */
 	       + 8 + opaque_size(own) /* server_owner4 */
 	       + opaque_size(own)     /* server scope */
 	       + 4 + opaque_size(sizeof(TNFS_IMPL_DOMAIN) - 1) +
@@ -173,10 +174,20 @@ static size_t est_create_session(const struct tnfs_est *e, const union nfs4_args
 	return HDR + NFS4_SESSIONID_SIZE + 4 + 4 + 2 * (7 * 4);
 }
 
+/* The longest secinfo list of the exports (ops_fh.c): AUTH_SYS and
+ * AUTH_NONE one word, RPCSEC_GSS its OID (9 bytes), QOP and service. */
 static size_t est_secinfo(const struct tnfs_est *e, const union nfs4_args *a)
 {
-	(void)e, (void)a;
-	return HDR + 4 + 4; /* one flavour: AUTH_SYS */
+	(void)a;
+	size_t most = 4;
+	for (size_t i = 0; i < e->srv->nexp; i++) {
+		const struct tnfs_export *x = e->srv->exps[i];
+		size_t n = 0;
+		for (unsigned k = 0; k < x->nsec; k++)
+			n += x->sec[k] < TNFS_SEC_KRB5 ? 4 : 4 + 4 + 12 + 4 + 4;
+		most = n > most ? n : most;
+	}
+	return HDR + 4 + most;
 }
 
 static size_t est_sequence(const struct tnfs_est *e, const union nfs4_args *a)

@@ -105,8 +105,6 @@ int tnfs_state_new(const uint8_t boot[8], struct tnfs_state **out)
 		     (uint32_t)boot[2] << 8 ^ boot[3] ^
 		     ((uint32_t)boot[4] << 24 | (uint32_t)boot[5] << 16 |
 		      (uint32_t)boot[6] << 8 | boot[7]);
-	st->next_client = 1;
-	st->next_session = 1;
 	st->gen = 1;
 	st->clock = mono_seconds;
 	default_limits(&st->lim);

@@ -25,12 +25,14 @@
  *    tnfs_state_limits) or the server's, get NFS4ERR_DELAY: the answer
  *    goes to the client over its share alone, the others are served.
  *  - EXCHANGE_ID (the cases of RFC 8881 18.35.5; the principal is the
- *    caller's credential as Linux's same_creds() compares it: flavour,
- *    uid, gid and groups): flags outside EXCHGID4_FLAG_MASK_A ->
- *    NFS4ERR_INVAL; state protection other than SP4_NONE ->
- *    NFS4ERR_NOTSUPP.  Without UPD_CONFIRMED_REC_A: a confirmed record of
- *    the owner with the same principal and verifier -> that record
- *    (CONFIRMED_R, case 2); another principal -> NFS4ERR_CLID_INUSE if
+ *    caller's credential as tnfs_same_principal() compares it, Linux's
+ *    same_creds(): flavour, uid, gid and groups): flags outside
+ *    EXCHGID4_FLAG_MASK_A -> NFS4ERR_INVAL; SP4_MACH_CRED without
+ *    tnfs_machine_cred() -> NFS4ERR_INVAL, SP4_SSV -> NFS4ERR_NOTSUPP;
+ *    an SP4_MACH_CRED record updated or found again without its machine
+ *    credential -> NFS4ERR_WRONG_CRED.  Without UPD_CONFIRMED_REC_A: a
+ *    confirmed record of the owner with the same principal and verifier
+ *    -> that record (CONFIRMED_R, case 2); another principal -> NFS4ERR_CLID_INUSE if
  *    the record has sessions or stateids, else it is replaced (case 3);
  *    another verifier -> a new unconfirmed record under a new client ID,
  *    the confirmed one going when that is confirmed (case 5); an
@@ -46,8 +48,10 @@
  *    Linux's nfsd: they neither use the sequence id nor reserve anything.
  *    Unknown, replaced or expired client ID -> NFS4ERR_STALE_CLIENTID; an
  *    unconfirmed record made by another principal -> NFS4ERR_CLID_INUSE
- *    (18.36.4); sequence id equal to the expected one runs, the previous
- *    one replays the cached result, anything else ->
+ *    (18.36.4); a confirmed one -> NFS4ERR_WRONG_CRED (README, "NFSv4.1
+ *    state protection"; SP4_MACH_CRED: without its machine credential);
+ *    sequence id equal to the expected one runs, the previous one
+ *    replays the cached result, anything else ->
  *    NFS4ERR_SEQ_MISORDERED.  It confirms the record of that client ID
  *    only (and purges the confirmed record of the owner's older
  *    incarnation).  Channel attributes above the server's limits are
@@ -195,11 +199,13 @@ int tnfs_state_grace_error(struct tnfs_state *st);
 uint32_t tnfs_state_may_open(struct tnfs_state *st, uint64_t clientid, bool reclaim);
 
 /* who: the caller's credential (before squashing), the record's
- * principal. */
+ * principal.  *sp_how: the protection asked (SP4_MACH_CRED only from
+ * tnfs_machine_cred(who, who), else NFS4ERR_INVAL; SP4_SSV
+ * NFS4ERR_NOTSUPP), on NFS4_OK the record's. */
 uint32_t tnfs_state_exchange_id(struct tnfs_state *st, const struct tnfs_cred *who,
 				const uint8_t verf[8],
 				const uint8_t *owner, uint32_t owner_len,
-				uint32_t flags, uint32_t sp_how,
+				uint32_t flags, uint32_t *sp_how,
 				uint64_t *clientid, uint32_t *seqid,
 				uint32_t *rflags);
 
@@ -233,14 +239,23 @@ void tnfs_state_slot_done(struct tnfs_state *st, const uint8_t sid[16],
 			  uint32_t slotid, const uint8_t *reply, size_t len,
 			  bool cache);
 
-uint32_t tnfs_state_destroy_session(struct tnfs_state *st, const uint8_t sid[16]);
-uint32_t tnfs_state_destroy_clientid(struct tnfs_state *st, uint64_t clientid);
+/* who: the caller's credential.  DESTROY_SESSION, DESTROY_CLIENTID and
+ * BIND_CONN_TO_SESSION by another principal than the client's
+ * (tnfs_same_principal; SP4_MACH_CRED: tnfs_machine_cred) ->
+ * NFS4ERR_WRONG_CRED, the record and its sessions untouched. */
+uint32_t tnfs_state_destroy_session(struct tnfs_state *st, const struct tnfs_cred *who,
+				    const uint8_t sid[16]);
+/* NFS4ERR_CLIENTID_BUSY while the client has sessions or stateids (opens
+ * and locks), or others_busy (it holds delegations: deleg.h) -- RFC 8881
+ * 18.50.3, as Linux's nfsd answers. */
+uint32_t tnfs_state_destroy_clientid(struct tnfs_state *st, const struct tnfs_cred *who,
+				     uint64_t clientid, bool others_busy);
 uint32_t tnfs_state_reclaim_complete(struct tnfs_state *st, uint64_t clientid,
 				     bool one_fs);
 /* BIND_CONN_TO_SESSION: NFS4_OK and the session's client, or
  * NFS4ERR_BADSESSION. */
-uint32_t tnfs_state_bind_conn(struct tnfs_state *st, const uint8_t sid[16],
-			      uint64_t *clientid);
+uint32_t tnfs_state_bind_conn(struct tnfs_state *st, const struct tnfs_cred *who,
+			      const uint8_t sid[16], uint64_t *clientid);
 
 /* A file, as the state knows it. */
 struct tnfs_file_key {

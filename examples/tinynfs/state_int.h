@@ -73,6 +73,7 @@ struct client {
 	uint32_t owner_len;
 	uint8_t owner[NFS4_OPAQUE_LIMIT];
 	struct tnfs_cred principal; /* who made the record (EXCHANGE_ID) */
+	bool mach_cred;		    /* SP4_MACH_CRED: principal is the machine's */
 	bool confirmed, reclaim_done;
 	uint32_t cs_seq; /* the CREATE_SESSION seqid expected next */
 	bool cs_cached;
@@ -90,7 +91,7 @@ struct tnfs_state {
 	pthread_mutex_t mu;
 	uint8_t boot[8];
 	uint32_t boot32;
-	uint32_t next_client, next_session, gen;
+	uint32_t gen;
 	unsigned nclients, nsessions, nstids, nfds, nlocks;
 	uint64_t nborn;
 	struct tnfs_state_limits lim;

@@ -2,9 +2,11 @@
 /* Client records, sessions, slots and the reply cache; see state.h. */
 #include "state_int.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 
 static struct session *find_session(struct tnfs_state *st, const uint8_t id[16])
 {
@@ -15,6 +17,49 @@ static struct session *find_session(struct tnfs_state *st, const uint8_t id[16])
 }
 
 /* --- clients and sessions ---------------------------------------------- */
+
+/* len bytes from the kernel's random pool (the urandom source, which
+ * blocks only before it is first seeded).  False if it fails. */
+static bool random_bytes(void *buf, size_t len)
+{
+	uint8_t *p = buf;
+	while (len) {
+		ssize_t n = getrandom(p, len, 0);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return false;
+		p += n;
+		len -= (size_t)n;
+	}
+	return true;
+}
+
+/* A client ID: this instance's boot word, and 32 random bits that no
+ * live record uses (nfsd keeps a counter there; a random one cannot be
+ * worked out from the client's own). */
+static bool new_clientid(struct tnfs_state *st, uint64_t *out)
+{
+	for (;;) {
+		uint32_t r;
+		if (!random_bytes(&r, sizeof(r)))
+			return false;
+		*out = (uint64_t)st->boot32 << 32 | r;
+		if (r != 0 && !tnfs__find_client(st, *out))
+			return true;
+	}
+}
+
+/* A session ID (RFC 8881 2.10.3): 16 random bytes, none an existing
+ * session's, so that no client can derive another's from its own. */
+static bool new_sessionid(struct tnfs_state *st, uint8_t id[NFS4_SESSIONID_SIZE])
+{
+	do {
+		if (!random_bytes(id, NFS4_SESSIONID_SIZE))
+			return false;
+	} while (find_session(st, id));
+	return true;
+}
 
 /* Makes room in a full client table: drops the oldest unconfirmed record
  * (one that never created a session: RFC 8881 18.35.4 lets the server
@@ -51,14 +96,16 @@ void tnfs__session_free(struct tnfs_state *st, struct session *se)
 	free(se);
 }
 
-/* Linux's same_creds() for AUTH_SYS and AUTH_NONE: flavour, uid, gid and
- * the groups (the machine name is not part of it). */
-static bool same_principal(const struct tnfs_cred *a, const struct tnfs_cred *b)
+/* May `who` manage client c's record and sessions (CREATE_SESSION,
+ * DESTROY_SESSION, DESTROY_CLIENTID, BIND_CONN_TO_SESSION)?  Under
+ * SP4_MACH_CRED only its machine credential, integrity protected; under
+ * SP4_NONE only the principal that made the record (README, "NFSv4.1
+ * state protection").  NFS4_OK or NFS4ERR_WRONG_CRED. */
+static uint32_t may_manage(const struct client *c, const struct tnfs_cred *who)
 {
-	if (a->anon != b->anon || a->uid != b->uid || a->gid != b->gid ||
-	    a->ngroups != b->ngroups)
-		return false;
-	return memcmp(a->groups, b->groups, a->ngroups * sizeof(a->groups[0])) == 0;
+	bool ok = c->mach_cred ? tnfs_machine_cred(&c->principal, who) :
+				 tnfs_same_principal(&c->principal, who);
+	return ok ? NFS4_OK : NFS4ERR_WRONG_CRED;
 }
 
 static struct client *new_client(struct tnfs_state *st, const struct tnfs_cred *who,
@@ -70,7 +117,10 @@ static struct client *new_client(struct tnfs_state *st, const struct tnfs_cred *
 	struct client *c = calloc(1, sizeof(*c));
 	if (!c)
 		return NULL;
-	c->clientid = (uint64_t)st->boot32 << 32 | st->next_client++;
+	if (!new_clientid(st, &c->clientid)) {
+		free(c);
+		return NULL;
+	}
 	memcpy(c->verf, verf, 8);
 	c->owner_len = owner_len;
 	memcpy(c->owner, owner, owner_len);
@@ -85,10 +135,11 @@ static struct client *new_client(struct tnfs_state *st, const struct tnfs_cred *
 }
 
 /* The cases of RFC 8881 18.35.5 (state.h); *found is the record to
- * answer with, *fresh whether it was made now. */
+ * answer with.  mach: a new record is SP4_MACH_CRED. */
 static uint32_t exchange_case(struct tnfs_state *st, const struct tnfs_cred *who,
 			      const uint8_t verf[8], const uint8_t *owner,
-			      uint32_t owner_len, uint32_t flags, struct client **found)
+			      uint32_t owner_len, uint32_t flags, bool mach,
+			      struct client **found)
 {
 	struct client *conf = NULL, *unconf = NULL;
 	for (struct client *c = st->clients; c; c = c->next) {
@@ -99,9 +150,15 @@ static uint32_t exchange_case(struct tnfs_state *st, const struct tnfs_cred *who
 		else
 			unconf = c;
 	}
-	bool same_who = conf && same_principal(&conf->principal, who);
+	bool same_who = conf && tnfs_same_principal(&conf->principal, who);
 	bool same_verf = conf && memcmp(conf->verf, verf, 8) == 0;
-	if (flags & EXCHGID4_FLAG_UPD_CONFIRMED_REC_A) {
+	bool upd = flags & EXCHGID4_FLAG_UPD_CONFIRMED_REC_A;
+	/* an SP4_MACH_CRED record: updated, or found again, by its machine
+	 * credential only (18.35.3; nfsd checks the update) */
+	if (conf && conf->mach_cred && (upd || same_who) &&
+	    !tnfs_machine_cred(&conf->principal, who))
+		return NFS4ERR_WRONG_CRED;
+	if (upd) {
 		if (!conf)
 			return NFS4ERR_NOENT; /* case 7 */
 		if (!same_who)
@@ -125,27 +182,36 @@ static uint32_t exchange_case(struct tnfs_state *st, const struct tnfs_cred *who
 	if (unconf)
 		tnfs__remove_client(st, unconf);
 	*found = new_client(st, who, verf, owner, owner_len);
-	return *found ? NFS4_OK : NFS4ERR_DELAY;
+	if (!*found)
+		return NFS4ERR_DELAY;
+	(*found)->mach_cred = mach;
+	return NFS4_OK;
 }
 
 uint32_t tnfs_state_exchange_id(struct tnfs_state *st, const struct tnfs_cred *who,
 				const uint8_t verf[8],
 				const uint8_t *owner, uint32_t owner_len,
-				uint32_t flags, uint32_t sp_how,
+				uint32_t flags, uint32_t *sp_how,
 				uint64_t *clientid, uint32_t *seqid,
 				uint32_t *rflags)
 {
 	if (flags & ~(uint32_t)EXCHGID4_FLAG_MASK_A)
 		return NFS4ERR_INVAL;
-	if (sp_how != SP4_NONE)
+	/* 18.35.3: SP4_MACH_CRED comes over RPCSEC_GSS with integrity or
+	 * privacy, or nfsd answers NFS4ERR_INVAL; no SP4_SSV */
+	bool mach = *sp_how == SP4_MACH_CRED;
+	if (mach && !tnfs_machine_cred(who, who))
+		return NFS4ERR_INVAL;
+	if (*sp_how != SP4_NONE && !mach)
 		return NFS4ERR_NOTSUPP;
 	if (owner_len > NFS4_OPAQUE_LIMIT)
 		return NFS4ERR_INVAL;
 	pthread_mutex_lock(&st->mu);
 	tnfs__expire_clients(st);
 	struct client *c = NULL;
-	uint32_t status = exchange_case(st, who, verf, owner, owner_len, flags, &c);
+	uint32_t status = exchange_case(st, who, verf, owner, owner_len, flags, mach, &c);
 	if (status == NFS4_OK) {
+		*sp_how = c->mach_cred ? SP4_MACH_CRED : SP4_NONE;
 		*clientid = c->clientid;
 		*seqid = c->cs_seq;
 		*rflags = EXCHGID4_FLAG_USE_NON_PNFS;
@@ -214,10 +280,10 @@ static uint32_t session_client(struct tnfs_state *st, const struct tnfs_cred *wh
 	struct client *c = tnfs__live_client(st, clientid);
 	if (!c)
 		return NFS4ERR_STALE_CLIENTID;
-	if (!c->confirmed && !same_principal(&c->principal, who))
+	if (!c->confirmed && !tnfs_same_principal(&c->principal, who))
 		return NFS4ERR_CLID_INUSE;
 	*out = c;
-	return NFS4_OK;
+	return may_manage(c, who);
 }
 
 static struct session *new_session(struct tnfs_state *st, struct client *c,
@@ -226,13 +292,11 @@ static struct session *new_session(struct tnfs_state *st, struct client *c,
 	struct session *se = calloc(1, sizeof(*se));
 	if (!se)
 		return NULL;
-	se->clientid = c->clientid;
-	uint32_t n = st->next_session++;
-	memcpy(se->id, st->boot, 8);
-	for (int i = 0; i < 4; i++) {
-		se->id[8 + i] = (uint8_t)(c->clientid >> (24 - 8 * i));
-		se->id[12 + i] = (uint8_t)(n >> (24 - 8 * i));
+	if (!new_sessionid(st, se->id)) {
+		free(se);
+		return NULL;
 	}
+	se->clientid = c->clientid;
 	se->fore.headerpadsize = 0;
 	se->fore.maxreq = clamp(fore->maxreq, TNFS_MIN_REQ, TNFS_MAX_REQ);
 	se->fore.maxresp = clamp(fore->maxresp, TNFS_MIN_REQ, TNFS_MAX_REQ);
@@ -412,7 +476,8 @@ void tnfs_state_slot_done(struct tnfs_state *st, const uint8_t sid[16],
 	pthread_mutex_unlock(&st->mu);
 }
 
-uint32_t tnfs_state_destroy_session(struct tnfs_state *st, const uint8_t sid[16])
+uint32_t tnfs_state_destroy_session(struct tnfs_state *st, const struct tnfs_cred *who,
+				    const uint8_t sid[16])
 {
 	uint32_t status = NFS4ERR_BADSESSION;
 	pthread_mutex_lock(&st->mu);
@@ -420,8 +485,11 @@ uint32_t tnfs_state_destroy_session(struct tnfs_state *st, const uint8_t sid[16]
 		struct session *se = *pp;
 		if (memcmp(se->id, sid, NFS4_SESSIONID_SIZE) != 0)
 			continue;
-		*pp = se->next;
 		struct client *c = tnfs__find_client(st, se->clientid);
+		status = c ? may_manage(c, who) : NFS4_OK;
+		if (status != NFS4_OK)
+			break;
+		*pp = se->next;
 		if (c)
 			c->nsessions--;
 		tnfs__session_free(st, se);
@@ -432,16 +500,15 @@ uint32_t tnfs_state_destroy_session(struct tnfs_state *st, const uint8_t sid[16]
 	return status;
 }
 
-uint32_t tnfs_state_destroy_clientid(struct tnfs_state *st, uint64_t clientid)
+uint32_t tnfs_state_destroy_clientid(struct tnfs_state *st, const struct tnfs_cred *who,
+				     uint64_t clientid, bool others_busy)
 {
-	uint32_t status = NFS4_OK;
 	pthread_mutex_lock(&st->mu);
 	struct client *c = tnfs__find_client(st, clientid);
-	if (!c)
-		status = NFS4ERR_STALE_CLIENTID;
-	else if (c->nsessions)
-		status = NFS4ERR_CLIENTID_BUSY;
-	else
+	uint32_t status = c ? may_manage(c, who) : NFS4ERR_STALE_CLIENTID;
+	if (status == NFS4_OK && (c->nsessions || c->nstids || others_busy))
+		status = NFS4ERR_CLIENTID_BUSY; /* RFC 8881 18.50.3 */
+	if (status == NFS4_OK)
 		tnfs__remove_client(st, c);
 	pthread_mutex_unlock(&st->mu);
 	return status;
@@ -465,13 +532,16 @@ uint32_t tnfs_state_reclaim_complete(struct tnfs_state *st, uint64_t clientid,
 	return status;
 }
 
-uint32_t tnfs_state_bind_conn(struct tnfs_state *st, const uint8_t sid[16],
-			      uint64_t *clientid)
+uint32_t tnfs_state_bind_conn(struct tnfs_state *st, const struct tnfs_cred *who,
+			      const uint8_t sid[16], uint64_t *clientid)
 {
 	pthread_mutex_lock(&st->mu);
 	struct session *se = find_session(st, sid);
 	uint32_t status = se ? NFS4_OK : NFS4ERR_BADSESSION;
-	*clientid = se ? se->clientid : 0;
+	const struct client *c = se ? tnfs__find_client(st, se->clientid) : NULL;
+	if (c)
+		status = may_manage(c, who);
+	*clientid = se && status == NFS4_OK ? se->clientid : 0;
 	pthread_mutex_unlock(&st->mu);
 	return status;
 }

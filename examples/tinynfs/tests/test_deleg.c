@@ -667,6 +667,36 @@ static void test_bind_and_path(void **state)
 	cl_free(&a3);
 }
 
+/* Another principal (uid 1000, its own connection) that knows A's
+ * session ID asks BIND_CONN_TO_SESSION for the back channel of A's
+ * session: NFS4ERR_WRONG_CRED (README, "NFSv4.1 state protection"), and
+ * the CB_RECALL of A's delegation still reaches A, which returns it. */
+static void test_bind_hostile(void **state)
+{
+	struct env *e = *state;
+	struct cl m;
+	cl_open(&m, &e->p, e->a.f->dir);
+	m.c.uid = m.c.gid = 1000;
+	struct fx *f = m.f;
+	fx_begin(f);
+	req_op(&f->rq, OP_BIND_CONN_TO_SESSION);
+	xdr_put_fixed(&f->rq.x, e->a.f->sessionid, 16);
+	xdr_put_u32(&f->rq.x, CDFC4_BACK);
+	xdr_put_bool(&f->rq.x, false);
+	assert_int_equal(fx_call(f), NFS4ERR_WRONG_CRED);
+	struct nfs4_stateid dsid, osid, bsid;
+	struct fh fh, bfh;
+	uint32_t dtype;
+	deleg_of(e, "v", &dsid, &fh);
+	assert_int_equal(open_file(&e->b, "b-owner", "v", OPEN4_SHARE_ACCESS_WRITE, &osid, &dtype,
+				   &bsid, &bfh), NFS4ERR_DELAY);
+	cl_wait(&e->a, &e->a.nrecall, 1);
+	assert_int_equal(m.nrecall, 0);
+	assert_int_equal(sid_op(&e->a, &fh, OP_DELEGRETURN, &dsid), NFS4_OK);
+	tnfsconn_close(&m.c);
+	cl_free(&m);
+}
+
 /* Forged delegation stateids, and a client answering CB_RECALL with
  * garbage: refused, counted, and the delegation still returnable. */
 static void test_hostile(void **state)
@@ -729,9 +759,23 @@ static void test_client_gone(void **state)
 	req_op(&f->rq, OP_DESTROY_SESSION);
 	xdr_put_fixed(&f->rq.x, f->sessionid, 16);
 	assert_int_equal(fx_call(f), NFS4_OK);
+	/* the open and the delegation are held: RFC 8881 18.50.3 */
 	fx_begin(f);
 	req_op(&f->rq, OP_DESTROY_CLIENTID);
 	xdr_put_u64(&f->rq.x, f->clientid);
+	assert_int_equal(fx_call(f), NFS4ERR_CLIENTID_BUSY);
+	/* the client restarts: its new incarnation, once confirmed, ends
+	 * the old one's record (18.35.5 case 5) */
+	fx_begin(f);
+	req_op(&f->rq, OP_EXCHANGE_ID);
+	put_exchange_id(&f->rq.x, "client A", 0x99);
+	assert_int_equal(fx_call(f), NFS4_OK);
+	assert_int_equal(rep_op(&f->rp, OP_EXCHANGE_ID), NFS4_OK);
+	uint64_t cid = xdr_get_u64(&f->rp.x);
+	uint32_t seq = xdr_get_u32(&f->rp.x);
+	fx_begin(f);
+	req_op(&f->rq, OP_CREATE_SESSION);
+	put_create_session(&f->rq.x, cid, seq);
 	assert_int_equal(fx_call(f), NFS4_OK);
 	/* no recall, no delay: the delegation (and its lease) is gone */
 	assert_int_equal(open_file(&e->b, "b-owner", "y", OPEN4_SHARE_ACCESS_BOTH, &osid, &dtype,
@@ -807,6 +851,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_revoke, setup_revoke, teardown),
 		cmocka_unit_test_setup_teardown(test_bind_and_path, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_hostile, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bind_hostile, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_client_gone, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_delegations, setup_nodeleg, teardown),
 		cmocka_unit_test_setup_teardown(test_cb_null_unanswered, setup_silent, teardown),

@@ -53,6 +53,25 @@ static void test_good(void **state)
 	tnfs_exports_free(&e);
 }
 
+/* sec= (knfsd's syntax): the flavours in order; none given: nsec 0. */
+static void test_sec(void **state)
+{
+	(void)state;
+	struct tnfs_exports e;
+	char err[128];
+	assert_int_equal(parse("/a *(rw,sec=krb5p:krb5i:krb5:sys:none)\n/b sec=sys\n/c rw\n", &e,
+			       err), 0);
+	static const uint8_t want[] = { TNFS_SEC_KRB5P, TNFS_SEC_KRB5I, TNFS_SEC_KRB5,
+					TNFS_SEC_SYS, TNFS_SEC_NONE };
+	assert_int_equal(e.v[0].nsec, 5);
+	assert_memory_equal(e.v[0].sec, want, 5);
+	assert_int_equal(e.v[0].flags, TNFS_EXP_RW);
+	assert_int_equal(e.v[1].nsec, 1);
+	assert_int_equal(e.v[1].sec[0], TNFS_SEC_SYS);
+	assert_int_equal(e.v[2].nsec, 0);
+	tnfs_exports_free(&e);
+}
+
 static void expect_error(const char *text, const char *msg)
 {
 	struct tnfs_exports e;
@@ -77,6 +96,11 @@ static void test_errors(void **state)
 	expect_error("/a async\n",
 		     "exports:1: option 'async' is not supported (writes are always stable when acknowledged so)");
 	expect_error("/a\n/b\n/a rw\n", "exports:3: '/a' already exported on line 1");
+	expect_error("/a sec=sys:lkey\n", "exports:1: unknown security flavour 'lkey'");
+	expect_error("/a sec=\n", "exports:1: unknown security flavour ''");
+	expect_error("/a sec=krb5:\n", "exports:1: unknown security flavour ''");
+	expect_error("/a sec=krb5:sys:krb5\n", "exports:1: flavour 'krb5' given twice");
+	expect_error("/a sec=sys,rw,sec=krb5\n", "exports:1: sec= given twice");
 	struct tnfs_exports e;
 	char err[128];
 	assert_int_equal(tnfs_exports_parse("x", "/a\0b", 4, &e, err, sizeof(err)), -EINVAL);
@@ -147,6 +171,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_good),
+		cmocka_unit_test(test_sec),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_load),
 		cmocka_unit_test(test_mountinfo),
