@@ -708,8 +708,7 @@ static const struct option longopts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-/* The command line, as every tool here reads one: -h/--help to stdout
- * with 0, -V/--version, a bad argument named with 2. */
+/* -h/--help to stdout with 0, -V/--version, a bad argument named: 2. */
 static const char *parse_args(int argc, char **argv)
 {
 	const char *transport = "tcp";
@@ -727,12 +726,9 @@ static const char *parse_args(int argc, char **argv)
 		case 'V':
 			printf("nfs4-probe (librpcrdma %s)\n", rpcrdma_version_string());
 			exit(0);
-		case ':':
-			fprintf(stderr, "nfs4-probe: option needs a value: '%s'\n", argv[optind - 1]);
-			usage(stderr);
-			exit(2);
 		default:
-			fprintf(stderr, "nfs4-probe: unknown option: '%s'\n", argv[optind - 1]);
+			fprintf(stderr, "nfs4-probe: %s: '%s'\n", opt == ':' ? "option needs a value"
+				: "unknown option", argv[optind - 1]);
 			usage(stderr);
 			exit(2);
 		}
