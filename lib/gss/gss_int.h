@@ -8,6 +8,7 @@
  * Three parts:
  *   - the wire codec (gss_xdr.c): pure functions over buffers, no GSS-API,
  *     built in every configuration;
+ *   - the sequence window (gss_seq.c), pure as well;
  *   - the server's contexts and the call hook (gss_svc*.c), on MIT
  *     GSS-API, built only with -Dgssapi (RPCRDMA_HAVE_GSS).
  */
@@ -128,5 +129,31 @@ int rpcrdma__gss_priv_decode(const uint8_t *p, size_t len, const uint8_t **body,
 /* The sequence number that starts a databody (integrity: the checked body;
  * privacy: the unwrapped body).  0 or -EBADMSG (shorter than 4). */
 int rpcrdma__gss_body_seq(const uint8_t *body, size_t len, uint32_t *seq);
+
+/* --------------------------------------------------------- seq window */
+
+/* RFC 2203 5.3.3.1: the server remembers which of the last `size` sequence
+ * numbers up to the highest seen it accepted. */
+#define RPCRDMA__GSS_WINDOW_MAX 1024u
+
+struct rpcrdma__gss_seqwin {
+	uint32_t size;  /* 1 .. RPCRDMA__GSS_WINDOW_MAX */
+	uint32_t top;   /* highest sequence number accepted */
+	bool any;       /* something accepted yet */
+	uint64_t bits[RPCRDMA__GSS_WINDOW_MAX / 64]; /* seq % WINDOW_MAX */
+};
+
+enum rpcrdma__gss_seq_verdict {
+	RPCRDMA__GSS_SEQ_OK,         /* new: accepted and remembered */
+	RPCRDMA__GSS_SEQ_DROP,       /* seen already, or below the window */
+	RPCRDMA__GSS_SEQ_CTXPROBLEM, /* seq >= MAXSEQ: the context is spent */
+};
+
+/* size is clamped to 1 .. RPCRDMA__GSS_WINDOW_MAX. */
+void rpcrdma__gss_seqwin_init(struct rpcrdma__gss_seqwin *w, uint32_t size);
+/* Checks seq and, when OK, records it.  Call it only after the call's
+ * verifier checked out, so that a forged call cannot move the window. */
+enum rpcrdma__gss_seq_verdict rpcrdma__gss_seqwin_check(struct rpcrdma__gss_seqwin *w,
+							 uint32_t seq);
 
 #endif /* RPCRDMA_GSS_INT_H */
