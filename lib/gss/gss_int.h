@@ -18,6 +18,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+
+#include "config.h" /* RPCRDMA_HAVE_GSS */
 
 #define RPCRDMA__AUTH_GSS 6u      /* RPCSEC_GSS flavour number */
 #define RPCRDMA__GSS_VERS_1 1u
@@ -155,5 +159,184 @@ void rpcrdma__gss_seqwin_init(struct rpcrdma__gss_seqwin *w, uint32_t size);
  * verifier checked out, so that a forged call cannot move the window. */
 enum rpcrdma__gss_seq_verdict rpcrdma__gss_seqwin_check(struct rpcrdma__gss_seqwin *w,
 							 uint32_t seq);
+
+#if RPCRDMA_HAVE_GSS
+/* ------------------------------------ server: contexts (gss_ctx.c) */
+
+#include <pthread.h>
+#include <gssapi/gssapi.h>
+
+#include <rpcrdma/gss.h>
+
+#define RPCRDMA__GSS_HANDLE_LEN 16u     /* our handles: random bytes */
+#define RPCRDMA__GSS_INIT_TIMEOUT_S 60u /* to finish a context */
+
+struct rpcrdma__gss_ctx {
+	struct rpcrdma__gss_ctx *next;     /* hash chain (gs->lock) */
+	struct rpcrdma__gss_svc *gs;
+	uint8_t handle[RPCRDMA__GSS_HANDLE_LEN];
+	unsigned refs;                     /* the table's + calls' (gs->lock) */
+	bool in_table;                     /* gs->lock */
+	bool complete;                     /* set once, under lock and gs->lock */
+	uint64_t expiry;                   /* monotonic seconds (gs->lock) */
+	uint64_t used;                     /* gs->tick at its last use (gs->lock) */
+	struct sockaddr_storage addr;      /* client address, port 0 */
+	socklen_t addr_len;
+	pthread_mutex_t lock;              /* gctx and win */
+	gss_ctx_id_t gctx;
+	struct rpcrdma__gss_seqwin win;
+	char *principal;                   /* set with complete */
+	struct rpcrdma_svc_cred cred;      /* mapped ids, flavour 6 */
+};
+
+#define RPCRDMA__GSS_BUCKETS 256u
+
+struct rpcrdma__gss_svc {
+	struct rpcrdma_svc_gss_opts opts;  /* defaults applied */
+	gss_cred_id_t acceptor;
+	pthread_mutex_t lock;
+	struct rpcrdma__gss_ctx *bucket[RPCRDMA__GSS_BUCKETS];
+	unsigned nctx;
+	uint64_t tick;                     /* counts uses, for least recently used */
+};
+
+/* Monotonic seconds. */
+uint64_t rpcrdma__gss_now(void);
+/* A new unfinished context for a client (peer may be NULL), in the table
+ * (making room as gss.h says), with a reference for the caller.  NULL:
+ * ENOMEM or no randomness. */
+struct rpcrdma__gss_ctx *rpcrdma__gss_ctx_new(struct rpcrdma__gss_svc *gs,
+					      const struct sockaddr *peer, socklen_t peer_len);
+/* The context with this handle, referenced, if in the table, not expired
+ * (an expired one leaves the table) and finished or not as `complete`
+ * says. */
+struct rpcrdma__gss_ctx *rpcrdma__gss_ctx_find(struct rpcrdma__gss_svc *gs,
+					       const uint8_t *handle, uint32_t len, bool complete);
+/* Takes it out of the table (DESTROY, a failed INIT); idempotent. */
+void rpcrdma__gss_ctx_unlink(struct rpcrdma__gss_ctx *ctx);
+/* Marks it complete with its expiry (GSS-API's time_rec, capped). */
+void rpcrdma__gss_ctx_complete(struct rpcrdma__gss_ctx *ctx, uint32_t time_rec);
+void rpcrdma__gss_ctx_put(struct rpcrdma__gss_ctx *ctx);
+/* Maps the principal of a finished context (opts.map_fn or the default)
+ * into ctx->cred: 0 or -errno. */
+int rpcrdma__gss_ctx_map(struct rpcrdma__gss_ctx *ctx, gss_name_t src, gss_OID mech);
+#endif
+
+/* ------------------------------------------- server: the svc hook */
+
+struct rpcrdma__call_hdr;   /* svc/svc_int.h */
+struct rpcrdma__gss_svc;    /* a service's contexts (gss_ctx.c) */
+struct rpcrdma__gss_call;   /* one RPCSEC_GSS call (gss_svc.c) */
+
+enum rpcrdma__gss_verdict {
+	RPCRDMA__GSS_V_DATA,    /* a data call: go on, arguments from
+				 * rpcrdma__gss_call_args */
+	RPCRDMA__GSS_V_REPLY,   /* a control procedure, answered:
+				 * rpcrdma__gss_call_reply */
+	RPCRDMA__GSS_V_AUTH,    /* MSG_DENIED AUTH_ERROR h->auth_stat */
+	RPCRDMA__GSS_V_GARBAGE, /* GARBAGE_ARGS, sealed with the call */
+	RPCRDMA__GSS_V_DROP,    /* no reply (a replay, below the window) */
+};
+
+/* A reply sealed by rpcrdma__gss_seal is at most this much longer than
+ * the plain one with Kerberos 5: the verifier (8 bytes and a MIC token of
+ * at most 40: RFC 4121's 16-byte header and a checksum of up to 24 bytes),
+ * and the integrity framing and checksum (12 + 44) or the privacy length
+ * word and wrap overhead (RFC 4121: header, confounder, encrypted header
+ * copy and checksum, at most 88).  Kept small so that a small sealed reply
+ * still fits an RPC-over-RDMA inline threshold of 1 KiB; rpcrdma__gss_seal
+ * refuses (0) rather than overrun it. */
+#define RPCRDMA__GSS_SEAL_SLACK 256u
+
+#if RPCRDMA_HAVE_GSS
+/*
+ * The service core's hook for a call with flavour RPCSEC_GSS whose
+ * credential decoded (h->cred.flavor == RPCRDMA__AUTH_GSS, h->gss_* set).
+ * iov / niov as given to the core; peer (may be NULL) counts the client's
+ * contexts.  *out (for DATA, REPLY, GARBAGE) belongs to the caller, who
+ * frees it with rpcrdma__gss_call_free once the reply is sealed and the
+ * arguments released.  For DATA, h->cred gets the mapped ids.
+ */
+enum rpcrdma__gss_verdict rpcrdma__gss_svc_accept(struct rpcrdma__gss_svc *gs,
+						  const struct iovec *iov, unsigned niov,
+						  struct rpcrdma__call_hdr *h,
+						  const struct sockaddr *peer, socklen_t peer_len,
+						  struct rpcrdma__gss_call **out);
+/* DATA: the arguments, from byte `skip` of iov[0..niov-1]. */
+void rpcrdma__gss_call_args(const struct rpcrdma__gss_call *g, const struct iovec *iov,
+			    unsigned niov, size_t hdr_len, const struct iovec **aiov,
+			    unsigned *aniov, size_t *skip);
+/* REPLY: the whole reply message and its accept_stat. */
+const uint8_t *rpcrdma__gss_call_reply(const struct rpcrdma__gss_call *g, size_t *len,
+				       uint32_t *stat);
+/* A buffer of len bytes, owned by g, for the plain reply; NULL: ENOMEM. */
+uint8_t *rpcrdma__gss_call_scratch(struct rpcrdma__gss_call *g, size_t len);
+/*
+ * Seals a plain accepted reply (plain[0..plain_len-1]: xid, REPLY,
+ * MSG_ACCEPTED, the AUTH_NONE verifier, accept_stat, results) into
+ * out[0..room-1]: the verifier becomes the checksum of the sequence
+ * number and SUCCESS results are framed for the call's service.  plain is
+ * clobbered.  Returns the sealed length, 0 when it cannot be sealed.
+ */
+size_t rpcrdma__gss_seal(struct rpcrdma__gss_call *g, uint8_t *plain, size_t plain_len,
+			 uint8_t *out, size_t room);
+/* Whether the call's results may carry bulk data (service none). */
+bool rpcrdma__gss_call_bulk_ok(const struct rpcrdma__gss_call *g);
+void rpcrdma__gss_call_free(struct rpcrdma__gss_call *g);
+/* Frees a service's contexts (rpcrdma_svc_destroy); NULL is a no-op. */
+void rpcrdma__gss_svc_free(struct rpcrdma__gss_svc *gs);
+#else
+/* Without GSS-API no service has a struct rpcrdma__gss_svc, so the core
+ * never calls these but the free functions. */
+static inline enum rpcrdma__gss_verdict
+rpcrdma__gss_svc_accept(struct rpcrdma__gss_svc *gs, const struct iovec *iov, unsigned niov,
+			struct rpcrdma__call_hdr *h, const struct sockaddr *peer,
+			socklen_t peer_len, struct rpcrdma__gss_call **out)
+{
+	(void)gs, (void)iov, (void)niov, (void)h, (void)peer, (void)peer_len;
+	*out = NULL;
+	return RPCRDMA__GSS_V_DROP;
+}
+static inline void rpcrdma__gss_call_args(const struct rpcrdma__gss_call *g,
+					  const struct iovec *iov, unsigned niov,
+					  size_t hdr_len, const struct iovec **aiov,
+					  unsigned *aniov, size_t *skip)
+{
+	(void)g;
+	*aiov = iov, *aniov = niov, *skip = hdr_len;
+}
+static inline const uint8_t *rpcrdma__gss_call_reply(const struct rpcrdma__gss_call *g,
+						     size_t *len, uint32_t *stat)
+{
+	(void)g;
+	*len = 0;
+	*stat = 0;
+	return NULL;
+}
+static inline uint8_t *rpcrdma__gss_call_scratch(struct rpcrdma__gss_call *g, size_t len)
+{
+	(void)g, (void)len;
+	return NULL;
+}
+static inline size_t rpcrdma__gss_seal(struct rpcrdma__gss_call *g, uint8_t *plain,
+				       size_t plain_len, uint8_t *out, size_t room)
+{
+	(void)g, (void)plain, (void)plain_len, (void)out, (void)room;
+	return 0;
+}
+static inline bool rpcrdma__gss_call_bulk_ok(const struct rpcrdma__gss_call *g)
+{
+	(void)g;
+	return true;
+}
+static inline void rpcrdma__gss_call_free(struct rpcrdma__gss_call *g)
+{
+	(void)g;
+}
+static inline void rpcrdma__gss_svc_free(struct rpcrdma__gss_svc *gs)
+{
+	(void)gs;
+}
+#endif
 
 #endif /* RPCRDMA_GSS_INT_H */
