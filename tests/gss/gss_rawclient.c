@@ -67,7 +67,8 @@ static size_t build(uint8_t *buf, struct ctx *c, uint32_t gproc, uint32_t seq, u
 		p = rpcrdma__put_be32(p, 0);
 		p = rpcrdma__put_be32(p, 0);
 	}
-	memcpy(p, args, alen);
+	if (alen)
+		memcpy(p, args, alen);
 	return (size_t)(p - buf) + alen;
 }
 

@@ -119,6 +119,7 @@ static int weak(int port)
 		printf("%s: %s\n", i ? "AUTH_SYS" : "AUTH_NONE", clnt_sperrno(st));
 		bad |= st != RPC_AUTHERROR || e.re_why != AUTH_TOOWEAK;
 	}
+	auth_destroy(c->cl_auth); /* clnt_destroy leaves it */
 	clnt_destroy(c);
 	return bad;
 }
