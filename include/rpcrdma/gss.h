@@ -122,6 +122,44 @@ RPCRDMA_API const char *rpcrdma_svc_call_principal(const struct rpcrdma_svc_call
 /* The call's rpcrdma_gss_service, or 0 when it is not RPCSEC_GSS. */
 RPCRDMA_API int rpcrdma_svc_call_gss_service(const struct rpcrdma_svc_call *call);
 
+/* ---------------------------------------------------------- client */
+
+struct rpcrdma_clnt; /* <rpcrdma/clnt.h> */
+
+struct rpcrdma_clnt_gss_opts {
+	size_t size;           /* sizeof(struct rpcrdma_clnt_gss_opts) */
+	const char *target;    /* the server as a host-based service name,
+				* "nfs@server.example.org"; required */
+	int service;           /* enum rpcrdma_gss_service; 0: NONE (krb5) */
+	const char *ccache;    /* credential cache ("FILE:/tmp/krb5cc_1000");
+				* NULL: KRB5CCNAME, else the default */
+};
+
+/* Fills *opts with the defaults (every field 0 or NULL) and sets size. */
+RPCRDMA_API void rpcrdma_clnt_gss_opts_init(struct rpcrdma_clnt_gss_opts *opts);
+
+/*
+ * Makes the client's calls RPCSEC_GSS (Kerberos 5): creates a context
+ * with the server now (RPCSEC_GSS_INIT calls to procedure 0 of the
+ * client's program, synchronous), then every call carries the next
+ * sequence number and a checksum of its header; with krb5i / krb5p its
+ * arguments are checksummed / encrypted, and every reply's verifier and
+ * results are checked / decrypted before the request's decoder runs (a
+ * reply that fails: -EBADMSG).  Call it while no call is in progress.
+ * Stream transports only (TCP, RDMA): a UDP retransmission would reuse
+ * its sequence number.  No bulk data moves with krb5i / krb5p (arguments
+ * travel inline).  The context lives until the client is destroyed (the
+ * server forgets it after its lifetime; a call then gets -EACCES with
+ * auth_stat 13 or 14, and calling this again makes a new one).  The INIT
+ * reply's verifier (a checksum of the window) is not checked; every later
+ * reply's is.
+ * 0; -EINVAL (no target, a bad service, UDP), -ENOTSUP (library built
+ * without GSS-API), -ENOKEY (no credentials in ccache), -EACCES (GSS-API
+ * or the server refused the context), or the call's errors.
+ */
+RPCRDMA_API int rpcrdma_clnt_set_auth_gss(struct rpcrdma_clnt *c,
+					  const struct rpcrdma_clnt_gss_opts *opts);
+
 RPCRDMA_END_DECLS
 
 #endif /* RPCRDMA_GSS_H */

@@ -17,6 +17,7 @@
 #include <rpcrdma/config.h>
 
 #include "clnt_int.h"
+#include "gss/gss_int.h"
 #include "svc/svc_int.h"
 
 int64_t rpcrdma__clnt_now_ms(void)
@@ -286,6 +287,7 @@ void rpcrdma_clnt_destroy(struct rpcrdma_clnt *c)
 	}
 	pthread_mutex_destroy(&c->bc_lock);
 	pthread_mutex_destroy(&c->auth_lock);
+	rpcrdma__gss_clnt_free(c->gss);
 	free(c);
 }
 

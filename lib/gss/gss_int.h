@@ -2,19 +2,21 @@
 /*
  * RPCSEC_GSS version 1 (RFC 2203) internals (not installed).  Included by
  * the files of lib/gss/, by the service core's auth hook (lib/svc/svc.c,
- * lib/svc/svc_auth.c) and by the white-box tests and fuzz targets; nothing
- * else.
+ * svc_auth.c, svc_call.c, svc_loop.c), by the client's (lib/clnt/clnt.c,
+ * clnt_msg.c) and by the white-box tests and fuzz targets; nothing else.
  *
- * Three parts:
+ * Four parts:
  *   - the wire codec (gss_xdr.c): pure functions over buffers, no GSS-API,
  *     built in every configuration;
  *   - the sequence window (gss_seq.c), pure as well;
- *   - the server's contexts and the call hook (gss_svc*.c), on MIT
- *     GSS-API, built only with -Dgssapi (RPCRDMA_HAVE_GSS).
+ *   - the server's contexts and the call hook (gss_ctx.c, gss_svc.c) and
+ *   - the client's context and call framing (gss_clnt.c), on MIT GSS-API,
+ *     built only with -Dgssapi (RPCRDMA_HAVE_GSS).
  */
 #ifndef RPCRDMA_GSS_INT_H
 #define RPCRDMA_GSS_INT_H
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -227,6 +229,7 @@ int rpcrdma__gss_ctx_map(struct rpcrdma__gss_ctx *ctx, gss_name_t src, gss_OID m
 struct rpcrdma__call_hdr;   /* svc/svc_int.h */
 struct rpcrdma__gss_svc;    /* a service's contexts (gss_ctx.c) */
 struct rpcrdma__gss_call;   /* one RPCSEC_GSS call (gss_svc.c) */
+struct rpcrdma__gss_clnt;   /* a client's context (gss_clnt.c) */
 
 enum rpcrdma__gss_verdict {
 	RPCRDMA__GSS_V_DATA,    /* a data call: go on, arguments from
@@ -285,6 +288,24 @@ bool rpcrdma__gss_call_bulk_ok(const struct rpcrdma__gss_call *g);
 void rpcrdma__gss_call_free(struct rpcrdma__gss_call *g);
 /* Frees a service's contexts (rpcrdma_svc_destroy); NULL is a no-op. */
 void rpcrdma__gss_svc_free(struct rpcrdma__gss_svc *gs);
+
+/* Client (gss_clnt.c), for lib/clnt.  Writes at q (room bytes) the
+ * credential with the next sequence number (*seq) and the verifier: a
+ * MIC of hdr[0..] up to the credential's end.  Its length or -errno. */
+int rpcrdma__gss_clnt_cred(struct rpcrdma__gss_clnt *g, const uint8_t *hdr, uint8_t *q,
+			   size_t room, uint32_t *seq);
+/* Whether arguments are framed (krb5i, krb5p). */
+bool rpcrdma__gss_clnt_wraps(const struct rpcrdma__gss_clnt *g);
+/* The framed arguments in a new buffer (*out, free it). 0 or -errno. */
+int rpcrdma__gss_clnt_wrap(struct rpcrdma__gss_clnt *g, uint32_t seq, const uint8_t *args,
+			   size_t len, uint8_t **out, size_t *out_len);
+/* Checks an accepted reply's verifier and, after SUCCESS, its results:
+ * *res / *res_len are the results to decode (inside *owned when they
+ * were decrypted: free it after).  0 or -EBADMSG. */
+int rpcrdma__gss_clnt_reply(struct rpcrdma__gss_clnt *g, uint32_t seq, const uint8_t *buf,
+			    size_t len, size_t body, bool success, const uint8_t **res,
+			    size_t *res_len, void **owned);
+void rpcrdma__gss_clnt_free(struct rpcrdma__gss_clnt *g);
 #else
 /* Without GSS-API no service has a struct rpcrdma__gss_svc, so the core
  * never calls these but the free functions. */
@@ -336,6 +357,38 @@ static inline void rpcrdma__gss_call_free(struct rpcrdma__gss_call *g)
 static inline void rpcrdma__gss_svc_free(struct rpcrdma__gss_svc *gs)
 {
 	(void)gs;
+}
+/* No client has a struct rpcrdma__gss_clnt either. */
+static inline int rpcrdma__gss_clnt_cred(struct rpcrdma__gss_clnt *g, const uint8_t *hdr,
+					 uint8_t *q, size_t room, uint32_t *seq)
+{
+	(void)g, (void)hdr, (void)q, (void)room, (void)seq;
+	return -ENOTSUP;
+}
+static inline bool rpcrdma__gss_clnt_wraps(const struct rpcrdma__gss_clnt *g)
+{
+	(void)g;
+	return false;
+}
+static inline int rpcrdma__gss_clnt_wrap(struct rpcrdma__gss_clnt *g, uint32_t seq,
+					 const uint8_t *args, size_t len, uint8_t **out,
+					 size_t *out_len)
+{
+	(void)g, (void)seq, (void)args, (void)len, (void)out, (void)out_len;
+	return -ENOTSUP;
+}
+static inline int rpcrdma__gss_clnt_reply(struct rpcrdma__gss_clnt *g, uint32_t seq,
+					  const uint8_t *buf, size_t len, size_t body,
+					  bool success, const uint8_t **res, size_t *res_len,
+					  void **owned)
+{
+	(void)g, (void)seq, (void)buf, (void)len, (void)body, (void)success, (void)res,
+		(void)res_len, (void)owned;
+	return -ENOTSUP;
+}
+static inline void rpcrdma__gss_clnt_free(struct rpcrdma__gss_clnt *g)
+{
+	(void)g;
 }
 #endif
 

@@ -31,3 +31,15 @@ int rpcrdma_svc_call_gss_service(const struct rpcrdma_svc_call *call)
 	(void)call;
 	return 0;
 }
+
+void rpcrdma_clnt_gss_opts_init(struct rpcrdma_clnt_gss_opts *opts)
+{
+	memset(opts, 0, sizeof(*opts));
+	opts->size = sizeof(*opts);
+}
+
+int rpcrdma_clnt_set_auth_gss(struct rpcrdma_clnt *c, const struct rpcrdma_clnt_gss_opts *opts)
+{
+	(void)c, (void)opts;
+	return -ENOTSUP;
+}

@@ -1,18 +1,19 @@
 #!/bin/sh
-# gss-krb5-test.sh SVC TIRPC_CLIENT RAW_CLIENT: RPCSEC_GSS against a real
-# KDC, on loopback only.  Starts a throw-away KDC (realm GSS.TEST, its
-# database, configuration, keytabs and credential cache in a temporary
-# directory; krb5kdc on 127.0.0.1 at a free port), makes the service
-# principal host/localhost (random key, into the service's keytab) and the
-# user gssuser (a password), gets gssuser's ticket, starts SVC
+# gss-krb5-test.sh SVC TIRPC_CLIENT RAW_CLIENT [OUR_CLIENT]: RPCSEC_GSS
+# against a real KDC, on loopback only.  Starts a throw-away KDC (realm
+# GSS.TEST, its database, configuration, keytabs and credential cache in
+# a temporary directory; krb5kdc on 127.0.0.1 at a free port), makes the
+# service principal host/localhost (random key, into the service's keytab)
+# and the user gssuser (a password), gets gssuser's ticket, starts SVC
 # (gss_testsvc) with the keytab, runs libtirpc's RPCSEC_GSS client
 # (krb5, krb5i, krb5p, and calls without credentials refused) and the
-# hostile raw client (forged, replayed, out-of-window calls), and checks
+# hostile raw client (forged, replayed, out-of-window calls) and the
+# library's own client (gss_clnt_test: krb5, krb5i, krb5p), and checks
 # that the service answered throughout and stops cleanly.  The KDC is
 # killed on every path.  Exit 77 (skipped) without the krb5 programs
 # (Debian: krb5-kdc, krb5-admin-server, krb5-user).
 set -eu
-svc=$1 client=$2 raw=$3
+svc=$1 client=$2 raw=$3 ours=${4:-}
 PATH=$PATH:/usr/sbin:/sbin
 for p in kdb5_util krb5kdc kadmin.local kinit; do
 	command -v "$p" >/dev/null 2>&1 || { echo "skip: no $p"; exit 77; }
@@ -103,6 +104,10 @@ echo "--- hostile raw client"
 timeout 30 "$raw" "$sport" || rc=1
 echo "--- libtirpc again: the service still serves"
 timeout 30 "$client" "$sport" || rc=1
+if [ -n "$ours" ]; then
+	echo "--- the library's own client"
+	timeout 30 "$ours" "$sport" || rc=1
+fi
 
 exec 3>&-
 wait "$svc_pid" || rc=1
