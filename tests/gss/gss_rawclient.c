@@ -9,7 +9,9 @@
  *   a call and its exact replay (answered once, then silence); a forged
  *   header (CREDPROBLEM); a number below the window (silence); MAXSEQ
  *   (CTXPROBLEM); krb5i arguments with a bad checksum and a mismatched
- *   sequence number (GARBAGE_ARGS); a good krb5i call; DESTROY, then the
+ *   sequence number (GARBAGE_ARGS); a good krb5i call; krb5p with a
+ *   corrupted wrap token, a mismatched sequence number and no encryption
+ *   (GARBAGE_ARGS); a good krb5p call; DESTROY, then the
  *   handle is unknown (CREDPROBLEM); a flood of 20 contexts from one
  *   address (the oldest go).  The server answers between them.
  * GSS_RAW_DUMP=1 in the environment prints the first words of each reply.
@@ -218,6 +220,56 @@ static size_t integ_echo(struct ctx *c, uint32_t seq, int corrupt, uint8_t *r, s
 	return recv_rec(r, room, 3000);
 }
 
+/* krb5p ECHO of 4 bytes with seq; corrupt: 1 flips a byte inside the wrap
+ * token, 2 wraps another sequence number, 3 wraps without encryption. */
+static size_t priv_echo(struct ctx *c, uint32_t seq, int corrupt, uint8_t *r, size_t room)
+{
+	uint8_t body[16], args[512], msg[2048];
+	OM_uint32 min;
+	int conf;
+	rpcrdma__put_be32(body, corrupt == 2 ? seq + 1 : seq);
+	rpcrdma__put_be32(body + 4, 4);
+	memcpy(body + 8, "wxyz", 4);
+	gss_buffer_desc in = {12, body}, tok;
+	gss_wrap(&min, c->g, corrupt != 3, 0, &in, &conf, &tok);
+	if (corrupt == 1)
+		((uint8_t *)tok.value)[tok.length / 2] ^= 0x40;
+	size_t n = (size_t)(rpcrdma__gss_put_opaque(args, tok.value, (uint32_t)tok.length) - args);
+	gss_release_buffer(&min, &tok);
+	send_rec(msg, build(msg, c, RPCRDMA__GSS_DATA, seq, 3, GSS_TESTPROG_ECHO, args, n, true));
+	return recv_rec(r, room, 3000);
+}
+
+/* The krb5p cases: each bad one GARBAGE_ARGS, the good one's reply
+ * decrypts to seq and the bytes sent. */
+static void privacy(struct ctx *c)
+{
+	uint8_t r[4096];
+	const uint8_t *res, *tok;
+	uint32_t tlen;
+	size_t n;
+
+	n = priv_echo(c, 201, 1, r, sizeof(r));
+	CHECK(accepted(c, r, n, 4, 201, &res), "krb5p, corrupted wrap token: GARBAGE_ARGS");
+	n = priv_echo(c, 202, 2, r, sizeof(r));
+	CHECK(accepted(c, r, n, 4, 202, &res), "krb5p, seq mismatch: GARBAGE_ARGS");
+	n = priv_echo(c, 203, 3, r, sizeof(r));
+	CHECK(accepted(c, r, n, 4, 203, &res), "krb5p, not encrypted: GARBAGE_ARGS");
+	n = priv_echo(c, 204, 0, r, sizeof(r));
+	bool ok = accepted(c, r, n, 0, 204, &res) &&
+		  !rpcrdma__gss_priv_decode(res, (size_t)(r + n - res), &tok, &tlen);
+	if (ok) {
+		OM_uint32 min;
+		int conf = 0;
+		gss_buffer_desc in = {tlen, (void *)tok}, out;
+		ok = !GSS_ERROR(gss_unwrap(&min, c->g, &in, &out, &conf, NULL)) && conf &&
+		     out.length == 12 && rpcrdma__get_be32(out.value) == 204 &&
+		     !memcmp((uint8_t *)out.value + 8, "wxyz", 4);
+		gss_release_buffer(&min, &out);
+	}
+	CHECK(ok, "krb5p ECHO: results encrypted, seq 204");
+}
+
 static void steps(struct ctx *c)
 {
 	uint8_t r[16384], msg[2048];
@@ -273,12 +325,13 @@ static void steps(struct ctx *c)
 		ok = !GSS_ERROR(gss_verify_mic(&min, c->g, &b, &m, NULL));
 	}
 	CHECK(ok, "krb5i ECHO: results checksummed, seq 103");
+	privacy(c);
 
 	/* DESTROY, then the handle is gone */
-	send_rec(msg, build(msg, c, RPCRDMA__GSS_DESTROY, 104, 1, 0, NULL, 0, true));
+	send_rec(msg, build(msg, c, RPCRDMA__GSS_DESTROY, 205, 1, 0, NULL, 0, true));
 	n = recv_rec(r, sizeof(r), 3000);
-	CHECK(accepted(c, r, n, 0, 104, &res), "DESTROY: SUCCESS");
-	n = null_call(c, 105, r, sizeof(r), 3000);
+	CHECK(accepted(c, r, n, 0, 205, &res), "DESTROY: SUCCESS");
+	n = null_call(c, 206, r, sizeof(r), 3000);
 	CHECK(auth_error(r, n, RPCRDMA__AUTH_GSS_CREDPROBLEM), "after DESTROY: CREDPROBLEM");
 }
 
