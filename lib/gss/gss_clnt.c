@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * RPCSEC_GSS on the RPC client (RFC 2203 section 5): context creation
- * with the client's own calls (INIT / CONTINUE_INIT to procedure 0 of its
- * program), then for every call a credential with the next sequence
- * number and a verifier that checksums the header, krb5i / krb5p
- * arguments framed, and the reply's verifier (a checksum of the sequence
- * number) and results checked or decrypted before the caller's decoder
- * runs.
+ * RPCSEC_GSS on the RPC client (RFC 2203 section 5), the GSS-API steps:
+ * context creation's tokens and control credentials (lib/clnt/clnt_gss.c
+ * makes the INIT / CONTINUE_INIT calls to procedure 0 of its program),
+ * then for every call a credential with the next sequence number and a
+ * verifier that checksums the header, krb5i / krb5p arguments framed, and
+ * the reply's verifier (a checksum of the sequence number) and results
+ * checked or decrypted before the caller's decoder runs.
  */
 #include <errno.h>
 #include <stdatomic.h>
@@ -16,9 +16,8 @@
 #include <gssapi/gssapi_ext.h>
 #include <gssapi/gssapi_krb5.h>
 
-#include "clnt/clnt_int.h"
 #include "gss/gss_int.h"
-#include "svc/svc_int.h"
+#include "util/byteorder.h"
 
 struct rpcrdma__gss_clnt {
 	gss_ctx_id_t gctx;
@@ -27,7 +26,17 @@ struct rpcrdma__gss_clnt {
 	uint32_t handle_len;
 	uint32_t service;
 	_Atomic uint32_t seq;       /* the last one used */
+	gss_cred_id_t icred;        /* until the context is made */
+	gss_name_t target;          /* the same */
 };
+
+static void release_init(struct rpcrdma__gss_clnt *g)
+{
+	OM_uint32 min;
+
+	gss_release_name(&min, &g->target);
+	gss_release_cred(&min, &g->icred);
+}
 
 void rpcrdma__gss_clnt_free(struct rpcrdma__gss_clnt *g)
 {
@@ -36,6 +45,7 @@ void rpcrdma__gss_clnt_free(struct rpcrdma__gss_clnt *g)
 		return;
 	if (g->gctx != GSS_C_NO_CONTEXT)
 		gss_delete_sec_context(&min, &g->gctx, GSS_C_NO_BUFFER);
+	release_init(g);
 	pthread_mutex_destroy(&g->lock);
 	free(g);
 }
@@ -193,107 +203,6 @@ out:
 
 /* ------------------------------------------------- context creation */
 
-struct init_io {
-	struct rpcrdma__gss_init_res res; /* points into copy */
-	uint8_t *copy;
-};
-
-static int enc_token(struct rpcrdma_xdr_enc *e, const void *args)
-{
-	const gss_buffer_desc *t = args;
-	return rpcrdma_xdr_put_opaque(e, t->value, t->length);
-}
-
-static int dec_init_res(struct rpcrdma_xdr_dec *d, void *res)
-{
-	struct init_io *io = res;
-	size_t n = rpcrdma_xdr_dec_left(d);
-
-	if (n > RPCRDMA__GSS_TOKEN_MAX + 1024 || n % 4 || !(io->copy = malloc(n ? n : 4)) ||
-	    rpcrdma_xdr_get_fixed(d, io->copy, n))
-		return -EBADMSG;
-	return rpcrdma__gss_init_res_decode(io->copy, n, &io->res);
-}
-
-/* One INIT or CONTINUE_INIT call carrying tok; the server's answer in io
- * (c->cred holds the control credential meanwhile). */
-static int init_call(struct rpcrdma_clnt *c, struct rpcrdma__gss_clnt *g, bool first,
-		     const gss_buffer_desc *tok, struct init_io *io)
-{
-	struct rpcrdma__gss_cred gc = {.proc = first ? RPCRDMA__GSS_INIT
-						     : RPCRDMA__GSS_CONTINUE_INIT,
-				       .service = g->service, .handle = g->handle,
-				       .handle_len = first ? 0 : g->handle_len};
-	struct rpcrdma_clnt_req req = {.size = sizeof(req), .proc = 0, .encode = enc_token,
-				       .args = tok, .decode = dec_init_res, .res = io};
-	size_t clen = rpcrdma__gss_cred_len(gc.handle_len);
-
-	if (tok->length > RPCRDMA__GSS_TOKEN_MAX)
-		return -EMSGSIZE;
-	req.args_max = rpcrdma__gss_opaque_len((uint32_t)tok->length);
-	req.res_max = RPCRDMA__CLNT_HDR_MAX + RPCRDMA__GSS_TOKEN_MAX + 1024;
-	pthread_mutex_lock(&c->auth_lock);
-	uint8_t *p = rpcrdma__put_be32(c->cred, RPCRDMA__AUTH_GSS);
-	p = rpcrdma__put_be32(p, (uint32_t)clen);
-	rpcrdma__gss_cred_encode(p, clen, &gc);
-	c->cred_len = 8 + clen;
-	pthread_mutex_unlock(&c->auth_lock);
-	free(io->copy);
-	memset(io, 0, sizeof(*io));
-	int rc = rpcrdma_clnt_call(c, &req);
-	if (rc)
-		return rc;
-	if (io->res.major != GSS_S_COMPLETE && io->res.major != GSS_S_CONTINUE_NEEDED)
-		return -EACCES;
-	if (!io->res.handle_len)
-		return -EBADMSG;
-	memcpy(g->handle, io->res.handle, io->res.handle_len);
-	g->handle_len = io->res.handle_len;
-	return 0;
-}
-
-/* gss_init_sec_context rounds until both sides are done. */
-static int establish(struct rpcrdma_clnt *c, struct rpcrdma__gss_clnt *g, gss_cred_id_t cred,
-		     gss_name_t name)
-{
-	gss_buffer_desc in = GSS_C_EMPTY_BUFFER, out = GSS_C_EMPTY_BUFFER;
-	struct init_io io = {0};
-	OM_uint32 maj, min;
-	int rc = -EACCES;
-
-	for (int round = 0; round < 8; round++) {
-		maj = gss_init_sec_context(&min, cred, &g->gctx, name, (gss_OID)gss_mech_krb5,
-					   GSS_C_MUTUAL_FLAG | GSS_C_INTEG_FLAG |
-						   GSS_C_CONF_FLAG | GSS_C_SEQUENCE_FLAG,
-					   0, GSS_C_NO_CHANNEL_BINDINGS, &in, NULL, &out, NULL,
-					   NULL);
-		if (GSS_ERROR(maj))
-			break;
-		if (out.length) {
-			rc = init_call(c, g, round == 0, &out, &io);
-			gss_release_buffer(&min, &out);
-			if (rc)
-				break;
-			rc = -EACCES;
-		}
-		if (maj == GSS_S_COMPLETE) {
-			if (io.res.major == GSS_S_COMPLETE)
-				rc = 0;
-			break;
-		}
-		in.length = io.res.token_len;
-		in.value = (void *)io.res.token;
-	}
-	free(io.copy);
-	return rc;
-}
-
-void rpcrdma_clnt_gss_opts_init(struct rpcrdma_clnt_gss_opts *opts)
-{
-	memset(opts, 0, sizeof(*opts));
-	opts->size = sizeof(*opts);
-}
-
 static int acquire_init(const char *ccache, gss_cred_id_t *cred)
 {
 	gss_key_value_element_desc el = {.key = "ccache", .value = ccache};
@@ -309,49 +218,85 @@ static int acquire_init(const char *ccache, gss_cred_id_t *cred)
 	return GSS_ERROR(maj) ? -ENOKEY : 0;
 }
 
-int rpcrdma_clnt_set_auth_gss(struct rpcrdma_clnt *c, const struct rpcrdma_clnt_gss_opts *opts)
+int rpcrdma__gss_clnt_new(const char *target, const char *ccache, uint32_t service,
+			  struct rpcrdma__gss_clnt **out)
 {
-	struct rpcrdma_clnt_gss_opts o;
-	gss_cred_id_t cred = GSS_C_NO_CREDENTIAL;
-	gss_name_t name = GSS_C_NO_NAME;
 	OM_uint32 min;
 	int rc;
 
-	if (!c || !opts || opts->size < sizeof(opts->size))
-		return -EINVAL;
-	rpcrdma_clnt_gss_opts_init(&o);
-	memcpy(&o, opts, opts->size < sizeof(o) ? opts->size : sizeof(o));
-	if (!o.target || o.service < 0 || o.service > RPCRDMA_GSS_SVC_PRIVACY ||
-	    strcmp(c->netid, "udp") == 0 || strcmp(c->netid, "udp6") == 0)
-		return -EINVAL;
+	*out = NULL;
 	struct rpcrdma__gss_clnt *g = calloc(1, sizeof(*g));
 	if (!g)
 		return -ENOMEM;
-	uint8_t saved[sizeof(c->cred)];
-	pthread_mutex_lock(&c->auth_lock);
-	size_t saved_len = c->cred_len;
-	memcpy(saved, c->cred, saved_len);
-	struct rpcrdma__gss_clnt *old = c->gss; /* the INIT calls go without it */
-	c->gss = NULL;
-	pthread_mutex_unlock(&c->auth_lock);
 	pthread_mutex_init(&g->lock, NULL);
 	g->gctx = GSS_C_NO_CONTEXT;
-	g->service = o.service ? (uint32_t)o.service : RPCRDMA_GSS_SVC_NONE;
-	gss_buffer_desc nb = {.length = strlen(o.target), .value = (void *)o.target};
-	rc = acquire_init(o.ccache, &cred);
-	if (!rc && GSS_ERROR(gss_import_name(&min, &nb, GSS_C_NT_HOSTBASED_SERVICE, &name)))
+	g->icred = GSS_C_NO_CREDENTIAL;
+	g->target = GSS_C_NO_NAME;
+	g->service = service;
+	gss_buffer_desc nb = {.length = strlen(target), .value = (void *)target};
+	rc = acquire_init(ccache, &g->icred);
+	if (!rc && GSS_ERROR(gss_import_name(&min, &nb, GSS_C_NT_HOSTBASED_SERVICE, &g->target)))
 		rc = -EINVAL;
-	if (!rc)
-		rc = establish(c, g, cred, name);
-	gss_release_name(&min, &name);
-	gss_release_cred(&min, &cred);
-	pthread_mutex_lock(&c->auth_lock);
-	memcpy(c->cred, saved, saved_len); /* the control credential goes */
-	c->cred_len = saved_len;
-	c->gss = rc ? old : g;
-	if (!rc)
-		g = old;
-	pthread_mutex_unlock(&c->auth_lock);
-	rpcrdma__gss_clnt_free(g);
-	return rc;
+	if (rc) {
+		rpcrdma__gss_clnt_free(g);
+		return rc;
+	}
+	*out = g;
+	return 0;
+}
+
+int rpcrdma__gss_clnt_step(struct rpcrdma__gss_clnt *g, const uint8_t *in, size_t in_len,
+			   uint8_t **out, size_t *out_len)
+{
+	gss_buffer_desc itok = {.length = in_len, .value = (void *)in};
+	gss_buffer_desc otok = GSS_C_EMPTY_BUFFER;
+	OM_uint32 maj, min;
+
+	*out = NULL;
+	*out_len = 0;
+	maj = gss_init_sec_context(&min, g->icred, &g->gctx, g->target, (gss_OID)gss_mech_krb5,
+				   GSS_C_MUTUAL_FLAG | GSS_C_INTEG_FLAG | GSS_C_CONF_FLAG |
+					   GSS_C_SEQUENCE_FLAG,
+				   0, GSS_C_NO_CHANNEL_BINDINGS, &itok, NULL, &otok, NULL, NULL);
+	if (GSS_ERROR(maj))
+		return -EACCES;
+	if (otok.length && !(*out = malloc(otok.length))) {
+		gss_release_buffer(&min, &otok);
+		return -ENOMEM;
+	}
+	if (otok.length)
+		memcpy(*out, otok.value, otok.length);
+	*out_len = otok.length;
+	gss_release_buffer(&min, &otok);
+	if (maj != GSS_S_COMPLETE)
+		return 1;
+	release_init(g);
+	return 0;
+}
+
+int rpcrdma__gss_clnt_ctl_cred(const struct rpcrdma__gss_clnt *g, bool first, uint8_t *p,
+			       size_t room)
+{
+	struct rpcrdma__gss_cred gc = {.proc = first ? RPCRDMA__GSS_INIT
+						     : RPCRDMA__GSS_CONTINUE_INIT,
+				       .service = g->service, .handle = g->handle,
+				       .handle_len = first ? 0 : g->handle_len};
+	size_t clen = rpcrdma__gss_cred_len(gc.handle_len);
+
+	if (room < 8 + clen)
+		return -EMSGSIZE;
+	uint8_t *q = rpcrdma__put_be32(p, RPCRDMA__AUTH_GSS);
+	q = rpcrdma__put_be32(q, (uint32_t)clen);
+	rpcrdma__gss_cred_encode(q, clen, &gc);
+	return (int)(8 + clen);
+}
+
+int rpcrdma__gss_clnt_set_handle(struct rpcrdma__gss_clnt *g, const uint8_t *handle,
+				 uint32_t len)
+{
+	if (!len || len > RPCRDMA__GSS_HANDLE_MAX)
+		return -EBADMSG;
+	memcpy(g->handle, handle, len);
+	g->handle_len = len;
+	return 0;
 }

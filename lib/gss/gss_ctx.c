@@ -19,7 +19,7 @@
 #include <gssapi/gssapi_krb5.h>
 
 #include "gss/gss_int.h"
-#include "svc/svc_int.h"
+#include "util/byteorder.h"
 
 #define DEFAULT_MAX_CONTEXTS 1024u
 #define DEFAULT_PER_CLIENT 16u
@@ -307,12 +307,6 @@ out:
 
 /* ------------------------------------------------------ the public API */
 
-void rpcrdma_svc_gss_opts_init(struct rpcrdma_svc_gss_opts *opts)
-{
-	memset(opts, 0, sizeof(*opts));
-	opts->size = sizeof(*opts);
-}
-
 static int acquire(const char *keytab, gss_cred_id_t *cred)
 {
 	gss_key_value_element_desc el = {.key = "keytab", .value = keytab};
@@ -326,41 +320,44 @@ static int acquire(const char *keytab, gss_cred_id_t *cred)
 	return GSS_ERROR(maj) ? -ENOKEY : 0;
 }
 
-int rpcrdma_svc_set_gss(struct rpcrdma_svc *svc, const struct rpcrdma_svc_gss_opts *opts)
+int rpcrdma__gss_svc_opts(const struct rpcrdma_svc_gss_opts *opts,
+			  struct rpcrdma_svc_gss_opts *o)
 {
-	struct rpcrdma_svc_gss_opts o;
-	int rc;
-
-	rpcrdma_svc_gss_opts_init(&o);
+	memset(o, 0, sizeof(*o));
+	o->size = sizeof(*o);
 	if (opts) {
 		if (opts->size < sizeof(opts->size))
 			return -EINVAL;
-		memcpy(&o, opts, opts->size < sizeof(o) ? opts->size : sizeof(o));
-		o.size = sizeof(o);
+		memcpy(o, opts, opts->size < sizeof(*o) ? opts->size : sizeof(*o));
+		o->size = sizeof(*o);
 	}
-	if (o.window > RPCRDMA__GSS_WINDOW_MAX)
+	if (o->window > RPCRDMA__GSS_WINDOW_MAX)
 		return -EINVAL;
-	if (svc->gss)
-		return -EALREADY;
-	o.max_contexts = o.max_contexts ? o.max_contexts : DEFAULT_MAX_CONTEXTS;
-	o.max_contexts_per_client = o.max_contexts_per_client ? o.max_contexts_per_client
-							      : DEFAULT_PER_CLIENT;
-	o.max_lifetime_s = o.max_lifetime_s ? o.max_lifetime_s : DEFAULT_LIFETIME_S;
-	o.window = o.window ? o.window : DEFAULT_WINDOW;
-	const char *keytab = o.keytab; /* borrowed only here */
-	o.keytab = NULL;
+	o->max_contexts = o->max_contexts ? o->max_contexts : DEFAULT_MAX_CONTEXTS;
+	o->max_contexts_per_client = o->max_contexts_per_client ? o->max_contexts_per_client
+								: DEFAULT_PER_CLIENT;
+	o->max_lifetime_s = o->max_lifetime_s ? o->max_lifetime_s : DEFAULT_LIFETIME_S;
+	o->window = o->window ? o->window : DEFAULT_WINDOW;
+	return 0;
+}
 
+int rpcrdma__gss_svc_new(const struct rpcrdma_svc_gss_opts *o, struct rpcrdma__gss_svc **out)
+{
+	int rc;
+
+	*out = NULL;
 	struct rpcrdma__gss_svc *gs = calloc(1, sizeof(*gs));
 	if (!gs)
 		return -ENOMEM;
-	gs->opts = o;
-	rc = acquire(keytab, &gs->acceptor);
+	gs->opts = *o;
+	gs->opts.keytab = NULL; /* borrowed only here */
+	rc = acquire(o->keytab, &gs->acceptor);
 	if (rc) {
 		free(gs);
 		return rc;
 	}
 	pthread_mutex_init(&gs->lock, NULL);
-	svc->gss = gs;
+	*out = gs;
 	return 0;
 }
 

@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * RPCSEC_GSS version 1 (RFC 2203) internals (not installed).  Included by
- * the files of lib/gss/, by the service core's auth hook (lib/svc/svc.c,
- * svc_auth.c, svc_call.c, svc_loop.c), by the client's (lib/clnt/clnt.c,
- * clnt_msg.c) and by the white-box tests and fuzz targets; nothing else.
+ * RPCSEC_GSS version 1 (RFC 2203) internals (not installed): the one
+ * header lib/gss/ offers.  Included by the files of lib/gss/, by the
+ * folders above it in the layer order (docs/architecture.md): the service
+ * core's auth hook and API (lib/svc/svc.c, svc_auth.c, svc_call.c,
+ * svc_loop.c, svc_gss.c), the client's (lib/clnt/clnt.c, clnt_msg.c,
+ * clnt_gss.c), and by the white-box tests and fuzz targets; nothing else.
+ * lib/gss/ itself includes and calls nothing of svc or clnt.
  *
  * Four parts:
  *   - the wire codec (gss_xdr.c): pure functions over buffers, no GSS-API,
@@ -22,6 +25,8 @@
 #include <stdint.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
+
+#include <rpcrdma/gss.h>
 
 #include "config.h" /* RPCRDMA_HAVE_GSS */
 
@@ -168,8 +173,6 @@ enum rpcrdma__gss_seq_verdict rpcrdma__gss_seqwin_check(struct rpcrdma__gss_seqw
 #include <pthread.h>
 #include <gssapi/gssapi.h>
 
-#include <rpcrdma/gss.h>
-
 #define RPCRDMA__GSS_HANDLE_LEN 16u     /* our handles: random bytes */
 #define RPCRDMA__GSS_INIT_TIMEOUT_S 60u /* to finish a context */
 
@@ -224,9 +227,27 @@ void rpcrdma__gss_ctx_put(struct rpcrdma__gss_ctx *ctx);
 int rpcrdma__gss_ctx_map(struct rpcrdma__gss_ctx *ctx, gss_name_t src, gss_OID mech);
 #endif
 
+/* GSS-API major status words an rpc_gss_init_res carries (RFC 2744). */
+#define RPCRDMA__GSS_S_COMPLETE 0u
+#define RPCRDMA__GSS_S_CONTINUE_NEEDED 1u
+
 /* ------------------------------------------- server: the svc hook */
 
-struct rpcrdma__call_hdr;   /* svc/svc_int.h */
+/* What the hook reads of a call's header and tells back: the service core
+ * fills it from its own (svc/svc_int.h's struct rpcrdma__call_hdr). */
+struct rpcrdma__gss_hdr {
+	uint32_t xid;               /* as on the wire (network byte order) */
+	size_t len;                 /* bytes from the message start to the arguments */
+	/* the credential and verifier bodies as received (pointers into the
+	 * message, valid while the call is dispatched) and the end of the
+	 * credential (the header the verifier checksums) */
+	const uint8_t *cred_body, *verf;
+	uint32_t cred_len, vlen, vflavor;
+	size_t cred_end;
+	uint32_t auth_stat;         /* out: RPCRDMA__GSS_V_AUTH's reason */
+	struct rpcrdma_svc_cred cred; /* out: a data call's mapped ids */
+};
+
 struct rpcrdma__gss_svc;    /* a service's contexts (gss_ctx.c) */
 struct rpcrdma__gss_call;   /* one RPCSEC_GSS call (gss_svc.c) */
 struct rpcrdma__gss_clnt;   /* a client's context (gss_clnt.c) */
@@ -262,7 +283,7 @@ enum rpcrdma__gss_verdict {
  */
 enum rpcrdma__gss_verdict rpcrdma__gss_svc_accept(struct rpcrdma__gss_svc *gs,
 						  const struct iovec *iov, unsigned niov,
-						  struct rpcrdma__call_hdr *h,
+						  struct rpcrdma__gss_hdr *h,
 						  const struct sockaddr *peer, socklen_t peer_len,
 						  struct rpcrdma__gss_call **out);
 /* DATA: the arguments, from byte `skip` of iov[0..niov-1]. */
@@ -286,6 +307,15 @@ size_t rpcrdma__gss_seal(struct rpcrdma__gss_call *g, uint8_t *plain, size_t pla
 /* Whether the call's results may carry bulk data (service none). */
 bool rpcrdma__gss_call_bulk_ok(const struct rpcrdma__gss_call *g);
 void rpcrdma__gss_call_free(struct rpcrdma__gss_call *g);
+/* The call's context's principal (NULL: none yet) and its service. */
+const char *rpcrdma__gss_call_principal(const struct rpcrdma__gss_call *g);
+int rpcrdma__gss_call_service(const struct rpcrdma__gss_call *g);
+/* rpcrdma_svc_set_gss (lib/svc): *o is opts with the defaults applied
+ * (0 or -EINVAL), then the service's contexts with the acceptor's
+ * credential (*out; 0, -ENOMEM, -ENOKEY). */
+int rpcrdma__gss_svc_opts(const struct rpcrdma_svc_gss_opts *opts,
+			  struct rpcrdma_svc_gss_opts *o);
+int rpcrdma__gss_svc_new(const struct rpcrdma_svc_gss_opts *o, struct rpcrdma__gss_svc **out);
 /* Frees a service's contexts (rpcrdma_svc_destroy); NULL is a no-op. */
 void rpcrdma__gss_svc_free(struct rpcrdma__gss_svc *gs);
 
@@ -306,12 +336,33 @@ int rpcrdma__gss_clnt_reply(struct rpcrdma__gss_clnt *g, uint32_t seq, const uin
 			    size_t len, size_t body, bool success, const uint8_t **res,
 			    size_t *res_len, void **owned);
 void rpcrdma__gss_clnt_free(struct rpcrdma__gss_clnt *g);
+/*
+ * Context creation, GSS-API's part (lib/clnt/clnt_gss.c makes the calls).
+ * rpcrdma__gss_clnt_new: a context to be made for target (a host-based
+ * service name, "nfs@host") with the credentials of ccache (NULL: the
+ * default) for service (enum rpcrdma__gss_service).  0, -ENOMEM, -ENOKEY,
+ * -EINVAL (a bad name).
+ */
+int rpcrdma__gss_clnt_new(const char *target, const char *ccache, uint32_t service,
+			  struct rpcrdma__gss_clnt **out);
+/* One round of gss_init_sec_context with the server's token (in_len 0 on
+ * the first): *out / *out_len the token to send (NULL when none; free it).
+ * 1: more rounds; 0: done on our side; -EACCES, -ENOMEM. */
+int rpcrdma__gss_clnt_step(struct rpcrdma__gss_clnt *g, const uint8_t *in, size_t in_len,
+			   uint8_t **out, size_t *out_len);
+/* Writes at p (room bytes) the credential of an INIT (first) or a
+ * CONTINUE_INIT call: flavour, length, body.  Its length or -EMSGSIZE. */
+int rpcrdma__gss_clnt_ctl_cred(const struct rpcrdma__gss_clnt *g, bool first, uint8_t *p,
+			       size_t room);
+/* The handle an INIT reply gave: 0 or -EBADMSG (empty, over the bound). */
+int rpcrdma__gss_clnt_set_handle(struct rpcrdma__gss_clnt *g, const uint8_t *handle,
+				 uint32_t len);
 #else
 /* Without GSS-API no service has a struct rpcrdma__gss_svc, so the core
  * never calls these but the free functions. */
 static inline enum rpcrdma__gss_verdict
 rpcrdma__gss_svc_accept(struct rpcrdma__gss_svc *gs, const struct iovec *iov, unsigned niov,
-			struct rpcrdma__call_hdr *h, const struct sockaddr *peer,
+			struct rpcrdma__gss_hdr *h, const struct sockaddr *peer,
 			socklen_t peer_len, struct rpcrdma__gss_call **out)
 {
 	(void)gs, (void)iov, (void)niov, (void)h, (void)peer, (void)peer_len;
@@ -358,6 +409,29 @@ static inline void rpcrdma__gss_svc_free(struct rpcrdma__gss_svc *gs)
 {
 	(void)gs;
 }
+static inline const char *rpcrdma__gss_call_principal(const struct rpcrdma__gss_call *g)
+{
+	(void)g;
+	return NULL;
+}
+static inline int rpcrdma__gss_call_service(const struct rpcrdma__gss_call *g)
+{
+	(void)g;
+	return 0;
+}
+static inline int rpcrdma__gss_svc_opts(const struct rpcrdma_svc_gss_opts *opts,
+					struct rpcrdma_svc_gss_opts *o)
+{
+	(void)opts, (void)o;
+	return -ENOTSUP;
+}
+static inline int rpcrdma__gss_svc_new(const struct rpcrdma_svc_gss_opts *o,
+				       struct rpcrdma__gss_svc **out)
+{
+	(void)o;
+	*out = NULL;
+	return -ENOTSUP;
+}
 /* No client has a struct rpcrdma__gss_clnt either. */
 static inline int rpcrdma__gss_clnt_cred(struct rpcrdma__gss_clnt *g, const uint8_t *hdr,
 					 uint8_t *q, size_t room, uint32_t *seq)
@@ -389,6 +463,33 @@ static inline int rpcrdma__gss_clnt_reply(struct rpcrdma__gss_clnt *g, uint32_t 
 static inline void rpcrdma__gss_clnt_free(struct rpcrdma__gss_clnt *g)
 {
 	(void)g;
+}
+static inline int rpcrdma__gss_clnt_new(const char *target, const char *ccache,
+					uint32_t service, struct rpcrdma__gss_clnt **out)
+{
+	(void)target, (void)ccache, (void)service;
+	*out = NULL;
+	return -ENOTSUP;
+}
+static inline int rpcrdma__gss_clnt_step(struct rpcrdma__gss_clnt *g, const uint8_t *in,
+					 size_t in_len, uint8_t **out, size_t *out_len)
+{
+	(void)g, (void)in, (void)in_len;
+	*out = NULL;
+	*out_len = 0;
+	return -ENOTSUP;
+}
+static inline int rpcrdma__gss_clnt_ctl_cred(const struct rpcrdma__gss_clnt *g, bool first,
+					     uint8_t *p, size_t room)
+{
+	(void)g, (void)first, (void)p, (void)room;
+	return -ENOTSUP;
+}
+static inline int rpcrdma__gss_clnt_set_handle(struct rpcrdma__gss_clnt *g,
+					       const uint8_t *handle, uint32_t len)
+{
+	(void)g, (void)handle, (void)len;
+	return -ENOTSUP;
 }
 #endif
 

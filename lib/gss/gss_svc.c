@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "gss/gss_int.h"
-#include "svc/svc_int.h"
+#include "util/byteorder.h"
 
 struct rpcrdma__gss_call {
 	struct rpcrdma__gss_ctx *ctx; /* referenced; NULL before one is found */
@@ -178,7 +178,7 @@ static enum rpcrdma__gss_verdict do_init(struct rpcrdma__gss_svc *gs,
 					 struct rpcrdma__gss_call *g,
 					 const struct rpcrdma__gss_cred *gc,
 					 const struct iovec *iov, unsigned niov,
-					 struct rpcrdma__call_hdr *h, const struct sockaddr *peer,
+					 struct rpcrdma__gss_hdr *h, const struct sockaddr *peer,
 					 socklen_t peer_len)
 {
 	const uint8_t *args, *tok;
@@ -271,7 +271,7 @@ static enum rpcrdma__gss_verdict do_data(struct rpcrdma__gss_svc *gs,
 					 struct rpcrdma__gss_call *g,
 					 const struct rpcrdma__gss_cred *gc,
 					 const struct iovec *iov, unsigned niov,
-					 struct rpcrdma__call_hdr *h)
+					 struct rpcrdma__gss_hdr *h)
 {
 	OM_uint32 maj, min;
 	const uint8_t *a;
@@ -279,13 +279,13 @@ static enum rpcrdma__gss_verdict do_data(struct rpcrdma__gss_svc *gs,
 
 	if (gc->service < RPCRDMA__GSS_SVC_NONE || gc->service > RPCRDMA__GSS_SVC_PRIVACY)
 		goto out_badcred;
-	if (h->gss_vflavor != RPCRDMA__AUTH_GSS)
+	if (h->vflavor != RPCRDMA__AUTH_GSS)
 		goto out_badverf;
 	g->ctx = rpcrdma__gss_ctx_find(gs, gc->handle, gc->handle_len, true);
 	if (!g->ctx)
 		goto out_credproblem;
-	gss_buffer_desc hdr = {.length = h->gss_cred_end, .value = iov[0].iov_base};
-	gss_buffer_desc verf = {.length = h->gss_vlen, .value = (void *)h->gss_verf};
+	gss_buffer_desc hdr = {.length = h->cred_end, .value = iov[0].iov_base};
+	gss_buffer_desc verf = {.length = h->vlen, .value = (void *)h->verf};
 	pthread_mutex_lock(&g->ctx->lock);
 	maj = gss_verify_mic(&min, g->ctx->gctx, &hdr, &verf, NULL);
 	enum rpcrdma__gss_seq_verdict sv = RPCRDMA__GSS_SEQ_DROP;
@@ -323,7 +323,7 @@ out_ctxproblem:
 
 enum rpcrdma__gss_verdict rpcrdma__gss_svc_accept(struct rpcrdma__gss_svc *gs,
 						  const struct iovec *iov, unsigned niov,
-						  struct rpcrdma__call_hdr *h,
+						  struct rpcrdma__gss_hdr *h,
 						  const struct sockaddr *peer, socklen_t peer_len,
 						  struct rpcrdma__gss_call **out)
 {
@@ -331,7 +331,7 @@ enum rpcrdma__gss_verdict rpcrdma__gss_svc_accept(struct rpcrdma__gss_svc *gs,
 	enum rpcrdma__gss_verdict v;
 
 	*out = NULL;
-	if (rpcrdma__gss_cred_decode(h->gss_cred, h->gss_clen, &gc)) {
+	if (rpcrdma__gss_cred_decode(h->cred_body, h->cred_len, &gc)) {
 		h->auth_stat = RPCRDMA_AUTH_BADCRED; /* svc_auth.c checked it already */
 		return RPCRDMA__GSS_V_AUTH;
 	}
@@ -449,7 +449,7 @@ size_t rpcrdma__gss_seal(struct rpcrdma__gss_call *g, uint8_t *plain, size_t pla
 	OM_uint32 min;
 	size_t n = 0;
 
-	if (plain_len < RPCRDMA__REPLY_ACCEPTED_LEN || !g->ctx)
+	if (plain_len < RPCRDMA_SVC_REPLY_HDR_LEN || !g->ctx)
 		return 0;
 	uint32_t stat = rpcrdma__get_be32(plain + 20);
 	pthread_mutex_lock(&g->ctx->lock);
@@ -469,11 +469,11 @@ size_t rpcrdma__gss_seal(struct rpcrdma__gss_call *g, uint8_t *plain, size_t pla
 			n = 0;
 		else
 			n += r;
-	} else if (plain_len - RPCRDMA__REPLY_ACCEPTED_LEN <= room - hlen) {
+	} else if (plain_len - RPCRDMA_SVC_REPLY_HDR_LEN <= room - hlen) {
 		/* PROG_MISMATCH's low and high */
-		memcpy(p, plain + RPCRDMA__REPLY_ACCEPTED_LEN,
-		       plain_len - RPCRDMA__REPLY_ACCEPTED_LEN);
-		n += plain_len - RPCRDMA__REPLY_ACCEPTED_LEN;
+		memcpy(p, plain + RPCRDMA_SVC_REPLY_HDR_LEN,
+		       plain_len - RPCRDMA_SVC_REPLY_HDR_LEN);
+		n += plain_len - RPCRDMA_SVC_REPLY_HDR_LEN;
 	} else {
 		n = 0;
 	}
@@ -483,16 +483,14 @@ out:
 	return n;
 }
 
-/* ------------------------------------------------------ the public API */
+/* ------------------------------------------ for the service's API */
 
-const char *rpcrdma_svc_call_principal(const struct rpcrdma_svc_call *call)
+const char *rpcrdma__gss_call_principal(const struct rpcrdma__gss_call *g)
 {
-	const struct rpcrdma__gss_call *g = rpcrdma__svc_call_gss(call);
 	return g && g->ctx ? g->ctx->principal : NULL;
 }
 
-int rpcrdma_svc_call_gss_service(const struct rpcrdma_svc_call *call)
+int rpcrdma__gss_call_service(const struct rpcrdma__gss_call *g)
 {
-	const struct rpcrdma__gss_call *g = rpcrdma__svc_call_gss(call);
 	return g ? (int)g->service : 0;
 }

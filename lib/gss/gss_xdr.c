@@ -9,7 +9,7 @@
 #include <errno.h>
 
 #include "gss/gss_int.h"
-#include "svc/svc_int.h" /* rpcrdma__get_be32 / put_be32 */
+#include "util/byteorder.h"
 
 static size_t pad4(uint32_t len)
 {

@@ -376,9 +376,18 @@ static bool gss_accept(struct rpcrdma__svc_xprt *x, const struct iovec *iov, uns
 	size_t len;
 	uint32_t stat;
 
+	struct rpcrdma__gss_hdr gh = {
+		.xid = h->xid, .len = h->len, .cred_body = h->gss_cred, .verf = h->gss_verf,
+		.cred_len = h->gss_clen, .vlen = h->gss_vlen, .vflavor = h->gss_vflavor,
+		.cred_end = h->gss_cred_end, .auth_stat = h->auth_stat, .cred = h->cred};
+	enum rpcrdma__gss_verdict v;
+
 	if (!svc->gss)
 		goto out_badcred;
-	switch (rpcrdma__gss_svc_accept(svc->gss, iov, niov, h, peer, peer_len, g)) {
+	v = rpcrdma__gss_svc_accept(svc->gss, iov, niov, &gh, peer, peer_len, g);
+	h->auth_stat = gh.auth_stat;
+	h->cred = gh.cred;
+	switch (v) {
 	case RPCRDMA__GSS_V_DATA:
 		return true;
 	case RPCRDMA__GSS_V_REPLY: /* INIT, CONTINUE_INIT, DESTROY */

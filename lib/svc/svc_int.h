@@ -34,10 +34,11 @@ struct rpcrdma__call_hdr {
 	uint32_t auth_stat; /* for RPCRDMA__CALL_AUTH_ERROR */
 	size_t len;        /* bytes from the message start to the arguments */
 	struct rpcrdma_svc_cred cred;
-	/* RPCSEC_GSS (cred.flavor 6) only, for lib/gss: the credential and
-	 * verifier bodies as received (pointers into the message, valid
-	 * while the call is dispatched) and the end of the credential (the
-	 * header the verifier checksums). */
+	/* RPCSEC_GSS (cred.flavor 6) only: the credential and verifier
+	 * bodies as received (pointers into the message, valid while the
+	 * call is dispatched) and the end of the credential (the header the
+	 * verifier checksums).  svc.c hands them to lib/gss's hook in its
+	 * own struct rpcrdma__gss_hdr. */
 	const uint8_t *gss_cred, *gss_verf;
 	uint32_t gss_clen, gss_vlen, gss_vflavor;
 	size_t gss_cred_end;
@@ -184,7 +185,8 @@ extern const struct rpcrdma__svc_xprt_class rpcrdma__svc_rdma_class; /* svc_rdma
  * (svc_classes.c): the one place that names them. */
 extern const struct rpcrdma__svc_xprt_class *const rpcrdma__svc_xprt_classes[];
 
-/* The call's RPCSEC_GSS state (lib/gss), NULL for other flavours (svc.c). */
+/* The call's RPCSEC_GSS state (lib/gss), NULL for other flavours (svc.c;
+ * svc_gss.c's call accessors read it). */
 struct rpcrdma__gss_call *rpcrdma__svc_call_gss(const struct rpcrdma_svc_call *c);
 
 /* Adds an endpoint for a bound socket address (svc.c). */
