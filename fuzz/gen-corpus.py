@@ -109,6 +109,28 @@ def emit(name, seeds):
             f.write(v)
 
 
+
+
+def opq(b):
+    return w(len(b)) + b + b"\0" * (-len(b) % 4)
+
+
+# RPCSEC_GSS (lib/gss/gss_xdr.c): the first byte picks the decoder
+# (0 credential, 1 INIT result, 2 INIT argument / integrity / privacy).
+gss = {
+    "cred-data": b"\0" + w(1, 0, 7, 1) + opq(b"0123456789abcdef"),
+    "cred-init": b"\0" + w(1, 1, 0, 2) + opq(b""),
+    "cred-v2": b"\0" + w(2, 0, 7, 1) + opq(b"h"),
+    "cred-huge-handle": b"\0" + w(1, 0, 7, 3, 0xFFFFFFFD) + b"abcd",
+    "init-res": b"\1" + opq(b"handle") + w(0, 0, 128) + opq(b"ap-rep token"),
+    "init-res-cut": b"\1" + opq(b"handle") + w(0, 0),
+    "init-arg": b"\2" + opq(b"ap-req token"),
+    "integ": b"\2" + opq(w(5) + b"args") + opq(b"checksum"),
+    "integ-huge": b"\2" + w(0xFFFFFFFF, 5) + opq(b"x"),
+    "priv": b"\2" + opq(b"wrapped bytes"),
+    "empty": b"",
+}
+emit("gss_xdr", gss)
 emit("check_call", calls)
 emit("check_reply", replies)
 emit("cm_private", cm)

@@ -7,7 +7,7 @@
 # uses, the folder of the object that defines it must be the user's own or
 # one below it, in the order of include-layers.sh:
 #
-#   util < wire < pcap < rdma < rdma/client < svc < clnt
+#   util < wire < pcap < rdma < rdma/client < gss < svc < clnt
 #
 # so no folder calls up, and no two folders call each other.  Fails on
 # each call that runs back up, naming the caller's object and the symbol,
@@ -22,25 +22,29 @@ trap 'rm -rf "$tmp"' EXIT
 if [ "${1:-}" = --self-test ]; then
 	shift
 	cc=${*:-cc} # the compiler's command, maybe several words
-	mkdir -p "$tmp/t/lib/rdma" "$tmp/t/lib/svc"
+	mkdir -p "$tmp/t/lib/rdma" "$tmp/t/lib/svc" "$tmp/t/lib/gss"
 	echo 'int svc_fn(void); int rdma_fn(void) { return svc_fn(); }' > "$tmp/t/lib/rdma/up.c"
+	echo 'int svc_fn(void); int gss_fn(void) { return svc_fn(); }' > "$tmp/t/lib/gss/up.c"
 	echo 'int svc_fn(void) { return 1; }' > "$tmp/t/lib/svc/down.c"
 	$cc -c -o "$tmp/t/rdma_up.c.o" "$tmp/t/lib/rdma/up.c"
 	$cc -c -o "$tmp/t/svc_down.c.o" "$tmp/t/lib/svc/down.c"
-	ar rc "$tmp/t/t.a" "$tmp/t/rdma_up.c.o" "$tmp/t/svc_down.c.o"
+	$cc -c -o "$tmp/t/gss_up.c.o" "$tmp/t/lib/gss/up.c"
+	ar rc "$tmp/t/t.a" "$tmp/t/rdma_up.c.o" "$tmp/t/svc_down.c.o" "$tmp/t/gss_up.c.o"
 	if MIN_USES=1 "$0" "$tmp/t/lib" "$tmp/t/t.a" > "$tmp/out"; then
 		cat "$tmp/out"; echo "call-layers: rdma calling svc passed"; exit 1
 	fi
 	grep -q 'rdma_up.c.o (rdma) calls svc_fn, defined in svc above it' "$tmp/out" ||
 		{ cat "$tmp/out"; exit 1; }
-	echo "call-layers: self-test caught rdma calling svc"
+	grep -q 'gss_up.c.o (gss) calls svc_fn, defined in svc above it' "$tmp/out" ||
+		{ cat "$tmp/out"; exit 1; }
+	echo "call-layers: self-test caught rdma and gss calling svc"
 	exit 0
 fi
 [ $# = 2 ] || { echo "usage: call-layers.sh LIBDIR ARCHIVE | --self-test CC"; exit 2; }
 lib=$1 archive=$2
 
 # object name -> folder, longest folder first (rdma/client before rdma)
-for d in rdma/client util wire pcap rdma svc clnt; do
+for d in rdma/client util wire pcap rdma gss svc clnt; do
 	[ -d "$lib/$d" ] || continue
 	for c in $(find "$lib/$d" -maxdepth 1 -name '*.c' | sort); do
 		rel=${c#"$lib"/}
@@ -60,8 +64,9 @@ function rank(d) {
 	if (d == "pcap") return 2
 	if (d == "rdma") return 3
 	if (d == "rdma/client") return 4
-	if (d == "svc") return 5
-	if (d == "clnt") return 6
+	if (d == "gss") return 5
+	if (d == "svc") return 6
+	if (d == "clnt") return 7
 	return -1
 }
 FILENAME == ARGV[1] { folder[$1] = $2; next }

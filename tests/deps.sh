@@ -6,6 +6,7 @@ set -eu
 pkgs="build-essential meson ninja-build pkg-config clang libclang-rt-14-dev scdoc
  libcmocka-dev libibverbs-dev librdmacm-dev ibverbs-providers ibverbs-utils
  libtirpc-dev rpcsvc-proto python3-lark python3-jinja2
+ libkrb5-dev krb5-kdc krb5-admin-server krb5-user
  rdmacm-utils perftest valgrind systemtap-sdt-dev
  qemu-system-x86 busybox-static kmod cpio iproute2 rpcbind tshark gnuplot-nox
  tcpdump strace

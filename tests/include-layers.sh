@@ -2,7 +2,7 @@
 # include-layers.sh LIBDIR: the layering of lib/ (docs/architecture.md).
 # Each folder of LIBDIR is a layer, in this order from the bottom:
 #
-#   util < wire < pcap < rdma < rdma/client < svc < clnt
+#   util < wire < pcap < rdma < rdma/client < gss < svc < clnt
 #
 # A file may include headers of its own folder and of the folders below
 # it, never of a folder above (a quoted include names the folder:
@@ -12,14 +12,14 @@
 # internal header, below), on a folder not in the order, and when it finds
 # fewer than 50 includes (the pattern no longer matches the code).
 # include-layers.sh --self-test: the check catches an include of svc from
-# rdma and of a header util keeps to itself.
+# rdma and from gss, and of a header util keeps to itself.
 set -eu
 
 # rank FOLDER: the folder's place in the order, or nothing.
 rank() {
 	case $1 in
 	util) echo 0 ;; wire) echo 1 ;; pcap) echo 2 ;; rdma) echo 3 ;;
-	rdma/client) echo 4 ;; svc) echo 5 ;; clnt) echo 6 ;;
+	rdma/client) echo 4 ;; gss) echo 5 ;; svc) echo 6 ;; clnt) echo 7 ;;
 	esac
 }
 
@@ -32,6 +32,7 @@ offers() {
 	pcap) echo "pcap_int.h" ;;
 	rdma) echo "rdma_internal.h rdma_backward.h" ;;
 	rdma/client) echo "rdma_client_int.h" ;;
+	gss) echo "gss_int.h" ;;
 	svc) echo "svc_local.h" ;;
 	clnt) echo "" ;;
 	esac
@@ -88,10 +89,13 @@ check() {
 if [ "${1:-}" = --self-test ]; then
 	tmp=$(mktemp -d)
 	trap 'rm -rf "$tmp"' EXIT
-	mkdir -p "$tmp/rdma" "$tmp/svc" "$tmp/util"
+	mkdir -p "$tmp/rdma" "$tmp/svc" "$tmp/util" "$tmp/gss"
 	echo '#include "util/list.h"' > "$tmp/rdma/ok.c"
 	echo '#include "svc/svc_int.h"' > "$tmp/rdma/bad.c"
 	echo '#include "util/idr_internal.h"' > "$tmp/rdma/private.c"
+	echo '#include "svc/svc_int.h"' > "$tmp/gss/up.c"
+	echo '#include "gss/gss_int.h"' > "$tmp/svc/down.c"
+	: > "$tmp/gss/gss_int.h"
 	: > "$tmp/svc/svc_int.h"
 	: > "$tmp/util/list.h"
 	: > "$tmp/util/idr_internal.h"
@@ -102,8 +106,10 @@ if [ "${1:-}" = --self-test ]; then
 		{ cat "$tmp/out"; exit 1; }
 	grep -q 'rdma/private.c: includes util/idr_internal.h, which util keeps' "$tmp/out" ||
 		{ cat "$tmp/out"; exit 1; }
-	if grep -q ok.c "$tmp/out"; then cat "$tmp/out"; exit 1; fi
-	echo "include-layers: self-test caught rdma including svc and a header util keeps"
+	grep -q 'gss/up.c: includes svc/svc_int.h: svc is above gss' "$tmp/out" ||
+		{ cat "$tmp/out"; exit 1; }
+	if grep -q 'ok.c\|down.c' "$tmp/out"; then cat "$tmp/out"; exit 1; fi
+	echo "include-layers: self-test caught rdma and gss including svc and a header util keeps"
 	exit 0
 fi
 [ $# = 1 ] || { echo "usage: include-layers.sh LIBDIR | --self-test"; exit 2; }

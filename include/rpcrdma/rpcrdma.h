@@ -25,6 +25,7 @@
 /* service core */
 #include <rpcrdma/xdr.h>
 #include <rpcrdma/svc.h>
+#include <rpcrdma/gss.h>
 #include <rpcrdma/clnt.h>
 /* id allocator */
 #include <rpcrdma/idr.h>

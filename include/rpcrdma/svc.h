@@ -48,7 +48,8 @@
  *      NFSv4 alone over UDP: the lowest and highest registered, as Linux
  *      answers).
  *   7. procedure number beyond the table or without a handler: PROC_UNAVAIL.
- *   8. version requires AUTH_SYS and the call has AUTH_NONE (procedure 0
+ *   8. version requires AUTH_SYS and the call has AUTH_NONE, or requires
+ *      RPCSEC_GSS and the call has another flavour (procedure 0
  *      excepted): AUTH_ERROR AUTH_TOOWEAK.
  *   9. argument decoder fails: GARBAGE_ARGS.
  *  10. the estimator's size is reserved from the transport (an estimate
@@ -57,7 +58,8 @@
  *      encoder that fails (it ran past the estimate, or reported an error)
  *      turns the reply into SYSTEM_ERR and is counted in
  *      estimate_exceeded / encode_errors.
- * Every reply carries an AUTH_NONE verifier.
+ * Every reply carries an AUTH_NONE verifier, but those to RPCSEC_GSS calls
+ * (<rpcrdma/gss.h>, which also says how those are checked before step 5).
  *
  * Authentication.  The credential and verifier bodies are at most 400 bytes
  * (RFC 5531 MAX_AUTH_BYTES); a longer one is AUTH_BADCRED (credential) or
@@ -70,6 +72,8 @@
  *     AUTH_BADCRED.
  *   AUTH_SHORT: this server never issues short-hand credentials, so
  *     AUTH_REJECTEDCRED (the client starts again with AUTH_SYS).
+ *   RPCSEC_GSS (6): see <rpcrdma/gss.h>; a credential that does not decode
+ *     as version 1 is AUTH_BADCRED.
  *   any other flavour: AUTH_BADCRED.
  *   The verifier of AUTH_NONE and AUTH_SYS calls must be AUTH_NONE with an
  *   empty body, else AUTH_BADVERF.
@@ -137,8 +141,9 @@ RPCRDMA_API const char *rpcrdma_svc_auth_stat_str(int stat);
 
 /* The caller's identity, decoded from the credential. */
 struct rpcrdma_svc_cred {
-	uint32_t flavor; /* RPCRDMA_AUTH_NONE or RPCRDMA_AUTH_SYS */
-	/* AUTH_SYS only (zero for AUTH_NONE): */
+	uint32_t flavor; /* RPCRDMA_AUTH_NONE, RPCRDMA_AUTH_SYS or
+			  * RPCRDMA_AUTH_RPCSEC_GSS (<rpcrdma/gss.h>) */
+	/* AUTH_SYS (and the ids RPCSEC_GSS maps to); zero for AUTH_NONE: */
 	uint32_t stamp;
 	uint32_t uid;
 	uint32_t gid;
@@ -188,8 +193,12 @@ struct rpcrdma_svc_proc {
  * refused over UDP (PROG_MISMATCH) and not registered with rpcbind for
  * udp/udp6. */
 #define RPCRDMA_SVC_VERS_NEEDS_CC 0x1u
-/* Calls other than procedure 0 must carry AUTH_SYS (else AUTH_TOOWEAK). */
+/* Calls other than procedure 0 must carry AUTH_SYS or RPCSEC_GSS (else
+ * AUTH_TOOWEAK). */
 #define RPCRDMA_SVC_VERS_AUTH_SYS 0x2u
+/* Calls other than procedure 0 must carry RPCSEC_GSS (else AUTH_TOOWEAK;
+ * <rpcrdma/gss.h>). */
+#define RPCRDMA_SVC_VERS_AUTH_GSS 0x4u
 
 struct rpcrdma_svc_version {
 	uint32_t vers;

@@ -18,6 +18,7 @@
 #include <rpcrdma/svc.h> /* the credential flavors and limits */
 
 #include "clnt_int.h"
+#include "gss/gss_int.h"
 #include "util/byteorder.h"
 
 int64_t rpcrdma__clnt_now_ms(void)
@@ -289,6 +290,7 @@ void rpcrdma_clnt_destroy(struct rpcrdma_clnt *c)
 	}
 	pthread_mutex_destroy(&c->bc_lock);
 	pthread_mutex_destroy(&c->auth_lock);
+	rpcrdma__gss_clnt_free(c->gss);
 	free(c);
 }
 

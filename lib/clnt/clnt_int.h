@@ -53,6 +53,8 @@ struct rpcrdma__creq {
 	int64_t resend_ms;              /* UDP: next retransmission */
 	int64_t resend_gap;             /* UDP: the current gap, doubling */
 	void *xprt;                     /* the transport's own state (RDMA) */
+	uint32_t gss_seq;               /* RPCSEC_GSS: the call's sequence number */
+	bool gss;                       /* ... sent with RPCSEC_GSS */
 };
 
 /* Encoder given to an encode callback: put_bulk finds the call through it. */
@@ -85,6 +87,7 @@ struct rpcrdma__clnt_reply {
 
 struct rpcrdma__clnt_loop;
 struct rpcrdma__clnt_rdma;
+struct rpcrdma__gss_clnt; /* lib/gss/gss_int.h */
 struct rpcrdma__svc_local; /* svc_local.h */
 
 struct rpcrdma_clnt {
@@ -99,6 +102,7 @@ struct rpcrdma_clnt {
 	uint8_t cred[8 + RPCRDMA__CLNT_MAX_AUTH]; /* flavor, length, body (XDR) */
 	size_t cred_len;
 	_Atomic uint32_t xid;
+	struct rpcrdma__gss_clnt *gss;  /* rpcrdma_clnt_set_auth_gss (auth_lock) */
 
 	_Atomic(struct rpcrdma_svc *) bc_svc;     /* rpcrdma_clnt_set_backchannel */
 	pthread_mutex_t bc_lock;                  /* bc_ep (clnt_bc.c) */

@@ -10,6 +10,7 @@
 #include <rpcrdma/svc.h> /* the credential flavors */
 
 #include "clnt_int.h"
+#include "gss/gss_int.h"
 #include "util/byteorder.h"
 
 bool rpcrdma__clnt_msg_xid(const uint8_t *buf, size_t len, uint32_t *xid, uint32_t *type)
@@ -21,24 +22,60 @@ bool rpcrdma__clnt_msg_xid(const uint8_t *buf, size_t len, uint32_t *xid, uint32
 	return true;
 }
 
-/* Writes the call header at p; returns its length. */
-static size_t call_header(struct rpcrdma_clnt *c, uint8_t *p, uint32_t xid, uint32_t proc)
+/* Writes r's call header at p (RPCRDMA__CLNT_HDR_MAX bytes); returns its
+ * length, or -errno (RPCSEC_GSS: no sequence number or checksum). */
+static int call_header(struct rpcrdma_clnt *c, uint8_t *p, struct rpcrdma__creq *r)
 {
 	uint8_t *q = p;
 
-	q = rpcrdma__put_be32(q, xid);
+	q = rpcrdma__put_be32(q, r->xid);
 	q = rpcrdma__put_be32(q, RPCRDMA__RPC_CALL);
 	q = rpcrdma__put_be32(q, RPCRDMA__RPC_VERSION);
 	q = rpcrdma__put_be32(q, c->prog);
 	q = rpcrdma__put_be32(q, c->vers);
-	q = rpcrdma__put_be32(q, proc);
+	q = rpcrdma__put_be32(q, r->req->proc);
 	pthread_mutex_lock(&c->auth_lock);
+	if (c->gss) {
+		/* credential and verifier: lib/gss */
+		int n = rpcrdma__gss_clnt_cred(c->gss, p, q, RPCRDMA__CLNT_HDR_MAX - 24,
+					       &r->gss_seq);
+		pthread_mutex_unlock(&c->auth_lock);
+		r->gss = n > 0;
+		return n < 0 ? n : 24 + n;
+	}
 	memcpy(q, c->cred, c->cred_len);
 	q += c->cred_len;
 	pthread_mutex_unlock(&c->auth_lock);
 	q = rpcrdma__put_be32(q, RPCRDMA_AUTH_NONE);  /* verifier */
 	q = rpcrdma__put_be32(q, 0);
-	return (size_t)(q - p);
+	return (int)(q - p);
+}
+
+/* RPCSEC_GSS krb5i / krb5p: r->msg's arguments framed (a new r->msg). */
+static int wrap_args(struct rpcrdma_clnt *c, struct rpcrdma__creq *r, size_t hlen)
+{
+	uint8_t *out, *msg;
+	size_t n;
+
+	pthread_mutex_lock(&c->auth_lock);
+	struct rpcrdma__gss_clnt *g = c->gss;
+	pthread_mutex_unlock(&c->auth_lock);
+	int err = rpcrdma__gss_clnt_wrap(g, r->gss_seq, r->msg + 4 + hlen, r->len - hlen, &out,
+					 &n);
+	if (err)
+		return err;
+	if (!(msg = malloc(4 + hlen + n + 4))) {
+		free(out);
+		return -ENOMEM;
+	}
+	memcpy(msg + 4, r->msg + 4, hlen);
+	memcpy(msg + 4 + hlen, out, n);
+	free(out);
+	free(r->msg);
+	r->msg = msg;
+	r->len = hlen + n;
+	r->bulk_off = r->bulk_len = 0; /* not DDP-eligible (RFC 8267) */
+	return 0;
 }
 
 int rpcrdma__clnt_encode(struct rpcrdma_clnt *c, struct rpcrdma__creq *r)
@@ -53,7 +90,10 @@ int rpcrdma__clnt_encode(struct rpcrdma_clnt *c, struct rpcrdma__creq *r)
 	r->msg = malloc(4 + RPCRDMA__CLNT_HDR_MAX + room + 4);
 	if (!r->msg)
 		return -ENOMEM;
-	hlen = call_header(c, r->msg + 4, r->xid, req->proc);
+	err = call_header(c, r->msg + 4, r);
+	if (err < 0)
+		return err;
+	hlen = (size_t)err;
 	memset(&e, 0, sizeof(e));
 	e.magic = RPCRDMA__CLNT_ENC_MAGIC;
 	e.base = hlen;
@@ -66,6 +106,8 @@ int rpcrdma__clnt_encode(struct rpcrdma_clnt *c, struct rpcrdma__creq *r)
 	r->len = hlen + rpcrdma_xdr_enc_len(&e.x);
 	r->bulk_off = e.bulk_off;
 	r->bulk_len = e.bulk_len;
+	if (r->gss && rpcrdma__gss_clnt_wraps(c->gss))
+		return wrap_args(c, r, hlen);
 	return 0;
 }
 
@@ -177,10 +219,15 @@ void rpcrdma__clnt_complete(struct rpcrdma_clnt *c, struct rpcrdma__creq *r, int
 	free(r);
 }
 
-static int reply_status(struct rpcrdma_clnt_req *req, const struct rpcrdma__clnt_reply *h,
-			const uint8_t *buf, size_t len, const void *bulk, size_t bulk_got)
+static int reply_status(struct rpcrdma_clnt *c, struct rpcrdma__creq *r,
+			const struct rpcrdma__clnt_reply *h, const uint8_t *buf, size_t len,
+			const void *bulk, size_t bulk_got)
 {
+	struct rpcrdma_clnt_req *req = r->req;
 	struct rpcrdma__clnt_dec d;
+	const uint8_t *res = buf + h->body;
+	size_t res_len = len - h->body;
+	void *owned = NULL;
 
 	req->reply_stat = h->reply_stat;
 	req->accept_stat = h->accept_stat;
@@ -191,16 +238,24 @@ static int reply_status(struct rpcrdma_clnt_req *req, const struct rpcrdma__clnt
 	}
 	if (h->reply_stat)
 		return -EACCES;
+	/* RPCSEC_GSS: the verifier, then the results (lib/gss) */
+	if (r->gss && rpcrdma__gss_clnt_reply(c->gss, r->gss_seq, buf, len, h->body,
+					      h->accept_stat == 0, &res, &res_len, &owned))
+		return -EBADMSG;
 	if (h->accept_stat)
 		return -EREMOTEIO;
-	if (!req->decode)
+	if (!req->decode) {
+		free(owned);
 		return 0;
+	}
 	memset(&d, 0, sizeof(d));
 	d.magic = RPCRDMA__CLNT_DEC_MAGIC;
 	d.bulk = bulk;
 	d.bulk_got = bulk_got;
-	rpcrdma_xdr_dec_init_buf(&d.x, buf + h->body, len - h->body);
-	return req->decode(&d.x, req->res) ? -EBADMSG : 0;
+	rpcrdma_xdr_dec_init_buf(&d.x, res, res_len);
+	int rc = req->decode(&d.x, req->res) ? -EBADMSG : 0;
+	free(owned);
+	return rc;
 }
 
 void rpcrdma__clnt_complete_reply(struct rpcrdma_clnt *c, struct rpcrdma__creq *r,
@@ -212,7 +267,7 @@ void rpcrdma__clnt_complete_reply(struct rpcrdma_clnt *c, struct rpcrdma__creq *
 
 	status = rpcrdma__clnt_reply_decode(buf, len, &h);
 	if (!status)
-		status = reply_status(r->req, &h, buf, len, bulk, bulk_got);
+		status = reply_status(c, r, &h, buf, len, bulk, bulk_got);
 	rpcrdma__clnt_count(c, RPCRDMA_STAT_REPLIES, 1);
 	rpcrdma__clnt_complete(c, r, status);
 }

@@ -10,6 +10,7 @@
 
 #include "svc_backward.h"
 #include "svc_int.h"
+#include "gss/gss_int.h"
 
 struct rpcrdma__svc_prog {
 	struct rpcrdma__svc_prog *next;
@@ -52,6 +53,11 @@ struct rpcrdma_svc_call {
 	const struct rpcrdma_svc_proc *proc;
 	uint8_t *rbuf;
 	size_t rmax;
+	/* RPCSEC_GSS (lib/gss): rbuf is the call's scratch for the plain
+	 * reply, sealed at the end into the transport's tbuf (tmax bytes). */
+	struct rpcrdma__gss_call *gss;
+	uint8_t *tbuf;
+	size_t tmax;
 	size_t bulk_off, bulk_len; /* rpcrdma_svc_call_set_bulk, in the results */
 	size_t direct_len;         /* rpcrdma_svc_call_set_results_len */
 	bool direct;
@@ -68,7 +74,8 @@ static int check_version(const struct rpcrdma_svc_version *v)
 {
 	if (v->nprocs && !v->procs)
 		return -EINVAL;
-	if (v->flags & ~(RPCRDMA_SVC_VERS_NEEDS_CC | RPCRDMA_SVC_VERS_AUTH_SYS))
+	if (v->flags & ~(RPCRDMA_SVC_VERS_NEEDS_CC | RPCRDMA_SVC_VERS_AUTH_SYS |
+			 RPCRDMA_SVC_VERS_AUTH_GSS))
 		return -EINVAL;
 	for (uint32_t i = 0; i < v->nprocs; i++) {
 		const struct rpcrdma_svc_proc *pr = &v->procs[i];
@@ -241,20 +248,36 @@ static void finish(struct rpcrdma__svc_xprt *x, void *ctx, void *buf, size_t len
 /* Sends a reply that is only a header (every status but SUCCESS). */
 enum small_kind { SMALL_ACCEPTED, SMALL_RPC_MISMATCH, SMALL_AUTH };
 
+/* g: an RPCSEC_GSS call's state (its accepted replies are sealed), freed
+ * here; else NULL. */
 static void reply_small(struct rpcrdma__svc_xprt *x, void *ctx, uint32_t xid,
-			enum small_kind kind, uint32_t stat, uint32_t low, uint32_t high)
+			enum small_kind kind, uint32_t stat, uint32_t low, uint32_t high,
+			struct rpcrdma__gss_call *g)
 {
 	struct rpcrdma_svc *svc = x->svc;
-	uint8_t *buf = x->ops->reply_buf(x->priv, ctx, RPCRDMA__REPLY_HDR_MAX);
+	size_t max = RPCRDMA__REPLY_HDR_MAX + (g ? RPCRDMA__GSS_SEAL_SLACK : 0);
+	uint8_t *buf = x->ops->reply_buf(x->priv, ctx, max);
+	uint8_t plain[RPCRDMA__REPLY_HDR_MAX];
 	size_t len;
 
 	if (!buf) {
+		rpcrdma__gss_call_free(g);
 		finish(x, ctx, NULL, 0, "the transport refused a reply buffer");
 		return;
 	}
 	switch (kind) {
 	case SMALL_ACCEPTED:
-		len = rpcrdma__svc_reply_accepted(buf, xid, stat, low, high);
+		if (g) {
+			len = rpcrdma__svc_reply_accepted(plain, xid, stat, low, high);
+			len = rpcrdma__gss_seal(g, plain, len, buf, max);
+			if (!len) {
+				rpcrdma__gss_call_free(g);
+				finish(x, ctx, buf, 0, "RPCSEC_GSS: the reply could not be sealed");
+				return;
+			}
+		} else {
+			len = rpcrdma__svc_reply_accepted(buf, xid, stat, low, high);
+		}
 		RPCRDMA__STAT_INC(svc, replies[stat]);
 		break;
 	case SMALL_RPC_MISMATCH:
@@ -266,6 +289,7 @@ static void reply_small(struct rpcrdma__svc_xprt *x, void *ctx, uint32_t xid,
 		RPCRDMA__STAT_INC(svc, auth_errors);
 		break;
 	}
+	rpcrdma__gss_call_free(g);
 	finish(x, ctx, buf, len, NULL);
 }
 
@@ -340,6 +364,93 @@ static size_t align_up(size_t n)
 	return (n + alignof(max_align_t) - 1) & ~(alignof(max_align_t) - 1);
 }
 
+/* RPCSEC_GSS (lib/gss): true when the call goes on (*g: a data call's
+ * state), false when the hook answered, refused or dropped it. */
+static bool gss_accept(struct rpcrdma__svc_xprt *x, const struct iovec *iov, unsigned niov,
+		       struct rpcrdma__call_hdr *h, const struct sockaddr *peer,
+		       socklen_t peer_len, void *ctx, struct rpcrdma__gss_call **g)
+{
+	struct rpcrdma_svc *svc = x->svc;
+	const uint8_t *r;
+	uint8_t *buf;
+	size_t len;
+	uint32_t stat;
+
+	struct rpcrdma__gss_hdr gh = {
+		.xid = h->xid, .len = h->len, .cred_body = h->gss_cred, .verf = h->gss_verf,
+		.cred_len = h->gss_clen, .vlen = h->gss_vlen, .vflavor = h->gss_vflavor,
+		.cred_end = h->gss_cred_end, .auth_stat = h->auth_stat, .cred = h->cred};
+	enum rpcrdma__gss_verdict v;
+
+	if (!svc->gss)
+		goto out_badcred;
+	v = rpcrdma__gss_svc_accept(svc->gss, iov, niov, &gh, peer, peer_len, g);
+	h->auth_stat = gh.auth_stat;
+	h->cred = gh.cred;
+	switch (v) {
+	case RPCRDMA__GSS_V_DATA:
+		return true;
+	case RPCRDMA__GSS_V_REPLY: /* INIT, CONTINUE_INIT, DESTROY */
+		r = rpcrdma__gss_call_reply(*g, &len, &stat);
+		buf = x->ops->reply_buf(x->priv, ctx, len);
+		if (buf) {
+			memcpy(buf, r, len);
+			RPCRDMA__STAT_INC(svc, replies[stat]);
+		}
+		rpcrdma__gss_call_free(*g);
+		finish(x, ctx, buf, buf ? len : 0, "the transport refused a reply buffer");
+		return false;
+	case RPCRDMA__GSS_V_AUTH:
+		goto out_auth;
+	case RPCRDMA__GSS_V_GARBAGE:
+		reply_small(x, ctx, h->xid, SMALL_ACCEPTED, RPCRDMA_SVC_GARBAGE_ARGS, 0, 0, *g);
+		return false;
+	default:
+		finish(x, ctx, NULL, 0, "RPCSEC_GSS: a replay, or below the sequence window");
+		return false;
+	}
+out_badcred:
+	h->auth_stat = RPCRDMA_AUTH_BADCRED;
+out_auth:
+	reply_small(x, ctx, h->xid, SMALL_AUTH, h->auth_stat, 0, 0, NULL);
+	return false;
+}
+
+/* Reserves the reply buffer: rmax bytes from the transport, or, for
+ * RPCSEC_GSS, room to seal them there (tbuf) and the call's scratch for
+ * the plain reply (rbuf).  false: refused or out of memory. */
+static bool reserve_reply(struct rpcrdma_svc_call *c)
+{
+	struct rpcrdma__svc_xprt *x = c->xprt;
+
+	if (!c->gss) {
+		c->rbuf = x->ops->reply_buf(x->priv, c->ctx, c->rmax);
+		return c->rbuf != NULL;
+	}
+	c->tmax = c->rmax + RPCRDMA__GSS_SEAL_SLACK;
+	c->tbuf = x->ops->reply_buf(x->priv, c->ctx, c->tmax);
+	if (c->tbuf)
+		c->rbuf = rpcrdma__gss_call_scratch(c->gss, c->rmax);
+	return c->rbuf != NULL;
+}
+
+static void reply_done(struct rpcrdma_svc_call *c, uint8_t *buf, size_t len, bool success,
+		       const char *why);
+
+/* Step 8: whether the version refuses the call's flavour (procedure 0
+ * takes any).  RPCSEC_GSS calls carry mapped ids, so they pass
+ * RPCRDMA_SVC_VERS_AUTH_SYS too. */
+static bool too_weak(const struct rpcrdma_svc_version *ver, const struct rpcrdma__call_hdr *h)
+{
+	uint32_t f = h->cred.flavor;
+	if (h->proc == 0)
+		return false;
+	if ((ver->flags & RPCRDMA_SVC_VERS_AUTH_GSS) && f != RPCRDMA__AUTH_GSS)
+		return true;
+	return (ver->flags & RPCRDMA_SVC_VERS_AUTH_SYS) && f != RPCRDMA_AUTH_SYS &&
+	       f != RPCRDMA__AUTH_GSS;
+}
+
 static void dispatch(struct rpcrdma__svc_xprt *x, const struct iovec *iov, unsigned niov,
 		     const struct sockaddr *peer, socklen_t peer_len, void *ctx)
 {
@@ -351,6 +462,7 @@ static void dispatch(struct rpcrdma__svc_xprt *x, const struct iovec *iov, unsig
 	const struct rpcrdma_svc_proc *proc;
 	bool has_cc = x->flags & RPCRDMA__SVC_XPRT_CONGESTION_CONTROL;
 	uint32_t low = 0, high = 0;
+	struct rpcrdma__gss_call *g = NULL;
 
 	const char *why = "not an RPC call (too short, or not a CALL)";
 	if (niov == 0)
@@ -358,15 +470,19 @@ static void dispatch(struct rpcrdma__svc_xprt *x, const struct iovec *iov, unsig
 	v = rpcrdma__svc_call_decode(iov[0].iov_base, iov[0].iov_len, &h);
 	if (__builtin_expect(v != RPCRDMA__CALL_OK, 0)) {
 		if (v == RPCRDMA__CALL_RPC_MISMATCH)
-			reply_small(x, ctx, h.xid, SMALL_RPC_MISMATCH, 0, 0, 0);
+			reply_small(x, ctx, h.xid, SMALL_RPC_MISMATCH, 0, 0, 0, NULL);
 		else if (v == RPCRDMA__CALL_AUTH_ERROR)
-			reply_small(x, ctx, h.xid, SMALL_AUTH, h.auth_stat, 0, 0);
+			reply_small(x, ctx, h.xid, SMALL_AUTH, h.auth_stat, 0, 0, NULL);
 		else if (v == RPCRDMA__CALL_GARBAGE)
-			reply_small(x, ctx, h.xid, SMALL_ACCEPTED, RPCRDMA_SVC_GARBAGE_ARGS, 0, 0);
+			reply_small(x, ctx, h.xid, SMALL_ACCEPTED, RPCRDMA_SVC_GARBAGE_ARGS, 0, 0,
+				    NULL);
 		else
 			goto out_drop;
 		return;
 	}
+	if (h.cred.flavor == RPCRDMA__AUTH_GSS &&
+	    !gss_accept(x, iov, niov, &h, peer, peer_len, ctx, &g))
+		return;
 
 	/* Programs are never unregistered, so sp stays valid after unlock. */
 	pthread_rwlock_rdlock(&svc->progs_lock);
@@ -386,17 +502,16 @@ static void dispatch(struct rpcrdma__svc_xprt *x, const struct iovec *iov, unsig
 		if (!allowed_range(sp, has_cc, false, &low, &high) &&
 		    !allowed_range(sp, has_cc, true, &low, &high))
 			goto out_prog_unavail;
-		reply_small(x, ctx, h.xid, SMALL_ACCEPTED, RPCRDMA_SVC_PROG_MISMATCH, low, high);
+		reply_small(x, ctx, h.xid, SMALL_ACCEPTED, RPCRDMA_SVC_PROG_MISMATCH, low, high, g);
 		return;
 	}
 	if (h.proc >= ver->nprocs || !ver->procs[h.proc].handler) {
-		reply_small(x, ctx, h.xid, SMALL_ACCEPTED, RPCRDMA_SVC_PROC_UNAVAIL, 0, 0);
+		reply_small(x, ctx, h.xid, SMALL_ACCEPTED, RPCRDMA_SVC_PROC_UNAVAIL, 0, 0, g);
 		return;
 	}
 	proc = &ver->procs[h.proc];
-	if ((ver->flags & RPCRDMA_SVC_VERS_AUTH_SYS) && h.proc != 0 &&
-	    h.cred.flavor != RPCRDMA_AUTH_SYS) {
-		reply_small(x, ctx, h.xid, SMALL_AUTH, RPCRDMA_AUTH_TOOWEAK, 0, 0);
+	if (too_weak(ver, &h)) {
+		reply_small(x, ctx, h.xid, SMALL_AUTH, RPCRDMA_AUTH_TOOWEAK, 0, 0, g);
 		return;
 	}
 
@@ -411,16 +526,21 @@ static void dispatch(struct rpcrdma__svc_xprt *x, const struct iovec *iov, unsig
 	c->hdr = h;
 	c->args = c->storage;
 	c->res = c->storage + asz;
+	c->gss = g;
 	if (peer && peer_len && peer_len <= sizeof(c->peer)) {
 		memcpy(&c->peer, peer, peer_len);
 		c->peer_len = peer_len;
 	}
 	if (proc->decode_args) {
 		struct rpcrdma_xdr_dec dec;
-		rpcrdma_xdr_dec_init(&dec, iov, niov);
-		if (rpcrdma_xdr_skip(&dec, h.len) || proc->decode_args(&dec, c->args)) {
+		const struct iovec *aiov;
+		unsigned aniov;
+		size_t skip;
+		rpcrdma__gss_call_args(g, iov, niov, h.len, &aiov, &aniov, &skip);
+		rpcrdma_xdr_dec_init(&dec, aiov, aniov);
+		if (rpcrdma_xdr_skip(&dec, skip) || proc->decode_args(&dec, c->args)) {
 			free_call(c);
-			reply_small(x, ctx, h.xid, SMALL_ACCEPTED, RPCRDMA_SVC_GARBAGE_ARGS, 0, 0);
+			reply_small(x, ctx, h.xid, SMALL_ACCEPTED, RPCRDMA_SVC_GARBAGE_ARGS, 0, 0, g);
 			return;
 		}
 	}
@@ -430,11 +550,9 @@ static void dispatch(struct rpcrdma__svc_xprt *x, const struct iovec *iov, unsig
 		goto out_system_err;
 	}
 	c->rmax = RPCRDMA__REPLY_ACCEPTED_LEN + ((est + 3) & ~(size_t)3);
-	c->rbuf = x->ops->reply_buf(x->priv, ctx, c->rmax);
-	if (!c->rbuf) {
-		free_call(c);
-		why = "the transport refused a reply buffer";
-		goto out_drop;
+	if (!reserve_reply(c)) {
+		reply_done(c, NULL, 0, false, "the transport refused a reply buffer");
+		return;
 	}
 	RPCRDMA__STAT_INC(svc, calls);
 	int st = proc->handler(c, c->args, c->res);
@@ -443,10 +561,10 @@ static void dispatch(struct rpcrdma__svc_xprt *x, const struct iovec *iov, unsig
 	return;
 
 out_prog_unavail:
-	reply_small(x, ctx, h.xid, SMALL_ACCEPTED, RPCRDMA_SVC_PROG_UNAVAIL, 0, 0);
+	reply_small(x, ctx, h.xid, SMALL_ACCEPTED, RPCRDMA_SVC_PROG_UNAVAIL, 0, 0, g);
 	return;
 out_system_err:
-	reply_small(x, ctx, h.xid, SMALL_ACCEPTED, RPCRDMA_SVC_SYSTEM_ERR, 0, 0);
+	reply_small(x, ctx, h.xid, SMALL_ACCEPTED, RPCRDMA_SVC_SYSTEM_ERR, 0, 0, g);
 	return;
 out_drop:
 	rpcrdma__svc_log(svc, RPCRDMA_LOG_CALL_DROPPED, x->netid, peer, peer_len, why, 0);
@@ -467,19 +585,48 @@ int rpcrdma__svc_xprt_recv(struct rpcrdma__svc_xprt *x, const struct iovec *iov,
 	return 0;
 }
 
-void rpcrdma_svc_reply(struct rpcrdma_svc_call *c, int status)
+/*
+ * Ends a call: seals an RPCSEC_GSS reply, passes a SUCCESS reply's bulk
+ * item (offsets in the reply as sent) to the transport, frees the call
+ * and hands the reply (len 0: none) to the transport.
+ */
+static void reply_done(struct rpcrdma_svc_call *c, uint8_t *buf, size_t len, bool success,
+		       const char *why)
 {
 	struct rpcrdma__svc_xprt *x = c->xprt;
-	struct rpcrdma_svc *svc = x->svc;
+	struct rpcrdma__gss_call *g = c->gss;
 	void *ctx = c->ctx;
+	size_t plain_len = len;
+
+	if (g) { /* buf is the scratch (or NULL): the transport gets tbuf */
+		if (len && !(len = rpcrdma__gss_seal(g, buf, len, c->tbuf, c->tmax)))
+			why = "RPCSEC_GSS: the reply could not be sealed";
+		buf = c->tbuf;
+	}
+	if (success && len && c->bulk_len) {
+		size_t body = plain_len - RPCRDMA__REPLY_ACCEPTED_LEN;
+		if (c->bulk_off > body || c->bulk_len > body - c->bulk_off)
+			RPCRDMA__STAT_INC(x->svc, encode_errors);
+		else if (x->ops->bulk && rpcrdma__gss_call_bulk_ok(g))
+			x->ops->bulk(x->priv, ctx,
+				     len - plain_len + RPCRDMA__REPLY_ACCEPTED_LEN + c->bulk_off,
+				     c->bulk_len);
+	}
+	free_call(c);
+	rpcrdma__gss_call_free(g);
+	finish(x, ctx, buf, len, why);
+}
+
+void rpcrdma_svc_reply(struct rpcrdma_svc_call *c, int status)
+{
+	struct rpcrdma_svc *svc = c->xprt->svc;
 	uint8_t *buf = c->rbuf;
 	uint32_t xid = c->hdr.xid;
 	size_t len = 0;
 
 	switch (status) {
 	case RPCRDMA_SVC_DROP:
-		free_call(c);
-		finish(x, ctx, buf, 0, "the handler returned RPCRDMA_SVC_DROP");
+		reply_done(c, buf, 0, false, "the handler returned RPCRDMA_SVC_DROP");
 		return;
 	case RPCRDMA_SVC_SUCCESS:
 		len = rpcrdma__svc_reply_accepted(buf, xid, RPCRDMA_SVC_SUCCESS, 0, 0);
@@ -499,17 +646,8 @@ void rpcrdma_svc_reply(struct rpcrdma_svc_call *c, int status)
 			}
 			len += rpcrdma_xdr_enc_len(&enc);
 		}
-		if (c->bulk_len) {
-			size_t body = len - RPCRDMA__REPLY_ACCEPTED_LEN;
-			if (c->bulk_off > body || c->bulk_len > body - c->bulk_off)
-				RPCRDMA__STAT_INC(svc, encode_errors);
-			else if (x->ops->bulk)
-				x->ops->bulk(x->priv, ctx, RPCRDMA__REPLY_ACCEPTED_LEN + c->bulk_off,
-					     c->bulk_len);
-		}
 		RPCRDMA__STAT_INC(svc, replies[RPCRDMA_SVC_SUCCESS]);
-		free_call(c);
-		finish(x, ctx, buf, len, NULL);
+		reply_done(c, buf, len, true, NULL);
 		return;
 	case RPCRDMA_SVC_PROC_UNAVAIL:
 	case RPCRDMA_SVC_GARBAGE_ARGS:
@@ -521,8 +659,7 @@ void rpcrdma_svc_reply(struct rpcrdma_svc_call *c, int status)
 	}
 	len = rpcrdma__svc_reply_accepted(buf, xid, (uint32_t)status, 0, 0);
 	RPCRDMA__STAT_INC(svc, replies[status]);
-	free_call(c);
-	finish(x, ctx, buf, len, NULL);
+	reply_done(c, buf, len, false, NULL);
 }
 
 /* ---------------------------------------------------------- accessors */
@@ -567,6 +704,11 @@ const char *rpcrdma_svc_call_netid(const struct rpcrdma_svc_call *c)
 void *rpcrdma_svc_call_program_ctx(const struct rpcrdma_svc_call *c)
 {
 	return c->prog->p.ctx;
+}
+
+struct rpcrdma__gss_call *rpcrdma__svc_call_gss(const struct rpcrdma_svc_call *c)
+{
+	return c->gss;
 }
 
 void *rpcrdma__svc_call_xprt_ctx(const struct rpcrdma_svc_call *c)

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* AUTH_NONE and AUTH_SYS credentials (RFC 5531 section 8 and appendix A). */
+/* AUTH_NONE and AUTH_SYS credentials (RFC 5531 section 8 and appendix A);
+ * RPCSEC_GSS's are decoded here and checked by lib/gss. */
 #include "svc_int.h"
+#include "gss/gss_int.h"
 
 /*
  * authsys_parms: stamp, machinename<255>, uid, gid, gids<16>.  It must fill
@@ -63,6 +65,15 @@ uint32_t rpcrdma__svc_auth_check(uint32_t cflavor, const uint8_t *cbody, uint32_
 		break;
 	case RPCRDMA_AUTH_SHORT:
 		return RPCRDMA_AUTH_REJECTEDCRED;
+	case RPCRDMA__AUTH_GSS: {
+		/* RPCSEC_GSS: the credential must decode here; its context,
+		 * the verifier and the rest are the service's (lib/gss). */
+		struct rpcrdma__gss_cred gc;
+		if (rpcrdma__gss_cred_decode(cbody, clen, &gc))
+			return RPCRDMA_AUTH_BADCRED;
+		cred->flavor = RPCRDMA__AUTH_GSS;
+		return RPCRDMA_AUTH_OK;
+	}
 	default:
 		return RPCRDMA_AUTH_BADCRED;
 	}

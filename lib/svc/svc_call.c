@@ -5,6 +5,7 @@
  * pre-swapped.
  */
 #include "svc_int.h"
+#include "gss/gss_int.h"
 
 #define W_CALL RPCRDMA__BE32(RPCRDMA__RPC_CALL)
 #define W_REPLY RPCRDMA__BE32(RPCRDMA__RPC_REPLY)
@@ -82,11 +83,18 @@ enum rpcrdma__call_verdict rpcrdma__svc_call_decode(const uint8_t *buf, size_t l
 		h->auth_stat = RPCRDMA_AUTH_BADVERF;
 		goto out_auth;
 	}
-	(void)vbody;
 	h->len = (size_t)(p - buf);
 	h->auth_stat = rpcrdma__svc_auth_check(cflavor, cbody, clen, vflavor, vlen, &h->cred);
 	if (h->auth_stat != RPCRDMA_AUTH_OK)
 		goto out_auth;
+	if (h->cred.flavor == RPCRDMA__AUTH_GSS) {
+		h->gss_cred = cbody;
+		h->gss_clen = clen;
+		h->gss_cred_end = (size_t)(cbody - buf) + (((size_t)clen + 3) & ~(size_t)3);
+		h->gss_verf = vbody;
+		h->gss_vlen = vlen;
+		h->gss_vflavor = vflavor;
+	}
 	return RPCRDMA__CALL_OK;
 
 out_drop:

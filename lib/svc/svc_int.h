@@ -34,6 +34,14 @@ struct rpcrdma__call_hdr {
 	uint32_t auth_stat; /* for RPCRDMA__CALL_AUTH_ERROR */
 	size_t len;        /* bytes from the message start to the arguments */
 	struct rpcrdma_svc_cred cred;
+	/* RPCSEC_GSS (cred.flavor 6) only: the credential and verifier
+	 * bodies as received (pointers into the message, valid while the
+	 * call is dispatched) and the end of the credential (the header the
+	 * verifier checksums).  svc.c hands them to lib/gss's hook in its
+	 * own struct rpcrdma__gss_hdr. */
+	const uint8_t *gss_cred, *gss_verf;
+	uint32_t gss_clen, gss_vlen, gss_vflavor;
+	size_t gss_cred_end;
 };
 
 enum rpcrdma__call_verdict {
@@ -95,6 +103,8 @@ struct rpcrdma__svc_rdma;
 struct rpcrdma__svc_rdrive;
 struct rpcrdma__rpcb_entry;
 struct rpcrdma__svc_bc_hub;
+struct rpcrdma__gss_svc;
+struct rpcrdma__gss_call;
 
 struct rpcrdma__svc_counters {
 	atomic_uint_fast64_t calls, replies[6], rpc_mismatch, auth_errors, dropped,
@@ -138,6 +148,7 @@ struct rpcrdma_svc {
 	int rpcb_timeout_ms;
 
 	struct rpcrdma__svc_counters st;
+	struct rpcrdma__gss_svc *gss; /* rpcrdma_svc_set_gss, or NULL (lib/gss) */
 };
 
 /* Reports an event to the service's log hook (if any). */
@@ -173,6 +184,10 @@ extern const struct rpcrdma__svc_xprt_class rpcrdma__svc_rdma_class; /* svc_rdma
 /* All of them in the order rpcrdma_svc_destroy takes them, NULL-ended
  * (svc_classes.c): the one place that names them. */
 extern const struct rpcrdma__svc_xprt_class *const rpcrdma__svc_xprt_classes[];
+
+/* The call's RPCSEC_GSS state (lib/gss), NULL for other flavours (svc.c;
+ * svc_gss.c's call accessors read it). */
+struct rpcrdma__gss_call *rpcrdma__svc_call_gss(const struct rpcrdma_svc_call *c);
 
 /* Adds an endpoint for a bound socket address (svc.c). */
 int rpcrdma__svc_add_endpoint_sa(struct rpcrdma_svc *svc, bool udp,

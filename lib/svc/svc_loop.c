@@ -10,6 +10,7 @@
 
 #include "svc_backward.h"
 #include "svc_int.h"
+#include "gss/gss_int.h"
 
 void rpcrdma__svc_free_programs(struct rpcrdma_svc *svc);
 
@@ -279,6 +280,7 @@ void rpcrdma_svc_destroy(struct rpcrdma_svc *svc)
 		free(e);
 	}
 	rpcrdma__svc_free_programs(svc);
+	rpcrdma__gss_svc_free(svc->gss);
 	close(svc->wake.fd);
 	if (svc->idle.fd >= 0)
 		close(svc->idle.fd);

@@ -1,0 +1,138 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * gss_clnt_test PORT: the library's own RPC client with RPCSEC_GSS
+ * (rpcrdma_clnt_set_auth_gss, the ticket of KRB5CCNAME) against
+ * gss_testsvc on 127.0.0.1:PORT over TCP.  For krb5, krb5i and krb5p:
+ * WHOAMI names gssuser@ and the service, ECHO of 1 and 40000 bytes comes
+ * back unchanged, NULL works.  Without RPCSEC_GSS the same client's call
+ * is refused (-EACCES, AUTH_TOOWEAK), and a target the KDC does not know
+ * gives no context.  Exit 0 when all is as expected.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rpcrdma/clnt.h>
+#include <rpcrdma/gss.h>
+
+#include "gss_testprog.h"
+
+struct blob {
+	const void *data;
+	uint32_t len;
+};
+
+static int enc_blob(struct rpcrdma_xdr_enc *x, const void *p)
+{
+	const struct blob *b = p;
+	return rpcrdma_xdr_put_opaque(x, b->data, b->len);
+}
+
+static int dec_blob(struct rpcrdma_xdr_dec *x, void *p)
+{
+	struct blob *b = p;
+	void *buf = malloc(GSS_TESTPROG_ECHO_MAX);
+	int rc = buf ? rpcrdma_xdr_get_opaque(x, buf, GSS_TESTPROG_ECHO_MAX, &b->len) : -ENOMEM;
+	b->data = buf;
+	return rc;
+}
+
+static int dec_str(struct rpcrdma_xdr_dec *x, void *p)
+{
+	return rpcrdma_xdr_get_string(x, p, 513, 512);
+}
+
+static int echo(struct rpcrdma_clnt *c, size_t n, const char *what)
+{
+	uint8_t *in = malloc(n);
+	for (size_t i = 0; i < n; i++)
+		in[i] = (uint8_t)(i * 13 + n);
+	struct blob a = {in, (uint32_t)n}, r = {NULL, 0};
+	struct rpcrdma_clnt_req req = {.size = sizeof(req), .proc = GSS_TESTPROG_ECHO,
+				       .encode = enc_blob, .args = &a, .args_max = n + 8,
+				       .decode = dec_blob, .res = &r, .res_max = n + 1024};
+	int rc = rpcrdma_clnt_call(c, &req);
+	int bad = rc || r.len != n || memcmp(r.data, in, n);
+	if (bad)
+		fprintf(stderr, "%s: ECHO %zu: %d\n", what, n, rc);
+	free((void *)r.data);
+	free(in);
+	return bad;
+}
+
+static int whoami(struct rpcrdma_clnt *c, int svc, const char *what)
+{
+	char who[513] = "";
+	struct rpcrdma_clnt_req req = {.size = sizeof(req), .proc = GSS_TESTPROG_WHOAMI,
+				       .decode = dec_str, .res = who, .res_max = 1024};
+	int rc = rpcrdma_clnt_call(c, &req);
+	char want[16];
+	snprintf(want, sizeof(want), " %d", svc);
+	printf("%s: WHOAMI: %s (%d)\n", what, who, rc);
+	return rc || strncmp(who, "gssuser@", 8) || !strstr(who, want);
+}
+
+static int flavour(const struct sockaddr_in *sin, int svc, const char *what)
+{
+	struct rpcrdma_clnt *c;
+	struct rpcrdma_clnt_gss_opts go;
+	int bad = 1;
+
+	if (rpcrdma_clnt_create("tcp", (const struct sockaddr *)sin, sizeof(*sin), GSS_TESTPROG,
+				GSS_TESTPROG_VERS, NULL, &c))
+		return 1;
+	rpcrdma_clnt_gss_opts_init(&go);
+	go.target = "host@localhost";
+	go.service = svc;
+	int rc = rpcrdma_clnt_set_auth_gss(c, &go);
+	if (rc) {
+		fprintf(stderr, "%s: rpcrdma_clnt_set_auth_gss: %d\n", what, rc);
+		goto out;
+	}
+	bad = whoami(c, svc, what) | echo(c, 1, what) | echo(c, 40000, what);
+	struct rpcrdma_clnt_req req = {.size = sizeof(req), .proc = GSS_TESTPROG_NULL,
+				       .res_max = 512};
+	bad |= rpcrdma_clnt_call(c, &req) != 0;
+out:
+	rpcrdma_clnt_destroy(c);
+	printf("%s (our client): %s\n", what, bad ? "FAILED" : "ok");
+	return bad;
+}
+
+/* No RPCSEC_GSS: refused; an unknown target: no context. */
+static int refused(const struct sockaddr_in *sin)
+{
+	struct rpcrdma_clnt *c;
+	struct rpcrdma_clnt_gss_opts go;
+	if (rpcrdma_clnt_create("tcp", (const struct sockaddr *)sin, sizeof(*sin), GSS_TESTPROG,
+				GSS_TESTPROG_VERS, NULL, &c))
+		return 1;
+	struct rpcrdma_clnt_req req = {.size = sizeof(req), .proc = GSS_TESTPROG_WHOAMI,
+				       .res_max = 1024};
+	int rc = rpcrdma_clnt_call(c, &req);
+	int bad = rc != -EACCES || req.auth_stat != 5;
+	printf("AUTH_NONE (our client): %d auth_stat %u\n", rc, req.auth_stat);
+	rpcrdma_clnt_gss_opts_init(&go);
+	go.target = "nosuch@localhost";
+	rc = rpcrdma_clnt_set_auth_gss(c, &go);
+	printf("unknown target: %d\n", rc);
+	bad |= rc == 0;
+	rpcrdma_clnt_destroy(c);
+	return bad;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc != 2)
+		return 2;
+	struct sockaddr_in sin = {.sin_family = AF_INET, .sin_port = htons((uint16_t)atoi(argv[1])),
+				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	int bad = flavour(&sin, RPCRDMA_GSS_SVC_NONE, "krb5");
+	bad |= flavour(&sin, RPCRDMA_GSS_SVC_INTEGRITY, "krb5i");
+	bad |= flavour(&sin, RPCRDMA_GSS_SVC_PRIVACY, "krb5p");
+	bad |= refused(&sin);
+	return bad;
+}
