@@ -97,6 +97,7 @@ void rpcrdma__recv_srq_quiesce(struct rpcrdma__dev *dev, bool wait_all)
 	uint64_t until = rpcrdma__now_ns() + 2000000000ull;
 
 	atomic_store(&dev->srq_dying, true);
+	rpcrdma__batch_flush();
 	for (;;) {
 		bool back = true;
 
@@ -109,10 +110,12 @@ void rpcrdma__recv_srq_quiesce(struct rpcrdma__dev *dev, bool wait_all)
 			return;
 		if (rpcrdma__now_ns() > until)
 			return;  /* a completion that never came: nothing will touch it */
-		if (wait_all && p->opts.mode == RPCRDMA_POLLER_DIRECT)
+		if (wait_all && p->opts.mode == RPCRDMA_POLLER_DIRECT) {
 			rpcrdma_poller_poll(p, 0);
-		else
+			rpcrdma__batch_flush();
+		} else {
 			nanosleep(&(struct timespec){ .tv_nsec = 1000000 }, NULL);
+		}
 	}
 }
 
