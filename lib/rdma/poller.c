@@ -43,10 +43,10 @@ static inline void dispatch(const struct ibv_wc *wc)
 	cqe->done(cqe, wc);
 }
 
-/* The thread's batch (poller_int.h). */
+/* The thread's batch (poller_int.h): receives' items, then the others'. */
 static _Thread_local struct {
 	unsigned depth;
-	struct rpcrdma__batch_item *head;
+	struct rpcrdma__batch_item *first, *head;
 } batch;
 
 void rpcrdma__batch_begin(void)
@@ -65,14 +65,26 @@ void rpcrdma__batch_add(struct rpcrdma__batch_item *it)
 	batch.head = it;
 }
 
+void rpcrdma__batch_add_first(struct rpcrdma__batch_item *it)
+{
+	it->next = batch.first;
+	batch.first = it;
+}
+
 void rpcrdma__batch_flush(void)
 {
 	/* A flush may queue more (a completion it runs replies): that is
 	 * taken too, or posted at once at the batch's end (depth 0). */
-	while (batch.head) {
-		struct rpcrdma__batch_item *it = batch.head;
+	for (;;) {
+		struct rpcrdma__batch_item *it = batch.first;
 
-		batch.head = it->next;
+		if (it) {
+			batch.first = it->next;
+		} else if ((it = batch.head) != NULL) {
+			batch.head = it->next;
+		} else {
+			return;
+		}
 		it->flush(it);
 	}
 }

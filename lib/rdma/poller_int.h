@@ -85,6 +85,9 @@ bool rpcrdma__batch_open(void);
 /* Puts it on this thread's batch (the caller keeps it alive until its
  * flush and adds it once until then).  Only inside a batch. */
 void rpcrdma__batch_add(struct rpcrdma__batch_item *it);
+/* The same for an item flushed before every item of rpcrdma__batch_add:
+ * receives go back before the replies that let the client send again. */
+void rpcrdma__batch_add_first(struct rpcrdma__batch_item *it);
 
 struct rpcrdma__source {
 	int fd;

@@ -120,7 +120,8 @@ static void test_inline_own_rq(void **state)
 
 /*
  * Replies finished inside a thread's batch (poller_int.h; the poller opens
- * one around each poll) go out at its end in one ibv_post_send, in order;
+ * one around each poll) go out at its end in one ibv_post_send, in order,
+ * after their calls' receives went back to the SRQ in one list;
  * a connection closed meanwhile posts none of them, and its drain gives
  * their send contexts back.
  */
@@ -129,7 +130,7 @@ static void test_batch_replies(void **state)
 	uint8_t pay[8] = { 7 };
 	struct fv_wr *s[3];
 	struct ibv_qp *qp;
-	unsigned posts, nwrs;
+	unsigned posts, nwrs, nrecv;
 
 	(void)state;
 	start(true);
@@ -140,14 +141,19 @@ static void test_batch_replies(void **state)
 	assert_int_equal(T.ncalls, 3);
 	posts = FV->posts;
 	nwrs = FV->nwrs;
+	nrecv = FV->nrecvs;
 	rpcrdma__batch_begin();
 	for (unsigned i = 0; i < 3; i++)
 		assert_int_equal(reply_iov(i, pay, sizeof(pay), 0, 0), 0);
 	assert_int_equal(FV->posts, posts);
 	assert_int_equal(FV->nwrs, nwrs);
+	assert_int_equal(FV->nrecvs, nrecv);
 	rpcrdma__batch_end();
 	assert_int_equal(FV->posts, posts + 1);
 	assert_int_equal(wrs_of(qp, nwrs, IBV_WR_SEND, s, 3), 3);
+	/* The receives went back first, in one list, before the replies. */
+	assert_int_equal(FV->nrecvs, nrecv + 3);
+	assert_true(FV->recvs[nrecv + 2].seq < s[0]->seq);
 	for (unsigned i = 0; i < 3; i++)
 		assert_int_equal(word(s[i]->msg, 0), 0x100 + i);
 	assert_int_equal(counter(RPCRDMA_STAT_SENDS_BATCHED), 2);
