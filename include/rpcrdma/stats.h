@@ -67,6 +67,10 @@ enum rpcrdma_stat {
 					* read chunks were pulled (xprt.h, READ BUDGET) */
 	RPCRDMA_STAT_READ_BYTES_PEAK,  /* the most bytes of the read budget held at once: by
 					* the connection's calls, or the listener's (not a sum) */
+	RPCRDMA_STAT_SENDS_BATCHED,    /* replies posted behind another in one ibv_post_send:
+					* finished in one poll round (a doorbell saved each) */
+	RPCRDMA_STAT_SENDS_BATCH_LOST, /* posts of a batch of replies that failed: the
+					* connection was closed (its Sends given back) */
 	RPCRDMA_STAT_COUNT
 };
 

@@ -387,6 +387,11 @@ RPCRDMA_API int rpcrdma_call_reply_buffer(struct rpcrdma_call *call, size_t len,
  * for good, even when set back.  Reply from threads that never switch
  * credentials (rpcrdma_svc_listen_rdma's option for handlers that do:
  * RPCRDMA_SVC_HANDLERS_SWITCH_CREDS in <rpcrdma/svc.h>).
+ * From a handler, on its poller thread, the reply is posted when the
+ * poller's round ends, with the other replies of that round in one
+ * ibv_post_send per connection (RPCRDMA_STAT_SENDS_BATCHED), after their
+ * calls' receive buffers went back: a handler that replies and then
+ * blocks delays its reply.  From any other thread it is posted at once.
  */
 RPCRDMA_API int rpcrdma_call_reply(struct rpcrdma_call *call, const struct rpcrdma_reply *reply);
 

@@ -42,7 +42,60 @@ static inline void dispatch(const struct ibv_wc *wc)
 	cqe->done(cqe, wc);
 }
 
-/* Polls up to budget completions in batches; returns how many. */
+/* The thread's batch (poller_int.h): receives' items, then the others'. */
+static _Thread_local struct {
+	unsigned depth;
+	struct rpcrdma__batch_item *first, *head;
+} batch;
+
+void rpcrdma__batch_begin(void)
+{
+	batch.depth++;
+}
+
+bool rpcrdma__batch_open(void)
+{
+	return batch.depth != 0;
+}
+
+void rpcrdma__batch_add(struct rpcrdma__batch_item *it)
+{
+	it->next = batch.head;
+	batch.head = it;
+}
+
+void rpcrdma__batch_add_first(struct rpcrdma__batch_item *it)
+{
+	it->next = batch.first;
+	batch.first = it;
+}
+
+void rpcrdma__batch_flush(void)
+{
+	/* A flush may queue more (a completion it runs replies): that is
+	 * taken too, or posted at once at the batch's end (depth 0). */
+	for (;;) {
+		struct rpcrdma__batch_item *it = batch.first;
+
+		if (it) {
+			batch.first = it->next;
+		} else if ((it = batch.head) != NULL) {
+			batch.head = it->next;
+		} else {
+			return;
+		}
+		it->flush(it);
+	}
+}
+
+void rpcrdma__batch_end(void)
+{
+	if (--batch.depth == 0)
+		rpcrdma__batch_flush();
+}
+
+/* Polls up to budget completions in batches; returns how many.  What the
+ * handlers of one poll post goes out at its end (rpcrdma__batch_end). */
 static unsigned poll_batches(struct rpcrdma_poller *p, struct ibv_cq *cq, unsigned budget,
 			     bool *more)
 {
@@ -56,8 +109,10 @@ static unsigned poll_batches(struct rpcrdma_poller *p, struct ibv_cq *cq, unsign
 
 		if (k <= 0)
 			return n;
+		rpcrdma__batch_begin();
 		for (int i = 0; i < k; i++)
 			dispatch(&wc[i]);
+		rpcrdma__batch_end();
 		n += (unsigned)k;
 		if ((unsigned)k < want)
 			return n;

@@ -50,6 +50,38 @@ struct rpcrdma__cqe {
 	void (*done)(struct rpcrdma__cqe *cqe, const struct ibv_wc *wc);
 };
 
+/*
+ * A thread's batch of posts (SPDK's and eRPC's one doorbell per poll
+ * round).  Between rpcrdma__batch_begin and rpcrdma__batch_end (nested:
+ * the outermost end counts), the transport queues work requests on an
+ * item (a connection's replies) instead of posting them, puts the item on
+ * the thread's list once (rpcrdma__batch_add), and the outermost end calls
+ * each item's flush, which posts what it queued as one list.  The poller
+ * opens a batch around each poll of a completion queue, so the replies its
+ * handlers finish go out together; a caller that goes on handling those
+ * calls (the service core's loop) opens one around its own work.  A
+ * thread must not wait for the completion of what it queued inside its
+ * batch; nothing is posted from a batch that was never opened.
+ */
+struct rpcrdma__batch_item {
+	struct rpcrdma__batch_item *next;
+	void (*flush)(struct rpcrdma__batch_item *it);
+};
+
+void rpcrdma__batch_begin(void);
+void rpcrdma__batch_end(void);
+/* Posts what this thread's batch queued so far, the batch staying open:
+ * before a wait for completions inside a batch (a listener's shutdown). */
+void rpcrdma__batch_flush(void);
+/* Whether this thread is inside a batch. */
+bool rpcrdma__batch_open(void);
+/* Puts it on this thread's batch (the caller keeps it alive until its
+ * flush and adds it once until then).  Only inside a batch. */
+void rpcrdma__batch_add(struct rpcrdma__batch_item *it);
+/* The same for an item flushed before every item of rpcrdma__batch_add:
+ * receives go back before the replies that let the client send again. */
+void rpcrdma__batch_add_first(struct rpcrdma__batch_item *it);
+
 struct rpcrdma__source {
 	int fd;
 	/* Handles ready work, at most budget completions; returns how many. */

@@ -192,11 +192,88 @@ void rpcrdma__conn_wc_failed(struct rpcrdma__conn *conn, const struct ibv_wc *wc
 
 /* ---- send-queue accounting ---- */
 
-int rpcrdma__conn_post(struct rpcrdma__conn *conn, struct ibv_send_wr *first, unsigned n,
-		       struct rpcrdma__list *node)
+/*
+ * conn->lock held: posts first (NULL: nothing more) behind the chains
+ * conn's batch queued, as one list.  0, or ibv_post_send's error with
+ * *lost set when queued chains (already counted as posted, on conn->sends)
+ * went unposted: the connection is then closed (conn_post_lost), and the
+ * drain gives their Sends back.
+ */
+static int post_locked(struct rpcrdma__conn *conn, struct ibv_send_wr *chain, bool *lost)
+{
+	struct ibv_send_wr *bad = NULL, *head = chain, *queued = conn->bq_head;
+	int err;
+
+	if (queued) {
+		conn->bq_tail->next = chain;
+		head = queued;
+		conn->bq_head = conn->bq_tail = NULL;
+	}
+	if (!head)
+		return 0;
+	err = ibv_post_send(conn->qp, head, &bad);
+	if (rpcrdma__unlikely(err && queued))
+		goto out_queued;
+	return err;
+
+out_queued:
+	/* Everything before bad went out: the queue did if bad is chain's. */
+	for (struct ibv_send_wr *w = chain; w; w = w->next)
+		if (w == bad)
+			return err;
+	*lost = true;
+	return err;
+}
+
+/* A batch's post failed (post_locked): count it and close the connection. */
+static void conn_post_lost(struct rpcrdma__conn *conn)
+{
+	rpcrdma__count(&conn->stats, &conn->l->stats, RPCRDMA_STAT_SENDS_BATCH_LOST, 1);
+	rpcrdma__conn_close(conn, "posting a batch of replies failed");
+}
+
+/* The end of the batch that queued conn's replies: one post for them all. */
+static void conn_batch_flush(struct rpcrdma__batch_item *it)
+{
+	struct rpcrdma__conn *conn = rpcrdma__container_of(it, struct rpcrdma__conn, bq);
+	bool lost = false;
+
+	pthread_mutex_lock(&conn->lock);
+	conn->bq_listed = false;
+	if (conn->state == RPCRDMA__CONN_CLOSING)
+		conn->bq_head = conn->bq_tail = NULL;   /* the drain gives them back */
+	else if (post_locked(conn, NULL, &lost))
+		lost = true;
+	pthread_mutex_unlock(&conn->lock);
+	if (rpcrdma__unlikely(lost))
+		conn_post_lost(conn);
+	rpcrdma__conn_put(conn);        /* the batch's reference */
+}
+
+/* conn->lock held, inside a batch: queues a reply's chain of n WRs from
+ * first (contiguous: first[n - 1] is its Send), posted at the batch's end. */
+static void batch_queue_locked(struct rpcrdma__conn *conn, struct ibv_send_wr *first, unsigned n)
+{
+	if (conn->bq_head) {
+		conn->bq_tail->next = first;
+		rpcrdma__count(&conn->stats, &conn->l->stats, RPCRDMA_STAT_SENDS_BATCHED, 1);
+	} else {
+		conn->bq_head = first;
+	}
+	conn->bq_tail = &first[n - 1];
+	if (!conn->bq_listed) {
+		conn->bq_listed = true;
+		conn->bq.flush = conn_batch_flush;
+		rpcrdma__conn_get(conn);
+		rpcrdma__batch_add(&conn->bq);
+	}
+}
+
+static int conn_post(struct rpcrdma__conn *conn, struct ibv_send_wr *first, unsigned n,
+		     struct rpcrdma__list *node, bool may_batch)
 {
 	bool send = is_send(rpcrdma__container_of(node, struct rpcrdma__ctxt, node));
-	struct ibv_send_wr *bad;
+	bool lost = false;
 	int err = 0;
 
 	/* Longer chains could wait for room forever (see conn->sends). */
@@ -221,7 +298,10 @@ int rpcrdma__conn_post(struct rpcrdma__conn *conn, struct ibv_send_wr *first, un
 		conn->sq_avail -= n;
 		RPCRDMA__PCAP(conn->l->pcap,
 			      rpcrdma__pcap_post(conn->l->pcap, &conn->pcap, conn->id, true, first));
-		err = ibv_post_send(conn->qp, first, &bad);
+		if (send && may_batch && rpcrdma__batch_open())
+			batch_queue_locked(conn, first, n);
+		else
+			err = post_locked(conn, first, &lost);
 		if (err) {
 			first->send_flags |= IBV_SEND_SIGNALED;
 			conn->sq_avail += n;
@@ -235,9 +315,23 @@ int rpcrdma__conn_post(struct rpcrdma__conn *conn, struct ibv_send_wr *first, un
 		}
 	}
 	pthread_mutex_unlock(&conn->lock);
+	if (rpcrdma__unlikely(lost))
+		conn_post_lost(conn);
 	if (err)
 		rpcrdma__conn_put(conn);
 	return err;
+}
+
+int rpcrdma__conn_post(struct rpcrdma__conn *conn, struct ibv_send_wr *first, unsigned n,
+		       struct rpcrdma__list *node)
+{
+	return conn_post(conn, first, n, node, false);
+}
+
+int rpcrdma__conn_post_reply(struct rpcrdma__conn *conn, struct ibv_send_wr *first, unsigned n,
+			     struct rpcrdma__list *node)
+{
+	return conn_post(conn, first, n, node, true);
 }
 
 static struct ibv_send_wr *chain_head(struct rpcrdma__ctxt *c, unsigned *n)
@@ -252,11 +346,10 @@ static struct ibv_send_wr *chain_head(struct rpcrdma__ctxt *c, unsigned *n)
 	return ((struct rpcrdma__read *)c)->wrs;
 }
 
-/* conn->lock held: posts the waiting chains that fit now, in order. */
-static void sq_post_waiting(struct rpcrdma__conn *conn)
+/* conn->lock held: posts the waiting chains that fit now, in order
+ * (behind the chains a batch queued).  *lost: see post_locked. */
+static void sq_post_waiting(struct rpcrdma__conn *conn, bool *lost)
 {
-	struct ibv_send_wr *bad;
-
 	while (conn->state != RPCRDMA__CONN_CLOSING && !rpcrdma__list_empty(&conn->sq_wait)) {
 		struct rpcrdma__ctxt *c =
 			rpcrdma__container_of(conn->sq_wait.next, struct rpcrdma__ctxt, node);
@@ -270,7 +363,7 @@ static void sq_post_waiting(struct rpcrdma__conn *conn)
 		conn->sq_avail -= need;
 		RPCRDMA__PCAP(conn->l->pcap,
 			      rpcrdma__pcap_post(conn->l->pcap, &conn->pcap, conn->id, true, wr));
-		if (ibv_post_send(conn->qp, wr, &bad)) {
+		if (post_locked(conn, wr, lost)) {
 			/* The QP is broken: the close path completes it. */
 			conn->sq_avail += need;
 			rpcrdma__list_add_tail(&conn->sq_wait, &c->node);
@@ -286,15 +379,20 @@ static void sq_post_waiting(struct rpcrdma__conn *conn)
 
 void rpcrdma__conn_sq_release(struct rpcrdma__conn *conn, unsigned n)
 {
+	bool lost = false;
+
 	pthread_mutex_lock(&conn->lock);
 	conn->sq_avail += n;
-	sq_post_waiting(conn);
+	sq_post_waiting(conn, &lost);
 	pthread_mutex_unlock(&conn->lock);
+	if (rpcrdma__unlikely(lost))
+		conn_post_lost(conn);
 }
 
 void rpcrdma__conn_sends_done(struct rpcrdma__conn *conn, struct rpcrdma__list *node,
 			      struct rpcrdma__list *done)
 {
+	bool lost = false;
 	unsigned n = 0;
 
 	pthread_mutex_lock(&conn->lock);
@@ -309,8 +407,10 @@ void rpcrdma__conn_sends_done(struct rpcrdma__conn *conn, struct rpcrdma__list *
 			break;
 	}
 	conn->sq_avail += n;
-	sq_post_waiting(conn);
+	sq_post_waiting(conn, &lost);
 	pthread_mutex_unlock(&conn->lock);
+	if (rpcrdma__unlikely(lost))
+		conn_post_lost(conn);
 }
 
 

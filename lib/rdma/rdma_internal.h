@@ -402,6 +402,16 @@ struct rpcrdma__conn {
 	struct rpcrdma__list sends;
 	unsigned unsignaled, sig_every; /* Sends since the last signaled one */
 	/*
+	 * Replies queued by a thread's batch (poller_int.h), posted as one
+	 * list at its end (conn->lock): the first WR of the first chain, the
+	 * Send ending the last, the item on the batch's list (bq_listed: on
+	 * one, holding a reference).  Already counted as posted (sq_avail,
+	 * sends); any other post on the connection goes behind them.
+	 */
+	struct ibv_send_wr *bq_head, *bq_tail;
+	struct rpcrdma__batch_item bq;
+	bool bq_listed;
+	/*
 	 * Send contexts: grant + 8 + sig_every, made at the first call
 	 * (send_pool.ctxts NULL until then).  Each received call reserves
 	 * one (struct rpcrdma_call.send) before anything else; a call that
@@ -624,6 +634,11 @@ int rpcrdma__create_qp(struct rdma_cm_id *id, struct ibv_pd *pd, struct ibv_qp_i
  * on node until the send queue has room.  Takes a connection reference. */
 int rpcrdma__conn_post(struct rpcrdma__conn *conn, struct ibv_send_wr *first, unsigned n,
 		       struct rpcrdma__list *node);
+/* The same for a reply's chain (a Send last, contiguous WRs): inside a
+ * thread's batch (poller_int.h) queued, posted at the batch's end with the
+ * other replies it finished. */
+int rpcrdma__conn_post_reply(struct rpcrdma__conn *conn, struct ibv_send_wr *first, unsigned n,
+			     struct rpcrdma__list *node);
 /* Returns n send-queue slots and posts waiting chains. */
 void rpcrdma__conn_sq_release(struct rpcrdma__conn *conn, unsigned n);
 /* A Send's completion: moves the Send at node and every Send posted before

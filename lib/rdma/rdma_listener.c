@@ -268,11 +268,13 @@ void rpcrdma_listener_shutdown(struct rpcrdma_listener *l)
 
 	rpcrdma__listener_close_conns(l, NULL, "listener destroyed");
 	/* Wait for the flushes (and the upper layer's call handles). */
+	rpcrdma__batch_flush();         /* a batch's replies hold their connections */
 	pthread_mutex_lock(&l->lock);
 	while (l->nconns) {
 		if (l->poller->opts.mode == RPCRDMA_POLLER_DIRECT) {
 			pthread_mutex_unlock(&l->lock);
 			rpcrdma_poller_poll(l->poller, 0);
+			rpcrdma__batch_flush();
 			pthread_mutex_lock(&l->lock);
 		} else {
 			pthread_cond_wait(&l->conns_cond, &l->lock);

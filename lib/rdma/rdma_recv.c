@@ -12,10 +12,8 @@
 #include "rdma_internal.h"
 #include "util/trace.h"
 
-static int post_one(struct rpcrdma_call *call)
+static void prep_one(struct rpcrdma_call *call)
 {
-	struct ibv_recv_wr *bad;
-
 	call->sge.addr = (uintptr_t)call->c.buf;
 	call->sge.length = (uint32_t)call->c.pool->buf_size;
 	call->sge.lkey = call->c.lkey;
@@ -23,9 +21,91 @@ static int post_one(struct rpcrdma_call *call)
 	call->wr.next = NULL;
 	call->wr.sg_list = &call->sge;
 	call->wr.num_sge = 1;
+}
+
+static int post_one(struct rpcrdma_call *call)
+{
+	struct ibv_recv_wr *bad;
+
+	prep_one(call);
 	if (rpcrdma__call_on_srq(call))
 		return -ibv_post_srq_recv(call->dev->srq, &call->wr, &bad);
 	return -ibv_post_recv(call->conn->qp, &call->wr, &bad);
+}
+
+/*
+ * The shared receive queue's reposts of this thread's batch (poller_int.h),
+ * one device at a time: posted as one list when the batch ends, before its
+ * replies (rpcrdma__batch_add_first), or when a repost for another device
+ * comes.  Each stays counted in its device's srq_posting and srq_in until
+ * then, so srq_quiesce waits for it (and flushes its own thread's first).
+ */
+static _Thread_local struct {
+	struct rpcrdma__batch_item it;
+	struct rpcrdma__dev *dev;
+	struct ibv_recv_wr *head, *tail;
+	unsigned n;
+	bool listed;
+} srqb;
+
+/* Posts what srqb holds, as one list. */
+static void srq_post_queued(void)
+{
+	struct rpcrdma__dev *dev = srqb.dev;
+	struct ibv_recv_wr *bad = NULL, *w = srqb.head;
+	unsigned n = srqb.n;
+
+	srqb.head = srqb.tail = NULL;
+	srqb.n = 0;
+	srqb.dev = NULL;
+	if (!n)
+		return;
+	if (rpcrdma__unlikely(ibv_post_srq_recv(dev->srq, w, &bad)))
+		goto out_bad;
+	atomic_fetch_sub(&dev->srq_posting, n);
+	return;
+
+out_bad:
+	/* Only when the SRQ is broken: keep the buffers from bad on. */
+	for (w = bad; w; w = w->next) {
+		struct rpcrdma_call *call = rpcrdma__container_of(w, struct rpcrdma_call, wr);
+
+		atomic_fetch_sub(&dev->srq_in, 1);
+		rpcrdma__pool_put(&call->c);
+		rpcrdma__count(&dev->l->stats, NULL, RPCRDMA_STAT_RQ_STARVED, 1);
+	}
+	atomic_fetch_sub(&dev->srq_posting, n);
+}
+
+/* The batch's end (its item, off the batch's list now). */
+static void srq_flush(struct rpcrdma__batch_item *it)
+{
+	(void)it;
+	srqb.listed = false;
+	srq_post_queued();
+}
+
+/* Inside a batch: queues call's buffer for the SRQ (counted in srq_in and
+ * srq_posting by the caller). */
+static void srq_queue(struct rpcrdma_call *call)
+{
+	struct rpcrdma__dev *dev = call->dev;
+
+	if (srqb.dev != dev && srqb.n)
+		srq_post_queued();      /* another device's: its list goes now */
+	prep_one(call);
+	if (srqb.tail)
+		srqb.tail->next = &call->wr;
+	else
+		srqb.head = &call->wr;
+	srqb.tail = &call->wr;
+	srqb.dev = dev;
+	srqb.n++;
+	if (!srqb.listed) {
+		srqb.listed = true;
+		srqb.it.flush = srq_flush;
+		rpcrdma__batch_add_first(&srqb.it);
+	}
 }
 
 int rpcrdma__recv_post_initial(struct rpcrdma__conn *conn)
@@ -62,6 +142,10 @@ void rpcrdma__recv_repost(struct rpcrdma_call *call)
 		atomic_fetch_add(&dev->srq_posting, 1);
 		if (atomic_load(&dev->srq_dying)) {
 			rpcrdma__pool_put(&call->c);
+		} else if (rpcrdma__batch_open()) {
+			atomic_fetch_add(&dev->srq_in, 1);
+			srq_queue(call);        /* srq_posting: until the flush */
+			return;
 		} else {
 			atomic_fetch_add(&dev->srq_in, 1);
 			if (post_one(call)) {
@@ -97,6 +181,7 @@ void rpcrdma__recv_srq_quiesce(struct rpcrdma__dev *dev, bool wait_all)
 	uint64_t until = rpcrdma__now_ns() + 2000000000ull;
 
 	atomic_store(&dev->srq_dying, true);
+	rpcrdma__batch_flush();
 	for (;;) {
 		bool back = true;
 
@@ -109,10 +194,12 @@ void rpcrdma__recv_srq_quiesce(struct rpcrdma__dev *dev, bool wait_all)
 			return;
 		if (rpcrdma__now_ns() > until)
 			return;  /* a completion that never came: nothing will touch it */
-		if (wait_all && p->opts.mode == RPCRDMA_POLLER_DIRECT)
+		if (wait_all && p->opts.mode == RPCRDMA_POLLER_DIRECT) {
 			rpcrdma_poller_poll(p, 0);
-		else
+			rpcrdma__batch_flush();
+		} else {
 			nanosleep(&(struct timespec){ .tv_nsec = 1000000 }, NULL);
+		}
 	}
 }
 

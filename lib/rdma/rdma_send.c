@@ -204,7 +204,7 @@ void rpcrdma__send_error(struct rpcrdma_call *call, bool vers)
 	/* Repost the receive before the client can learn it may send again. */
 	rpcrdma__conn_get(conn);
 	rpcrdma__call_release(call);
-	if (rpcrdma__conn_post(conn, s->wrs, 1, &s->c.node))
+	if (rpcrdma__conn_post_reply(conn, s->wrs, 1, &s->c.node))
 		send_free(s);
 	rpcrdma__conn_put(conn);
 }
@@ -555,7 +555,7 @@ static int reply_post(struct rpcrdma_call *call, struct rpcrdma__send *s, unsign
 	rpcrdma__conn_get(conn);
 	if (!early)
 		rpcrdma__call_release(call);
-	err = rpcrdma__conn_post(conn, s->wrs, nwr, &s->c.node);
+	err = rpcrdma__conn_post_reply(conn, s->wrs, nwr, &s->c.node);
 	if (err)
 		send_free(s);
 	if (early) {

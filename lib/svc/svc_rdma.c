@@ -389,6 +389,7 @@ void rpcrdma__svc_rdma_drain(struct rpcrdma__svc_rdma *r)
 
 static void on_kick(struct rpcrdma__svc_source *src, uint32_t events)
 {
+	struct rpcrdma__svc_rdma *r = (struct rpcrdma__svc_rdma *)src;
 	eventfd_t v;
 	(void)events;
 
@@ -398,7 +399,13 @@ static void on_kick(struct rpcrdma__svc_source *src, uint32_t events)
 	 * an on_call between the two would set kicked, its write be consumed
 	 * here, and later calls would wait for an event that never comes.) */
 	(void)eventfd_read(src->fd, &v);
-	rpcrdma__svc_rdma_drain((struct rpcrdma__svc_rdma *)src);
+	/* The replies of this drain in one post per connection (poller_int.h),
+	 * but for handlers that switch credentials (see on_poller). */
+	if (!r->switch_creds)
+		rpcrdma__batch_begin();
+	rpcrdma__svc_rdma_drain(r);
+	if (!r->switch_creds)
+		rpcrdma__batch_end();
 }
 
 static void *rdma_reply_buf(void *priv, void *ctx, size_t max)

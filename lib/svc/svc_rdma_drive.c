@@ -16,6 +16,7 @@
 #include <rdma/rdma_cma.h>
 #include <rpcrdma/poller.h>
 
+#include "rdma/poller_int.h" /* rpcrdma__batch_begin */
 #include "svc_int.h"
 #include "svc_rdma_int.h"
 
@@ -60,6 +61,13 @@ static void on_poller(struct rpcrdma__svc_source *src, uint32_t events)
 		rdrive_hand_over(d);
 		return;
 	}
+	/* The replies of this round go out together, one post per
+	 * connection (poller_int.h), but for handlers that switch
+	 * credentials: each of their replies asks first (may_post_here). */
+	bool batch = !d->probe;
+
+	if (batch)
+		rpcrdma__batch_begin();
 	d->loop_tid = pthread_self();
 	atomic_store_explicit(&d->loop_polling, true, memory_order_release);
 	(void)rpcrdma_poller_poll(d->poller, 0);
@@ -71,6 +79,8 @@ static void on_poller(struct rpcrdma__svc_source *src, uint32_t events)
 		r->pending = false;
 		rpcrdma__svc_rdma_drain(r);
 	}
+	if (batch)
+		rpcrdma__batch_end();
 }
 
 /* Idle until the loop hands the poller over, then polls it until stopped.

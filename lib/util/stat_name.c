@@ -44,6 +44,8 @@ static const char *const stat_names[RPCRDMA_STAT_COUNT] = {
 	[RPCRDMA_STAT_SEND_DROPPED] = "send_dropped",
 	[RPCRDMA_STAT_READ_WAITS] = "read_waits",
 	[RPCRDMA_STAT_READ_BYTES_PEAK] = "read_bytes_peak",
+	[RPCRDMA_STAT_SENDS_BATCHED] = "sends_batched",
+	[RPCRDMA_STAT_SENDS_BATCH_LOST] = "sends_batch_lost",
 };
 
 const char *rpcrdma_stat_name(enum rpcrdma_stat s)

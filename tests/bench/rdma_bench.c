@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * rpcrdma-bench ADDR PORT [--quick] [--busy] [--direct] [--spin-us N] [--samples FILE]
- *               [--only PHASE] [--count N] [--connect-ms N]
+ *               [--only PHASE] [--count N] [--rate-depth N] [--connect-ms N]
  *   --only lat|rate|bw: run that phase alone (to profile it)
  *   --count N: NULL calls of the rate phase (default 20000, 2000 with --quick)
+ *   --rate-depth N: calls in flight in the rate phase (default 32; the
+ *     rdma-syscalls payload counts the server's work at 1 and at 32)
  *   --connect-ms N: connection timeout (a server under valgrind is slow)
  *   --busy: the client's poller busy-polls (default: workqueue, 1 thread)
  *   --direct: the calling thread spins on a DIRECT poller (direct_spin) while it waits
@@ -279,7 +281,7 @@ int main(int argc, char **argv)
 	struct sockaddr_storage ss;
 	const char *samples = NULL;
 	bool quick = false, busy = false, use_direct = false;
-	unsigned spin_us = 0, count = 0, bw_depth = 32;
+	unsigned spin_us = 0, count = 0, bw_depth = 32, rate_depth = 32;
 	int connect_ms = 0;
 	bool phase_lat = true, phase_rate = true, phase_bw = true;
 	unsigned nlat, nrate, nbw;
@@ -308,6 +310,11 @@ int main(int argc, char **argv)
 			int d = atoi(argv[++i]);
 
 			bw_depth = d < 1 ? 1 : d > DEPTH_MAX ? DEPTH_MAX : (unsigned)d;
+		}
+		else if (!strcmp(argv[i], "--rate-depth") && i + 1 < argc) {
+			int d = atoi(argv[++i]);
+
+			rate_depth = d < 1 ? 1 : d > DEPTH_MAX ? DEPTH_MAX : (unsigned)d;
 		}
 		else if (!strcmp(argv[i], "--connect-ms") && i + 1 < argc)
 			connect_ms = atoi(argv[++i]);
@@ -407,10 +414,11 @@ int main(int argc, char **argv)
 	}
 
 	if (phase_rate) {
-		/* NULL calls per second, 32 in flight (the client follows the grant). */
+		/* NULL calls per second, 32 in flight (--rate-depth; the client
+		 * follows the grant). */
 		{
 			uint64_t user0, user1, sys0 = cpu_ns(&user0);
-			double t = run(c, ECHO_PROC_NULL, 0, nrate, 32, NULL);
+			double t = run(c, ECHO_PROC_NULL, 0, nrate, rate_depth, NULL);
 			uint64_t sys1 = cpu_ns(&user1);
 
 			if (t <= 0)

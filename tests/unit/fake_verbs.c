@@ -35,6 +35,7 @@ static void push_wc(uint64_t wr_id, enum ibv_wc_status st, enum ibv_wc_opcode op
 
 static int fake_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad)
 {
+	FV->posts++;
 	for (; wr; wr = wr->next) {
 		struct fv_wr *r;
 

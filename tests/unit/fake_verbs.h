@@ -91,6 +91,7 @@ struct fv {
 	unsigned nqps_made;
 	struct fv_wr wrs[FV_MAX_WRS];
 	unsigned nwrs;
+	unsigned posts;          /* ibv_post_send calls (doorbells) */
 	struct fv_recv recvs[FV_MAX_RECV];
 	unsigned nrecvs;
 	unsigned seq;

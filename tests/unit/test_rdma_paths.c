@@ -119,6 +119,73 @@ static void test_inline_own_rq(void **state)
 }
 
 /*
+ * Replies finished inside a thread's batch (poller_int.h; the poller opens
+ * one around each poll) go out at its end in one ibv_post_send, in order,
+ * after their calls' receives went back to the SRQ in one list;
+ * a connection closed meanwhile posts none of them, and its drain gives
+ * their send contexts back.
+ */
+static void test_batch_replies(void **state)
+{
+	uint8_t pay[8] = { 7 };
+	struct fv_wr *s[3];
+	struct ibv_qp *qp;
+	unsigned posts, nwrs, nrecv;
+
+	(void)state;
+	start(true);
+	qp = connect_one();
+	for (uint32_t x = 0; x < 3; x++)
+		inline_call(qp, 0x100 + x);
+	pump();
+	assert_int_equal(T.ncalls, 3);
+	posts = FV->posts;
+	nwrs = FV->nwrs;
+	nrecv = FV->nrecvs;
+	rpcrdma__batch_begin();
+	for (unsigned i = 0; i < 3; i++)
+		assert_int_equal(reply_iov(i, pay, sizeof(pay), 0, 0), 0);
+	assert_int_equal(FV->posts, posts);
+	assert_int_equal(FV->nwrs, nwrs);
+	assert_int_equal(FV->nrecvs, nrecv);
+	rpcrdma__batch_end();
+	assert_int_equal(FV->posts, posts + 1);
+	assert_int_equal(wrs_of(qp, nwrs, IBV_WR_SEND, s, 3), 3);
+	/* The receives went back first, in one list, before the replies. */
+	assert_int_equal(FV->nrecvs, nrecv + 3);
+	assert_true(FV->recvs[nrecv + 2].seq < s[0]->seq);
+	for (unsigned i = 0; i < 3; i++)
+		assert_int_equal(word(s[i]->msg, 0), 0x100 + i);
+	assert_int_equal(counter(RPCRDMA_STAT_SENDS_BATCHED), 2);
+	assert_int_equal(counter(RPCRDMA_STAT_REPLIES), 3);
+	fv_complete(qp, 0, IBV_WC_SUCCESS);
+	pump();
+
+	/* Closed before the batch ends: nothing more goes out. */
+	for (uint32_t x = 0; x < 2; x++)
+		inline_call(qp, 0x200 + x);
+	pump();
+	assert_int_equal(T.ncalls, 5);
+	posts = FV->posts;
+	rpcrdma__batch_begin();
+	struct rpcrdma__conn *conn = T.calls[3]->conn;
+
+	rpcrdma__conn_get(conn);
+	for (unsigned i = 3; i < 5; i++)
+		assert_int_equal(reply_iov(i, pay, sizeof(pay), 0, 0), 0);
+	rpcrdma__conn_close(conn, "test");
+	rpcrdma__batch_end();
+	rpcrdma__conn_put(conn);
+	assert_int_equal(FV->posts, posts + 1);         /* the drain alone */
+	fv_complete(qp, 0, IBV_WC_SUCCESS);
+	pump();
+	assert_int_equal(counter(RPCRDMA_STAT_DISCONNECTS), 1);
+	assert_int_equal(counter(RPCRDMA_STAT_CTXT_LOST), 0);
+	assert_int_equal(counter(RPCRDMA_STAT_SENDS_BATCH_LOST), 0);
+	stop();
+}
+
+/*
  * A call with a read chunk at position 8 in two segments (10 and 4 bytes:
  * an XDR roundup of 2): two RDMA Reads of exactly the segments' handles,
  * addresses and lengths, the first unsignaled, and the call handed up
@@ -431,6 +498,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_inline_srq),
 		cmocka_unit_test(test_inline_own_rq),
+		cmocka_unit_test(test_batch_replies),
 		cmocka_unit_test(test_read_chunk),
 		cmocka_unit_test(test_position_zero),
 		cmocka_unit_test(test_write_chunk_copied),
