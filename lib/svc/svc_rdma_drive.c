@@ -16,9 +16,8 @@
 #include <rdma/rdma_cma.h>
 #include <rpcrdma/poller.h>
 
-#include "rdma/poller_int.h" /* rpcrdma__batch_begin */
 #include "svc_int.h"
-#include "svc_rdma_int.h"
+#include "svc_rdma_int.h" /* rdma/rdma_internal.h: rpcrdma__batch_begin */
 
 /*
  * Whether this thread was refused by the kernel: kept per thread, as the
