@@ -110,8 +110,22 @@ kill "$srv"
 wait "$srv" 2>/dev/null || true
 srv=
 
-# Usage errors.
+# Usage errors, and the command-line convention every tool follows
+# (issue #37): help to stdout with 0, a version, a bad argument named with 2.
 if "$probe" -t udp "127.0.0.1:$port" / 2>/dev/null; then
 	fail "nfs4-probe accepted -t udp"
 fi
+for h in -h --help; do
+	"$probe" $h >"$tmp/out" 2>"$tmp/err" || fail "nfs4-probe $h: exit $?"
+	grep -q '^usage: nfs4-probe' "$tmp/out" && [ ! -s "$tmp/err" ] ||
+		fail "nfs4-probe $h: no usage on stdout"
+done
+for v in -V --version; do
+	"$probe" $v | grep -q 'librpcrdma' || fail "nfs4-probe $v: no version"
+done
+st=0; "$probe" --bogus 2>"$tmp/err" || st=$?
+[ $st = 2 ] && grep -q "unknown option: '--bogus'" "$tmp/err" ||
+	fail "nfs4-probe --bogus: exit $st, $(cat "$tmp/err")"
+"$tinynfs" --version | grep -q '^tinynfs (librpcrdma' || fail "tinynfs --version"
+"$tinynfs" --help | grep -q -- '--version' || fail "tinynfs --help names no --version"
 echo "test-probe: ok"

@@ -19,6 +19,7 @@
 #include "clnt_util.h"
 #include "../common/rpc_record.h"
 #include "clnt/clnt_int.h"
+#include "util/diag_int.h"
 
 enum mode {
 	M_SUCCESS,       /* a NULL reply */
@@ -524,6 +525,39 @@ static void test_tcp_syn_dropped(void **state)
 	close(l);
 }
 
+/* A close logged by the RDMA client (lib/util/diag.c): the client's own
+ * destroy is a normal close, err 0, though its calls end -ECANCELED (it
+ * logged "call cancelled: the client was destroyed" after a successful
+ * call, issue #37); a lost connection keeps its error. */
+struct logged {
+	int n, err;
+	char reason[96];
+};
+
+static void log_keep(void *arg, const struct rpcrdma_log_record *rec)
+{
+	struct logged *l = arg;
+
+	l->n++;
+	l->err = rec->err;
+	snprintf(l->reason, sizeof(l->reason), "%s", rec->reason);
+}
+
+static void test_rdma_close_log(void **state)
+{
+	struct sockaddr_in6 a = { .sin6_family = AF_INET6 };
+	struct logged l = { 0 };
+
+	(void)state;
+	rpcrdma__client_log(log_keep, &l, (struct sockaddr *)&a, -ECANCELED);
+	assert_int_equal(l.n, 1);
+	assert_int_equal(l.err, 0);
+	assert_string_equal(l.reason, "client destroyed");
+	rpcrdma__client_log(log_keep, &l, (struct sockaddr *)&a, -ECONNRESET);
+	assert_int_equal(l.err, -ECONNRESET);
+	assert_non_null(strstr(l.reason, "connection lost"));
+}
+
 /* The backchannel's way out (lib/clnt/clnt_int.h): a record queued from this
  * thread reaches the server, whose answer (a REPLY no call waits for) is
  * dropped. */
@@ -746,6 +780,7 @@ int main(void)
 		cmocka_unit_test(test_tcp_reconnect),
 		cmocka_unit_test(test_tcp_backoff),
 		cmocka_unit_test(test_tcp_syn_dropped),
+		cmocka_unit_test(test_rdma_close_log),
 		cmocka_unit_test(test_send_record),
 		cmocka_unit_test(test_udp_duplicates),
 		cmocka_unit_test(test_udp_retransmit),
