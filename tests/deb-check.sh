@@ -9,7 +9,7 @@
 set -euo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
 work=${1:?usage: deb-check.sh WORKDIR}
-pkgs="librpcrdma0 librpcrdma-dev librpcrdma-tirpc0 librpcrdma-tirpc-dev rpcrdma-tools"
+pkgs="librpcrdma0 librpcrdma-dev librpcrdma-tirpc0 librpcrdma-tirpc-dev rpcrdma-tools rpcrdma-xdrgen"
 rm -rf "$work"
 mkdir -p "$work/src"
 # the tracked files only: no build trees, no VM cache
@@ -53,7 +53,13 @@ EOC
 gcc -Wall -Werror -o "$work/bridge" "$work/bridge.c" $(pkg-config --cflags --libs rpcrdma-tirpc)
 "$work/bridge"
 rpcrdma-ping --version
+rpcrdma-xdrgen --version
+printf 'struct pair { int a; opaque b<16>; };\nprogram P { version V { pair ECHO(pair) = 1; } = 1; } = 0x20000999;\n' > "$work/p.x"
+rpcrdma-xdrgen "$work/p.x" --header "$work/p.h" --xdr "$work/p_xdr.c"
+# shellcheck disable=SC2046
+gcc -Wall -Werror -c -I"$work" -o "$work/p_xdr.o" "$work/p_xdr.c" $(pkg-config --cflags rpcrdma)
 man -w rpcrdma_clnt_call
 man -w rpcrdma_tirpc_svc_create
+man -w rpcrdma-xdrgen
 dpkg -L librpcrdma0 librpcrdma-tirpc0 | grep '\.so\.'
 echo "deb-check: passed"

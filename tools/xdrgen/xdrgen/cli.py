@@ -29,9 +29,11 @@ def _load(path, defines, imports):
     return spec, Sizes(spec)
 
 
-def main(argv=None):
+def main(argv=None, version='unknown'):
     ap = argparse.ArgumentParser(prog='rpcrdma-xdrgen',
                                  description='XDR and RPC code for librpcrdma from an rpcgen .x file')
+    ap.add_argument('-V', '--version', action='version',
+                    version=f'rpcrdma-xdrgen (librpcrdma {version})')
     ap.add_argument('input', help='the .x file')
     ap.add_argument('--header', metavar='OUT', help='write the header (types, prototypes)')
     ap.add_argument('--xdr', metavar='OUT', help='write the encoders and decoders')
