@@ -58,7 +58,7 @@ struct tnfs_cred {
 	bool anon; /* AUTH_NONE: the export's anonuid and anongid */
 	/* RPCSEC_GSS: the service of the call (TNFS_GSS_SVC_*) and the
 	 * authenticated principal's name; 0 and "" for AUTH_SYS and
-	 * AUTH_NONE (the RPC layer does not speak RPCSEC_GSS yet) */
+	 * AUTH_NONE (rpc.c: tnfs_rpc_cred) */
 	uint32_t gss_service;
 	char principal[TNFS_PRINCIPAL_MAX];
 };

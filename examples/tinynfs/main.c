@@ -6,6 +6,7 @@
  *           [--rdma ADDR]... [--rdma-port 20049] [--rdma-poller loop|workqueue]
  *           [--rdma-spin-us N]
  *           [-V "-4.2"] [--rpcbind] [--print-versions] [--stats]
+ *           [--keytab FILE]
  *   tinynfs --export "/srv/x rw,no_root_squash" ...
  *
  * Listens on TCP (and UDP, where NFSv4 answers PROG_MISMATCH: it needs
@@ -17,7 +18,10 @@
  * scope, e.g. fe80::1%rxed0) gets an RPC-over-RDMA listener on
  * --rdma-port (default 20049, RFC 8267), "tinynfs: listening rdma ...";
  * READ data then goes back through the client's write chunk and WRITE
- * data arrives through read chunks.  SIGINT or SIGTERM stops it cleanly (rpcbind entries unset).
+ * data arrives through read chunks.  With --keytab, calls may also
+ * come with RPCSEC_GSS (Kerberos 5: krb5, krb5i, krb5p), accepted with
+ * any service key of the keytab (the clients' target is nfs/HOST); an
+ * export's sec= option says which flavours it takes.  SIGINT or SIGTERM stops it cleanly (rpcbind entries unset).
  * Exit status: 0 after a signal, 2 bad usage or configuration, 1 other
  * start-up failures.
  */
@@ -68,6 +72,7 @@ struct config {
 	unsigned max_calls;
 	const char *state_dir;
 	unsigned grace;
+	const char *keytab;
 };
 
 static void usage(FILE *f)
@@ -106,6 +111,8 @@ static void usage(FILE *f)
 		"      --recall-timeout S a recalled delegation not returned in S seconds\n"
 		"                         is revoked (default: the lease, 90, or the\n"
 		"                         kernel's lease-break-time if shorter)\n"
+		"      --keytab FILE      serve RPCSEC_GSS (sec=krb5, krb5i, krb5p) with the\n"
+		"                         service keys in FILE (e.g. nfs/HOST@REALM)\n"
 		"      --stats            print the RPC and delegation counters at exit\n"
 		"                         (and on SIGUSR1)\n"
 		"  -h, --help\n"
@@ -135,7 +142,7 @@ static int parse_port(const char *what, const char *arg, unsigned *out)
 /* The long options without a short form. */
 enum { O_EXPORT = 256, O_NOUDP, O_PRINTV, O_RPCBIND, O_STATS, O_INODE, O_MAXCALLS,
        O_RDMA, O_RDMAPORT, O_RDMASPIN, O_RDMAPOLLER, O_STATEDIR, O_GRACE, O_NODELEG,
-       O_RECALLTO, O_VERSION };
+       O_RECALLTO, O_VERSION, O_KEYTAB };
 static const struct option longopts[] = {
 	{ "exports", required_argument, NULL, 'e' },
 	{ "export", required_argument, NULL, O_EXPORT },
@@ -156,6 +163,7 @@ static const struct option longopts[] = {
 	{ "grace", required_argument, NULL, O_GRACE },
 	{ "no-delegations", no_argument, NULL, O_NODELEG },
 	{ "recall-timeout", required_argument, NULL, O_RECALLTO },
+	{ "keytab", required_argument, NULL, O_KEYTAB },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, O_VERSION },   /* not a prefix of --versions */
 	{ NULL, 0, NULL, 0 },
@@ -237,6 +245,9 @@ static int parse_opt(struct config *c, int o, const char *arg)
 		return 0;
 	case O_STATEDIR:
 		c->state_dir = arg;
+		return 0;
+	case O_KEYTAB:
+		c->keytab = arg;
 		return 0;
 	case O_GRACE:
 		if (parse_uint("--grace", arg, 1, 3600, &c->grace) != 0)
@@ -604,6 +615,35 @@ static int server_setup(const struct config *c, struct tnfs_exports *ex,
 	return 0;
 }
 
+/* RPCSEC_GSS with c->keytab; without one, a warning for each export
+ * that takes only Kerberos flavours: 0, or -1 with a message. */
+static int gss_setup(const struct config *c, const struct tnfs_server *srv,
+		     struct rpcrdma_svc *svc)
+{
+	if (!c->keytab) {
+		for (size_t i = 0; i < srv->nexp; i++) {
+			const struct tnfs_export *x = srv->exps[i];
+			bool any = x->nsec == 0;
+			for (unsigned k = 0; k < x->nsec; k++)
+				any |= x->sec[k] < TNFS_SEC_KRB5;
+			if (!any)
+				fprintf(stderr, "tinynfs: warning: %s takes only Kerberos "
+					"(sec=) and there is no --keytab: no client can use it\n",
+					x->path);
+		}
+		return 0;
+	}
+	int rc = tnfs_rpc_set_gss(svc, c->keytab);
+	if (rc) {
+		fprintf(stderr, "tinynfs: --keytab %s: %s\n", c->keytab,
+			rc == -ENOKEY ? "no usable service key (klist -k)" :
+			rc == -ENOTSUP ? "librpcrdma was built without GSS-API" : strerror(-rc));
+		return -1;
+	}
+	printf("tinynfs: RPCSEC_GSS (krb5, krb5i, krb5p) with the keys of %s\n", c->keytab);
+	return 0;
+}
+
 /* The RPC service of srv, its listeners (TCP, UDP, RDMA), rpcbind, the
  * callbacks, started: 0, or -1 with a message.  *svc and *poller are set
  * as they are made, for the caller to destroy. */
@@ -633,6 +673,8 @@ static int service_setup(const struct config *c, struct tnfs_server *srv,
 		fprintf(stderr, "tinynfs: register program: %s\n", strerror(-rc));
 		return -1;
 	}
+	if (gss_setup(c, srv, *svc) != 0)
+		return -1;
 	if (listen_all(*svc, c) != 0 || listen_rdma(*svc, c, poller, rdma_ls) != 0)
 		return -1;
 	if (c->rpcbind) {

@@ -3,8 +3,12 @@
 #include "rpc.h"
 
 #include <errno.h>
+#include <grp.h>
+#include <pwd.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <rpcrdma/gss.h>
 
 #include "compound.h"
 
@@ -65,14 +69,26 @@ static size_t compound_estimate(const struct rpcrdma_svc_call *call, const void 
 	return compound_bound(rpcrdma_svc_call_program_ctx(call), args);
 }
 
-/* The caller's ids as tinynfs uses them (before export squashing). */
-static void call_cred(const struct rpcrdma_svc_cred *in, struct tnfs_cred *out)
+int tnfs_rpc_cred(const struct rpcrdma_svc_cred *in, int gss_service, const char *principal,
+		  struct tnfs_cred *out)
 {
 	memset(out, 0, sizeof(*out));
-	if (in->flavor != RPCRDMA_AUTH_SYS) {
+	bool gss = in->flavor == RPCRDMA_AUTH_RPCSEC_GSS;
+	if (in->flavor != RPCRDMA_AUTH_SYS && !gss) {
 		out->anon = true; /* squashed per export (tnfs_export_squash) */
 		out->uid = out->gid = 65534;
-		return;
+		return 0;
+	}
+	if (gss) {
+		size_t len = principal ? strlen(principal) : 0;
+		if (gss_service < TNFS_GSS_SVC_NONE || gss_service > TNFS_GSS_SVC_PRIVACY ||
+		    len == 0 || len >= sizeof(out->principal)) {
+			out->anon = true;
+			out->uid = out->gid = 65534;
+			return -EACCES;
+		}
+		out->gss_service = (uint32_t)gss_service;
+		memcpy(out->principal, principal, len + 1);
 	}
 	out->uid = in->uid;
 	out->gid = in->gid;
@@ -81,6 +97,42 @@ static void call_cred(const struct rpcrdma_svc_cred *in, struct tnfs_cred *out)
 		n = sizeof(out->groups) / sizeof(out->groups[0]);
 	out->ngroups = n;
 	memcpy(out->groups, in->gids, n * sizeof(out->groups[0]));
+	return 0;
+}
+
+int tnfs_rpc_gss_map(void *arg, const char *principal, const char *localname,
+		     struct rpcrdma_svc_cred *cred)
+{
+	(void)arg;
+	if (!principal || strlen(principal) >= TNFS_PRINCIPAL_MAX)
+		return -ENAMETOOLONG;
+	/* nobody: tnfs_export_squash gives the export's anonymous ids */
+	cred->uid = cred->gid = UINT32_MAX;
+	cred->ngids = 0;
+	struct passwd pw, *res = NULL;
+	char buf[4096];
+	if (!localname || getpwnam_r(localname, &pw, buf, sizeof(buf), &res) != 0 || !res)
+		return 0;
+	cred->uid = pw.pw_uid;
+	cred->gid = pw.pw_gid;
+	gid_t groups[RPCRDMA_AUTH_SYS_MAX_GIDS];
+	int n = RPCRDMA_AUTH_SYS_MAX_GIDS;
+	/* -1 when the user has more groups: the first n are filled */
+	if (getgrouplist(pw.pw_name, pw.pw_gid, groups, &n) < 0)
+		n = RPCRDMA_AUTH_SYS_MAX_GIDS;
+	for (int i = 0; i < n; i++)
+		cred->gids[i] = groups[i];
+	cred->ngids = (uint32_t)n;
+	return 0;
+}
+
+int tnfs_rpc_set_gss(struct rpcrdma_svc *svc, const char *keytab)
+{
+	struct rpcrdma_svc_gss_opts go;
+	rpcrdma_svc_gss_opts_init(&go);
+	go.keytab = keytab;
+	go.map_fn = tnfs_rpc_gss_map;
+	return rpcrdma_svc_set_gss(svc, &go);
 }
 
 /* The COMPOUND reply is built in place, in the transport's reply buffer
@@ -97,7 +149,9 @@ static int compound_handler(struct rpcrdma_svc_call *call, void *args, void *res
 	if (room < cap)
 		return RPCRDMA_SVC_SYSTEM_ERR;
 	struct tnfs_cred cred;
-	call_cred(rpcrdma_svc_call_cred(call), &cred);
+	if (tnfs_rpc_cred(rpcrdma_svc_call_cred(call), rpcrdma_svc_call_gss_service(call),
+			  rpcrdma_svc_call_principal(call), &cred) != 0)
+		return RPCRDMA_SVC_SYSTEM_ERR;
 	size_t len, bulk_off, bulk_len;
 	int rc = tnfs_compound_call(srv, &cred, call, a->req, a->len,
 				    rpcrdma_svc_call_header_len(call), RPCRDMA_SVC_REPLY_HDR_LEN, rep,
