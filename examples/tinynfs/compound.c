@@ -97,6 +97,37 @@ void tnfs_ctx_set_stateid(struct tnfs_ctx *c, const struct nfs4_stateid *s)
 	c->have_cur_sid = true;
 }
 
+/* An operation of the rest of c's COMPOUND in allow (operations 0 to
+ * 63)?  Decodes ahead on a copy of the stream; asked only on the way to
+ * WRONGSEC. */
+static bool rest_in(const struct tnfs_ctx *c, const uint32_t allow[2])
+{
+	struct xdr_in in = c->rest;
+	for (uint32_t i = c->opindex + 1; i < c->numops; i++) {
+		uint32_t op = xdr_get_u32(&in);
+		if (in.bad)
+			return false;
+		if (op < 64 && (allow[op / 32] >> (op % 32)) & 1u)
+			return true;
+		const struct nfs4_codec *cd = op_in_minor(op, c->minor) ? nfs4_codec(op) : NULL;
+		if (!cd)
+			return false;
+		union nfs4_args a;
+		if (cd->dec)
+			cd->dec(&in, &a);
+		if (in.bad)
+			return false;
+	}
+	return false;
+}
+
+bool tnfs_ctx_mach_allowed(const struct tnfs_ctx *c)
+{
+	uint32_t allow[2];
+	return c->have_session && tnfs_state_mach_allow(c->srv->state, c->clientid, c->rpc_cred, allow) &&
+	       rest_in(c, allow);
+}
+
 bool tnfs_ctx_readonly(const struct tnfs_ctx *c)
 {
 	return !(c->exp->flags & TNFS_EXP_RW);
@@ -290,6 +321,7 @@ static uint32_t compound_ops(struct tnfs_ctx *c, struct xdr_in *in, struct xdr_o
 	for (c->opindex = 0; c->opindex < c->numops; c->opindex++) {
 		step_decode(c, in, &s);
 		c->next_op = c->opindex + 1 < c->numops ? peek_op(*in) : UINT32_MAX;
+		c->rest = *in;
 		if (s.status == NFS4_OK)
 			step_estimate(c, out, rep, &s);
 		uint8_t *head = xdr_reserve(out, 8);

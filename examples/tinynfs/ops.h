@@ -55,6 +55,7 @@ struct tnfs_ctx {
 	/* the operation after this one, UINT32_MAX if none (WRONGSEC,
 	 * RFC 8881 2.6.3.1.1) */
 	uint32_t next_op;
+	struct xdr_in rest; /* the operations after this one */
 	size_t reqlen;
 	size_t limit; /* reply bytes allowed */
 	/* the RPC headers around the COMPOUND (tnfs_compound_rpc): the
@@ -107,6 +108,14 @@ void tnfs_ctx_set_stateid(struct tnfs_ctx *c, const struct nfs4_stateid *s);
 /* No current stateid any more (the current file handle changed). */
 void tnfs_ctx_clear_stateid(struct tnfs_ctx *c);
 bool tnfs_ctx_readonly(const struct tnfs_ctx *c);
+/* Would RFC 8881 2.6.3.1.1's WRONGSEC be lifted by SP4_MACH_CRED, as
+ * nfsd's nfsd4_spo_must_allow() lifts it: the call comes from the
+ * session's client's machine credential (integrity protected) and an
+ * operation after this one is in its spo_must_allow list (the Linux
+ * client sends CLOSE, LOCKU, DELEGRETURN ... with its machine
+ * credential, over the lease's flavour, krb5i, which an export of
+ * sec=krb5p does not take). */
+bool tnfs_ctx_mach_allowed(const struct tnfs_ctx *c);
 
 /* One half of a directory's change_info4: *v is the change attribute of
  * `dir` now (0 if its stat fails).  Returns whether the stat worked; the

@@ -18,8 +18,9 @@
  * (tnfs_export_sec_ok) -- unless nothing uses that handle next: no
  * operation follows (2.6.3.1.1.6), or SECINFO, SECINFO_NO_NAME
  * (2.6.3.1.1.5), another put-filehandle operation (2.6.3.1.1.2), LOOKUP
- * or LOOKUPP (2.6.3.1.1.3-4: they answer for where they land).  Pseudo
- * nodes take every flavour. */
+ * or LOOKUPP (2.6.3.1.1.3-4: they answer for where they land), or the
+ * client's machine credential sends an operation of its spo_must_allow
+ * (tnfs_ctx_mach_allowed, as nfsd).  Pseudo nodes take every flavour. */
 static uint32_t landed(const struct tnfs_ctx *c, uint32_t s)
 {
 	if (s != NFS4_OK || c->cpseudo != TNFS_NOT_PSEUDO || tnfs_export_sec_ok(c->exp, c->rpc_cred))
@@ -36,7 +37,7 @@ static uint32_t landed(const struct tnfs_ctx *c, uint32_t s)
 	case OP_LOOKUPP:
 		return NFS4_OK;
 	default:
-		return NFS4ERR_WRONGSEC;
+		return tnfs_ctx_mach_allowed(c) ? NFS4_OK : NFS4ERR_WRONGSEC;
 	}
 }
 

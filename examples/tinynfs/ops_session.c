@@ -46,8 +46,11 @@ uint32_t tnfs_op_exchange_id(struct tnfs_ctx *c, const union nfs4_args *a,
 					    &r->exchange_id.seqid, &r->exchange_id.flags);
 	if (s != NFS4_OK)
 		return s;
-	if (r->exchange_id.sp_how == SP4_MACH_CRED)
+	if (r->exchange_id.sp_how == SP4_MACH_CRED) {
 		mach_ops(a, r);
+		tnfs_state_set_mach_allow(c->srv->state, r->exchange_id.clientid,
+					  r->exchange_id.must_allow.w);
+	}
 	r->exchange_id.minor_id = 0;
 	r->exchange_id.major_id = str(c->srv->owner);
 	r->exchange_id.scope = str(c->srv->owner);

@@ -209,6 +209,16 @@ uint32_t tnfs_state_exchange_id(struct tnfs_state *st, const struct tnfs_cred *w
 				uint64_t *clientid, uint32_t *seqid,
 				uint32_t *rflags);
 
+/* SP4_MACH_CRED: the spo_must_allow list (operations 0 to 63) granted to
+ * client ID clientid by its EXCHANGE_ID.  No-op for an unknown one. */
+void tnfs_state_set_mach_allow(struct tnfs_state *st, uint64_t clientid,
+			       const uint32_t allow[2]);
+/* Is `who` the SP4_MACH_CRED machine credential (tnfs_machine_cred:
+ * integrity protected) of client ID clientid?  Then *allow is its
+ * spo_must_allow list; false for an SP4_NONE or unknown client. */
+bool tnfs_state_mach_allow(struct tnfs_state *st, uint64_t clientid,
+			   const struct tnfs_cred *who, uint32_t allow[2]);
+
 /* On NFS4_OK fills res (sessionid, seqid, flags, channel attributes). */
 uint32_t tnfs_state_create_session(struct tnfs_state *st, const struct tnfs_cred *who,
 				   uint64_t clientid, uint32_t seqid, uint32_t flags,

@@ -74,6 +74,7 @@ struct client {
 	uint8_t owner[NFS4_OPAQUE_LIMIT];
 	struct tnfs_cred principal; /* who made the record (EXCHANGE_ID) */
 	bool mach_cred;		    /* SP4_MACH_CRED: principal is the machine's */
+	uint32_t mach_allow[2];	    /* its spo_must_allow (operations 0-63) */
 	bool confirmed, reclaim_done;
 	uint32_t cs_seq; /* the CREATE_SESSION seqid expected next */
 	bool cs_cached;

@@ -108,6 +108,28 @@ static uint32_t may_manage(const struct client *c, const struct tnfs_cred *who)
 	return ok ? NFS4_OK : NFS4ERR_WRONG_CRED;
 }
 
+void tnfs_state_set_mach_allow(struct tnfs_state *st, uint64_t clientid,
+			       const uint32_t allow[2])
+{
+	pthread_mutex_lock(&st->mu);
+	struct client *c = tnfs__find_client(st, clientid);
+	if (c && c->mach_cred)
+		memcpy(c->mach_allow, allow, sizeof(c->mach_allow));
+	pthread_mutex_unlock(&st->mu);
+}
+
+bool tnfs_state_mach_allow(struct tnfs_state *st, uint64_t clientid,
+			   const struct tnfs_cred *who, uint32_t allow[2])
+{
+	pthread_mutex_lock(&st->mu);
+	const struct client *c = tnfs__find_client(st, clientid);
+	bool ok = c && c->mach_cred && tnfs_machine_cred(&c->principal, who);
+	if (ok)
+		memcpy(allow, c->mach_allow, sizeof(c->mach_allow));
+	pthread_mutex_unlock(&st->mu);
+	return ok;
+}
+
 static struct client *new_client(struct tnfs_state *st, const struct tnfs_cred *who,
 				 const uint8_t verf[8], const uint8_t *owner,
 				 uint32_t owner_len)

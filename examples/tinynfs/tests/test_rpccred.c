@@ -182,7 +182,7 @@ static void test_principals(void **state)
 
 static int setup_krb5p(void **state)
 {
-	*state = fx_new("*(rw,sec=krb5p)");
+	*state = fx_new("*(rw,no_root_squash,sec=krb5p)");
 	return 0;
 }
 
@@ -231,9 +231,10 @@ static void test_export_krb5p(void **state)
 	assert_false(f->rp.x.bad);
 }
 
-/* EXCHANGE_ID with SP4_MACH_CRED and nothing asked: the answer's
- * client ID, sequence and spr_how. */
-static uint32_t exchange_mach(struct fx *f, uint64_t *cid, uint32_t *seq, uint32_t *how)
+/* EXCHANGE_ID with SP4_MACH_CRED, spo_must_allow word 0 asked: the
+ * answer's client ID, sequence and spr_how. */
+static uint32_t exchange_allow(struct fx *f, uint32_t allow0, uint64_t *cid, uint32_t *seq,
+			       uint32_t *how)
 {
 	fx_begin(f);
 	req_op(&f->rq, OP_EXCHANGE_ID);
@@ -242,7 +243,7 @@ static uint32_t exchange_mach(struct fx *f, uint64_t *cid, uint32_t *seq, uint32
 	xdr_put_u32(&f->rq.x, 0);
 	xdr_put_u32(&f->rq.x, SP4_MACH_CRED);
 	put_bitmap(&f->rq.x, 0, 0, 0);
-	put_bitmap(&f->rq.x, 0, 0, 0);
+	put_bitmap(&f->rq.x, allow0, 0, 0);
 	xdr_put_u32(&f->rq.x, 0);
 	uint32_t st = fx_call(f);
 	assert_int_equal(rep_op(&f->rp, OP_EXCHANGE_ID), st);
@@ -253,6 +254,11 @@ static uint32_t exchange_mach(struct fx *f, uint64_t *cid, uint32_t *seq, uint32
 		*how = xdr_get_u32(&f->rp.x);
 	}
 	return st;
+}
+
+static uint32_t exchange_mach(struct fx *f, uint64_t *cid, uint32_t *seq, uint32_t *how)
+{
+	return exchange_allow(f, 0, cid, seq, how);
 }
 
 /* The kernel client's lease credential: its machine principal (no local
@@ -290,6 +296,76 @@ static void test_mach_cred_mapped(void **state)
 	assert_int_equal(how, SP4_MACH_CRED);
 }
 
+/* SEQUENCE, PUTFH fh, then CLOSE of sid or GETATTR (sid NULL): the
+ * COMPOUND's status, PUTFH's checked against it. */
+static uint32_t fh_then(struct fx *f, const struct fh *fh, const struct nfs4_stateid *sid)
+{
+	uint32_t st;
+	if (sid) {
+		st = fx_close(f, fh, sid);
+	} else {
+		fx_seq(f);
+		req_op(&f->rq, OP_PUTFH);
+		put_fh(&f->rq.x, fh);
+		req_op(&f->rq, OP_GETATTR);
+		put_bitmap(&f->rq.x, W0(FATTR4_TYPE), 0, 0);
+		st = fx_call(f);
+	}
+	fx_seq_ok(f);
+	uint32_t ps = rep_op(&f->rp, OP_PUTFH);
+	assert_true(ps == st || ps == NFS4_OK);
+	return st;
+}
+
+/* sec=krb5p and a Linux-like client: its lease and machine credential
+ * nfs/client@R over krb5i with SP4_MACH_CRED allowing CLOSE, its user
+ * alice over krb5p.  The machine may CLOSE alice's open although the
+ * export does not take krb5i (nfsd4_spo_must_allow); it may not GETATTR
+ * there, nor CLOSE over krb5 (no integrity), nor may another machine
+ * with the same ids or AUTH_SYS root. */
+static void test_mach_allow_lifts_wrongsec(void **state)
+{
+	struct fx *f = *state;
+	const struct tnfs_cred mach = gss("nfs/client@R", NULL, RPCRDMA_GSS_SVC_INTEGRITY);
+	const struct tnfs_cred alice = gss("alice@R", "root", RPCRDMA_GSS_SVC_PRIVACY);
+	uint32_t how = 0, seq = 0;
+	f->cred = mach;
+	assert_int_equal(exchange_allow(f, W0(OP_CLOSE), &f->clientid, &seq, &how), NFS4_OK);
+	assert_int_equal(how, SP4_MACH_CRED);
+	fx_begin(f);
+	req_op(&f->rq, OP_CREATE_SESSION);
+	put_create_session(&f->rq.x, f->clientid, seq);
+	assert_int_equal(fx_call(f), NFS4_OK);
+	assert_int_equal(rep_op(&f->rp, OP_CREATE_SESSION), NFS4_OK);
+	xdr_get_fixed(&f->rp.x, f->sessionid, 16);
+	f->slot_seq = 0;
+	fx_seq(f);
+	req_op(&f->rq, OP_RECLAIM_COMPLETE);
+	xdr_put_bool(&f->rq.x, false);
+	assert_int_equal(fx_call(f), NFS4_OK);
+
+	struct nfs4_stateid sid;
+	struct fh fh;
+	f->cred = alice;
+	assert_int_equal(fx_open_root(f, "o", OPEN4_SHARE_ACCESS_BOTH, true, 0644, "f", &sid, &fh,
+				      NULL), NFS4_OK);
+	f->cred = mach;
+	assert_int_equal(fh_then(f, &fh, NULL), NFS4ERR_WRONGSEC);
+	f->cred = gss("nfs/client@R", NULL, RPCRDMA_GSS_SVC_NONE);
+	assert_int_equal(fh_then(f, &fh, &sid), NFS4ERR_WRONGSEC);
+	f->cred = gss("nfs/other@R", NULL, RPCRDMA_GSS_SVC_INTEGRITY);
+	assert_int_equal(fh_then(f, &fh, &sid), NFS4ERR_WRONGSEC);
+	struct rpcrdma_svc_cred in = in_cred(RPCRDMA_AUTH_SYS, 0, 0, 0);
+	assert_int_equal(tnfs_rpc_cred(&in, 0, NULL, &f->cred), 0);
+	assert_int_equal(fh_then(f, &fh, &sid), NFS4ERR_WRONGSEC);
+	f->cred = mach;
+	assert_int_equal(fh_then(f, &fh, &sid), NFS4_OK);
+	assert_int_equal(rep_op(&f->rp, OP_CLOSE), NFS4_OK);
+	/* alice's own krb5p calls go on */
+	f->cred = alice;
+	assert_int_equal(fh_then(f, &fh, NULL), NFS4_OK);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -300,6 +376,8 @@ int main(void)
 		cmocka_unit_test(test_principals),
 		cmocka_unit_test_setup_teardown(test_export_krb5p, setup_krb5p, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_mach_cred_mapped, setup_krb5p, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_mach_allow_lifts_wrongsec, setup_krb5p,
+						fx_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
