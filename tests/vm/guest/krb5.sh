@@ -6,6 +6,7 @@
 # off), the service keys in /etc/krb5.keytab, user tickets in
 # /tmp/krb5cc_UID (where rpc.gssd looks for them).
 #   rr_krb5_setup                realm, KDC, host name, nfs/ and host/ keys
+#   rr_krb5_hosts_add ADDR       ADDR names the host too (/etc/hosts)
 #   rr_krb5_add_user NAME UID    a user principal with a password (and a
 #                                passwd entry); the password is in
 #                                $RR_KRB5_DIR/NAME.pw
@@ -103,6 +104,14 @@ rr_krb5_hosts() {
 	Nobody-User = nobody
 	Nobody-Group = nogroup
 	EOF
+}
+
+# rr_krb5_hosts_add ADDR: one more address of the server's host name in
+# /etc/hosts (after rr_krb5_setup), e.g. an IPv4 link-local address given
+# to the rxe device, so that rpc.gssd's reverse lookup of ADDR names
+# $RR_KRB5_HOST.
+rr_krb5_hosts_add() {
+	grep -q "^$1 " /etc/hosts || echo "$1 $RR_KRB5_HOST" >>/etc/hosts
 }
 
 # rr_krb5_kadmin QUERY: one kadmin.local command against the test realm.
