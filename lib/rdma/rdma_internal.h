@@ -196,8 +196,6 @@ rpcrdma__done_fn rpcrdma__send_done;     /* server reply's Send (struct rpcrdma_
 rpcrdma__done_fn rpcrdma__read_done;     /* a call's last RDMA Read (struct rpcrdma__read) */
 rpcrdma__done_fn rpcrdma__read_quiet_done;  /* its other Reads (rpcrdma__read.quiet) */
 rpcrdma__done_fn rpcrdma__write_quiet_done; /* a reply's RDMA Writes (rpcrdma__send.quiet) */
-rpcrdma__done_fn rpcrdma__clt_recv_done; /* client receive of a reply */
-rpcrdma__done_fn rpcrdma__clt_send_done; /* client call Send, and its drain */
 
 /* ---- counters (stats.c) ---- */
 

@@ -4,11 +4,15 @@
  * calls and contexts, and the helpers on the call and reply paths
  * (static inline here, so that they inline as they did in one file).
  *
- *   rdma_client.c        options, create and destroy, synchronous calls
- *   rdma_client_conn.c   connect, break, drain, reap, reconnect backoff
- *   rdma_client_send.c   bounce buffers, chunk choice, the Send, the pump,
- *                        send completions
- *   rdma_client_reply.c  receive completions: a reply decoded and matched
+ * From the top down (a file calls only files below it):
+ *   rdma_client.c          options, create and destroy, calls (checked,
+ *                          then submitted), synchronous calls, abort
+ *   rdma_client_connect.c  connect, reconnect backoff
+ *   rdma_client_reply.c    receive completions: a reply decoded and matched
+ *   rdma_client_backward.c calls from the server (RFC 8167)
+ *   rdma_client_send.c     chunk choice, the Send, the pump, send completions
+ *   rdma_client_conn.c     Sends given back, break, drain, reap
+ *   rdma_client_bufs.c     registered bounce buffers
  *
  * The internal header of lib/rdma/client, the RDMA transport's client
  * side.  Who may include it: lib/rdma/client and lib/clnt/clnt_rdma.c
@@ -183,17 +187,36 @@ bool rpcrdma__client_abort(struct rpcrdma_client *c, struct rpcrdma_client_call 
 bool rpcrdma__clt_bc_recv(struct rpcrdma_client *c, struct cconn *cc, struct crecv *rv,
 			  uint32_t len);
 
+/* rdma_client_bufs.c: a buffer of at least len bytes with `access`
+ * (b->len = len): 0 or -ENOMEM (never -ENOBUFS, which means "wait for a
+ * send buffer" to req_send's callers). */
+int rpcrdma__clt_bufs_get(struct cconn *cc, struct rpcrdma__mrbuf *b, size_t len, int access);
+/* Gives r's bounce buffers back to cc's cache. */
+void rpcrdma__clt_req_release(struct cconn *cc, struct creq *r);
+void rpcrdma__clt_bufs_fini(struct cconn *cc);
+
 /* rdma_client_conn.c */
 void rpcrdma__clt_reap(struct rpcrdma_client *c, bool wait);
 void rpcrdma__clt_break(struct rpcrdma_client *c, struct cconn *cc, int status);
 int rpcrdma__clt_reaper_handle(struct rpcrdma__source *s, unsigned budget);
-int rpcrdma__clt_connect(struct rpcrdma_client *c);
-/* rdma_client_send.c */
-/* Gives r's bounce buffers back to cc's cache (out of line, as in one file). */
-void rpcrdma__clt_req_release(struct cconn *cc, struct creq *r);
-void rpcrdma__clt_bufs_fini(struct cconn *cc);
-void rpcrdma__clt_pump_locked(struct rpcrdma_client *c, struct rpcrdma__list *failed, int *status);
+/* A connection's CM source (cc->cm_src): disconnects, device removal. */
+int rpcrdma__clt_cm_handle(struct rpcrdma__source *s, unsigned budget);
 bool rpcrdma__clt_send_release(struct rpcrdma_client *c, struct cconn *cc, struct csend *s);
+
+/* rdma_client_send.c */
+int rpcrdma__clt_submit(struct rpcrdma_client *c, struct rpcrdma_client_call *call,
+			rpcrdma_client_done done, void *arg, uint32_t xid);
+/* Sends what the grant and the send buffers allow; fails what cannot be
+ * sent. */
+void rpcrdma__clt_pump(struct rpcrdma_client *c);
+rpcrdma__done_fn rpcrdma__clt_send_done; /* a call's Send, and the drain */
+
+/* rdma_client_reply.c */
+rpcrdma__done_fn rpcrdma__clt_recv_done; /* a receive: a reply, or a backward call */
+
+/* rdma_client_connect.c: connects when there is no connection (unless
+ * the reconnect backoff holds the try back: its error then). */
+int rpcrdma__clt_connect(struct rpcrdma_client *c);
 
 /*
  * Dropping the last reference only marks the connection flushed: it is
@@ -305,36 +328,6 @@ static inline void creq_put(struct rpcrdma_client *c, struct creq *r)
 	}
 	rpcrdma__list_add_tail(&c->creq_cache, &r->node);
 	c->ncreq_cache++;
-}
-
-/* Sends what the grant and the send buffers allow; fails what cannot be
- * sent. */
-static inline void pump(struct rpcrdma_client *c)
-{
-	struct rpcrdma__list failed;
-	int status = 0;
-
-	rpcrdma__list_init(&failed);
-	pthread_mutex_lock(&c->lock);
-	rpcrdma__clt_pump_locked(c, &failed, &status);
-	pthread_mutex_unlock(&c->lock);
-	while (!rpcrdma__list_empty(&failed)) {
-		struct creq *r = rpcrdma__container_of(rpcrdma__list_pop(&failed), struct creq, node);
-
-		r->done(r->call, status, r->arg);
-		free(r);
-	}
-}
-
-/* Returns 0 with a current connection, connecting when there is none
- * (unless the reconnect backoff holds the try back: its error then). */
-static inline int client_connected(struct rpcrdma_client *c)
-{
-	/* The common case, without locks: rpcrdma_client_call_async checks
-	 * the connection again under the client lock. */
-	if (atomic_load_explicit(&c->ready, memory_order_acquire))
-		return 0;
-	return rpcrdma__clt_connect(c);
 }
 
 #endif

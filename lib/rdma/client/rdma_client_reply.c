@@ -183,7 +183,7 @@ void rpcrdma__clt_recv_done(struct rpcrdma__cqe *cqe, const struct ibv_wc *wc)
 			rpcrdma__clt_req_release(cc, &got);
 		got.done(got.call, status, got.arg);
 		if (waiters)
-			pump(c);
+			rpcrdma__clt_pump(c);
 	}
 	if (early) {
 		clt_repost(cc, rv);
