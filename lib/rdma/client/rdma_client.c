@@ -241,7 +241,7 @@ int rpcrdma_client_create(struct rpcrdma_poller *poller, const struct sockaddr *
 	pthread_mutex_init(&c->connect_lock, NULL);
 	pthread_cond_init(&c->reap_cv, NULL);
 	rpcrdma__list_init(&c->waiting);
-	rpcrdma__list_init(&c->creq_cache);
+	rpcrdma__bcache_init(&c->creq_cache, 2 * opts.max_credits);
 	rpcrdma__list_init(&c->sent);
 	rpcrdma__list_init(&c->graveyard);
 	rpcrdma_client_credits_init(&c->credits, opts.max_credits);
@@ -309,8 +309,8 @@ void rpcrdma_client_destroy(struct rpcrdma_client *c)
 		r->done(r->call, -ECANCELED, r->arg);
 		free(r);
 	}
-	while (!rpcrdma__list_empty(&c->creq_cache))
-		free(rpcrdma__container_of(rpcrdma__list_pop(&c->creq_cache), struct creq, node));
+	for (struct creq *r; (r = creq_block_pop(&c->creq_cache));)
+		free(r);
 	free(c->xbuckets);  /* empty: every call completed */
 	rpcrdma__pcap_close(c->pcap);
 	pthread_cond_destroy(&c->reap_cv);

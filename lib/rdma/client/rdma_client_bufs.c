@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The client's registered bounce buffers (their rule: rdma_client_int.h):
- * kept per connection in power-of-two classes, read sources and write
- * targets apart, up to BUF_CACHE_MAX bytes.
+ * kept per connection in the power-of-two classes of rpcrdma__mrcache,
+ * read sources and write targets apart, up to BUF_CACHE_MAX bytes.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -10,19 +10,10 @@
 
 #include "rdma_client_int.h"
 
-static size_t buf_class(size_t len)
-{
-	size_t c = 4096;
-
-	while (c < len && c < ((size_t)1 << 40))
-		c <<= 1;
-	return c;
-}
-
 int rpcrdma__clt_bufs_get(struct cconn *cc, struct rpcrdma__mrbuf *b, size_t len, int access)
 {
 	struct rpcrdma__list *l = access == BUF_WRITE ? &cc->wbufs : &cc->rbufs;
-	size_t cls = buf_class(len);
+	size_t cls = rpcrdma__mrcache_class(len);
 	struct rpcrdma__mrbuf *hit = NULL;
 	int err;
 

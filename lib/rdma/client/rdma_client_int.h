@@ -100,7 +100,8 @@ struct csend {
 };
 
 struct creq {
-	struct rpcrdma__list node;      /* wait list or in-flight list */
+	struct rpcrdma__list node;      /* wait list or in-flight list; the
+					 * cache's link while cached */
 	struct rpcrdma_client_call *call;
 	rpcrdma_client_done done;
 	void *arg;
@@ -109,6 +110,8 @@ struct creq {
 	struct rpcrdma__mrbuf rd, pz, wr, rp;  /* data item, position zero, write, reply */
 	struct cconn *cc;               /* set once sent */
 };
+
+RPCRDMA__BCACHE_TYPED(creq_block, struct creq)
 
 struct rpcrdma_client {
 	struct rpcrdma_client_opts opts;
@@ -132,8 +135,7 @@ struct rpcrdma_client {
 	struct rpcrdma__list waiting, sent;
 	/* Finished calls' creqs kept for the next calls (client lock): a
 	 * call then costs no calloc and free. */
-	struct rpcrdma__list creq_cache;
-	unsigned ncreq_cache;
+	struct rpcrdma__bcache creq_cache;  /* at most twice the credits */
 	/* Every call from call_async until it completes, by xid: a chain
 	 * (creq.xnext) per bucket, the bucket the xid's host-order value's
 	 * low bits.  A client numbers its calls consecutively, so the calls
@@ -308,11 +310,11 @@ static inline int post_recv(struct cconn *cc, struct crecv *rv)
  * and cc NULL; the caller sets call, done, arg and xid. */
 static inline struct creq *creq_get(struct rpcrdma_client *c)
 {
-	if (rpcrdma__list_empty(&c->creq_cache))
-		return calloc(1, sizeof(struct creq));
-	struct creq *r = rpcrdma__container_of(rpcrdma__list_pop(&c->creq_cache), struct creq, node);
+	size_t cap;
+	struct creq *r = creq_block_get(&c->creq_cache, 0, &cap);
 
-	c->ncreq_cache--;
+	if (!r)
+		return calloc(1, sizeof(struct creq));
 	r->cc = NULL;
 	return r;
 }
@@ -322,12 +324,8 @@ static inline struct creq *creq_get(struct rpcrdma_client *c)
  * or moved out as the reply path does), which spares creq_get a memset. */
 static inline void creq_put(struct rpcrdma_client *c, struct creq *r)
 {
-	if (c->ncreq_cache >= 2 * c->opts.max_credits) {
+	if (!creq_block_put(&c->creq_cache, r, 0))
 		free(r);
-		return;
-	}
-	rpcrdma__list_add_tail(&c->creq_cache, &r->node);
-	c->ncreq_cache++;
 }
 
 #endif
