@@ -35,7 +35,7 @@ static inline int client_connected(struct rpcrdma_client *c)
 	 * the connection again under the client lock. */
 	if (atomic_load_explicit(&c->ready, memory_order_acquire))
 		return 0;
-	return rpcrdma__clt_connect(c);
+	return rpcrdma__client_connect(c);
 }
 
 int rpcrdma_client_call_async(struct rpcrdma_client *c, struct rpcrdma_client_call *call,
@@ -60,7 +60,7 @@ int rpcrdma_client_call_async(struct rpcrdma_client *c, struct rpcrdma_client_ca
 	else
 		rpcrdma__iov_copy((uint8_t *)&xid, call->iov, call->iovcnt, 0, 4);
 	call->reply_got = call->bulk_got = 0;
-	return rpcrdma__clt_submit(c, call, done, arg, xid);
+	return rpcrdma__client_submit(c, call, done, arg, xid);
 }
 
 /* ---- synchronous calls ---- */
@@ -119,7 +119,7 @@ static void timeout_break(struct rpcrdma_client *c)
 		atomic_fetch_add(&cc->refs, 1);
 	pthread_mutex_unlock(&c->lock);
 	if (cc) {
-		rpcrdma__clt_break(c, cc, -ETIMEDOUT);
+		rpcrdma__client_break(c, cc, -ETIMEDOUT);
 		cconn_put(cc);
 	}
 }
@@ -258,7 +258,7 @@ int rpcrdma_client_create(struct rpcrdma_poller *poller, const struct sockaddr *
 		err = rpcrdma__timer_open(&c->reap_src);
 	}
 	if (!err) {
-		c->reap_src.handle = rpcrdma__clt_reaper_handle;
+		c->reap_src.handle = rpcrdma__client_reaper_handle;
 		err = rpcrdma__poller_add(poller, &c->reap_src);
 		c->reap_added = !err;
 	}
@@ -266,7 +266,7 @@ int rpcrdma_client_create(struct rpcrdma_poller *poller, const struct sockaddr *
 		err = client_connected(c);
 	if (err) {
 		reaper_stop(c);
-		rpcrdma__clt_reap(c, true);
+		rpcrdma__client_reap(c, true);
 		if (c->reap_src.fd >= 0)
 			close(c->reap_src.fd);
 		free(c->xbuckets);
@@ -293,12 +293,12 @@ void rpcrdma_client_destroy(struct rpcrdma_client *c)
 		atomic_fetch_add(&cc->refs, 1);
 	pthread_mutex_unlock(&c->lock);
 	if (cc) {
-		rpcrdma__clt_break(c, cc, -ECANCELED);
+		rpcrdma__client_break(c, cc, -ECANCELED);
 		cconn_put(cc);
 	}
 	/* Wait until every WR of every connection flushed, then free. */
 	reaper_stop(c);
-	rpcrdma__clt_reap(c, true);
+	rpcrdma__client_reap(c, true);
 	close(c->reap_src.fd);
 	while (!rpcrdma__list_empty(&c->waiting)) {
 		struct creq *r = rpcrdma__container_of(rpcrdma__list_pop(&c->waiting), struct creq, node);

@@ -10,7 +10,7 @@
 
 #include "rdma_client_int.h"
 
-int rpcrdma__clt_bufs_get(struct cconn *cc, struct rpcrdma__mrbuf *b, size_t len, int access)
+int rpcrdma__client_bufs_get(struct cconn *cc, struct rpcrdma__mrbuf *b, size_t len, int access)
 {
 	struct rpcrdma__list *l = access == BUF_WRITE ? &cc->wbufs : &cc->rbufs;
 	size_t cls = rpcrdma__mrcache_class(len);
@@ -63,7 +63,7 @@ static void bufs_put(struct cconn *cc, struct rpcrdma__mrbuf *b, int access)
 	rpcrdma__mrbuf_free(b);
 }
 
-void rpcrdma__clt_req_release(struct cconn *cc, struct creq *r)
+void rpcrdma__client_req_release(struct cconn *cc, struct creq *r)
 {
 	bufs_put(cc, &r->rd, BUF_READ);
 	bufs_put(cc, &r->pz, BUF_READ);
@@ -71,7 +71,7 @@ void rpcrdma__clt_req_release(struct cconn *cc, struct creq *r)
 	bufs_put(cc, &r->rp, BUF_WRITE);
 }
 
-void rpcrdma__clt_bufs_fini(struct cconn *cc)
+void rpcrdma__client_bufs_fini(struct cconn *cc)
 {
 	struct rpcrdma__list *lists[2] = { &cc->rbufs, &cc->wbufs }, *n;
 

@@ -30,7 +30,7 @@ static void cconn_free(struct cconn *cc)
 	rpcrdma__pool_fini(&cc->recv_pool);
 	rpcrdma__pool_fini(&cc->send_pool);
 	free(cc->drain);
-	rpcrdma__clt_bufs_fini(cc);
+	rpcrdma__client_bufs_fini(cc);
 	if (cc->cq)
 		rpcrdma__poller_cq_put(cc->cq, cc->cq_entries);
 	/* After a device removal nothing of ours may stay on the device, or
@@ -47,7 +47,7 @@ static void cconn_free(struct cconn *cc)
 }
 
 /* Frees the dead connections whose work requests all completed. */
-void rpcrdma__clt_reap(struct rpcrdma_client *c, bool wait)
+void rpcrdma__client_reap(struct rpcrdma_client *c, bool wait)
 {
 	for (;;) {
 		struct cconn *found = NULL;
@@ -60,7 +60,7 @@ void rpcrdma__clt_reap(struct rpcrdma_client *c, bool wait)
 			if (atomic_load(&cc->refs) == 0) {
 				found = cc;
 				rpcrdma__list_del(&cc->gnode);
-				ready_update(c);
+				client_ready_update(c);
 				break;
 			}
 			busy = true;
@@ -91,7 +91,7 @@ void rpcrdma__clt_reap(struct rpcrdma_client *c, bool wait)
  * (the caller's cconn_put drops the last, and wakes a reaper); true when
  * calls wait, perhaps for a send buffer.
  */
-bool rpcrdma__clt_send_release(struct rpcrdma_client *c, struct cconn *cc, struct csend *s)
+bool rpcrdma__client_send_release(struct rpcrdma_client *c, struct cconn *cc, struct csend *s)
 {
 	bool waiters;
 	int n = 0;
@@ -143,7 +143,7 @@ static void cconn_drain(struct rpcrdma_client *c, struct cconn *cc)
 	}
 	pthread_mutex_unlock(&c->lock);
 	if (!empty && d) {
-		rpcrdma__clt_send_release(c, cc, d);
+		rpcrdma__client_send_release(c, cc, d);
 		cconn_put(cc);
 	}
 }
@@ -152,7 +152,7 @@ static void cconn_drain(struct rpcrdma_client *c, struct cconn *cc)
  * Breaks the current connection: fails the calls sent on it.  Takes the
  * client lock itself.  The connection is freed when its last WR flushed.
  */
-void rpcrdma__clt_break(struct rpcrdma_client *c, struct cconn *cc, int status)
+void rpcrdma__client_break(struct rpcrdma_client *c, struct cconn *cc, int status)
 {
 	struct rpcrdma__list failed;
 	bool was_current;
@@ -169,7 +169,7 @@ void rpcrdma__clt_break(struct rpcrdma_client *c, struct cconn *cc, int status)
 	was_current = c->cc == cc;
 	if (was_current)
 		c->cc = NULL;
-	ready_update(c);
+	client_ready_update(c);
 	for (struct rpcrdma__list *n = c->sent.next; n != &c->sent;) {
 		struct creq *r = rpcrdma__container_of(n, struct creq, node);
 
@@ -206,7 +206,7 @@ void rpcrdma__clt_break(struct rpcrdma_client *c, struct cconn *cc, int status)
 	while (!rpcrdma__list_empty(&failed)) {
 		struct creq *r = rpcrdma__container_of(rpcrdma__list_pop(&failed), struct creq, node);
 
-		rpcrdma__clt_req_release(cc, r);
+		rpcrdma__client_req_release(cc, r);
 		r->done(r->call, status, r->arg);
 		free(r);
 	}
@@ -214,7 +214,7 @@ void rpcrdma__clt_break(struct rpcrdma_client *c, struct cconn *cc, int status)
 		cconn_put(cc);
 }
 
-/* Client lock held.  Every 20 ms while on: rpcrdma__clt_reaper_handle frees what has
+/* Client lock held.  Every 20 ms while on: rpcrdma__client_reaper_handle frees what has
  * flushed. */
 static void reaper_arm(struct rpcrdma_client *c, bool on)
 {
@@ -226,14 +226,14 @@ static void reaper_arm(struct rpcrdma_client *c, bool on)
  * thread may do for sources other than the one it is handling), then lets
  * librdmacm close the removed device: it does so once it resyncs its
  * device list with no id left there, which asking for the list does. */
-int rpcrdma__clt_reaper_handle(struct rpcrdma__source *s, unsigned budget)
+int rpcrdma__client_reaper_handle(struct rpcrdma__source *s, unsigned budget)
 {
 	struct rpcrdma_client *c = rpcrdma__container_of(s, struct rpcrdma_client, reap_src);
 	bool empty;
 
 	(void)budget;
 	rpcrdma__timer_ack(s);
-	rpcrdma__clt_reap(c, false);
+	rpcrdma__client_reap(c, false);
 	pthread_mutex_lock(&c->lock);
 	empty = rpcrdma__list_empty(&c->graveyard);
 	if (empty)
@@ -248,7 +248,7 @@ int rpcrdma__clt_reaper_handle(struct rpcrdma__source *s, unsigned budget)
 	return 1;
 }
 
-int rpcrdma__clt_cm_handle(struct rpcrdma__source *s, unsigned budget)
+int rpcrdma__client_cm_handle(struct rpcrdma__source *s, unsigned budget)
 {
 	struct cconn *cc = rpcrdma__container_of(s, struct cconn, cm_src);
 	struct rdma_cm_event *ev;
@@ -260,15 +260,15 @@ int rpcrdma__clt_cm_handle(struct rpcrdma__source *s, unsigned budget)
 		rdma_ack_cm_event(ev);
 		n++;
 		if (type == RDMA_CM_EVENT_DEVICE_REMOVAL) {
-			/* Calls in flight fail with -ENODEV; rpcrdma__clt_reap() frees the rest. */
+			/* Calls in flight fail with -ENODEV; rpcrdma__client_reap() frees the rest. */
 			if (!atomic_exchange(&cc->dev_removed, true))
 				rpcrdma__count(&cc->c->stats, NULL, RPCRDMA_STAT_DEVICE_REMOVALS, 1);
-			rpcrdma__clt_break(cc->c, cc, -ENODEV);
+			rpcrdma__client_break(cc->c, cc, -ENODEV);
 			pthread_mutex_lock(&cc->c->lock);
 			reaper_arm(cc->c, true);
 			pthread_mutex_unlock(&cc->c->lock);
 		} else if (type == RDMA_CM_EVENT_DISCONNECTED || type == RDMA_CM_EVENT_CONNECT_ERROR) {
-			rpcrdma__clt_break(cc->c, cc, -ECONNRESET);
+			rpcrdma__client_break(cc->c, cc, -ECONNRESET);
 		}
 	}
 	return n;

@@ -106,16 +106,16 @@ static int cconn_resources(struct cconn *cc, const struct ibv_device_attr *attr)
 		cc->sq_depth = (uint32_t)attr->max_qp_wr;
 	if (credits > (uint32_t)attr->max_qp_wr)
 		credits = (uint32_t)attr->max_qp_wr;
-	/* One more Send than the pool holds: the drain (rpcrdma__clt_break).  The
+	/* One more Send than the pool holds: the drain (rpcrdma__client_break).  The
 	 * receives: the credits, the calls from the server (RFC 8167, kept
 	 * apart: rdma_client_backward.c) and the early slack
-	 * (rpcrdma__clt_recv_done). */
-	if (credits + RPCRDMA__CLT_BC_RECVS > (uint32_t)attr->max_qp_wr)
-		credits = (uint32_t)attr->max_qp_wr - RPCRDMA__CLT_BC_RECVS;
-	nrecv = credits + RPCRDMA__CLT_BC_RECVS + RPCRDMA__EARLY_SLACK;
+	 * (rpcrdma__client_recv_done). */
+	if (credits + RPCRDMA__CLIENT_BC_RECVS > (uint32_t)attr->max_qp_wr)
+		credits = (uint32_t)attr->max_qp_wr - RPCRDMA__CLIENT_BC_RECVS;
+	nrecv = credits + RPCRDMA__CLIENT_BC_RECVS + RPCRDMA__EARLY_SLACK;
 	if (nrecv > (uint32_t)attr->max_qp_wr)
 		nrecv = (uint32_t)attr->max_qp_wr;
-	cc->early_slack = nrecv - credits - RPCRDMA__CLT_BC_RECVS;
+	cc->early_slack = nrecv - credits - RPCRDMA__CLIENT_BC_RECVS;
 	cc->cq_entries = (int)(cc->sq_depth + 1 + nrecv);
 	err = rpcrdma__poller_cq_get(c->poller, cc->id->verbs, cc->cq_entries, &cc->cq);
 	if (err) {
@@ -134,11 +134,11 @@ static int cconn_resources(struct cconn *cc, const struct ibv_device_attr *attr)
 		return err;
 	cc->qp = cc->id->qp;
 	cc->max_inline = qa.cap.max_inline_data;
-	err = rpcrdma__pool_init(&cc->recv_pool, cc->pd, rpcrdma__clt_recv_done, nrecv,
+	err = rpcrdma__pool_init(&cc->recv_pool, cc->pd, rpcrdma__client_recv_done, nrecv,
 				 sizeof(struct crecv), c->opts.recv_inline, IBV_ACCESS_LOCAL_WRITE);
 	if (err)
 		return err;
-	return rpcrdma__pool_init(&cc->send_pool, cc->pd, rpcrdma__clt_send_done, cc->sq_depth,
+	return rpcrdma__pool_init(&cc->send_pool, cc->pd, rpcrdma__client_send_done, cc->sq_depth,
 				  sizeof(struct csend), c->opts.send_inline, IBV_ACCESS_LOCAL_WRITE);
 }
 
@@ -152,7 +152,7 @@ static int cconn_send_setup(struct cconn *cc)
 	cc->drain = calloc(1, sizeof(*cc->drain));
 	if (!cc->drain)
 		return -ENOMEM;
-	cc->drain->c.cqe.done = rpcrdma__clt_send_done; /* no pool: see rpcrdma__clt_send_release */
+	cc->drain->c.cqe.done = rpcrdma__client_send_done; /* no pool: see rpcrdma__client_send_release */
 	cc->drain->cc = cc;
 	return 0;
 }
@@ -206,7 +206,7 @@ static int cconn_start(struct cconn *cc, const struct rpcrdma_cm_private *peer)
 								 peer->inline_recv;
 	fcntl(cc->ech->fd, F_SETFL, fcntl(cc->ech->fd, F_GETFL) | O_NONBLOCK);
 	cc->cm_src.fd = cc->ech->fd;
-	cc->cm_src.handle = rpcrdma__clt_cm_handle;
+	cc->cm_src.handle = rpcrdma__client_cm_handle;
 	err = rpcrdma__poller_add(c->poller, &cc->cm_src);
 	if (err)
 		return err;
@@ -215,7 +215,7 @@ static int cconn_start(struct cconn *cc, const struct rpcrdma_cm_private *peer)
 }
 
 /* A connection that failed to open: to the graveyard, freed by
- * rpcrdma__clt_reap() once its posted receives flushed. */
+ * rpcrdma__client_reap() once its posted receives flushed. */
 static void cconn_discard(struct rpcrdma_client *c, struct cconn *cc)
 {
 	/* A flush completion (the CM may have moved the QP to error already)
@@ -224,7 +224,7 @@ static void cconn_discard(struct rpcrdma_client *c, struct cconn *cc)
 	if (!cc->dead) {
 		cc->dead = true;
 		rpcrdma__list_add_tail(&c->graveyard, &cc->gnode);
-		ready_update(c);
+		client_ready_update(c);
 	}
 	pthread_mutex_unlock(&c->lock);
 	if (cc->qp) {
@@ -293,13 +293,13 @@ static void backoff_failed(struct rpcrdma_client *c, int err)
 }
 
 /* client_connected's slow path: the connection is not ready. */
-int rpcrdma__clt_connect(struct rpcrdma_client *c)
+int rpcrdma__client_connect(struct rpcrdma_client *c)
 {
 	struct cconn *cc;
 	int err = 0;
 
 	pthread_mutex_lock(&c->connect_lock);
-	rpcrdma__clt_reap(c, false);
+	rpcrdma__client_reap(c, false);
 	pthread_mutex_lock(&c->lock);
 	cc = c->cc;
 	pthread_mutex_unlock(&c->lock);
@@ -310,7 +310,7 @@ int rpcrdma__clt_connect(struct rpcrdma_client *c)
 		if (!err) {
 			pthread_mutex_lock(&c->lock);
 			c->cc = cc;
-			ready_update(c);
+			client_ready_update(c);
 			if (c->connected_once)
 				rpcrdma__count(&c->stats, NULL, RPCRDMA_STAT_RECONNECTS, 1);
 			c->connected_once = true;

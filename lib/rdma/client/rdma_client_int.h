@@ -3,6 +3,10 @@
  * What the client transport's files share: the client, its connections,
  * calls and contexts, and the helpers on the call and reply paths
  * (static inline here, so that they inline as they did in one file).
+ * Names: the RDMA transport client is `client` (rpcrdma_client_* in
+ * <rpcrdma/client.h>, rpcrdma__client_* inside); cconn, creq, crecv and
+ * csend are its connection, call, receive and send contexts.  The RPC
+ * client above it is `clnt` (lib/clnt).
  *
  * From the top down (a file calls only files below it):
  *   rdma_client.c          options, create and destroy, calls (checked,
@@ -38,7 +42,7 @@
  * -EMSGSIZE (larger than inline), -ENOBUFS.  Set the hook once, before
  * calls may come (clnt_rdma.c, at create); fn and arg outlive the client.
  */
-#define RPCRDMA__CLT_BC_RECVS 2u
+#define RPCRDMA__CLIENT_BC_RECVS 2u
 typedef void (*rpcrdma__client_bc_fn)(void *arg, const void *msg, size_t len);
 void rpcrdma__client_set_backward(struct rpcrdma_client *c, rpcrdma__client_bc_fn fn, void *arg);
 int rpcrdma__client_backward_reply(struct rpcrdma_client *c, const void *msg, size_t len);
@@ -72,7 +76,7 @@ struct cconn {
 	 * (client lock; through the context's pool node).  Only one Send in
 	 * sig_every asks for a completion: a send queue completes in order,
 	 * so a completion, or the flush of any Send, gives back every Send up
-	 * to it (rpcrdma__clt_send_release).  sig_every is at most a quarter
+	 * to it (rpcrdma__client_send_release).  sig_every is at most a quarter
 	 * of the pool, so an empty pool always holds a signaled Send.
 	 */
 	struct rpcrdma__list posted;
@@ -123,7 +127,7 @@ struct rpcrdma_client {
 	pthread_cond_t reap_cv;         /* a dead connection's last WR completed */
 	struct cconn *cc;               /* current connection or NULL */
 	/* cc is live and the graveyard empty: client_connected has nothing
-	 * to do (set under the client lock by ready_update, read without) */
+	 * to do (set under the client lock by client_ready_update, read without) */
 	atomic_bool ready;
 	struct rpcrdma_client_credits credits;
 	unsigned inflight, max_inflight;
@@ -186,43 +190,43 @@ bool rpcrdma__client_abort(struct rpcrdma_client *c, struct rpcrdma_client_call 
 /* rdma_client_backward.c: a receive completion that carries a call from
  * the server: handed to the hook, its receive posted again; false when
  * it is not one (or no hook is set). */
-bool rpcrdma__clt_bc_recv(struct rpcrdma_client *c, struct cconn *cc, struct crecv *rv,
-			  uint32_t len);
+bool rpcrdma__client_bc_recv(struct rpcrdma_client *c, struct cconn *cc, struct crecv *rv,
+			     uint32_t len);
 
 /* rdma_client_bufs.c: a buffer of at least len bytes with `access`
  * (b->len = len): 0 or -ENOMEM (never -ENOBUFS, which means "wait for a
  * send buffer" to req_send's callers). */
-int rpcrdma__clt_bufs_get(struct cconn *cc, struct rpcrdma__mrbuf *b, size_t len, int access);
+int rpcrdma__client_bufs_get(struct cconn *cc, struct rpcrdma__mrbuf *b, size_t len, int access);
 /* Gives r's bounce buffers back to cc's cache. */
-void rpcrdma__clt_req_release(struct cconn *cc, struct creq *r);
-void rpcrdma__clt_bufs_fini(struct cconn *cc);
+void rpcrdma__client_req_release(struct cconn *cc, struct creq *r);
+void rpcrdma__client_bufs_fini(struct cconn *cc);
 
 /* rdma_client_conn.c */
-void rpcrdma__clt_reap(struct rpcrdma_client *c, bool wait);
-void rpcrdma__clt_break(struct rpcrdma_client *c, struct cconn *cc, int status);
-int rpcrdma__clt_reaper_handle(struct rpcrdma__source *s, unsigned budget);
+void rpcrdma__client_reap(struct rpcrdma_client *c, bool wait);
+void rpcrdma__client_break(struct rpcrdma_client *c, struct cconn *cc, int status);
+int rpcrdma__client_reaper_handle(struct rpcrdma__source *s, unsigned budget);
 /* A connection's CM source (cc->cm_src): disconnects, device removal. */
-int rpcrdma__clt_cm_handle(struct rpcrdma__source *s, unsigned budget);
-bool rpcrdma__clt_send_release(struct rpcrdma_client *c, struct cconn *cc, struct csend *s);
+int rpcrdma__client_cm_handle(struct rpcrdma__source *s, unsigned budget);
+bool rpcrdma__client_send_release(struct rpcrdma_client *c, struct cconn *cc, struct csend *s);
 
 /* rdma_client_send.c */
-int rpcrdma__clt_submit(struct rpcrdma_client *c, struct rpcrdma_client_call *call,
-			rpcrdma_client_done done, void *arg, uint32_t xid);
+int rpcrdma__client_submit(struct rpcrdma_client *c, struct rpcrdma_client_call *call,
+			   rpcrdma_client_done done, void *arg, uint32_t xid);
 /* Sends what the grant and the send buffers allow; fails what cannot be
  * sent. */
-void rpcrdma__clt_pump(struct rpcrdma_client *c);
-rpcrdma__done_fn rpcrdma__clt_send_done; /* a call's Send, and the drain */
+void rpcrdma__client_pump(struct rpcrdma_client *c);
+rpcrdma__done_fn rpcrdma__client_send_done; /* a call's Send, and the drain */
 
 /* rdma_client_reply.c */
-rpcrdma__done_fn rpcrdma__clt_recv_done; /* a receive: a reply, or a backward call */
+rpcrdma__done_fn rpcrdma__client_recv_done; /* a receive: a reply, or a backward call */
 
 /* rdma_client_connect.c: connects when there is no connection (unless
  * the reconnect backoff holds the try back: its error then). */
-int rpcrdma__clt_connect(struct rpcrdma_client *c);
+int rpcrdma__client_connect(struct rpcrdma_client *c);
 
 /*
  * Dropping the last reference only marks the connection flushed: it is
- * freed by rpcrdma__clt_reap() on an application thread (connect,
+ * freed by rpcrdma__client_reap() on an application thread (connect,
  * destroy), never on a poller thread, because freeing removes its CM
  * source from the poller.
  */
@@ -238,7 +242,7 @@ static inline void cconn_put(struct cconn *cc)
 }
 
 /* Client lock held: after a change of cc, cc->dead or the graveyard. */
-static inline void ready_update(struct rpcrdma_client *c)
+static inline void client_ready_update(struct rpcrdma_client *c)
 {
 	atomic_store_explicit(&c->ready,
 			      c->cc && !c->cc->dead && rpcrdma__list_empty(&c->graveyard),
@@ -320,7 +324,7 @@ static inline struct creq *creq_get(struct rpcrdma_client *c)
 }
 
 /* Client lock held: keeps r for a later call, up to twice the credits.
- * r's four buffers must be empty (given back by rpcrdma__clt_req_release,
+ * r's four buffers must be empty (given back by rpcrdma__client_req_release,
  * or moved out as the reply path does), which spares creq_get a memset. */
 static inline void creq_put(struct rpcrdma_client *c, struct creq *r)
 {

@@ -42,7 +42,7 @@ static inline int req_write_chunks(struct rpcrdma_client *c, struct cconn *cc, s
 	int err;
 
 	if (call->reply_bulk && call->reply_bulk_len) {
-		err = rpcrdma__clt_bufs_get(cc, &r->wr, call->reply_bulk_len, BUF_WRITE);
+		err = rpcrdma__client_bufs_get(cc, &r->wr, call->reply_bulk_len, BUF_WRITE);
 		if (err)
 			return err;
 		p->ws = mr_seg(&r->wr);
@@ -52,7 +52,7 @@ static inline int req_write_chunks(struct rpcrdma_client *c, struct cconn *cc, s
 		p->d.write_chunks = 1;
 	}
 	if (call->reply_len + RPCRDMA_HDRLEN_MIN > c->opts.recv_inline) {
-		err = rpcrdma__clt_bufs_get(cc, &r->rp, call->reply_len, BUF_WRITE);
+		err = rpcrdma__client_bufs_get(cc, &r->rp, call->reply_len, BUF_WRITE);
 		if (err)
 			return err;
 		p->rps = mr_seg(&r->rp);
@@ -91,14 +91,14 @@ static inline int req_read_chunks(struct rpcrdma_client *c, struct cconn *cc, st
 		p->cutlen = call->bulk_length;
 		if (pad <= total - p->cut - p->cutlen)
 			p->cutlen += pad;
-		err = rpcrdma__clt_bufs_get(cc, &r->rd, call->bulk_length, BUF_READ);
+		err = rpcrdma__client_bufs_get(cc, &r->rd, call->bulk_length, BUF_READ);
 		if (err)
 			return err;
 		rpcrdma__iov_copy(r->rd.addr, call->iov, call->iovcnt, p->cut, call->bulk_length);
 	}
 	if (!call->bulk_length || hmax + total - p->cutlen > cc->send_max) {
 		/* The call (without the data item) by position zero. */
-		err = rpcrdma__clt_bufs_get(cc, &r->pz, total - p->cutlen, BUF_READ);
+		err = rpcrdma__client_bufs_get(cc, &r->pz, total - p->cutlen, BUF_READ);
 		if (err)
 			return err;
 		rpcrdma__iov_copy_without(r->pz.addr, call->iov, call->iovcnt, total, p->cut,
@@ -200,7 +200,7 @@ static int req_send(struct rpcrdma_client *c, struct cconn *cc, struct creq *r)
 		goto fail;
 	return 0;
 fail:
-	rpcrdma__clt_req_release(cc, r);
+	rpcrdma__client_req_release(cc, r);
 	rpcrdma__pool_put_owned(&s->c);
 	return err;
 }
@@ -233,7 +233,7 @@ static void pump_locked(struct rpcrdma_client *c, struct rpcrdma__list *failed, 
 
 /* Sends what the grant and the send buffers allow; fails what cannot be
  * sent. */
-void rpcrdma__clt_pump(struct rpcrdma_client *c)
+void rpcrdma__client_pump(struct rpcrdma_client *c)
 {
 	struct rpcrdma__list failed;
 	int status = 0;
@@ -251,8 +251,8 @@ void rpcrdma__clt_pump(struct rpcrdma_client *c)
 }
 
 /* Queues or sends a checked call (rpcrdma_client_call_async). */
-int rpcrdma__clt_submit(struct rpcrdma_client *c, struct rpcrdma_client_call *call,
-			rpcrdma_client_done done, void *arg, uint32_t xid)
+int rpcrdma__client_submit(struct rpcrdma_client *c, struct rpcrdma_client_call *call,
+			   rpcrdma_client_done done, void *arg, uint32_t xid)
 {
 	struct creq *r;
 	int err;
@@ -310,22 +310,22 @@ int rpcrdma__clt_submit(struct rpcrdma_client *c, struct rpcrdma_client_call *ca
 
 /* ---- completions ---- */
 
-void rpcrdma__clt_send_done(struct rpcrdma__cqe *cqe, const struct ibv_wc *wc)
+void rpcrdma__client_send_done(struct rpcrdma__cqe *cqe, const struct ibv_wc *wc)
 {
 	struct csend *s = rpcrdma__container_of(cqe, struct csend, c.cqe);
 	struct cconn *cc = s->cc;
 	struct rpcrdma_client *c = cc->c;
 	/* A call that found no send buffer waits in c->waiting (under the
 	 * client lock, as the buffers come back): the pump sends it. */
-	bool waiters = rpcrdma__clt_send_release(c, cc, s);
+	bool waiters = rpcrdma__client_send_release(c, cc, s);
 
 	if (wc->status != IBV_WC_SUCCESS) {
 		if (s != cc->drain)
 			rpcrdma__count(&c->stats, NULL, wc->status == IBV_WC_WR_FLUSH_ERR ?
 				       RPCRDMA_STAT_FLUSHED : RPCRDMA_STAT_ERR_WC, 1);
-		rpcrdma__clt_break(c, cc, -ECONNRESET);
+		rpcrdma__client_break(c, cc, -ECONNRESET);
 	} else if (waiters) {
-		rpcrdma__clt_pump(c);
+		rpcrdma__client_pump(c);
 	}
 	cconn_put(cc);
 }
