@@ -3,9 +3,8 @@
  * The client transport: connect with RFC 8797 private data, call encoding
  * (inline, read chunks, position zero), write and reply chunks, credit
  * following, reply matching by xid, timeout and reconnect.  This file:
- * options, create and destroy, synchronous calls; the rest is in
- * rdma_client_conn.c, rdma_client_send.c and rdma_client_reply.c
- * (rdma_client_int.h lists what they share).
+ * options, create and destroy, synchronous calls, abort; the other files,
+ * from the top down, and what they share: rdma_client_int.h.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -25,42 +24,6 @@ void rpcrdma_client_opts_init(struct rpcrdma_client_opts *o)
 	o->connect_timeout_ms = 5000;
 	o->reconnect_min_ms = 100;
 	o->reconnect_max_ms = 2000;
-}
-
-/* Returns 0 with a current connection, connecting when there is none
- * (unless the reconnect backoff holds the try back: its error then). */
-static inline int client_connected(struct rpcrdma_client *c)
-{
-	/* The common case, without locks: rpcrdma_client_call_async checks
-	 * the connection again under the client lock. */
-	if (atomic_load_explicit(&c->ready, memory_order_acquire))
-		return 0;
-	return rpcrdma__client_connect(c);
-}
-
-int rpcrdma_client_call_async(struct rpcrdma_client *c, struct rpcrdma_client_call *call,
-			      rpcrdma_client_done done, void *arg)
-{
-	uint32_t xid = 0;   /* copied from the call, below */
-	size_t total;
-	int err;
-
-	if (!c || !call || !done || call->size < sizeof(*call) || !call->iov)
-		return -EINVAL;
-	total = rpcrdma__iov_total(call->iov, call->iovcnt);
-	if (total < 4 || (call->reply_len && !call->reply_buf) ||
-	    call->bulk_offset + call->bulk_length > total ||
-	    (call->bulk_length && (call->bulk_offset < 4 || (call->bulk_offset & 3))))
-		return -EINVAL;
-	err = client_connected(c);
-	if (err)
-		return err;
-	if (rpcrdma__likely(call->iov[0].iov_len >= 4))
-		memcpy(&xid, call->iov[0].iov_base, 4);
-	else
-		rpcrdma__iov_copy((uint8_t *)&xid, call->iov, call->iovcnt, 0, 4);
-	call->reply_got = call->bulk_got = 0;
-	return rpcrdma__client_submit(c, call, done, arg, xid);
 }
 
 /* ---- synchronous calls ---- */
@@ -233,6 +196,8 @@ int rpcrdma_client_create(struct rpcrdma_poller *poller, const struct sockaddr *
 	if (!c)
 		return -ENOMEM;
 	c->opts = opts;
+	c->recv_done = rpcrdma__client_recv_done;
+	c->send_done = rpcrdma__client_send_done;
 	c->poller = poller;
 	atomic_init(&c->ready, false);
 	memcpy(&c->dst, dst, dst->sa_family == AF_INET ? sizeof(struct sockaddr_in) :
@@ -263,7 +228,7 @@ int rpcrdma_client_create(struct rpcrdma_poller *poller, const struct sockaddr *
 		c->reap_added = !err;
 	}
 	if (!err)
-		err = client_connected(c);
+		err = rpcrdma__client_connect(c);
 	if (err) {
 		reaper_stop(c);
 		rpcrdma__client_reap(c, true);

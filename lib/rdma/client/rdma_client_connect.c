@@ -134,11 +134,11 @@ static int cconn_resources(struct cconn *cc, const struct ibv_device_attr *attr)
 		return err;
 	cc->qp = cc->id->qp;
 	cc->max_inline = qa.cap.max_inline_data;
-	err = rpcrdma__pool_init(&cc->recv_pool, cc->pd, rpcrdma__client_recv_done, nrecv,
+	err = rpcrdma__pool_init(&cc->recv_pool, cc->pd, c->recv_done, nrecv,
 				 sizeof(struct crecv), c->opts.recv_inline, IBV_ACCESS_LOCAL_WRITE);
 	if (err)
 		return err;
-	return rpcrdma__pool_init(&cc->send_pool, cc->pd, rpcrdma__client_send_done, cc->sq_depth,
+	return rpcrdma__pool_init(&cc->send_pool, cc->pd, c->send_done, cc->sq_depth,
 				  sizeof(struct csend), c->opts.send_inline, IBV_ACCESS_LOCAL_WRITE);
 }
 
@@ -152,7 +152,7 @@ static int cconn_send_setup(struct cconn *cc)
 	cc->drain = calloc(1, sizeof(*cc->drain));
 	if (!cc->drain)
 		return -ENOMEM;
-	cc->drain->c.cqe.done = rpcrdma__client_send_done; /* no pool: see rpcrdma__client_send_release */
+	cc->drain->c.cqe.done = cc->c->send_done; /* no pool: see rpcrdma__client_send_release */
 	cc->drain->cc = cc;
 	return 0;
 }

@@ -9,12 +9,14 @@
  * client above it is `clnt` (lib/clnt).
  *
  * From the top down (a file calls only files below it):
- *   rdma_client.c          options, create and destroy, calls (checked,
- *                          then submitted), synchronous calls, abort
- *   rdma_client_connect.c  connect, reconnect backoff
+ *   rdma_client.c          options, create and destroy, synchronous calls,
+ *                          abort
  *   rdma_client_reply.c    receive completions: a reply decoded and matched
  *   rdma_client_backward.c calls from the server (RFC 8167)
- *   rdma_client_send.c     chunk choice, the Send, the pump, send completions
+ *   rdma_client_send.c     calls: chunk choice, the Send, the pump, send
+ *                          completions
+ *   rdma_client_connect.c  connect, reconnect backoff (the completion
+ *                          handlers it sets come from the client)
  *   rdma_client_conn.c     Sends given back, break, drain, reap
  *   rdma_client_bufs.c     registered bounce buffers
  *
@@ -155,6 +157,10 @@ struct rpcrdma_client {
 	bool reap_added;                /* on the poller (set at create) */
 	bool reap_armed;                /* client lock */
 	struct rpcrdma__counters stats;
+	/* The completion handlers of a connection's receives and Sends
+	 * (reply.c, send.c), set at create for connect.c, which sits below
+	 * them. */
+	rpcrdma__done_fn *recv_done, *send_done;
 	/* Calls from the server (rdma_client_backward.c): the hook, set once,
 	 * read by poller threads. */
 	_Atomic(rpcrdma__client_bc_fn) bc_fn;
@@ -210,8 +216,6 @@ int rpcrdma__client_cm_handle(struct rpcrdma__source *s, unsigned budget);
 bool rpcrdma__client_send_release(struct rpcrdma_client *c, struct cconn *cc, struct csend *s);
 
 /* rdma_client_send.c */
-int rpcrdma__client_submit(struct rpcrdma_client *c, struct rpcrdma_client_call *call,
-			   rpcrdma_client_done done, void *arg, uint32_t xid);
 /* Sends what the grant and the send buffers allow; fails what cannot be
  * sent. */
 void rpcrdma__client_pump(struct rpcrdma_client *c);

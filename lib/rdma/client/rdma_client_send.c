@@ -250,13 +250,40 @@ void rpcrdma__client_pump(struct rpcrdma_client *c)
 	}
 }
 
-/* Queues or sends a checked call (rpcrdma_client_call_async). */
-int rpcrdma__client_submit(struct rpcrdma_client *c, struct rpcrdma_client_call *call,
-			   rpcrdma_client_done done, void *arg, uint32_t xid)
+/* Returns 0 with a current connection, connecting when there is none
+ * (unless the reconnect backoff holds the try back: its error then). */
+static inline int client_connected(struct rpcrdma_client *c)
+{
+	/* The common case, without locks: rpcrdma_client_call_async checks
+	 * the connection again under the client lock. */
+	if (atomic_load_explicit(&c->ready, memory_order_acquire))
+		return 0;
+	return rpcrdma__client_connect(c);
+}
+
+int rpcrdma_client_call_async(struct rpcrdma_client *c, struct rpcrdma_client_call *call,
+			      rpcrdma_client_done done, void *arg)
 {
 	struct creq *r;
+	uint32_t xid;
+	size_t total;
 	int err;
 
+	if (!c || !call || !done || call->size < sizeof(*call) || !call->iov)
+		return -EINVAL;
+	total = rpcrdma__iov_total(call->iov, call->iovcnt);
+	if (total < 4 || (call->reply_len && !call->reply_buf) ||
+	    call->bulk_offset + call->bulk_length > total ||
+	    (call->bulk_length && (call->bulk_offset < 4 || (call->bulk_offset & 3))))
+		return -EINVAL;
+	err = client_connected(c);
+	if (err)
+		return err;
+	if (rpcrdma__likely(call->iov[0].iov_len >= 4))
+		memcpy(&xid, call->iov[0].iov_base, 4);
+	else
+		rpcrdma__iov_copy((uint8_t *)&xid, call->iov, call->iovcnt, 0, 4);
+	call->reply_got = call->bulk_got = 0;
 	pthread_mutex_lock(&c->lock);
 	if (!c->cc || c->cc->dead) {
 		/* Broken since we connected: nothing would ever send or fail a
