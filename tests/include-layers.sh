@@ -27,7 +27,7 @@ rank() {
 # its top).
 offers() {
 	case $1 in
-	util) echo "util.h byteorder.h diag_int.h list.h rescg_ledger.h trace.h" ;;
+	util) echo "util.h bcache.h byteorder.h diag_int.h list.h rescg_ledger.h trace.h" ;;
 	wire) echo "wire.h" ;;
 	pcap) echo "pcap_int.h" ;;
 	rdma) echo "rdma_internal.h rdma_backward.h" ;;

@@ -4,7 +4,7 @@
 # itself, with no LD_LIBRARY_PATH (issue #37, item 2): rpcrdma-ping runs,
 # and a program linked --as-needed against the TI-RPC bridge (which then
 # names only librpcrdma-tirpc) loads librpcrdma through the bridge's
-# RUNPATH.
+# RUNPATH; rpcrdma.pc names rpcrdma-xdrgen exactly when it is installed.
 set -euo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:?usage: install-prefix.sh BUILD_DIR}
@@ -24,6 +24,17 @@ out=$("$prefix/bin/rpcrdma-ping" --version)
 echo "installed rpcrdma-ping --version: $out"
 case $out in *librpcrdma*) ;; *) echo "install-prefix: rpcrdma-ping did not run"; exit 1 ;; esac
 readelf -d "$prefix/bin/rpcrdma-ping" | grep -E 'RUNPATH|RPATH'
+# rpcrdma.pc names rpcrdma-xdrgen only when it is installed, and then
+# the name runs (issue #38).
+xdrgen=$(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --variable=xdrgen rpcrdma)
+if [ -n "$xdrgen" ]; then
+	"$xdrgen" --version ||
+		{ echo "install-prefix: rpcrdma.pc names $xdrgen, which does not run"; exit 1; }
+elif [ -e "$prefix/bin/rpcrdma-xdrgen" ]; then
+	echo "install-prefix: rpcrdma-xdrgen installed but rpcrdma.pc does not name it"; exit 1
+else
+	echo "install-prefix: no rpcrdma-xdrgen in this build, and rpcrdma.pc names none"
+fi
 tirpc=$(ls "$prefix"/lib/librpcrdma-tirpc.so 2>/dev/null || true)
 if [ -z "$tirpc" ]; then
 	echo "install-prefix: no TI-RPC bridge in this build: only rpcrdma-ping checked"

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * The RPC client (include/rpcrdma/clnt.h): creation from a netid,
- * credentials, synchronous calls over the asynchronous path, the
- * backchannel hook and counters.  The messages are in clnt_msg.c.
+ * The RPC client (include/rpcrdma/clnt.h): the client from a netid and an
+ * address, its transport reached through c->ops, credentials, synchronous
+ * calls over the asynchronous path, the backchannel hook and counters.
+ * rpcrdma_clnt_create (rpcbind for a port of 0) is in clnt_host.c, the
+ * messages in clnt_msg.c.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -21,14 +23,6 @@
 #include "gss/gss_int.h"
 #include "util/byteorder.h"
 
-int64_t rpcrdma__clnt_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 void rpcrdma_clnt_opts_init(struct rpcrdma_clnt_opts *o)
 {
 	memset(o, 0, sizeof(*o));
@@ -42,14 +36,24 @@ void rpcrdma_clnt_opts_init(struct rpcrdma_clnt_opts *o)
 	o->inline_size = 4096;
 }
 
+#ifdef RPCRDMA_HAVE_RDMA
+#define RDMA_OPS (&rpcrdma__clnt_rdma_ops)
+#else
+#define RDMA_OPS NULL /* the rdma netids: -EPROTONOSUPPORT */
+#endif
+
 static const struct {
 	const char *name;
 	enum rpcrdma__clnt_kind kind;
 	int family;
+	const struct rpcrdma__clnt_xprt_ops *ops;
 } netids[] = {
-	{ "tcp", RPCRDMA__CLNT_TCP, AF_INET },   { "tcp6", RPCRDMA__CLNT_TCP, AF_INET6 },
-	{ "udp", RPCRDMA__CLNT_UDP, AF_INET },   { "udp6", RPCRDMA__CLNT_UDP, AF_INET6 },
-	{ "rdma", RPCRDMA__CLNT_RDMA, AF_INET }, { "rdma6", RPCRDMA__CLNT_RDMA, AF_INET6 },
+	{ "tcp", RPCRDMA__CLNT_TCP, AF_INET, &rpcrdma__clnt_tcp_ops },
+	{ "tcp6", RPCRDMA__CLNT_TCP, AF_INET6, &rpcrdma__clnt_tcp_ops },
+	{ "udp", RPCRDMA__CLNT_UDP, AF_INET, &rpcrdma__clnt_udp_ops },
+	{ "udp6", RPCRDMA__CLNT_UDP, AF_INET6, &rpcrdma__clnt_udp_ops },
+	{ "rdma", RPCRDMA__CLNT_RDMA, AF_INET, RDMA_OPS },
+	{ "rdma6", RPCRDMA__CLNT_RDMA, AF_INET6, RDMA_OPS },
 };
 
 int rpcrdma_clnt_parse_addr(const char *text, struct sockaddr_storage *ss, socklen_t *len)
@@ -145,61 +149,6 @@ static int opts_copy(struct rpcrdma_clnt_opts *o, const struct rpcrdma_clnt_opts
 	return 0;
 }
 
-static uint16_t addr_port(const struct sockaddr_storage *ss)
-{
-	if (ss->ss_family == AF_INET)
-		return ntohs(((const struct sockaddr_in *)ss)->sin_port);
-	return ntohs(((const struct sockaddr_in6 *)ss)->sin6_port);
-}
-
-static void addr_set_port(struct sockaddr_storage *ss, uint16_t port)
-{
-	if (ss->ss_family == AF_INET)
-		((struct sockaddr_in *)ss)->sin_port = htons(port);
-	else
-		((struct sockaddr_in6 *)ss)->sin6_port = htons(port);
-}
-
-/* Port 0: rpcbind's answer for the netid, asked over TCP to port 111. */
-static int clnt_rpcbind(struct rpcrdma_clnt *c)
-{
-	struct sockaddr_storage rpcb = c->addr;
-	uint16_t port;
-	int err;
-
-	addr_set_port(&rpcb, 111);
-	err = rpcrdma__clnt_rpcb_getaddr((struct sockaddr *)&rpcb, c->addrlen, c->netid,
-					 c->prog, c->vers, &c->opts, &port);
-	if (err)
-		return err;
-	addr_set_port(&c->addr, port);
-	return 0;
-}
-
-#ifdef RPCRDMA_HAVE_RDMA
-#define clnt_rdma_create rpcrdma__clnt_rdma_create
-#define clnt_rdma_destroy rpcrdma__clnt_rdma_destroy
-#define clnt_rdma_stats rpcrdma__clnt_rdma_stats
-#else
-/* Never reached: clnt_new refuses the rdma netids without RDMA. */
-static int clnt_rdma_create(struct rpcrdma_clnt *c)
-{
-	(void)c;
-	return -EPROTONOSUPPORT;
-}
-
-static void clnt_rdma_destroy(struct rpcrdma_clnt *c)
-{
-	(void)c;
-}
-
-static void clnt_rdma_stats(const struct rpcrdma_clnt *c, struct rpcrdma_stats *out)
-{
-	(void)c;
-	(void)out;
-}
-#endif
-
 static int clnt_new(const char *netid, const struct sockaddr *addr, socklen_t addrlen,
 		    struct rpcrdma_clnt **out)
 {
@@ -217,14 +166,13 @@ static int clnt_new(const char *netid, const struct sockaddr *addr, socklen_t ad
 						  : sizeof(struct sockaddr_in6)) ||
 	    addrlen > sizeof(struct sockaddr_storage))
 		return -EINVAL;
-#ifndef RPCRDMA_HAVE_RDMA
-	if (netids[i].kind == RPCRDMA__CLNT_RDMA)
+	if (!netids[i].ops)
 		return -EPROTONOSUPPORT;
-#endif
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return -ENOMEM;
 	c->kind = netids[i].kind;
+	c->ops = netids[i].ops;
 	c->netid = netids[i].name;
 	memcpy(&c->addr, addr, addrlen);
 	c->addrlen = addrlen;
@@ -232,9 +180,9 @@ static int clnt_new(const char *netid, const struct sockaddr *addr, socklen_t ad
 	return 0;
 }
 
-int rpcrdma_clnt_create(const char *netid, const struct sockaddr *addr, socklen_t addrlen,
-			uint32_t prog, uint32_t vers, const struct rpcrdma_clnt_opts *opts,
-			struct rpcrdma_clnt **out)
+int rpcrdma__clnt_new(const char *netid, const struct sockaddr *addr, socklen_t addrlen,
+		      uint32_t prog, uint32_t vers, const struct rpcrdma_clnt_opts *opts,
+		      struct rpcrdma_clnt **out)
 {
 	struct rpcrdma_clnt *c;
 	uint32_t seed;
@@ -246,8 +194,10 @@ int rpcrdma_clnt_create(const char *netid, const struct sockaddr *addr, socklen_
 	if (err)
 		return err;
 	err = opts_copy(&c->opts, opts);
-	if (err)
-		goto fail_free;
+	if (err) {
+		free(c);
+		return err;
+	}
 	c->prog = prog;
 	c->vers = vers;
 	pthread_mutex_init(&c->auth_lock, NULL);
@@ -256,25 +206,23 @@ int rpcrdma_clnt_create(const char *netid, const struct sockaddr *addr, socklen_
 	if (getrandom(&seed, sizeof(seed), GRND_NONBLOCK) != sizeof(seed))
 		seed = (uint32_t)rpcrdma__clnt_now_ms() ^ (uint32_t)getpid() << 16;
 	atomic_init(&c->xid, seed);
-	if (addr_port(&c->addr) == 0) {
-		err = clnt_rpcbind(c);
-		if (err)
-			goto fail;
-	}
-	switch (c->kind) {
-	case RPCRDMA__CLNT_TCP: err = rpcrdma__clnt_tcp_create(c); break;
-	case RPCRDMA__CLNT_UDP: err = rpcrdma__clnt_udp_create(c); break;
-	case RPCRDMA__CLNT_RDMA: err = clnt_rdma_create(c); break;
-	}
-	if (err)
-		goto fail;
 	*out = c;
 	return 0;
-fail:
+}
+
+void rpcrdma__clnt_free(struct rpcrdma_clnt *c)
+{
 	pthread_mutex_destroy(&c->bc_lock);
 	pthread_mutex_destroy(&c->auth_lock);
-fail_free:
 	free(c);
+}
+
+int rpcrdma__clnt_start(struct rpcrdma_clnt *c)
+{
+	int err = c->ops->create(c);
+
+	if (err)
+		rpcrdma__clnt_free(c);
 	return err;
 }
 
@@ -283,15 +231,9 @@ void rpcrdma_clnt_destroy(struct rpcrdma_clnt *c)
 	if (!c)
 		return;
 	rpcrdma__clnt_bc_set(c, NULL); /* no backward reply from here on */
-	switch (c->kind) {
-	case RPCRDMA__CLNT_TCP: rpcrdma__clnt_tcp_destroy(c); break;
-	case RPCRDMA__CLNT_UDP: rpcrdma__clnt_udp_destroy(c); break;
-	case RPCRDMA__CLNT_RDMA: clnt_rdma_destroy(c); break;
-	}
-	pthread_mutex_destroy(&c->bc_lock);
-	pthread_mutex_destroy(&c->auth_lock);
+	c->ops->destroy(c);
 	rpcrdma__gss_clnt_free(c->gss);
-	free(c);
+	rpcrdma__clnt_free(c);
 }
 
 int rpcrdma_clnt_set_auth_none(struct rpcrdma_clnt *c)
@@ -408,7 +350,7 @@ int rpcrdma_clnt_set_backchannel(struct rpcrdma_clnt *c, struct rpcrdma_svc *svc
 {
 	if (!c)
 		return -EINVAL;
-	if (c->kind == RPCRDMA__CLNT_UDP)
+	if (!c->ops->bc_reply)
 		return -EOPNOTSUPP;
 	return rpcrdma__clnt_bc_set(c, svc);
 }
@@ -425,8 +367,8 @@ void rpcrdma_clnt_stats(const struct rpcrdma_clnt *c, struct rpcrdma_stats *out)
 	memset(out, 0, sizeof(*out));
 	if (!c)
 		return;
-	if (c->kind == RPCRDMA__CLNT_RDMA) {
-		clnt_rdma_stats(c, out);
+	if (c->ops->stats) {
+		c->ops->stats(c, out);
 		return;
 	}
 	for (unsigned i = 0; i < RPCRDMA_STAT_COUNT; i++)

@@ -3,11 +3,10 @@
  * Backward calls on a client's connection (the NFSv4.1 backchannel): each
  * call the server sends on the client's connection goes to the service set
  * by rpcrdma_clnt_set_backchannel through an entry point of its own
- * (svc_local.h), and the encoded reply goes back on the connection.
+ * (svc_local.h), and the encoded reply goes back on the connection through
+ * the transport's bc_reply.
  */
 #include <errno.h>
-
-#include <rpcrdma/config.h>
 
 #include "clnt_int.h"
 #include "svc/svc_local.h"
@@ -16,15 +15,8 @@
 static void bc_reply(void *arg, const void *reply, size_t len)
 {
 	struct rpcrdma_clnt *c = arg;
-	struct iovec iov = { .iov_base = (void *)reply, .iov_len = len };
-	int rc = -EOPNOTSUPP;
+	int rc = c->ops->bc_reply ? c->ops->bc_reply(c, reply, len) : -EOPNOTSUPP;
 
-	if (c->kind == RPCRDMA__CLNT_TCP)
-		rc = rpcrdma__clnt_send_record(c, &iov, 1);
-#ifdef RPCRDMA_HAVE_RDMA
-	else if (c->kind == RPCRDMA__CLNT_RDMA)
-		rc = rpcrdma__clnt_rdma_backward_reply(c, reply, len);
-#endif
 	if (rc)
 		rpcrdma__clnt_count(c, RPCRDMA_STAT_ERR_DROPPED, 1);
 }

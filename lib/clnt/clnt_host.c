@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * A client made from a host name, as libtirpc's clnt_create() does: the
- * name resolved by getaddrinfo() in the netid's family, each address tried
- * in turn.
+ * The clients a user makes: from an address whose port may be 0 (asked of
+ * rpcbind, clnt_rpcb.c), and from a host name, as libtirpc's clnt_create()
+ * does: the name resolved by getaddrinfo() in the netid's family, each
+ * address tried in turn.
  */
 #include <errno.h>
 #include <netdb.h>
@@ -11,7 +12,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include <rpcrdma/clnt.h>
+#include "clnt_int.h"
 
 /* "tcp6", "udp6", "rdma6": IPv6; the others IPv4 (the netid itself is
  * checked by rpcrdma_clnt_create). */
@@ -54,6 +55,55 @@ static void set_port(struct sockaddr *sa, uint16_t port)
 		((struct sockaddr_in *)sa)->sin_port = htons(port);
 	else
 		((struct sockaddr_in6 *)sa)->sin6_port = htons(port);
+}
+
+static uint16_t get_port(const struct sockaddr *sa)
+{
+	if (sa->sa_family == AF_INET)
+		return ntohs(((const struct sockaddr_in *)sa)->sin_port);
+	return ntohs(((const struct sockaddr_in6 *)sa)->sin6_port);
+}
+
+/* Port 0: rpcbind's answer for the netid, asked of the host's port 111. */
+static int clnt_rpcbind(struct rpcrdma_clnt *c)
+{
+	struct sockaddr_storage rpcb = c->addr;
+	uint16_t port;
+	int err;
+
+	set_port((struct sockaddr *)&rpcb, 111);
+	err = rpcrdma__clnt_rpcb_getaddr((struct sockaddr *)&rpcb, c->addrlen, c->netid,
+					 c->prog, c->vers, &c->opts, &port);
+	if (err)
+		return err;
+	set_port((struct sockaddr *)&c->addr, port);
+	return 0;
+}
+
+int rpcrdma_clnt_create(const char *netid, const struct sockaddr *addr, socklen_t addrlen,
+			uint32_t prog, uint32_t vers, const struct rpcrdma_clnt_opts *opts,
+			struct rpcrdma_clnt **out)
+{
+	struct rpcrdma_clnt *c;
+	int err;
+
+	if (!out)
+		return -EINVAL;
+	err = rpcrdma__clnt_new(netid, addr, addrlen, prog, vers, opts, &c);
+	if (err)
+		return err;
+	if (get_port((struct sockaddr *)&c->addr) == 0) {
+		err = clnt_rpcbind(c);
+		if (err) {
+			rpcrdma__clnt_free(c);
+			return err;
+		}
+	}
+	err = rpcrdma__clnt_start(c);
+	if (err)
+		return err;
+	*out = c;
+	return 0;
 }
 
 int rpcrdma_clnt_create_host(const char *netid, const char *host, uint16_t port, uint32_t prog,

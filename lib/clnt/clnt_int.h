@@ -3,13 +3,21 @@
  * RPC client internals (include/rpcrdma/clnt.h), shared by lib/clnt*.c and
  * the backchannel.  Not installed.
  *
- * Shape: clnt.c holds what every transport shares (creation from a netid,
- * credentials, xids, the call header, the reply header, put/get_bulk);
- * clnt_loop.c the client's own thread (an epoll loop: new calls, timers,
- * the socket); clnt_tcp.c and clnt_udp.c the socket transports on that
- * loop; clnt_rdma.c the RPC-over-RDMA transport (<rpcrdma/client.h>),
- * whose calls also start and time out on the loop; clnt_rpcb.c the
- * rpcbind GETADDR query.
+ * Shape, from the top down (a file calls only files below it):
+ *  - clnt_host.c: rpcrdma_clnt_create and _create_host (a port of 0 asked
+ *    of rpcbind, a host name resolved);
+ *  - clnt_rpcb.c: the rpcbind GETADDR/DUMP query, itself a client;
+ *  - clnt_gss.c: the RPCSEC_GSS context set-up, over rpcrdma_clnt_call;
+ *  - clnt.c: what every transport shares (the client from a netid and an
+ *    address, credentials, xids, synchronous calls over the asynchronous
+ *    path, counters); it reaches the transport through c->ops only;
+ *  - the transports, each one struct rpcrdma__clnt_xprt_ops: clnt_tcp.c
+ *    and clnt_udp.c the sockets, clnt_rdma.c RPC-over-RDMA
+ *    (<rpcrdma/client.h>), whose calls also start and time out on the loop;
+ *  - clnt_bc.c: backward calls to the service set, replies through c->ops;
+ *  - clnt_loop.c: the client's own thread (an epoll loop: new calls,
+ *    timers, the socket) and its clock;
+ *  - clnt_msg.c: the call header, the reply header, put/get_bulk.
  *
  * The internal header of lib/clnt, the top layer.  Who may include it:
  * lib/clnt only (no lib folder sits above it).  lib/clnt includes util,
@@ -87,11 +95,13 @@ struct rpcrdma__clnt_reply {
 
 struct rpcrdma__clnt_loop;
 struct rpcrdma__clnt_rdma;
+struct rpcrdma__clnt_xprt_ops;
 struct rpcrdma__gss_clnt; /* lib/gss/gss_int.h */
 struct rpcrdma__svc_local; /* svc_local.h */
 
 struct rpcrdma_clnt {
 	enum rpcrdma__clnt_kind kind;
+	const struct rpcrdma__clnt_xprt_ops *ops; /* the transport */
 	const char *netid;
 	struct sockaddr_storage addr;
 	socklen_t addrlen;
@@ -119,9 +129,18 @@ static inline void rpcrdma__clnt_count(struct rpcrdma_clnt *c, enum rpcrdma_stat
 	atomic_fetch_add_explicit(&c->stats[s], n, memory_order_relaxed);
 }
 
-int64_t rpcrdma__clnt_now_ms(void);
-
 /* ---- clnt.c */
+
+/* A client for netid at addr (its port may be 0), the arguments checked,
+ * no transport yet: 0 and *out, -EINVAL, -EPROTONOSUPPORT, -ENOMEM. */
+int rpcrdma__clnt_new(const char *netid, const struct sockaddr *addr, socklen_t addrlen,
+		      uint32_t prog, uint32_t vers, const struct rpcrdma_clnt_opts *opts,
+		      struct rpcrdma_clnt **out);
+/* Frees a client that rpcrdma__clnt_start has not started. */
+void rpcrdma__clnt_free(struct rpcrdma_clnt *c);
+/* Starts c's transport (c->addr's port as it stands): 0, or the
+ * transport's error and c is freed. */
+int rpcrdma__clnt_start(struct rpcrdma_clnt *c);
 
 /* Encodes r's call (header, then the request's encoder) into a new
  * r->msg.  0, -ENOMEM, -EMSGSIZE, or the encoder's error. */
@@ -140,6 +159,9 @@ void rpcrdma__clnt_complete(struct rpcrdma_clnt *c, struct rpcrdma__creq *r, int
 bool rpcrdma__clnt_msg_xid(const uint8_t *buf, size_t len, uint32_t *xid, uint32_t *type);
 
 /* ---- clnt_loop.c: the client's thread */
+
+/* The loop's clock: CLOCK_MONOTONIC in milliseconds. */
+int64_t rpcrdma__clnt_now_ms(void);
 
 struct rpcrdma__clnt_loop_ops {
 	/* A new call, encoded (r->msg): send it or fail it (return < 0). */
@@ -184,15 +206,24 @@ void rpcrdma__clnt_loop_queue(struct rpcrdma_clnt *c, struct rpcrdma__clnt_work 
 /* Runs fn(arg) on the loop thread soon (any thread).  0 or -ENOMEM. */
 int rpcrdma__clnt_loop_defer(struct rpcrdma_clnt *c, void (*fn)(void *), void *arg);
 
-/* ---- transports */
+/* ---- transports: what clnt.c and clnt_bc.c call, through c->ops */
 
-int rpcrdma__clnt_tcp_create(struct rpcrdma_clnt *c);
-void rpcrdma__clnt_tcp_destroy(struct rpcrdma_clnt *c);
-int rpcrdma__clnt_udp_create(struct rpcrdma_clnt *c);
-void rpcrdma__clnt_udp_destroy(struct rpcrdma_clnt *c);
-int rpcrdma__clnt_rdma_create(struct rpcrdma_clnt *c);
-void rpcrdma__clnt_rdma_destroy(struct rpcrdma_clnt *c);
-void rpcrdma__clnt_rdma_stats(const struct rpcrdma_clnt *c, struct rpcrdma_stats *out);
+struct rpcrdma__clnt_xprt_ops {
+	/* Connects and starts the loop (rpcrdma__clnt_loop_create): 0 or
+	 * -errno, nothing left behind. */
+	int (*create)(struct rpcrdma_clnt *c);
+	/* Stops the loop, completes what is left -ECANCELED, frees. */
+	void (*destroy)(struct rpcrdma_clnt *c);
+	/* Sends the reply to a backward call (any thread): 0, -ENOTCONN,
+	 * -EMSGSIZE, -ENOBUFS, -ENOMEM.  NULL: no backchannel (UDP). */
+	int (*bc_reply)(struct rpcrdma_clnt *c, const void *msg, size_t len);
+	/* The transport's counters; NULL: c->stats. */
+	void (*stats)(const struct rpcrdma_clnt *c, struct rpcrdma_stats *out);
+};
+
+extern const struct rpcrdma__clnt_xprt_ops rpcrdma__clnt_tcp_ops;
+extern const struct rpcrdma__clnt_xprt_ops rpcrdma__clnt_udp_ops;
+extern const struct rpcrdma__clnt_xprt_ops rpcrdma__clnt_rdma_ops; /* RDMA builds */
 
 /* A socket connected to c->addr within the connect timeout: 0 and *fd
  * (non-blocking, close-on-exec) or -errno. */
@@ -222,9 +253,6 @@ int rpcrdma__clnt_bc_set(struct rpcrdma_clnt *c, struct rpcrdma_svc *svc);
  * -ENOMEM.
  */
 int rpcrdma__clnt_send_record(struct rpcrdma_clnt *c, const struct iovec *iov, int n);
-/* RDMA: sends the reply to a backward call inline (clnt_rdma.c); any
- * thread.  0, -ENOTCONN, -EMSGSIZE, -ENOBUFS. */
-int rpcrdma__clnt_rdma_backward_reply(struct rpcrdma_clnt *c, const void *msg, size_t len);
 
 /* ---- rpcbind (clnt_rpcb.c) */
 

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "clnt_int.h"
@@ -31,6 +32,14 @@ struct rpcrdma__clnt_loop {
 	bool stop;
 	struct rpcrdma__list pending;   /* loop thread only */
 };
+
+int64_t rpcrdma__clnt_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
 
 void rpcrdma__clnt_loop_wake(struct rpcrdma_clnt *c)
 {

@@ -78,7 +78,7 @@ static void rdma_backward_call(void *arg, const void *msg, size_t len)
 	rpcrdma__clnt_backward_call(arg, msg, len);
 }
 
-int rpcrdma__clnt_rdma_backward_reply(struct rpcrdma_clnt *c, const void *msg, size_t len)
+static int rdma_bc_reply(struct rpcrdma_clnt *c, const void *msg, size_t len)
 {
 	return rpcrdma__client_backward_reply(c->rdma->cl, msg, len);
 }
@@ -148,7 +148,7 @@ static const struct rpcrdma__clnt_loop_ops rdma_ops = {
 	.expire = rdma_expire,
 };
 
-int rpcrdma__clnt_rdma_create(struct rpcrdma_clnt *c)
+static int rdma_create(struct rpcrdma_clnt *c)
 {
 	struct rpcrdma__clnt_rdma *x = calloc(1, sizeof(*x));
 	struct rpcrdma_client_opts o;
@@ -190,7 +190,7 @@ fail:
 	return err;
 }
 
-void rpcrdma__clnt_rdma_destroy(struct rpcrdma_clnt *c)
+static void rdma_destroy(struct rpcrdma_clnt *c)
 {
 	struct rpcrdma__clnt_rdma *x = c->rdma;
 
@@ -205,7 +205,14 @@ void rpcrdma__clnt_rdma_destroy(struct rpcrdma_clnt *c)
 	c->rdma = NULL;
 }
 
-void rpcrdma__clnt_rdma_stats(const struct rpcrdma_clnt *c, struct rpcrdma_stats *out)
+static void rdma_stats(const struct rpcrdma_clnt *c, struct rpcrdma_stats *out)
 {
 	rpcrdma_client_stats(c->rdma->cl, out);
 }
+
+const struct rpcrdma__clnt_xprt_ops rpcrdma__clnt_rdma_ops = {
+	.create = rdma_create,
+	.destroy = rdma_destroy,
+	.bc_reply = rdma_bc_reply,
+	.stats = rdma_stats,
+};

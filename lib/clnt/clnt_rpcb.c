@@ -138,7 +138,10 @@ static int rpcb_call(const struct sockaddr *rpcb, socklen_t len, const char *qne
 	o.timeout_ms = o.connect_timeout_ms;
 	o.retrans_ms = o.connect_timeout_ms / 5 > 0 ? o.connect_timeout_ms / 5 : 1;
 	o.log_fn = NULL;
-	err = rpcrdma_clnt_create(qnetid, rpcb, len, RPCB_PROG, RPCB_VERS, &o, &c);
+	/* rpcb has its port: no rpcbind query of its own */
+	err = rpcrdma__clnt_new(qnetid, rpcb, len, RPCB_PROG, RPCB_VERS, &o, &c);
+	if (!err)
+		err = rpcrdma__clnt_start(c);
 	if (err)
 		return err;
 	err = rpcrdma_clnt_call(c, req);

@@ -529,7 +529,9 @@ int rpcrdma__clnt_send_record(struct rpcrdma_clnt *c, const struct iovec *iov, i
 	return 0;
 }
 
-int rpcrdma__clnt_tcp_create(struct rpcrdma_clnt *c)
+static void tcp_destroy(struct rpcrdma_clnt *c);
+
+static int tcp_create(struct rpcrdma_clnt *c)
 {
 	struct rpcrdma__clnt_sock *s = calloc(1, sizeof(*s));
 	int err;
@@ -548,7 +550,7 @@ int rpcrdma__clnt_tcp_create(struct rpcrdma_clnt *c)
 		goto fail;
 	err = rpcrdma__clnt_loop_watch(c, s->fd, EPOLLIN);
 	if (err) {
-		rpcrdma__clnt_tcp_destroy(c);
+		tcp_destroy(c);
 		return err;
 	}
 	rpcrdma__clnt_count(c, RPCRDMA_STAT_CONNECTS, 1);
@@ -562,7 +564,7 @@ fail:
 	return err;
 }
 
-void rpcrdma__clnt_tcp_destroy(struct rpcrdma_clnt *c)
+static void tcp_destroy(struct rpcrdma_clnt *c)
 {
 	struct rpcrdma__clnt_sock *s = c->sock;
 
@@ -577,3 +579,16 @@ void rpcrdma__clnt_tcp_destroy(struct rpcrdma_clnt *c)
 	free(s);
 	c->sock = NULL;
 }
+
+static int tcp_bc_reply(struct rpcrdma_clnt *c, const void *msg, size_t len)
+{
+	struct iovec iov = { .iov_base = (void *)msg, .iov_len = len };
+
+	return rpcrdma__clnt_send_record(c, &iov, 1);
+}
+
+const struct rpcrdma__clnt_xprt_ops rpcrdma__clnt_tcp_ops = {
+	.create = tcp_create,
+	.destroy = tcp_destroy,
+	.bc_reply = tcp_bc_reply,
+};

@@ -108,7 +108,9 @@ static const struct rpcrdma__clnt_loop_ops udp_ops = {
 	.resend = udp_resend,
 };
 
-int rpcrdma__clnt_udp_create(struct rpcrdma_clnt *c)
+static void udp_destroy(struct rpcrdma_clnt *c);
+
+static int udp_create(struct rpcrdma_clnt *c)
 {
 	struct udp_sock *s = calloc(1, sizeof(*s));
 	int err;
@@ -124,7 +126,7 @@ int rpcrdma__clnt_udp_create(struct rpcrdma_clnt *c)
 		goto fail;
 	err = rpcrdma__clnt_loop_watch(c, s->fd, EPOLLIN);
 	if (err) {
-		rpcrdma__clnt_udp_destroy(c);
+		udp_destroy(c);
 		return err;
 	}
 	return 0;
@@ -136,7 +138,7 @@ fail_free:
 	return err;
 }
 
-void rpcrdma__clnt_udp_destroy(struct rpcrdma_clnt *c)
+static void udp_destroy(struct rpcrdma_clnt *c)
 {
 	rpcrdma__clnt_loop_stop(c);
 	close(((struct udp_sock *)c->sock)->fd);
@@ -144,3 +146,8 @@ void rpcrdma__clnt_udp_destroy(struct rpcrdma_clnt *c)
 	free(c->sock);
 	c->sock = NULL;
 }
+
+const struct rpcrdma__clnt_xprt_ops rpcrdma__clnt_udp_ops = {
+	.create = udp_create,
+	.destroy = udp_destroy,
+};

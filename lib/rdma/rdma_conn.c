@@ -489,6 +489,7 @@ static void conn_setup(struct rpcrdma_listener *l, struct rpcrdma__conn *conn,
 	atomic_init(&conn->established, false);
 	pthread_mutex_init(&conn->lock, NULL);
 	pthread_mutex_init(&conn->read_lock, NULL);
+	rpcrdma__read_cache_init(conn);
 	rpcrdma__list_init(&conn->sq_wait);
 	rpcrdma__list_init(&conn->send_wait);
 	rpcrdma__list_init(&conn->sends);

@@ -1,14 +1,32 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * Device removal on the listener's side: a DEVICE_REMOVAL event closes
- * the device's connections and marks it removed; the listener's timer
- * frees it once they are gone and listens again when the listening id was
- * on it.
+ * The listening id, and device removal on the listener's side: a
+ * DEVICE_REMOVAL event closes the device's connections and marks it
+ * removed; the listener's timer frees it once they are gone and listens
+ * again when the listening id was on it.
  */
+#include <errno.h>
 #include <stdbool.h>
 
 #include "rdma_internal.h"
 #include "util/trace.h"
+
+int rpcrdma__listen_on(struct rpcrdma_listener *l)
+{
+	struct rdma_cm_id *id;
+	int err;
+
+	if (rdma_create_id(l->ech, &id, l, RDMA_PS_TCP))
+		return -errno;
+	if (rdma_bind_addr(id, (struct sockaddr *)&l->addr) ||
+	    rdma_listen(id, l->opts.backlog)) {
+		err = -errno;
+		rdma_destroy_id(id);
+		return err;
+	}
+	l->id = id;
+	return 0;
+}
 
 static void timer_arm(struct rpcrdma_listener *l, bool on)
 {

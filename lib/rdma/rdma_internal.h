@@ -44,6 +44,7 @@
 #include <rpcrdma/stats.h>
 #include <rpcrdma/xprt.h>
 
+#include "util/bcache.h"
 #include "util/list.h"
 #include "pcap/pcap_int.h"
 #include "util/rescg_ledger.h"
@@ -196,8 +197,6 @@ rpcrdma__done_fn rpcrdma__send_done;     /* server reply's Send (struct rpcrdma_
 rpcrdma__done_fn rpcrdma__read_done;     /* a call's last RDMA Read (struct rpcrdma__read) */
 rpcrdma__done_fn rpcrdma__read_quiet_done;  /* its other Reads (rpcrdma__read.quiet) */
 rpcrdma__done_fn rpcrdma__write_quiet_done; /* a reply's RDMA Writes (rpcrdma__send.quiet) */
-rpcrdma__done_fn rpcrdma__clt_recv_done; /* client receive of a reply */
-rpcrdma__done_fn rpcrdma__clt_send_done; /* client call Send, and its drain */
 
 /* ---- counters (stats.c) ---- */
 
@@ -341,8 +340,7 @@ struct rpcrdma__conn {
 	/* Read contexts kept for reuse (rdma_rw.c), at most
 	 * RPCRDMA__READ_CACHE, under read_lock. */
 	pthread_mutex_t read_lock;
-	struct rpcrdma__read *read_cache;
-	unsigned nread_cache;
+	struct rpcrdma__bcache read_cache;
 	struct rpcrdma__pcap_ep pcap;   /* the wire capture's (l->pcap) */
 	struct rpcrdma__dev *dev;
 	struct rpcrdma__cq *cq;         /* its share of the poller's pool */
@@ -501,7 +499,6 @@ struct rpcrdma__send {
 /* RDMA Reads pulling one call's read chunks. */
 struct rpcrdma__read {
 	struct rpcrdma__ctxt c;         /* no pool: the connection's cache */
-	struct rpcrdma__read *next;     /* on conn->read_cache */
 	unsigned cap;                   /* WRs and SGEs that follow it */
 	struct rpcrdma__conn *conn;
 	struct rpcrdma_call *call;
@@ -518,7 +515,9 @@ struct rpcrdma__read {
 void rpcrdma__conn_established(struct rpcrdma__conn *conn);
 
 #define RPCRDMA__READ_CACHE 8u
-/* Frees the connection's cached read contexts (conn_free). */
+/* The connection's cache of read contexts: set up (conn_setup), and
+ * freed with what it holds (conn_free). */
+void rpcrdma__read_cache_init(struct rpcrdma__conn *conn);
 void rpcrdma__read_cache_fini(struct rpcrdma__conn *conn);
 
 struct rpcrdma_listener {

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * The RDMA listener: its listening id and CM events (connection requests
- * go to rpcrdma__conn_accept, device removals to rdma_devrm.c), create,
- * shutdown, destroy and stats.
+ * The RDMA listener: its CM events (connection requests go to
+ * rpcrdma__conn_accept, device removals to rdma_devrm.c), create,
+ * shutdown, destroy and stats.  The listening id is made by
+ * rpcrdma__listen_on (rdma_devrm.c), which listens again after a removal.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -14,25 +15,6 @@
 #include "rdma_backward.h"
 #include "rdma_internal.h"
 #include "util/trace.h"
-
-/* ---- the listening id ---- */
-
-int rpcrdma__listen_on(struct rpcrdma_listener *l)
-{
-	struct rdma_cm_id *id;
-	int err;
-
-	if (rdma_create_id(l->ech, &id, l, RDMA_PS_TCP))
-		return -errno;
-	if (rdma_bind_addr(id, (struct sockaddr *)&l->addr) ||
-	    rdma_listen(id, l->opts.backlog)) {
-		err = -errno;
-		rdma_destroy_id(id);
-		return err;
-	}
-	l->id = id;
-	return 0;
-}
 
 /* Why a connection closed, in the words TCP's log uses for the same. */
 static const char *cm_close_why(enum rdma_cm_event_type type)

@@ -45,28 +45,26 @@ unsigned rpcrdma__build_writes(struct ibv_send_wr *wrs, struct ibv_sge *sges,
 	return n;
 }
 
+RPCRDMA__BCACHE_TYPED(read_block, struct rpcrdma__read)
+
 /* A read context with room for n WRs and SGEs, zeroed up to them: a cached
  * one when large enough, else a new one (one block, at least 16 of each). */
 static struct rpcrdma__read *read_get(struct rpcrdma__conn *conn, unsigned n)
 {
-	struct rpcrdma__read *r, **pp;
+	struct rpcrdma__read *r;
+	size_t cap;
 
 	pthread_mutex_lock(&conn->read_lock);
-	for (pp = &conn->read_cache; (r = *pp) != NULL; pp = &r->next)
-		if (r->cap >= n) {
-			*pp = r->next;
-			conn->nread_cache--;
-			break;
-		}
+	r = read_block_get(&conn->read_cache, n, &cap);
 	pthread_mutex_unlock(&conn->read_lock);
-	unsigned cap = r ? r->cap : (n < 16 ? 16 : n);
 	if (!r) {
-		r = malloc(sizeof(*r) + (size_t)cap * (sizeof(*r->wrs) + sizeof(*r->sges)));
+		cap = n < 16 ? 16 : n;
+		r = malloc(sizeof(*r) + cap * (sizeof(*r->wrs) + sizeof(*r->sges)));
 		if (!r)
 			return NULL;
 	}
 	memset(r, 0, sizeof(*r));
-	r->cap = cap;
+	r->cap = (unsigned)cap;
 	r->wrs = (struct ibv_send_wr *)(r + 1);
 	r->sges = (struct ibv_sge *)(r->wrs + cap);
 	memset(r->wrs, 0, (size_t)n * sizeof(*r->wrs));
@@ -79,26 +77,24 @@ static struct rpcrdma__read *read_get(struct rpcrdma__conn *conn, unsigned n)
 static void read_free(struct rpcrdma__read *r)
 {
 	struct rpcrdma__conn *conn = r->conn;
+	bool kept;
 
 	pthread_mutex_lock(&conn->read_lock);
-	if (conn->nread_cache < RPCRDMA__READ_CACHE) {
-		r->next = conn->read_cache;
-		conn->read_cache = r;
-		conn->nread_cache++;
-		r = NULL;
-	}
+	kept = read_block_put(&conn->read_cache, r, r->cap);
 	pthread_mutex_unlock(&conn->read_lock);
-	if (r) /* NULL: cached */
+	if (!kept)
 		free(r);
+}
+
+void rpcrdma__read_cache_init(struct rpcrdma__conn *conn)
+{
+	rpcrdma__bcache_init(&conn->read_cache, RPCRDMA__READ_CACHE);
 }
 
 void rpcrdma__read_cache_fini(struct rpcrdma__conn *conn)
 {
-	while (conn->read_cache) {
-		struct rpcrdma__read *r = conn->read_cache;
-		conn->read_cache = r->next;
+	for (struct rpcrdma__read *r; (r = read_block_pop(&conn->read_cache));)
 		free(r);
-	}
 }
 
 void rpcrdma__read_abort(struct rpcrdma__read *r)

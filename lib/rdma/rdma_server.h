@@ -28,7 +28,10 @@ void rpcrdma__dev_destroy(struct rpcrdma__dev *dev, bool app_thread, bool drop);
 int rpcrdma__listener_charge(struct rpcrdma_listener *l, struct rpcrdma__rescg_ledger *led,
 			     enum rpcrdma_rescg_resource res, uint32_t n);
 
-/* ---- device removal (rdma_devrm.c) ---- */
+/* ---- the listening id and device removal (rdma_devrm.c) ---- */
+
+/* Creates, binds and listens l->id on l->addr.  0 or -errno. */
+int rpcrdma__listen_on(struct rpcrdma_listener *l);
 
 /* Closes every connection of l (on device verbs only, unless NULL) that is
  * not closing yet, one at a time; listener lock not held. */
@@ -41,10 +44,8 @@ void rpcrdma__dev_remove(struct rpcrdma_listener *l, struct ibv_context *verbs, 
  * connection left, then listens again when the listening id was removed. */
 int rpcrdma__devrm_handle(struct rpcrdma__source *s, unsigned budget);
 
-/* ---- the listener (rdma_listener.c) and accept (rdma_conn.c) ---- */
+/* ---- accept (rdma_conn.c) ---- */
 
-/* Creates, binds and listens l->id on l->addr.  0 or -errno. */
-int rpcrdma__listen_on(struct rpcrdma_listener *l);
 /* A CONNECT_REQUEST (ev, not acked yet): sets up the connection and
  * accepts it.  0, or a negative errno (-EAGAIN: over the resource group's
  * limit) with nothing left of it: the caller rejects and destroys the id. */

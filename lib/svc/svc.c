@@ -11,6 +11,7 @@
 #include "svc_backward.h"
 #include "svc_int.h"
 #include "gss/gss_int.h"
+#include "util/bcache.h"
 
 struct rpcrdma__svc_prog {
 	struct rpcrdma__svc_prog *next;
@@ -32,21 +33,14 @@ struct rpcrdma__svc_xprt {
 	 * the transport has had that many in progress: at most
 	 * CALL_CACHE_MAX, any thread under cache_lock. */
 	pthread_mutex_t cache_lock;
-	struct call_block *cache;
-	unsigned ncached;
-};
-
-/* A call block on the cache (it held a struct rpcrdma_svc_call). */
-struct call_block {
-	struct call_block *next;
-	size_t cap;
+	struct rpcrdma__bcache cache;
 };
 
 #define CALL_CACHE_MAX 16u
 #define CALL_BLOCK_ROUND 256u
 
 struct rpcrdma_svc_call {
-	size_t cap; /* bytes of this block (first: see struct call_block) */
+	size_t cap; /* bytes of this block (first: the cache's link when cached) */
 	struct rpcrdma__svc_xprt *xprt;
 	void *ctx;
 	const struct rpcrdma__svc_prog *prog;
@@ -67,6 +61,8 @@ struct rpcrdma_svc_call {
 	struct rpcrdma__call_hdr hdr;
 	alignas(max_align_t) unsigned char storage[];
 };
+
+RPCRDMA__BCACHE_TYPED(call_block, struct rpcrdma_svc_call)
 
 /* ------------------------------------------------------------ registry */
 
@@ -170,6 +166,7 @@ int rpcrdma__svc_xprt_create(struct rpcrdma_svc *svc, const struct rpcrdma__svc_
 	x->max_calls = info->max_calls ? info->max_calls : svc->opts.max_calls;
 	atomic_init(&x->in_progress, 0);
 	pthread_mutex_init(&x->cache_lock, NULL);
+	rpcrdma__bcache_init(&x->cache, CALL_CACHE_MAX);
 	if (info->local) {
 		memcpy(&x->local, info->local, info->local_len);
 		x->local_len = info->local_len;
@@ -188,11 +185,8 @@ int rpcrdma__svc_xprt_destroy(struct rpcrdma__svc_xprt *x)
 	if (atomic_load(&x->in_progress))
 		return -EBUSY;
 	struct rpcrdma_svc *svc = x->svc;
-	while (x->cache) {
-		struct call_block *b = x->cache;
-		x->cache = b->next;
+	for (void *b; (b = rpcrdma__bcache_pop(&x->cache));)
 		free(b);
-	}
 	pthread_mutex_destroy(&x->cache_lock);
 	free(x);
 	/* Last touch of svc: rpcrdma_svc_destroy may free it right after. */
@@ -317,21 +311,19 @@ static bool allowed_range(const struct rpcrdma__svc_prog *sp, bool has_cc, bool 
  * blocks).  NULL when out of memory. */
 static struct rpcrdma_svc_call *call_get(struct rpcrdma__svc_xprt *x, size_t need)
 {
-	struct call_block *b, **pp;
+	struct rpcrdma_svc_call *c;
+	size_t cap;
 
 	pthread_mutex_lock(&x->cache_lock);
-	for (pp = &x->cache; (b = *pp) != NULL; pp = &b->next)
-		if (b->cap >= need) {
-			*pp = b->next;
-			x->ncached--;
-			break;
-		}
+	c = call_block_get(&x->cache, need, &cap);
 	pthread_mutex_unlock(&x->cache_lock);
-	size_t cap = b ? b->cap : (need + CALL_BLOCK_ROUND - 1) & ~(size_t)(CALL_BLOCK_ROUND - 1);
-	if (!b && !(b = malloc(cap)))
-		return NULL;
-	memset(b, 0, need);
-	struct rpcrdma_svc_call *c = (struct rpcrdma_svc_call *)b;
+	if (!c) {
+		cap = (need + CALL_BLOCK_ROUND - 1) & ~(size_t)(CALL_BLOCK_ROUND - 1);
+		c = malloc(cap);
+		if (!c)
+			return NULL;
+	}
+	memset(c, 0, need);
 	c->cap = cap;
 	return c;
 }
@@ -345,18 +337,11 @@ static void free_call(struct rpcrdma_svc_call *c)
 
 	if (c->proc->release)
 		c->proc->release(c->args, c->res);
-	struct call_block *b = (struct call_block *)c;
 	pthread_mutex_lock(&x->cache_lock);
-	if (x->ncached < CALL_CACHE_MAX) {
-		b->cap = cap;
-		b->next = x->cache;
-		x->cache = b;
-		x->ncached++;
-		b = NULL;
-	}
+	bool kept = call_block_put(&x->cache, c, cap);
 	pthread_mutex_unlock(&x->cache_lock);
-	if (b) /* NULL: cached */
-		free(b);
+	if (!kept)
+		free(c);
 }
 
 static size_t align_up(size_t n)

@@ -160,8 +160,14 @@ struct fx {
 };
 
 /* Operations whose estimate was checked against a real result, per test
- * program (status OK, or DENIED whose LOCK4denied body is the largest). */
+ * program (status OK, or DENIED whose LOCK4denied body is the largest).
+ * A program of several files defines TNFS_OPS_CHECKED_EXTERN in each and
+ * the array in one. */
+#ifdef TNFS_OPS_CHECKED_EXTERN
+extern bool ops_checked_ok[NFS4_OP_MAX_42 + 1];
+#else
 static bool ops_checked_ok[NFS4_OP_MAX_42 + 1];
+#endif
 
 static inline void fx_op_hook(void *arg, uint32_t op, uint32_t status, size_t est, size_t act)
 {

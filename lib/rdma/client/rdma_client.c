@@ -3,9 +3,8 @@
  * The client transport: connect with RFC 8797 private data, call encoding
  * (inline, read chunks, position zero), write and reply chunks, credit
  * following, reply matching by xid, timeout and reconnect.  This file:
- * options, create and destroy, synchronous calls; the rest is in
- * rdma_client_conn.c, rdma_client_send.c and rdma_client_reply.c
- * (rdma_client_int.h lists what they share).
+ * options, create and destroy, synchronous calls, abort; the other files,
+ * from the top down, and what they share: rdma_client_int.h.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -83,7 +82,7 @@ static void timeout_break(struct rpcrdma_client *c)
 		atomic_fetch_add(&cc->refs, 1);
 	pthread_mutex_unlock(&c->lock);
 	if (cc) {
-		rpcrdma__clt_break(c, cc, -ETIMEDOUT);
+		rpcrdma__client_break(c, cc, -ETIMEDOUT);
 		cconn_put(cc);
 	}
 }
@@ -197,6 +196,8 @@ int rpcrdma_client_create(struct rpcrdma_poller *poller, const struct sockaddr *
 	if (!c)
 		return -ENOMEM;
 	c->opts = opts;
+	c->recv_done = rpcrdma__client_recv_done;
+	c->send_done = rpcrdma__client_send_done;
 	c->poller = poller;
 	atomic_init(&c->ready, false);
 	memcpy(&c->dst, dst, dst->sa_family == AF_INET ? sizeof(struct sockaddr_in) :
@@ -205,7 +206,7 @@ int rpcrdma_client_create(struct rpcrdma_poller *poller, const struct sockaddr *
 	pthread_mutex_init(&c->connect_lock, NULL);
 	pthread_cond_init(&c->reap_cv, NULL);
 	rpcrdma__list_init(&c->waiting);
-	rpcrdma__list_init(&c->creq_cache);
+	rpcrdma__bcache_init(&c->creq_cache, 2 * opts.max_credits);
 	rpcrdma__list_init(&c->sent);
 	rpcrdma__list_init(&c->graveyard);
 	rpcrdma_client_credits_init(&c->credits, opts.max_credits);
@@ -222,15 +223,15 @@ int rpcrdma_client_create(struct rpcrdma_poller *poller, const struct sockaddr *
 		err = rpcrdma__timer_open(&c->reap_src);
 	}
 	if (!err) {
-		c->reap_src.handle = rpcrdma__clt_reaper_handle;
+		c->reap_src.handle = rpcrdma__client_reaper_handle;
 		err = rpcrdma__poller_add(poller, &c->reap_src);
 		c->reap_added = !err;
 	}
 	if (!err)
-		err = client_connected(c);
+		err = rpcrdma__client_connect(c);
 	if (err) {
 		reaper_stop(c);
-		rpcrdma__clt_reap(c, true);
+		rpcrdma__client_reap(c, true);
 		if (c->reap_src.fd >= 0)
 			close(c->reap_src.fd);
 		free(c->xbuckets);
@@ -257,12 +258,12 @@ void rpcrdma_client_destroy(struct rpcrdma_client *c)
 		atomic_fetch_add(&cc->refs, 1);
 	pthread_mutex_unlock(&c->lock);
 	if (cc) {
-		rpcrdma__clt_break(c, cc, -ECANCELED);
+		rpcrdma__client_break(c, cc, -ECANCELED);
 		cconn_put(cc);
 	}
 	/* Wait until every WR of every connection flushed, then free. */
 	reaper_stop(c);
-	rpcrdma__clt_reap(c, true);
+	rpcrdma__client_reap(c, true);
 	close(c->reap_src.fd);
 	while (!rpcrdma__list_empty(&c->waiting)) {
 		struct creq *r = rpcrdma__container_of(rpcrdma__list_pop(&c->waiting), struct creq, node);
@@ -273,8 +274,8 @@ void rpcrdma_client_destroy(struct rpcrdma_client *c)
 		r->done(r->call, -ECANCELED, r->arg);
 		free(r);
 	}
-	while (!rpcrdma__list_empty(&c->creq_cache))
-		free(rpcrdma__container_of(rpcrdma__list_pop(&c->creq_cache), struct creq, node));
+	for (struct creq *r; (r = creq_block_pop(&c->creq_cache));)
+		free(r);
 	free(c->xbuckets);  /* empty: every call completed */
 	rpcrdma__pcap_close(c->pcap);
 	pthread_cond_destroy(&c->reap_cv);

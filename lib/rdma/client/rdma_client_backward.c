@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The client's backward direction over RPC-over-RDMA (RFC 8167), as
- * Linux's client does it: the connection keeps RPCRDMA__CLT_BC_RECVS
+ * Linux's client does it: the connection keeps RPCRDMA__CLIENT_BC_RECVS
  * receives beyond its forward credits and its early slack for the calls
  * the server sends back (rdma_client_conn.c), and grants the server that
  * many in the rdma_credit of its backward replies.  A call arrives inline
@@ -22,8 +22,8 @@ void rpcrdma__client_set_backward(struct rpcrdma_client *c, rpcrdma__client_bc_f
 	pthread_mutex_unlock(&c->lock);
 }
 
-bool rpcrdma__clt_bc_recv(struct rpcrdma_client *c, struct cconn *cc, struct crecv *rv,
-			  uint32_t len)
+bool rpcrdma__client_bc_recv(struct rpcrdma_client *c, struct cconn *cc, struct crecv *rv,
+			     uint32_t len)
 {
 	const uint8_t *p = rv->c.buf;
 	rpcrdma__client_bc_fn fn = atomic_load_explicit(&c->bc_fn, memory_order_acquire);
@@ -96,7 +96,7 @@ int rpcrdma__client_backward_reply(struct rpcrdma_client *c, const void *msg, si
 		goto out;
 	uint8_t *p = s->c.buf;
 	/* xid: the call's; credits: the backward grant */
-	rpcrdma__bc_hdr_put(p, msg, len, RPCRDMA__CLT_BC_RECVS);
+	rpcrdma__bc_hdr_put(p, msg, len, RPCRDMA__CLIENT_BC_RECVS);
 	err = bc_post(c, cc, s, (uint32_t)(RPCRDMA_HDRLEN_MIN + len));
 	if (!err)
 		s = NULL;

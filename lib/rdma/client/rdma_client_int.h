@@ -3,12 +3,22 @@
  * What the client transport's files share: the client, its connections,
  * calls and contexts, and the helpers on the call and reply paths
  * (static inline here, so that they inline as they did in one file).
+ * Names: the RDMA transport client is `client` (rpcrdma_client_* in
+ * <rpcrdma/client.h>, rpcrdma__client_* inside); cconn, creq, crecv and
+ * csend are its connection, call, receive and send contexts.  The RPC
+ * client above it is `clnt` (lib/clnt).
  *
- *   rdma_client.c        options, create and destroy, synchronous calls
- *   rdma_client_conn.c   connect, break, drain, reap, reconnect backoff
- *   rdma_client_send.c   bounce buffers, chunk choice, the Send, the pump,
- *                        send completions
- *   rdma_client_reply.c  receive completions: a reply decoded and matched
+ * From the top down (a file calls only files below it):
+ *   rdma_client.c          options, create and destroy, synchronous calls,
+ *                          abort
+ *   rdma_client_reply.c    receive completions: a reply decoded and matched
+ *   rdma_client_backward.c calls from the server (RFC 8167)
+ *   rdma_client_send.c     calls: chunk choice, the Send, the pump, send
+ *                          completions
+ *   rdma_client_connect.c  connect, reconnect backoff (the completion
+ *                          handlers it sets come from the client)
+ *   rdma_client_conn.c     Sends given back, break, drain, reap
+ *   rdma_client_bufs.c     registered bounce buffers
  *
  * The internal header of lib/rdma/client, the RDMA transport's client
  * side.  Who may include it: lib/rdma/client and lib/clnt/clnt_rdma.c
@@ -34,7 +44,7 @@
  * -EMSGSIZE (larger than inline), -ENOBUFS.  Set the hook once, before
  * calls may come (clnt_rdma.c, at create); fn and arg outlive the client.
  */
-#define RPCRDMA__CLT_BC_RECVS 2u
+#define RPCRDMA__CLIENT_BC_RECVS 2u
 typedef void (*rpcrdma__client_bc_fn)(void *arg, const void *msg, size_t len);
 void rpcrdma__client_set_backward(struct rpcrdma_client *c, rpcrdma__client_bc_fn fn, void *arg);
 int rpcrdma__client_backward_reply(struct rpcrdma_client *c, const void *msg, size_t len);
@@ -68,7 +78,7 @@ struct cconn {
 	 * (client lock; through the context's pool node).  Only one Send in
 	 * sig_every asks for a completion: a send queue completes in order,
 	 * so a completion, or the flush of any Send, gives back every Send up
-	 * to it (rpcrdma__clt_send_release).  sig_every is at most a quarter
+	 * to it (rpcrdma__client_send_release).  sig_every is at most a quarter
 	 * of the pool, so an empty pool always holds a signaled Send.
 	 */
 	struct rpcrdma__list posted;
@@ -96,7 +106,8 @@ struct csend {
 };
 
 struct creq {
-	struct rpcrdma__list node;      /* wait list or in-flight list */
+	struct rpcrdma__list node;      /* wait list or in-flight list; the
+					 * cache's link while cached */
 	struct rpcrdma_client_call *call;
 	rpcrdma_client_done done;
 	void *arg;
@@ -105,6 +116,8 @@ struct creq {
 	struct rpcrdma__mrbuf rd, pz, wr, rp;  /* data item, position zero, write, reply */
 	struct cconn *cc;               /* set once sent */
 };
+
+RPCRDMA__BCACHE_TYPED(creq_block, struct creq)
 
 struct rpcrdma_client {
 	struct rpcrdma_client_opts opts;
@@ -116,7 +129,7 @@ struct rpcrdma_client {
 	pthread_cond_t reap_cv;         /* a dead connection's last WR completed */
 	struct cconn *cc;               /* current connection or NULL */
 	/* cc is live and the graveyard empty: client_connected has nothing
-	 * to do (set under the client lock by ready_update, read without) */
+	 * to do (set under the client lock by client_ready_update, read without) */
 	atomic_bool ready;
 	struct rpcrdma_client_credits credits;
 	unsigned inflight, max_inflight;
@@ -128,8 +141,7 @@ struct rpcrdma_client {
 	struct rpcrdma__list waiting, sent;
 	/* Finished calls' creqs kept for the next calls (client lock): a
 	 * call then costs no calloc and free. */
-	struct rpcrdma__list creq_cache;
-	unsigned ncreq_cache;
+	struct rpcrdma__bcache creq_cache;  /* at most twice the credits */
 	/* Every call from call_async until it completes, by xid: a chain
 	 * (creq.xnext) per bucket, the bucket the xid's host-order value's
 	 * low bits.  A client numbers its calls consecutively, so the calls
@@ -145,6 +157,10 @@ struct rpcrdma_client {
 	bool reap_added;                /* on the poller (set at create) */
 	bool reap_armed;                /* client lock */
 	struct rpcrdma__counters stats;
+	/* The completion handlers of a connection's receives and Sends
+	 * (reply.c, send.c), set at create for connect.c, which sits below
+	 * them. */
+	rpcrdma__done_fn *recv_done, *send_done;
 	/* Calls from the server (rdma_client_backward.c): the hook, set once,
 	 * read by poller threads. */
 	_Atomic(rpcrdma__client_bc_fn) bc_fn;
@@ -180,24 +196,41 @@ bool rpcrdma__client_abort(struct rpcrdma_client *c, struct rpcrdma_client_call 
 /* rdma_client_backward.c: a receive completion that carries a call from
  * the server: handed to the hook, its receive posted again; false when
  * it is not one (or no hook is set). */
-bool rpcrdma__clt_bc_recv(struct rpcrdma_client *c, struct cconn *cc, struct crecv *rv,
-			  uint32_t len);
+bool rpcrdma__client_bc_recv(struct rpcrdma_client *c, struct cconn *cc, struct crecv *rv,
+			     uint32_t len);
+
+/* rdma_client_bufs.c: a buffer of at least len bytes with `access`
+ * (b->len = len): 0 or -ENOMEM (never -ENOBUFS, which means "wait for a
+ * send buffer" to req_send's callers). */
+int rpcrdma__client_bufs_get(struct cconn *cc, struct rpcrdma__mrbuf *b, size_t len, int access);
+/* Gives r's bounce buffers back to cc's cache. */
+void rpcrdma__client_req_release(struct cconn *cc, struct creq *r);
+void rpcrdma__client_bufs_fini(struct cconn *cc);
 
 /* rdma_client_conn.c */
-void rpcrdma__clt_reap(struct rpcrdma_client *c, bool wait);
-void rpcrdma__clt_break(struct rpcrdma_client *c, struct cconn *cc, int status);
-int rpcrdma__clt_reaper_handle(struct rpcrdma__source *s, unsigned budget);
-int rpcrdma__clt_connect(struct rpcrdma_client *c);
+void rpcrdma__client_reap(struct rpcrdma_client *c, bool wait);
+void rpcrdma__client_break(struct rpcrdma_client *c, struct cconn *cc, int status);
+int rpcrdma__client_reaper_handle(struct rpcrdma__source *s, unsigned budget);
+/* A connection's CM source (cc->cm_src): disconnects, device removal. */
+int rpcrdma__client_cm_handle(struct rpcrdma__source *s, unsigned budget);
+bool rpcrdma__client_send_release(struct rpcrdma_client *c, struct cconn *cc, struct csend *s);
+
 /* rdma_client_send.c */
-/* Gives r's bounce buffers back to cc's cache (out of line, as in one file). */
-void rpcrdma__clt_req_release(struct cconn *cc, struct creq *r);
-void rpcrdma__clt_bufs_fini(struct cconn *cc);
-void rpcrdma__clt_pump_locked(struct rpcrdma_client *c, struct rpcrdma__list *failed, int *status);
-bool rpcrdma__clt_send_release(struct rpcrdma_client *c, struct cconn *cc, struct csend *s);
+/* Sends what the grant and the send buffers allow; fails what cannot be
+ * sent. */
+void rpcrdma__client_pump(struct rpcrdma_client *c);
+rpcrdma__done_fn rpcrdma__client_send_done; /* a call's Send, and the drain */
+
+/* rdma_client_reply.c */
+rpcrdma__done_fn rpcrdma__client_recv_done; /* a receive: a reply, or a backward call */
+
+/* rdma_client_connect.c: connects when there is no connection (unless
+ * the reconnect backoff holds the try back: its error then). */
+int rpcrdma__client_connect(struct rpcrdma_client *c);
 
 /*
  * Dropping the last reference only marks the connection flushed: it is
- * freed by rpcrdma__clt_reap() on an application thread (connect,
+ * freed by rpcrdma__client_reap() on an application thread (connect,
  * destroy), never on a poller thread, because freeing removes its CM
  * source from the poller.
  */
@@ -213,7 +246,7 @@ static inline void cconn_put(struct cconn *cc)
 }
 
 /* Client lock held: after a change of cc, cc->dead or the graveyard. */
-static inline void ready_update(struct rpcrdma_client *c)
+static inline void client_ready_update(struct rpcrdma_client *c)
 {
 	atomic_store_explicit(&c->ready,
 			      c->cc && !c->cc->dead && rpcrdma__list_empty(&c->graveyard),
@@ -285,56 +318,22 @@ static inline int post_recv(struct cconn *cc, struct crecv *rv)
  * and cc NULL; the caller sets call, done, arg and xid. */
 static inline struct creq *creq_get(struct rpcrdma_client *c)
 {
-	if (rpcrdma__list_empty(&c->creq_cache))
-		return calloc(1, sizeof(struct creq));
-	struct creq *r = rpcrdma__container_of(rpcrdma__list_pop(&c->creq_cache), struct creq, node);
+	size_t cap;
+	struct creq *r = creq_block_get(&c->creq_cache, 0, &cap);
 
-	c->ncreq_cache--;
+	if (!r)
+		return calloc(1, sizeof(struct creq));
 	r->cc = NULL;
 	return r;
 }
 
 /* Client lock held: keeps r for a later call, up to twice the credits.
- * r's four buffers must be empty (given back by rpcrdma__clt_req_release,
+ * r's four buffers must be empty (given back by rpcrdma__client_req_release,
  * or moved out as the reply path does), which spares creq_get a memset. */
 static inline void creq_put(struct rpcrdma_client *c, struct creq *r)
 {
-	if (c->ncreq_cache >= 2 * c->opts.max_credits) {
+	if (!creq_block_put(&c->creq_cache, r, 0))
 		free(r);
-		return;
-	}
-	rpcrdma__list_add_tail(&c->creq_cache, &r->node);
-	c->ncreq_cache++;
-}
-
-/* Sends what the grant and the send buffers allow; fails what cannot be
- * sent. */
-static inline void pump(struct rpcrdma_client *c)
-{
-	struct rpcrdma__list failed;
-	int status = 0;
-
-	rpcrdma__list_init(&failed);
-	pthread_mutex_lock(&c->lock);
-	rpcrdma__clt_pump_locked(c, &failed, &status);
-	pthread_mutex_unlock(&c->lock);
-	while (!rpcrdma__list_empty(&failed)) {
-		struct creq *r = rpcrdma__container_of(rpcrdma__list_pop(&failed), struct creq, node);
-
-		r->done(r->call, status, r->arg);
-		free(r);
-	}
-}
-
-/* Returns 0 with a current connection, connecting when there is none
- * (unless the reconnect backoff holds the try back: its error then). */
-static inline int client_connected(struct rpcrdma_client *c)
-{
-	/* The common case, without locks: rpcrdma_client_call_async checks
-	 * the connection again under the client lock. */
-	if (atomic_load_explicit(&c->ready, memory_order_acquire))
-		return 0;
-	return rpcrdma__clt_connect(c);
 }
 
 #endif

@@ -11,7 +11,7 @@
 /* Posts rv again, or gives it back to the pool on a dead connection.
  * Without the lock: a break right after the load is no different from one
  * right after the post, whose receive then flushes. */
-static void clt_repost(struct cconn *cc, struct crecv *rv)
+static void reply_repost(struct cconn *cc, struct crecv *rv)
 {
 	if (atomic_load_explicit(&cc->dead, memory_order_acquire))
 		rpcrdma__pool_put(&rv->c);
@@ -27,7 +27,7 @@ static void recv_failed(struct rpcrdma_client *c, struct cconn *cc, struct crecv
 	rpcrdma__count(&c->stats, NULL, wc->status == IBV_WC_WR_FLUSH_ERR ?
 		       RPCRDMA_STAT_FLUSHED : RPCRDMA_STAT_ERR_WC, 1);
 	rpcrdma__pool_put(&rv->c);
-	rpcrdma__clt_break(c, cc, -ECONNRESET);
+	rpcrdma__client_break(c, cc, -ECONNRESET);
 	cconn_put(cc);
 }
 
@@ -138,7 +138,7 @@ static inline int reply_decode(struct rpcrdma_client_call *call, const struct rp
 	return 0;
 }
 
-void rpcrdma__clt_recv_done(struct rpcrdma__cqe *cqe, const struct ibv_wc *wc)
+void rpcrdma__client_recv_done(struct rpcrdma__cqe *cqe, const struct ibv_wc *wc)
 {
 	struct crecv *rv = rpcrdma__container_of(cqe, struct crecv, c.cqe);
 	struct cconn *cc = rv->cc;
@@ -156,7 +156,7 @@ void rpcrdma__clt_recv_done(struct rpcrdma__cqe *cqe, const struct ibv_wc *wc)
 		recv_failed(c, cc, rv, wc);
 		return;
 	}
-	if (rpcrdma__clt_bc_recv(c, cc, rv, byte_len))
+	if (rpcrdma__client_bc_recv(c, cc, rv, byte_len))
 		return;                 /* a call from the server */
 	ret = rpcrdma_check_reply(rv->c.buf, wc->byte_len, &h);
 	if (ret > 0)
@@ -175,18 +175,18 @@ void rpcrdma__clt_recv_done(struct rpcrdma__cqe *cqe, const struct ibv_wc *wc)
 	 */
 	early = found && rpcrdma__early_enter(&cc->early_open, cc->early_slack);
 	if (!early)
-		clt_repost(cc, rv);
+		reply_repost(cc, rv);
 	/* How the reply came, read before done hands the call back. */
 	bool by_write = found && got.call->bulk_got, by_rchunk = found && h.type == RPCRDMA_NOMSG;
 	if (found) {
 		if (bufs)
-			rpcrdma__clt_req_release(cc, &got);
+			rpcrdma__client_req_release(cc, &got);
 		got.done(got.call, status, got.arg);
 		if (waiters)
-			pump(c);
+			rpcrdma__client_pump(c);
 	}
 	if (early) {
-		clt_repost(cc, rv);
+		reply_repost(cc, rv);
 		rpcrdma__early_leave(&cc->early_open);
 	}
 	/* Counted after the callback, off the round trip. */

@@ -1,103 +1,14 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * The client's calls: registered bounce buffers, the choice of chunks
- * (inline, read chunk at its position, position zero, write and reply
- * chunks), the Send, the queue of calls waiting for the grant, and send
- * completions.
+ * The client's calls: the choice of chunks (inline, read chunk at its
+ * position, position zero, write and reply chunks), the Send, the queue
+ * of calls waiting for the grant and its pump, and send completions.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "rdma_client_int.h"
-
-/* ---- registered bounce buffers (their rule: rdma_client_int.h) ---- */
-
-static size_t buf_class(size_t len)
-{
-	size_t c = 4096;
-
-	while (c < len && c < ((size_t)1 << 40))
-		c <<= 1;
-	return c;
-}
-
-/* A buffer of at least len bytes with `access`; b->len = len. */
-static int bufs_get(struct cconn *cc, struct rpcrdma__mrbuf *b, size_t len, int access)
-{
-	struct rpcrdma__list *l = access == BUF_WRITE ? &cc->wbufs : &cc->rbufs;
-	size_t cls = buf_class(len);
-	struct rpcrdma__mrbuf *hit = NULL;
-	int err;
-
-	pthread_mutex_lock(&cc->buf_lock);
-	for (struct rpcrdma__list *n = l->next; n != l; n = n->next) {
-		struct rpcrdma__mrbuf *x = rpcrdma__container_of(n, struct rpcrdma__mrbuf, node);
-
-		if (x->cap == cls) {
-			hit = x;
-			rpcrdma__list_del(n);
-			cc->buf_bytes -= x->cap;
-			break;
-		}
-	}
-	pthread_mutex_unlock(&cc->buf_lock);
-	if (hit) {
-		*b = *hit;
-		free(hit);
-	} else {
-		err = rpcrdma__mrbuf_alloc(b, cc->pd, cls, access);
-		if (err)   /* -ENOBUFS means "wait for a send buffer" to req_send's callers */
-			return err == -ENOBUFS ? -ENOMEM : err;
-		b->cap = cls;
-	}
-	b->len = len;
-	rpcrdma__list_init(&b->node);
-	return 0;
-}
-
-/* Keeps b for later calls (or frees it past the cap); b is zeroed. */
-static void bufs_put(struct cconn *cc, struct rpcrdma__mrbuf *b, int access)
-{
-	struct rpcrdma__mrbuf *keep;
-
-	if (!b->mr)
-		return;
-	pthread_mutex_lock(&cc->buf_lock);
-	if (cc->buf_bytes + b->cap <= BUF_CACHE_MAX && (keep = malloc(sizeof(*keep)))) {
-		*keep = *b;
-		rpcrdma__list_add_tail(access == BUF_WRITE ? &cc->wbufs : &cc->rbufs, &keep->node);
-		cc->buf_bytes += b->cap;
-		pthread_mutex_unlock(&cc->buf_lock);
-		memset(b, 0, sizeof(*b));
-		return;
-	}
-	pthread_mutex_unlock(&cc->buf_lock);
-	rpcrdma__mrbuf_free(b);
-}
-
-void rpcrdma__clt_req_release(struct cconn *cc, struct creq *r)
-{
-	bufs_put(cc, &r->rd, BUF_READ);
-	bufs_put(cc, &r->pz, BUF_READ);
-	bufs_put(cc, &r->wr, BUF_WRITE);
-	bufs_put(cc, &r->rp, BUF_WRITE);
-}
-
-void rpcrdma__clt_bufs_fini(struct cconn *cc)
-{
-	struct rpcrdma__list *lists[2] = { &cc->rbufs, &cc->wbufs }, *n;
-
-	for (int i = 0; i < 2; i++) {
-		while ((n = rpcrdma__list_pop(lists[i]))) {
-			struct rpcrdma__mrbuf *b = rpcrdma__container_of(n, struct rpcrdma__mrbuf, node);
-
-			rpcrdma__mrbuf_free(b);
-			free(b);
-		}
-	}
-	pthread_mutex_destroy(&cc->buf_lock);
-}
 
 /* ---- sending ---- */
 
@@ -131,7 +42,7 @@ static inline int req_write_chunks(struct rpcrdma_client *c, struct cconn *cc, s
 	int err;
 
 	if (call->reply_bulk && call->reply_bulk_len) {
-		err = bufs_get(cc, &r->wr, call->reply_bulk_len, BUF_WRITE);
+		err = rpcrdma__client_bufs_get(cc, &r->wr, call->reply_bulk_len, BUF_WRITE);
 		if (err)
 			return err;
 		p->ws = mr_seg(&r->wr);
@@ -141,7 +52,7 @@ static inline int req_write_chunks(struct rpcrdma_client *c, struct cconn *cc, s
 		p->d.write_chunks = 1;
 	}
 	if (call->reply_len + RPCRDMA_HDRLEN_MIN > c->opts.recv_inline) {
-		err = bufs_get(cc, &r->rp, call->reply_len, BUF_WRITE);
+		err = rpcrdma__client_bufs_get(cc, &r->rp, call->reply_len, BUF_WRITE);
 		if (err)
 			return err;
 		p->rps = mr_seg(&r->rp);
@@ -180,14 +91,14 @@ static inline int req_read_chunks(struct rpcrdma_client *c, struct cconn *cc, st
 		p->cutlen = call->bulk_length;
 		if (pad <= total - p->cut - p->cutlen)
 			p->cutlen += pad;
-		err = bufs_get(cc, &r->rd, call->bulk_length, BUF_READ);
+		err = rpcrdma__client_bufs_get(cc, &r->rd, call->bulk_length, BUF_READ);
 		if (err)
 			return err;
 		rpcrdma__iov_copy(r->rd.addr, call->iov, call->iovcnt, p->cut, call->bulk_length);
 	}
 	if (!call->bulk_length || hmax + total - p->cutlen > cc->send_max) {
 		/* The call (without the data item) by position zero. */
-		err = bufs_get(cc, &r->pz, total - p->cutlen, BUF_READ);
+		err = rpcrdma__client_bufs_get(cc, &r->pz, total - p->cutlen, BUF_READ);
 		if (err)
 			return err;
 		rpcrdma__iov_copy_without(r->pz.addr, call->iov, call->iovcnt, total, p->cut,
@@ -289,14 +200,14 @@ static int req_send(struct rpcrdma_client *c, struct cconn *cc, struct creq *r)
 		goto fail;
 	return 0;
 fail:
-	rpcrdma__clt_req_release(cc, r);
+	rpcrdma__client_req_release(cc, r);
 	rpcrdma__pool_put_owned(&s->c);
 	return err;
 }
 
 /* Sends waiting calls while the grant allows (client lock held).  Calls
  * that cannot be encoded are moved to *failed. */
-void rpcrdma__clt_pump_locked(struct rpcrdma_client *c, struct rpcrdma__list *failed, int *status)
+static void pump_locked(struct rpcrdma_client *c, struct rpcrdma__list *failed, int *status)
 {
 	struct cconn *cc = c->cc;
 
@@ -320,13 +231,43 @@ void rpcrdma__clt_pump_locked(struct rpcrdma_client *c, struct rpcrdma__list *fa
 	}
 }
 
+/* Sends what the grant and the send buffers allow; fails what cannot be
+ * sent. */
+void rpcrdma__client_pump(struct rpcrdma_client *c)
+{
+	struct rpcrdma__list failed;
+	int status = 0;
+
+	rpcrdma__list_init(&failed);
+	pthread_mutex_lock(&c->lock);
+	pump_locked(c, &failed, &status);
+	pthread_mutex_unlock(&c->lock);
+	while (!rpcrdma__list_empty(&failed)) {
+		struct creq *r = rpcrdma__container_of(rpcrdma__list_pop(&failed), struct creq, node);
+
+		r->done(r->call, status, r->arg);
+		free(r);
+	}
+}
+
+/* Returns 0 with a current connection, connecting when there is none
+ * (unless the reconnect backoff holds the try back: its error then). */
+static inline int client_connected(struct rpcrdma_client *c)
+{
+	/* The common case, without locks: rpcrdma_client_call_async checks
+	 * the connection again under the client lock. */
+	if (atomic_load_explicit(&c->ready, memory_order_acquire))
+		return 0;
+	return rpcrdma__client_connect(c);
+}
+
 int rpcrdma_client_call_async(struct rpcrdma_client *c, struct rpcrdma_client_call *call,
 			      rpcrdma_client_done done, void *arg)
 {
 	struct creq *r;
-	int err;
-
+	uint32_t xid;
 	size_t total;
+	int err;
 
 	if (!c || !call || !done || call->size < sizeof(*call) || !call->iov)
 		return -EINVAL;
@@ -338,8 +279,6 @@ int rpcrdma_client_call_async(struct rpcrdma_client *c, struct rpcrdma_client_ca
 	err = client_connected(c);
 	if (err)
 		return err;
-	uint32_t xid;
-
 	if (rpcrdma__likely(call->iov[0].iov_len >= 4))
 		memcpy(&xid, call->iov[0].iov_base, 4);
 	else
@@ -398,53 +337,22 @@ int rpcrdma_client_call_async(struct rpcrdma_client *c, struct rpcrdma_client_ca
 
 /* ---- completions ---- */
 
-/*
- * Gives back s and every Send posted before it (their completions, if
- * any, came first) to the send pool, and all but one of their references
- * (the caller's cconn_put drops the last, and wakes a reaper); true when
- * calls wait, perhaps for a send buffer.
- */
-bool rpcrdma__clt_send_release(struct rpcrdma_client *c, struct cconn *cc, struct csend *s)
-{
-	bool waiters;
-	int n = 0;
-
-	pthread_mutex_lock(&c->lock);
-	for (;;) {
-		struct rpcrdma__list *x = rpcrdma__list_pop(&cc->posted);
-
-		if (!x)
-			break;  /* not reached: s is on the list */
-		n++;
-		if (x == &cc->drain->c.node)
-			break;  /* the drain is the last, and no pool's */
-		rpcrdma__pool_put_owned(rpcrdma__container_of(x, struct rpcrdma__ctxt, node));
-		if (x == &s->c.node)
-			break;
-	}
-	waiters = !rpcrdma__list_empty(&c->waiting);
-	pthread_mutex_unlock(&c->lock);
-	if (n > 1)
-		atomic_fetch_sub_explicit(&cc->refs, n - 1, memory_order_acq_rel);
-	return waiters;
-}
-
-void rpcrdma__clt_send_done(struct rpcrdma__cqe *cqe, const struct ibv_wc *wc)
+void rpcrdma__client_send_done(struct rpcrdma__cqe *cqe, const struct ibv_wc *wc)
 {
 	struct csend *s = rpcrdma__container_of(cqe, struct csend, c.cqe);
 	struct cconn *cc = s->cc;
 	struct rpcrdma_client *c = cc->c;
 	/* A call that found no send buffer waits in c->waiting (under the
 	 * client lock, as the buffers come back): the pump sends it. */
-	bool waiters = rpcrdma__clt_send_release(c, cc, s);
+	bool waiters = rpcrdma__client_send_release(c, cc, s);
 
 	if (wc->status != IBV_WC_SUCCESS) {
 		if (s != cc->drain)
 			rpcrdma__count(&c->stats, NULL, wc->status == IBV_WC_WR_FLUSH_ERR ?
 				       RPCRDMA_STAT_FLUSHED : RPCRDMA_STAT_ERR_WC, 1);
-		rpcrdma__clt_break(c, cc, -ECONNRESET);
+		rpcrdma__client_break(c, cc, -ECONNRESET);
 	} else if (waiters) {
-		pump(c);
+		rpcrdma__client_pump(c);
 	}
 	cconn_put(cc);
 }
