@@ -9,7 +9,7 @@ pkgs="build-essential meson ninja-build pkg-config clang libclang-rt-14-dev scdo
  libkrb5-dev krb5-kdc krb5-admin-server krb5-user
  rdmacm-utils perftest valgrind systemtap-sdt-dev
  qemu-system-x86 busybox-static kmod cpio iproute2 rpcbind tshark gnuplot-nox
- tcpdump strace
+ tcpdump strace time
  dpkg-dev debhelper lintian fakeroot man-db cmake
  python3"
 missing=""

@@ -560,6 +560,17 @@ unsigned tnfs_deleg_held_by(struct tnfs_deleg *d, uint64_t clientid)
 	return n;
 }
 
+bool tnfs_deleg_others_hold(struct tnfs_deleg *d, uint64_t clientid)
+{
+	pthread_mutex_lock(&d->mu);
+	const struct holder *h = *holder_of(d, clientid);
+	/* held counts every delegation in the table, the holders' n only
+	 * those handed out: held - n >= the others' */
+	bool others = d->st.held > (h ? h->n : 0);
+	pthread_mutex_unlock(&d->mu);
+	return others;
+}
+
 void tnfs_deleg_resend(struct tnfs_deleg *d, uint64_t clientid)
 {
 	pthread_mutex_lock(&d->mu);

@@ -127,6 +127,10 @@ void tnfs_deleg_forget_client(struct tnfs_deleg *d, uint64_t clientid);
 /* Delegations the client holds (revoked ones it has not freed
  * included): DESTROY_CLIENTID is NFS4ERR_CLIENTID_BUSY while any is. */
 unsigned tnfs_deleg_held_by(struct tnfs_deleg *d, uint64_t clientid);
+/* Whether clients other than clientid may hold delegations now (false:
+ * none can conflict with clientid's operations, and the callers skip the
+ * stat that would find the file's key). */
+bool tnfs_deleg_others_hold(struct tnfs_deleg *d, uint64_t clientid);
 /* The client's path came up again: recalls in progress are sent again. */
 void tnfs_deleg_resend(struct tnfs_deleg *d, uint64_t clientid);
 

@@ -88,8 +88,9 @@
  *  - per connection, from accept until it is freed: as hca_object 1 QP, 1 MR
  *    (send buffers, registered at its first call: charged from accept
  *    all the same) and, without the SRQ (none, or its buffers all
- *    promised at accept), 1 MR (receive buffers): 2 with an
- *    SRQ, 3 without;
+ *    promised at accept), 2 MRs (receive buffers: those posted at accept,
+ *    and the rest of the grant's, made by its first call and charged
+ *    from accept): 2 with an SRQ, 4 without;
  *  - per registered buffer of the bulk cache (bulk_cache_bytes; RDMA Read
  *    sinks and Write sources, cached ones included): 1 hca_object, from its
  *    registration until it is deregistered;
@@ -174,12 +175,13 @@ struct rpcrdma_listener_opts {
 	 * active one without a call in progress -- or, when every one has a
 	 * call in progress, the least recently active -- and is accepted
 	 * (RPCRDMA_STAT_CAP_CLOSES).  0: no limit (default 256).  An idle
-	 * connection that never called costs the server about 0.6 MB over
+	 * connection that never called costs the server about 0.2 MB over
 	 * soft-RoCE with the default credits and inline sizes (its queue
-	 * pair's rings, and 256 KiB of receive buffers when it is not on the
-	 * SRQ); its first call adds its send buffers (grant + 24 of
-	 * send_inline bytes: 352 KiB), measured in tests/vm/payloads/
-	 * rdma-scale: the default cap bounds that near 256 MiB.  The client
+	 * pair's rings and its share of a CQ; not on the SRQ, 6 receive
+	 * buffers); its first call adds its send buffers (grant + 24 of
+	 * send_inline bytes: 352 KiB) and, not on the SRQ, the rest of the
+	 * grant's receive buffers (60 of recv_inline bytes: 240 KiB),
+	 * measured in tests/vm/payloads/rdma-scale.  The client
 	 * of a closed connection sees a disconnect and reconnects when it
 	 * calls again. */
 	uint32_t idle_timeout_ms;

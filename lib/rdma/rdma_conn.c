@@ -14,8 +14,6 @@
 #include "rdma_internal.h"
 #include "util/trace.h"
 
-#define SEND_SGE_MAX 16
-
 /* ---- references and teardown ---- */
 
 void rpcrdma__conn_get(struct rpcrdma__conn *conn)
@@ -33,6 +31,8 @@ static void conn_free(struct rpcrdma__conn *conn)
 	lost = conn->send_pool.count - conn->send_pool.nfree;
 	if (conn->have_recv_pool)
 		lost += conn->recv_pool.count - conn->recv_pool.nfree;
+	if (conn->have_recv_more)
+		lost += conn->recv_more.count - conn->recv_more.nfree;
 	if (lost)
 		rpcrdma__count(&l->stats, NULL, RPCRDMA_STAT_CTXT_LOST, lost);
 	RPCRDMA_TRACE(conn_free, conn->conn_id, lost);
@@ -52,6 +52,8 @@ static void conn_free(struct rpcrdma__conn *conn)
 	rpcrdma__send_pool_fini(&conn->send_pool);
 	if (conn->have_recv_pool)
 		rpcrdma__pool_fini(&conn->recv_pool);
+	if (conn->have_recv_more)
+		rpcrdma__pool_fini(&conn->recv_more);
 	rpcrdma__poller_cq_put(conn->cq, (int)(conn->sq_depth +
 		rpcrdma__conn_recvs(conn, rpcrdma_credits_grant(&conn->credits))));
 	rpcrdma__rescg_ledger_release(&conn->led);
@@ -505,13 +507,24 @@ static void conn_setup(struct rpcrdma_listener *l, struct rpcrdma__conn *conn,
 	conn->send_inline = l->opts.send_inline < peer.inline_recv ? l->opts.send_inline :
 								     peer.inline_recv;
 
-	/* Room for grant replies and RDMA Reads, the silent Sends
-	 * (conn->sends) and the drain. */
+	/* What the connection can have outstanding: a Send from each of
+	 * the send pool's contexts (grant + 8 + sig_every, silent ones
+	 * included: conn->sends) and from each backward call (bc_recvs),
+	 * one more WR a call for its RDMA Writes or Reads (most chains are
+	 * a Send alone or one Write and the Send), and the drain.  A chain
+	 * that finds no room waits (sq_wait, counted as sq_starved); with the
+	 * default grant of 64 (155 WRs) the longest reply chain
+	 * (RPCRDMA__CHAIN_MAX) fits beside sig_every - 1 silent Sends.  Each
+	 * WR is a slot of the provider's ring (soft-RoCE: 512 bytes, a power
+	 * of two slots): grant * 4 + 32 (288 WRs, 512 slots) took 256 KiB a
+	 * connection, 155 take 128 KiB. */
 	conn->sig_every = RPCRDMA__SIG_EVERY;
-	conn->sq_depth = grant * 4 + 16 + conn->sig_every;
+	conn->sq_depth = grant * 2 + 8 + conn->sig_every + conn->bc_recvs + 1;
 	if (conn->sq_depth > conn->dev->max_qp_wr)
 		conn->sq_depth = conn->dev->max_qp_wr;
-	if (conn->sq_depth < 4 * conn->sig_every)
+	/* Silent Sends take at most sig_every - 1 WRs: half the queue or
+	 * less (grant 8: 41 WRs, as the 64 of before kept sig_every). */
+	if (conn->sq_depth < 2 * conn->sig_every)
 		conn->sig_every = 1;    /* a small queue: every Send signaled */
 	conn->sq_avail = conn->sq_depth - 1;
 }
@@ -547,7 +560,7 @@ static int conn_create_qp(struct rpcrdma_listener *l, struct rpcrdma__conn *conn
 		.cap = {
 			.max_send_wr = conn->sq_depth,
 			.max_recv_wr = conn->on_srq ? 0 : rpcrdma__conn_recvs(conn, grant),
-			.max_send_sge = dev->max_sge < SEND_SGE_MAX ? dev->max_sge : SEND_SGE_MAX,
+			.max_send_sge = 1,  /* every WR we post has one SGE */
 			.max_recv_sge = 1,
 		},
 	};
@@ -574,24 +587,43 @@ int rpcrdma__conn_send_pool(struct rpcrdma__conn *conn)
 				  IBV_ACCESS_LOCAL_WRITE);
 }
 
-/* Without the SRQ, the receive pool and its posted receives (the send
- * pool waits for the first call: rpcrdma__conn_send_pool).  0 or a
- * negative errno. */
+int rpcrdma__conn_recv_more(struct rpcrdma__conn *conn)
+{
+	int err;
+
+	if (conn->on_srq || conn->have_recv_more || !conn->recv_more_n)
+		return 0;
+	err = rpcrdma__pool_init(&conn->recv_more, conn->dev->pd, rpcrdma__recv_done,
+				 conn->recv_more_n, sizeof(struct rpcrdma_call),
+				 conn->l->opts.recv_inline, IBV_ACCESS_LOCAL_WRITE);
+	if (err)
+		return err;
+	conn->have_recv_more = true;
+	return rpcrdma__recv_post_pool(conn, &conn->recv_more);
+}
+
+/* Without the SRQ, the receive pool and its posted receives: the backward
+ * ones and RPCRDMA__IDLE_RECVS of the grant's, the rest and the send pool
+ * waiting for the first call (rpcrdma__conn_recv_more,
+ * rpcrdma__conn_send_pool): an idle connection registers 6 receive
+ * buffers of 4 KiB, not 66.  0 or a negative errno. */
 static int conn_pools(struct rpcrdma_listener *l, struct rpcrdma__conn *conn, uint32_t grant)
 {
 	struct ibv_pd *pd = conn->dev->pd;
+	uint32_t now = grant < RPCRDMA__IDLE_RECVS ? grant : RPCRDMA__IDLE_RECVS;
 	int err;
 
 	if (conn->on_srq)
 		return 0;
+	conn->recv_more_n = grant - now;
 	err = rpcrdma__pool_init(&conn->recv_pool, pd, rpcrdma__recv_done,
-				 rpcrdma__conn_recvs(conn, grant),
+				 rpcrdma__conn_recvs(conn, now),
 				 sizeof(struct rpcrdma_call), l->opts.recv_inline,
 				 IBV_ACCESS_LOCAL_WRITE);
 	if (err)
 		return err;
 	conn->have_recv_pool = true;
-	return rpcrdma__recv_post_initial(conn);
+	return rpcrdma__recv_post_pool(conn, &conn->recv_pool);
 }
 
 /* Accepts with our private data and the RDMA Read depths.  0 or -errno. */

@@ -276,7 +276,8 @@ void rpcrdma__rb_conn_drain(struct rpcrdma__rb *b, struct rpcrdma__rb_conn *c,
  * What the resource controller is charged (xprt.h, RESOURCE ACCOUNTING), in
  * hca_object units: a listener's per-device objects (PD, its share of the
  * poller's CQ and completion channel, SRQ and the SRQ's receive-buffer MR)
- * and a connection's (QP, send-buffer MR, receive-buffer MR without SRQ).
+ * and a connection's (QP, send-buffer MR; without the SRQ, the MRs of the
+ * receives posted at accept and of those its first call adds).
  * The device context is 1 hca_handle per listener and device.
  */
 static inline uint32_t rpcrdma__rescg_dev_objects(bool srq, bool channel)
@@ -286,7 +287,7 @@ static inline uint32_t rpcrdma__rescg_dev_objects(bool srq, bool channel)
 
 static inline uint32_t rpcrdma__rescg_conn_objects(bool srq)
 {
-	return srq ? 2u : 3u;
+	return srq ? 2u : 4u;
 }
 
 /* Per-device resources of a listener. */
@@ -422,8 +423,18 @@ struct rpcrdma__conn {
 	 */
 	struct rpcrdma__list send_wait;
 	struct rpcrdma__pool send_pool;
-	bool have_recv_pool;
-	struct rpcrdma__pool recv_pool; /* without SRQ */
+	/*
+	 * Without the SRQ: the receives posted at accept (recv_pool: the
+	 * backward ones and RPCRDMA__IDLE_RECVS of the grant), and the rest
+	 * of the grant's (recv_more, recv_more_n of them), made and posted
+	 * by the first call (conn->lock) before its reply tells the client
+	 * the grant (until then a client has one credit: credits.h; one that
+	 * sends more finds no receive and retries: RNR).
+	 */
+	bool have_recv_pool, have_recv_more;
+	struct rpcrdma__pool recv_pool;
+	struct rpcrdma__pool recv_more;
+	unsigned recv_more_n;
 
 	struct rpcrdma__counters stats;
 	/* The backward direction (rdma_backward.c): receives kept for its
@@ -586,7 +597,9 @@ void rpcrdma__recv_repost(struct rpcrdma_call *call);
  * it also waits, at most 2 s, until every SRQ receive context is back in its
  * pool or still in the SRQ: no completion of one is handled after. */
 void rpcrdma__recv_srq_quiesce(struct rpcrdma__dev *dev, bool wait_all);
-int rpcrdma__recv_post_initial(struct rpcrdma__conn *conn);
+/* Posts every free receive of pool, one of conn's (taking a reference
+ * each).  0 or a negative errno (the rest left in the pool). */
+int rpcrdma__recv_post_pool(struct rpcrdma__conn *conn, struct rpcrdma__pool *pool);
 
 /* Bytes of a Send asked to go inline (IBV_SEND_INLINE: the provider
  * copies them into the work request, so the device reads no registered
@@ -603,6 +616,10 @@ int rpcrdma__recv_post_initial(struct rpcrdma__conn *conn);
  * early_slack): an inline reply goes out before its receive is reposted
  * while fewer than this many others do. */
 #define RPCRDMA__EARLY_SLACK 8u
+/* Receives of the grant a connection without the SRQ posts at accept; the
+ * rest wait for its first call (struct rpcrdma__conn.recv_more): 4 KiB
+ * each, an idle connection's largest cost after the rings. */
+#define RPCRDMA__IDLE_RECVS 4u
 
 /* Receives a connection of the service keeps for the replies to its
  * backward calls (RFC 8167; rdma_backward.h). */
@@ -665,6 +682,11 @@ void rpcrdma__call_release(struct rpcrdma_call *call);
  * RESOURCE ACCOUNTING) was made at accept.  0 or a negative errno, the
  * pool then untouched (rdma_conn.c). */
 int rpcrdma__conn_send_pool(struct rpcrdma__conn *conn);
+/* conn->lock held, the first call of conn, without the SRQ: makes and
+ * posts the receives of its grant beyond those posted at accept
+ * (recv_more).  0 (also when there are none) or a negative errno: the
+ * caller closes the connection (rdma_conn.c). */
+int rpcrdma__conn_recv_more(struct rpcrdma__conn *conn);
 /* A send context of conn's pool, cleared, or NULL (rdma_send.c). */
 struct rpcrdma__send *rpcrdma__send_get(struct rpcrdma__conn *conn);
 /* Gives back a send context that was never posted. */

@@ -108,11 +108,11 @@ static void srq_queue(struct rpcrdma_call *call)
 	}
 }
 
-int rpcrdma__recv_post_initial(struct rpcrdma__conn *conn)
+int rpcrdma__recv_post_pool(struct rpcrdma__conn *conn, struct rpcrdma__pool *pool)
 {
 	struct rpcrdma__ctxt *c;
 
-	while ((c = rpcrdma__pool_get(&conn->recv_pool))) {
+	while ((c = rpcrdma__pool_get(pool))) {
 		struct rpcrdma_call *call = (struct rpcrdma_call *)c;
 		int err;
 
@@ -329,9 +329,10 @@ static bool send_reserve(struct rpcrdma_call *call)
 
 	pthread_mutex_lock(&conn->lock);
 	closing = conn->state == RPCRDMA__CONN_CLOSING;
-	/* The first call makes the send pool (an idle connection has none). */
+	/* The first call makes the send pool (an idle connection has none)
+	 * and, without the SRQ, the rest of the grant's receives. */
 	if (rpcrdma__unlikely(!closing && !conn->send_pool.ctxts))
-		nopool = rpcrdma__conn_send_pool(conn) != 0;
+		nopool = rpcrdma__conn_send_pool(conn) != 0 || rpcrdma__conn_recv_more(conn) != 0;
 	if (!closing && !nopool && rpcrdma__list_empty(&conn->send_wait))
 		call->send = rpcrdma__send_get(conn);
 	got = call->send != NULL;
@@ -351,7 +352,7 @@ static bool send_reserve(struct rpcrdma_call *call)
 out_nopool:
 	/* No reply could ever be sent: as a QP that could not be made. */
 	rpcrdma__count(&conn->stats, &conn->l->stats, RPCRDMA_STAT_ERR_DROPPED, 1);
-	rpcrdma__conn_close(conn, "no memory for send buffers");
+	rpcrdma__conn_close(conn, "no memory for send or receive buffers");
 	rpcrdma__call_release(call);
 	return false;
 }

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Splits every traced NFS call of tests/vm/payloads/nfs-trace into phases.
 
-usage: nfs-trace-phases.py OUTDIR   (reads trace-kernel.txt, trace-tinynfs.txt)
+usage: nfs-trace-phases.py OUTDIR   (reads trace-kernel.txt and each
+trace-LABEL.txt of a tinynfs: trace-tinynfs.txt, NFS_TRACE_TINYNFS's)
 
 For each call (sunrpc:rpc_task_begin .. rpc_task_end of the client):
   client   begin -> the client posts its Send (xprtrdma_post_send)
@@ -9,21 +10,38 @@ For each call (sunrpc:rpc_task_begin .. rpc_task_end of the client):
            tinynfs: its loop's epoll_wait returns)
   server   -> the server posts its reply (kernel: svcrdma_post_send;
            tinynfs: the Send doorbell, a 32-byte write to the uverbs file)
+  unlink   vfs_unlink alone, inside the server phase (kprobes)
   to cli   -> the client's receive completion (xprtrdma_wc_receive)
   finish   -> rpc_task_end
   next     -> the next call's begin (the client program's own work)
 and, for tinynfs, the system calls it made in the server phase (their
 count and summed time, each by number).  Medians over the calls.
 """
+import glob
+import os
 import re
 import statistics
 import sys
 
 LINE = re.compile(r'\s*(.+?)-(\d+)\s+\[\d+\]\s+\S+\s+([\d.]+):\s+(\w+):\s*(.*)')
 PHASES = [('client', 'begin', 'psend'), ('to srv', 'psend', 'srv'),
-          ('server', 'srv', 'ssend'), ('to cli', 'ssend', 'wcrecv'),
+          ('server', 'srv', 'ssend'), ('unlink', 'unl0', 'unl1'), ('to cli', 'ssend', 'wcrecv'),
           ('finish', 'wcrecv', 'end'), ('next', 'end', 'next'),
           ('call', 'begin', 'end')]
+# The call as points in time: see TIMELINE below.
+# The same call as points in time, each the one before it plus the median
+# of that step over the calls (robust to the stalls the emulator adds now
+# and then); the kprobes on vfs_unlink when the payload could set them;
+# the server's receive completion is traced for nfsd (svcrdma_wc_recv)
+# only: tinynfs's loop wakes in epoll_wait.
+TIMELINE = [('client posts the call\'s Send', 'psend', 'begin'),
+            ('server: receive completion (nfsd)', 'srecv', 'psend'),
+            ('server picks the call up', 'srv', 'psend'),
+            ('handler: vfs_unlink begins', 'unl0', 'srv'),
+            ('handler: vfs_unlink returns', 'unl1', 'unl0'),
+            ('server posts the reply', 'ssend', 'unl1'),
+            ('client: receive completion', 'wcrecv', 'ssend'),
+            ('client: call ends (rpc_task_end)', 'end', 'wcrecv')]
 # x86_64 system call numbers worth a name here
 NAMES = {0: 'read', 1: 'write', 3: 'close', 5: 'fstat', 16: 'ioctl', 72: 'fcntl',
          122: 'setfsuid', 228: 'clock_gettime', 232: 'epoll_wait', 233: 'epoll_ctl',
@@ -50,6 +68,12 @@ def calls(path, kernel):
             cur.setdefault('wcrecv', t)
         elif ev == 'rpc_task_end':
             cur['end'] = t
+        elif ev == 'rr_unlink' and comm != 'rm':   # kprobe on vfs_unlink (the
+            cur.setdefault('unl0', t)              # client's rm calls it too)
+        elif ev == 'rr_unlink_ret' and comm != 'rm':
+            cur.setdefault('unl1', t)
+        elif kernel and ev == 'svcrdma_wc_recv':
+            cur.setdefault('srecv', t)
         elif kernel:
             if ev == 'svc_process':
                 cur.setdefault('srv', t)
@@ -79,27 +103,49 @@ def calls(path, kernel):
 def main():
     d = sys.argv[1]
     rows = {}
-    for s in ('kernel', 'tinynfs'):
+    # kernel first, then each tinynfs traced (trace-tinynfs.txt, and the
+    # labels of NFS_TRACE_TINYNFS: trace-LABEL.txt)
+    names = ['kernel'] + sorted(os.path.basename(f)[6:-4] for f in glob.glob(f'{d}/trace-*.txt')
+                                if not f.endswith('/trace-kernel.txt'))
+    for s in names:
         rows[s] = calls(f'{d}/trace-{s}.txt', s == 'kernel')
     print('phase medians, us (calls: %s)' % ', '.join(f'{s} {len(c)}' for s, c in rows.items()))
-    print('  %-8s %10s %10s %7s' % ('', 'kernel', 'tinynfs', 'ratio'))
+    print('  %-8s' % '' + ''.join(' %14s' % s for s in names) + '  ratio to kernel')
     for name, a, b in PHASES:
         med = []
-        for s in ('kernel', 'tinynfs'):
+        for s in names:
             v = [c[b] - c[a] for c in rows[s] if a in c and b in c]
             med.append(statistics.median(v) if v else float('nan'))
-        print('  %-8s %10.0f %10.0f %6.2fx' % (name, med[0], med[1], med[1] / med[0] if med[0] else 0))
-    tn = [c for c in rows['tinynfs'] if 'ssend' in c]
-    if tn:
-        print("tinynfs's system calls in the server phase, per call (count, us):")
+        print('  %-8s' % name + ''.join(' %14.0f' % m for m in med) + '  ' +
+              ' '.join('%.2fx' % (m / med[0]) if med[0] else '-' for m in med[1:]))
+    print('timeline of a median call, us from its begin (client rpc_task_begin):')
+    print('  %-36s' % '' + ''.join(' %14s' % s for s in names))
+    at = {s: {'begin': 0.0} for s in names}
+    for name, key, prev in TIMELINE:
+        out = []
+        for s in names:
+            # from the step before; the server's pick-up from the client's
+            # Send when the receive completion is not traced (tinynfs)
+            v = [c[key] - c[prev] for c in rows[s] if key in c and prev in c]
+            if v and prev in at[s]:
+                at[s][key] = at[s][prev] + statistics.median(v)
+                out.append('%14.0f' % at[s][key])
+            else:
+                out.append('%14s' % '-')
+        print('  %-36s%s' % (name, ''.join(' ' + o for o in out)))
+    for s in names[1:]:
+        tn = [c for c in rows[s] if 'ssend' in c]
+        if not tn:
+            continue
+        print(f"{s}'s system calls in the server phase, per call (count, median us of one):")
         tot = {}
         for c in tn:
             for nr, (n, us) in c['sys'].items():
-                t = tot.setdefault(nr, [0, 0.0])
+                t = tot.setdefault(nr, [0, []])
                 t[0] += n
-                t[1] += us
-        for nr, (n, us) in sorted(tot.items(), key=lambda kv: -kv[1][1]):
-            print('  %-18s %5.2f %7.1f' % (NAMES.get(nr, f'nr {nr}'), n / len(tn), us / len(tn)))
+                t[1].append(us / n)
+        for nr, (n, us) in sorted(tot.items(), key=lambda kv: -statistics.median(kv[1][1]) * kv[1][0]):
+            print('  %-18s %5.2f %7.1f' % (NAMES.get(nr, f'nr {nr}'), n / len(tn), statistics.median(us)))
     return 0
 
 

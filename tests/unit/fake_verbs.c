@@ -543,7 +543,9 @@ struct ibv_mr *ibv_reg_mr_iova2(struct ibv_pd *pd, void *addr, size_t length, ui
 
 	(void)iova;
 	(void)access;
-	if (FV->fail_reg_mr) {
+	if (FV->fail_reg_mr_skip) {
+		FV->fail_reg_mr_skip--;
+	} else if (FV->fail_reg_mr) {
 		FV->fail_reg_mr--;
 		errno = ENOMEM;
 		return NULL;

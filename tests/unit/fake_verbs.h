@@ -86,6 +86,7 @@ struct fv {
 	unsigned next_key, next_qpn;
 	/* Failure injection: the next n calls fail (0: none). */
 	unsigned fail_create_qp, fail_accept, fail_reg_mr;
+	unsigned fail_reg_mr_skip;  /* registrations that pass before fail_reg_mr's */
 	/* Records. */
 	struct fv_qp *qps_made[FV_MAX_QPS];
 	unsigned nqps_made;

@@ -126,7 +126,7 @@ static void setup_fake(void)
 	conn->peer_recv_inline = conn->peer_send_inline = 1024;
 	conn->send_inline = 1024;
 	conn->sig_every = RPCRDMA__SIG_EVERY;
-	conn->sq_depth = GRANT * 4 + 16 + conn->sig_every;
+	conn->sq_depth = GRANT * 2 + 8 + conn->sig_every + 1;  /* as conn_setup */
 	conn->sq_avail = conn->sq_depth - 1;
 
 	/* The pools as rpcrdma__conn_accept sizes them, their buffers by hand

@@ -102,8 +102,17 @@ static void test_remove_rename_setattr(void **state)
 				recall_and_return(e, k, &dsid, &fh);
 		}
 	}
+	/* The holder removes its own file: no conflict, no recall (no
+	 * other client holds a delegation: the name is not even looked at). */
+	struct fx *a = e->a.f;
+	deleg_of(e, "h", &dsid, &fh);
+	fx_seq(a);
+	req_op(&a->rq, OP_PUTROOTFH);
+	req_op(&a->rq, OP_REMOVE);
+	put_str(&a->rq.x, "h");
+	assert_int_equal(fx_call(a), NFS4_OK);
 	stop(e);
-	assert_int_equal(counter(e, "deleg_granted"), 3);
+	assert_int_equal(counter(e, "deleg_granted"), 4);
 	assert_int_equal(counter(e, "cb_recall"), 3);
 	assert_int_equal(counter(e, "deleg_returned"), 3);
 }
