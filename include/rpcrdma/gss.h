@@ -50,6 +50,20 @@
  * as long as the Kerberos ticket says (GSS-API's time_rec), at most
  * max_lifetime_s; one that is not finished within 60 seconds is dropped.
  *
+ * Over RDMA (RFC 8166, RFC 8267 section 4.3).  With krb5 (service none)
+ * the body is not transformed, so DDP-eligible items move as with
+ * AUTH_SYS: a bulk argument by read chunk at its position, a bulk result
+ * by write chunk.  With krb5i and krb5p the checksum or the seal covers
+ * the whole body, so nothing in it is DDP-eligible:
+ *   - a protected call travels inline (RDMA_MSG) or, when longer than the
+ *     inline size, whole by a position-zero read chunk (RDMA_NOMSG); it
+ *     has no read chunk at any other position;
+ *   - a protected reply travels inline or by a reply chunk; the client
+ *     offers no write chunk for it (rpcrdma_clnt_req's res_bulk is then
+ *     filled from the reply, and the reply chunk is sized for res_max +
+ *     res_bulk_len plus the framing), and the service does not use a
+ *     write chunk a peer offers (rpcrdma_svc_call_set_bulk is ignored).
+ *
  * Threads: contexts are shared by the loop thread and whichever thread
  * completes an asynchronous call; each is locked while GSS-API uses it.
  */
@@ -147,12 +161,14 @@ RPCRDMA_API void rpcrdma_clnt_gss_opts_init(struct rpcrdma_clnt_gss_opts *opts);
  * results are checked / decrypted before the request's decoder runs (a
  * reply that fails: -EBADMSG).  Call it while no call is in progress.
  * Stream transports only (TCP, RDMA): a UDP retransmission would reuse
- * its sequence number.  No bulk data moves with krb5i / krb5p (arguments
- * travel inline).  The context lives until the client is destroyed (the
+ * its sequence number.  No bulk data moves with krb5i / krb5p (see "Over
+ * RDMA" above).  The context lives until the client is destroyed (the
  * server forgets it after its lifetime; a call then gets -EACCES with
- * auth_stat 13 or 14, and calling this again makes a new one).  The INIT
- * reply's verifier (a checksum of the window) is not checked; every later
- * reply's is.
+ * auth_stat 13 or 14, and calling this again makes a new one).  The
+ * verifier of the INIT reply that completes the context must be the
+ * server's checksum of the sequence window (RFC 2203 section 5.2.3.1),
+ * else -EACCES; every later reply's must be the checksum of its call's
+ * sequence number, else that call fails with -EBADMSG.
  * 0; -EINVAL (no target, a bad service, UDP), -ENOTSUP (library built
  * without GSS-API), -ENOKEY (no credentials in ccache), -EACCES (GSS-API
  * or the server refused the context), or the call's errors.

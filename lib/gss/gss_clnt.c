@@ -300,3 +300,21 @@ int rpcrdma__gss_clnt_set_handle(struct rpcrdma__gss_clnt *g, const uint8_t *han
 	g->handle_len = len;
 	return 0;
 }
+
+int rpcrdma__gss_clnt_init_verf(struct rpcrdma__gss_clnt *g, uint32_t window, uint32_t flavor,
+				const uint8_t *verf, uint32_t verf_len)
+{
+	uint8_t b[4];
+	OM_uint32 maj, min;
+
+	if (flavor != RPCRDMA__AUTH_GSS || !verf_len || verf_len > RPCRDMA__GSS_MIC_MAX ||
+	    g->gctx == GSS_C_NO_CONTEXT)
+		return -EBADMSG;
+	rpcrdma__put_be32(b, window);
+	gss_buffer_desc in = {.length = 4, .value = b};
+	gss_buffer_desc tok = {.length = verf_len, .value = (void *)verf};
+	pthread_mutex_lock(&g->lock);
+	maj = gss_verify_mic(&min, g->gctx, &in, &tok, NULL);
+	pthread_mutex_unlock(&g->lock);
+	return GSS_ERROR(maj) ? -EBADMSG : 0;
+}

@@ -357,6 +357,11 @@ int rpcrdma__gss_clnt_ctl_cred(const struct rpcrdma__gss_clnt *g, bool first, ui
 /* The handle an INIT reply gave: 0 or -EBADMSG (empty, over the bound). */
 int rpcrdma__gss_clnt_set_handle(struct rpcrdma__gss_clnt *g, const uint8_t *handle,
 				 uint32_t len);
+/* The verifier of the INIT reply that completed the context (RFC 2203
+ * section 5.2.3.1): flavor RPCSEC_GSS, a MIC of the window (4 bytes, big
+ * endian) under the new context.  0 or -EBADMSG. */
+int rpcrdma__gss_clnt_init_verf(struct rpcrdma__gss_clnt *g, uint32_t window, uint32_t flavor,
+				const uint8_t *verf, uint32_t verf_len);
 #else
 /* Without GSS-API no service has a struct rpcrdma__gss_svc, so the core
  * never calls these but the free functions. */

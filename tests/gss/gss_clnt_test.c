@@ -7,6 +7,11 @@
  * back unchanged, NULL works.  Without RPCSEC_GSS the same client's call
  * is refused (-EACCES, AUTH_TOOWEAK), and a target the KDC does not know
  * gives no context.  Exit 0 when all is as expected.
+ *
+ * gss_clnt_test PORT forged MODE: against gss_forgesvc MODE (a server that
+ * forges reply verifiers): init / none (a bad INIT verifier): no context
+ * (-EACCES); call (a bad data reply verifier): the context is made, a
+ * NULL call fails with -EBADMSG; good: both work.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -124,12 +129,41 @@ static int refused(const struct sockaddr_in *sin)
 	return bad;
 }
 
+/* Against gss_forgesvc MODE: 0 when the client saw what it had to. */
+static int forged(const struct sockaddr_in *sin, const char *mode)
+{
+	struct rpcrdma_clnt *c;
+	struct rpcrdma_clnt_gss_opts go;
+	int want_ctx = strcmp(mode, "init") && strcmp(mode, "none");
+	int want_call = strcmp(mode, "good") ? -EBADMSG : 0;
+
+	if (rpcrdma_clnt_create("tcp", (const struct sockaddr *)sin, sizeof(*sin), GSS_TESTPROG,
+				GSS_TESTPROG_VERS, NULL, &c))
+		return 1;
+	rpcrdma_clnt_gss_opts_init(&go);
+	go.target = "host@localhost";
+	int rc = rpcrdma_clnt_set_auth_gss(c, &go), call = 1;
+	int bad = want_ctx ? rc != 0 : rc != -EACCES;
+	if (rc == 0) {
+		struct rpcrdma_clnt_req req = {.size = sizeof(req), .proc = GSS_TESTPROG_NULL,
+					       .res_max = 512};
+		call = rpcrdma_clnt_call(c, &req);
+		bad |= call != want_call;
+	}
+	printf("forged %s: context %d, NULL call %d: %s\n", mode, rc, rc ? 0 : call,
+	       bad ? "WRONG" : "as expected");
+	rpcrdma_clnt_destroy(c);
+	return bad;
+}
+
 int main(int argc, char **argv)
 {
-	if (argc != 2)
+	if (argc != 2 && !(argc == 4 && strcmp(argv[2], "forged") == 0))
 		return 2;
 	struct sockaddr_in sin = {.sin_family = AF_INET, .sin_port = htons((uint16_t)atoi(argv[1])),
 				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	if (argc == 4)
+		return forged(&sin, argv[3]);
 	int bad = flavour(&sin, RPCRDMA_GSS_SVC_NONE, "krb5");
 	bad |= flavour(&sin, RPCRDMA_GSS_SVC_INTEGRITY, "krb5i");
 	bad |= flavour(&sin, RPCRDMA_GSS_SVC_PRIVACY, "krb5p");
