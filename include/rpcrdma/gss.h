@@ -136,6 +136,29 @@ RPCRDMA_API const char *rpcrdma_svc_call_principal(const struct rpcrdma_svc_call
 /* The call's rpcrdma_gss_service, or 0 when it is not RPCSEC_GSS. */
 RPCRDMA_API int rpcrdma_svc_call_gss_service(const struct rpcrdma_svc_call *call);
 
+/* Counters of a service's RPCSEC_GSS contexts and answers. */
+struct rpcrdma_svc_gss_stats {
+	uint64_t contexts_created;   /* contexts completed (INIT / CONTINUE_INIT) */
+	uint64_t contexts_destroyed; /* ... ended by the client (RPCSEC_GSS_DESTROY) */
+	uint64_t contexts_evicted;   /* ... dropped to make room (the caps above) */
+	uint64_t contexts_expired;   /* ... dropped after their lifetime, or
+				      * unfinished after 60 seconds */
+	uint64_t contexts_now;       /* in the table now, finished or not */
+	uint64_t credproblem_sent;   /* calls answered RPCSEC_GSS_CREDPROBLEM */
+	uint64_t ctxproblem_sent;    /* calls answered RPCSEC_GSS_CTXPROBLEM */
+	uint64_t replays_dropped;    /* calls dropped: a replay, or below the window */
+	uint64_t garbage_args;       /* krb5i / krb5p arguments that did not verify,
+				      * decrypt or carry the call's sequence number */
+};
+
+/*
+ * Copies svc's RPCSEC_GSS counters into *st (at most size bytes of them;
+ * all 0 for a service without rpcrdma_svc_set_gss).  Any thread, while
+ * svc exists.
+ */
+RPCRDMA_API void rpcrdma_svc_gss_stats(struct rpcrdma_svc *svc, struct rpcrdma_svc_gss_stats *st,
+				       size_t size);
+
 /* ---------------------------------------------------------- client */
 
 struct rpcrdma_clnt; /* <rpcrdma/clnt.h> */

@@ -23,6 +23,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 
@@ -203,6 +204,9 @@ struct rpcrdma__gss_svc {
 	struct rpcrdma__gss_ctx *bucket[RPCRDMA__GSS_BUCKETS];
 	unsigned nctx;
 	uint64_t tick;                     /* counts uses, for least recently used */
+	/* rpcrdma_svc_gss_stats's counters, under lock */
+	uint64_t n_created, n_destroyed, n_evicted, n_expired, n_credproblem, n_ctxproblem,
+		n_replays, n_garbage;
 };
 
 /* Monotonic seconds. */
@@ -318,6 +322,8 @@ int rpcrdma__gss_svc_opts(const struct rpcrdma_svc_gss_opts *opts,
 int rpcrdma__gss_svc_new(const struct rpcrdma_svc_gss_opts *o, struct rpcrdma__gss_svc **out);
 /* Frees a service's contexts (rpcrdma_svc_destroy); NULL is a no-op. */
 void rpcrdma__gss_svc_free(struct rpcrdma__gss_svc *gs);
+/* The service's counters (rpcrdma_svc_gss_stats); gs NULL: all 0. */
+void rpcrdma__gss_svc_stats(struct rpcrdma__gss_svc *gs, struct rpcrdma_svc_gss_stats *st);
 
 /* Client (gss_clnt.c), for lib/clnt.  Writes at q (room bytes) the
  * credential with the next sequence number (*seq) and the verifier: a
@@ -413,6 +419,12 @@ static inline void rpcrdma__gss_call_free(struct rpcrdma__gss_call *g)
 static inline void rpcrdma__gss_svc_free(struct rpcrdma__gss_svc *gs)
 {
 	(void)gs;
+}
+static inline void rpcrdma__gss_svc_stats(struct rpcrdma__gss_svc *gs,
+					  struct rpcrdma_svc_gss_stats *st)
+{
+	(void)gs;
+	memset(st, 0, sizeof(*st));
 }
 static inline const char *rpcrdma__gss_call_principal(const struct rpcrdma__gss_call *g)
 {

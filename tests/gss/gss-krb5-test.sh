@@ -134,6 +134,15 @@ fi
 exec 3>&-
 wait "$svc_pid" || rc=1
 svc_pid=""
-if [ $rc -ne 0 ]; then cat "$T/svc.out"; else sed -n '/^calls/p' "$T/svc.out"; fi
+if [ $rc -ne 0 ]; then cat "$T/svc.out"; else sed -n '/^calls/p; /^gss /p' "$T/svc.out"; fi
+# The hostile raw client made every kind of event the counters name
+# (20 contexts from one address: 4 evicted; DESTROY; a replay; forged
+# headers; MAXSEQ; bad krb5i / krb5p arguments).
+gssline=$(sed -n 's/^gss //p' "$T/svc.out")
+for k in contexts_created contexts_destroyed contexts_evicted credproblem_sent ctxproblem_sent \
+	replays_dropped garbage_args; do
+	v=$(echo "$gssline" | tr ' ' '\n' | sed -n "/^$k\$/{n;p}")
+	[ "${v:-0}" -gt 0 ] || { echo "rpcrdma_svc_gss_stats: $k is '${v:-none}', not > 0"; rc=1; }
+done
 if [ -s "$T/svc.err" ]; then echo "service stderr:"; cat "$T/svc.err"; rc=1; fi
 exit $rc
