@@ -59,10 +59,13 @@
  *     inline size, whole by a position-zero read chunk (RDMA_NOMSG); it
  *     has no read chunk at any other position;
  *   - a protected reply travels inline or by a reply chunk; the client
- *     offers no write chunk for it (rpcrdma_clnt_req's res_bulk is then
- *     filled from the reply, and the reply chunk is sized for res_max +
- *     res_bulk_len plus the framing), and the service does not use a
- *     write chunk a peer offers (rpcrdma_svc_call_set_bulk is ignored).
+ *     offers no write chunk for it (res_bulk stays untouched: the bulk
+ *     result is in the checked or decrypted reply, where
+ *     rpcrdma_clnt_get_bulk points, valid until the call completes, as
+ *     for any bulk result that came inline; the reply chunk is sized for
+ *     res_max + res_bulk_len plus the framing), and the service does not
+ *     use a write chunk a peer offers (rpcrdma_svc_call_set_bulk is
+ *     ignored).
  *
  * Threads: contexts are shared by the loop thread and whichever thread
  * completes an asynchronous call; each is locked while GSS-API uses it.
