@@ -34,20 +34,23 @@ struct args {
 	int sec;                 /* 0: AUTH_SYS, else enum rpcrdma_gss_service */
 	const char *target;      /* RPCSEC_GSS: the server, "nfs@HOST" */
 	const char *ccache;      /* RPCSEC_GSS: NULL: KRB5CCNAME or the default */
+	const char *keytab;      /* RPCSEC_GSS: a client keytab instead of a ticket */
 	unsigned bench;          /* --bench N: rounds (0: none) */
 };
 
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: nfs4-probe [-t|--transport tcp|rdma] [--sec sys|krb5|krb5i|krb5p]\n"
-		"                  [--target SERVICE@HOST] [--ccache CCACHE] [--bench N]\n"
+		"                  [--target SERVICE@HOST] [--ccache CCACHE] [--keytab KEYTAB]\n"
+		"                  [--bench N]\n"
 		"                  HOST[:PORT] PATH\n"
 		"       nfs4-probe -h|--help|-V|--version\n"
 		"  HOST: numeric IPv4, IPv6 as [V6]:PORT or V6%%IFNAME; PORT: 2049 (tcp),\n"
 		"  20049 (rdma) when not given.  PATH: a writable directory on the server,\n"
 		"  from its NFSv4 root (e.g. / or /export).  --sec krb5*: RPCSEC_GSS with\n"
 		"  the ticket in CCACHE (default: KRB5CCNAME, else the default cache) for\n"
-		"  the service SERVICE@HOST (default: nfs@ this machine's host name).\n"
+		"  the service SERVICE@HOST (default: nfs@ this machine's host name), or\n"
+		"  with the key of a client KEYTAB's first principal.\n"
 		"  --bench N: then 100*N NULL calls and N 1 MiB WRITE and READ rounds, timed.\n");
 }
 
@@ -96,6 +99,7 @@ static int set_auth(struct probe *p, const struct args *a)
 	go.target = a->target ? a->target : target;
 	go.service = a->sec;
 	go.ccache = a->ccache;
+	go.keytab = a->keytab;
 	rc = rpcrdma_clnt_set_auth_gss(p->c, &go);
 	if (rc != 0) {
 		fprintf(stderr, "nfs4-probe: RPCSEC_GSS %s with %s: %s%s\n", sec_names[a->sec],
@@ -216,6 +220,7 @@ static const struct option longopts[] = {
 	{ "sec", required_argument, NULL, 's' },
 	{ "target", required_argument, NULL, 'T' },
 	{ "ccache", required_argument, NULL, 'C' },
+	{ "keytab", required_argument, NULL, 'K' },
 	{ "bench", required_argument, NULL, 'B' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
@@ -248,6 +253,9 @@ static void parse_opt(struct args *a, int opt, char **argv)
 		break;
 	case 'C':
 		a->ccache = optarg;
+		break;
+	case 'K':
+		a->keytab = optarg;
 		break;
 	case 'B':
 		errno = 0;

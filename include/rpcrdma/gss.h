@@ -173,6 +173,11 @@ struct rpcrdma_clnt_gss_opts {
 	int service;           /* enum rpcrdma_gss_service; 0: NONE (krb5) */
 	const char *ccache;    /* credential cache ("FILE:/tmp/krb5cc_1000");
 				* NULL: KRB5CCNAME, else the default */
+	const char *keytab;    /* a client keytab ("FILE:/etc/user.keytab"):
+				* when set, a ticket for its first principal is
+				* got from the KDC with its key, into ccache
+				* (NULL: a memory cache of the client's own);
+				* NULL: no keytab, the ticket of ccache */
 };
 
 /* Fills *opts with the defaults (every field 0 or NULL) and sets size. */

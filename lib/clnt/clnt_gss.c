@@ -139,7 +139,7 @@ int rpcrdma_clnt_set_auth_gss(struct rpcrdma_clnt *c, const struct rpcrdma_clnt_
 	if (!o.target || o.service < 0 || o.service > RPCRDMA_GSS_SVC_PRIVACY ||
 	    strcmp(c->netid, "udp") == 0 || strcmp(c->netid, "udp6") == 0)
 		return -EINVAL;
-	rc = rpcrdma__gss_clnt_new(o.target, o.ccache,
+	rc = rpcrdma__gss_clnt_new(o.target, o.ccache, o.keytab,
 				   o.service ? (uint32_t)o.service : RPCRDMA_GSS_SVC_NONE, &g);
 	if (rc)
 		return rc;

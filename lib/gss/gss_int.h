@@ -346,11 +346,12 @@ void rpcrdma__gss_clnt_free(struct rpcrdma__gss_clnt *g);
  * Context creation, GSS-API's part (lib/clnt/clnt_gss.c makes the calls).
  * rpcrdma__gss_clnt_new: a context to be made for target (a host-based
  * service name, "nfs@host") with the credentials of ccache (NULL: the
- * default) for service (enum rpcrdma__gss_service).  0, -ENOMEM, -ENOKEY,
- * -EINVAL (a bad name).
+ * default), or got with the keys of the client keytab keytab (when not
+ * NULL; into ccache, else a memory cache of its own) for service (enum
+ * rpcrdma__gss_service).  0, -ENOMEM, -ENOKEY, -EINVAL (a bad name).
  */
-int rpcrdma__gss_clnt_new(const char *target, const char *ccache, uint32_t service,
-			  struct rpcrdma__gss_clnt **out);
+int rpcrdma__gss_clnt_new(const char *target, const char *ccache, const char *keytab,
+			  uint32_t service, struct rpcrdma__gss_clnt **out);
 /* One round of gss_init_sec_context with the server's token (in_len 0 on
  * the first): *out / *out_len the token to send (NULL when none; free it).
  * 1: more rounds; 0: done on our side; -EACCES, -ENOMEM. */
@@ -482,9 +483,10 @@ static inline void rpcrdma__gss_clnt_free(struct rpcrdma__gss_clnt *g)
 	(void)g;
 }
 static inline int rpcrdma__gss_clnt_new(const char *target, const char *ccache,
-					uint32_t service, struct rpcrdma__gss_clnt **out)
+					const char *keytab, uint32_t service,
+					struct rpcrdma__gss_clnt **out)
 {
-	(void)target, (void)ccache, (void)service;
+	(void)target, (void)ccache, (void)keytab, (void)service;
 	*out = NULL;
 	return -ENOTSUP;
 }

@@ -109,6 +109,10 @@ timeout 30 "$client" "$sport" || rc=1
 if [ -n "$ours" ]; then
 	echo "--- the library's own client"
 	timeout 30 "$ours" "$sport" || rc=1
+	echo "--- the library's own client, with a client keytab and no ticket"
+	KRB5CCNAME="FILE:$T/no-such-ccache" GSS_CLNT_TEST_KEYTAB="$T/user.keytab" \
+		timeout 30 "$ours" "$sport" || rc=1
+	[ ! -e "$T/no-such-ccache" ] || { echo "the keytab's ticket went to KRB5CCNAME"; rc=1; }
 fi
 
 if [ -n "$ours" ] && [ -n "$forge" ]; then

@@ -6,7 +6,9 @@
  * WHOAMI names gssuser@ and the service, ECHO of 1 and 40000 bytes comes
  * back unchanged, NULL works.  Without RPCSEC_GSS the same client's call
  * is refused (-EACCES, AUTH_TOOWEAK), and a target the KDC does not know
- * gives no context.  Exit 0 when all is as expected.
+ * gives no context.  Exit 0 when all is as expected.  With
+ * GSS_CLNT_TEST_KEYTAB set, the credentials come from that client keytab
+ * (rpcrdma_clnt_gss_opts.keytab) instead of a ticket.
  *
  * gss_clnt_test PORT forged MODE: against gss_forgesvc MODE (a server that
  * forges reply verifiers): init / none (a bad INIT verifier): no context
@@ -102,6 +104,7 @@ static int flavour(const struct sockaddr_in *sin, int svc, const char *what)
 	rpcrdma_clnt_gss_opts_init(&go);
 	go.target = "host@localhost";
 	go.service = svc;
+	go.keytab = getenv("GSS_CLNT_TEST_KEYTAB"); /* a client keytab instead of a ticket */
 	int rc = rpcrdma_clnt_set_auth_gss(c, &go);
 	if (rc) {
 		fprintf(stderr, "%s: rpcrdma_clnt_set_auth_gss: %d\n", what, rc);
