@@ -12,7 +12,8 @@
  * and comes by reply chunk); REMOVE of everything it made, CLOSE;
  * DESTROY_SESSION and DESTROY_CLIENTID.  Every compound but those of the
  * session's setup and teardown starts with SEQUENCE (one slot); AUTH_SYS
- * with the caller's uid and gid.  NFS4ERR_DELAY and NFS4ERR_GRACE are
+ * with the caller's uid and gid, or RPCSEC_GSS (--sec krb5|krb5i|krb5p;
+ * the command line, flavours and --bench are in probe_main.c).  NFS4ERR_DELAY and NFS4ERR_GRACE are
  * retried with a growing pause (at most about four minutes in all).
  *
  * Without a port it uses NFS's own (2049 over TCP, 20049 over RDMA, RFC
@@ -20,7 +21,6 @@
  * at exit it prints the client's transport counters as "name value" lines.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,46 +28,17 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
-
-#include <rpcrdma/version.h>
 #include <rpcrdma/clnt.h>
-#include <rpcrdma/stats.h>
 
 #include "nfs4_xdr.h"
+#include "nfsprobe.h"
 
-#define NFS_PROGRAM 100003
-#define NFS_V4 4
 #define NFSPROC4_COMPOUND 1
 
-#define DATA_LEN (1u << 20)
-#define NNAMES 300
 #define RETRY_MAX 120        /* DELAY/GRACE retries per compound */
 #define READDIR_MAXCOUNT 65536u
 #define READDIR_ROUNDS 1000  /* READDIR calls at most */
 #define HDR_ROOM 2048u       /* RPC and compound headers around the data */
-
-struct probe {
-	struct rpcrdma_clnt *c;
-	char owner[128];
-	uint8_t verifier[NFS4_VERIFIER_SIZE];
-	uint64_t clientid;
-	uint8_t sessionid[NFS4_SESSIONID_SIZE];
-	uint32_t seqid;              /* slot 0's next sequence id */
-	int have_session, have_clientid;
-	uint32_t io;                 /* bytes per WRITE and READ */
-	uint32_t maxops;
-	struct p4_fh dir, file, sub;
-	struct p4_stateid open;
-	int opened, deleg;
-	struct p4_stateid delegsid;
-	char fname[64], dname[64];
-	int file_made, dir_made, nmade;
-	uint8_t *data, *back;
-	unsigned char seen[NNAMES];
-	uint32_t writes, reads, readdirs, listed;
-};
 
 static int enc_compound(struct rpcrdma_xdr_enc *enc, const void *args)
 {
@@ -195,7 +166,7 @@ static const struct call small = { .args_max = 4096, .res_max = 2048, .seq = 1 }
 
 /* ---- 1. EXCHANGE_ID, CREATE_SESSION, RECLAIM_COMPLETE ---------------------- */
 
-static int step_session(struct probe *p)
+int step_session(struct probe *p)
 {
 	struct p4_compound c = { 0 };
 	struct p4_res r;
@@ -251,7 +222,7 @@ static int step_session(struct probe *p)
 
 /* ---- 2. LOOKUP of PATH -------------------------------------------------------- */
 
-static int step_lookup(struct probe *p, const char *path)
+int step_lookup(struct probe *p, const char *path)
 {
 	char buf[1024], *save = NULL;
 	struct p4_compound c;
@@ -286,7 +257,7 @@ static int step_lookup(struct probe *p, const char *path)
 
 /* ---- 3. OPEN (create) ----------------------------------------------------------- */
 
-static int step_open(struct probe *p)
+int step_open(struct probe *p)
 {
 	struct p4_compound c;
 	struct p4_res r;
@@ -318,7 +289,7 @@ static int step_open(struct probe *p)
 
 /* ---- 4. WRITE, COMMIT; 5. READ ------------------------------------------------- */
 
-static int step_write(struct probe *p)
+int step_write(struct probe *p)
 {
 	struct p4_compound c;
 	struct p4_res r;
@@ -373,7 +344,7 @@ static int step_write(struct probe *p)
 	return 0;
 }
 
-static int step_read(struct probe *p)
+int step_read(struct probe *p)
 {
 	struct p4_compound c;
 	struct p4_res r;
@@ -470,7 +441,7 @@ static int on_dirent(void *arg, const char *name, uint64_t cookie)
 	return 0;
 }
 
-static int step_readdir(struct probe *p)
+int step_readdir(struct probe *p)
 {
 	struct p4_compound c;
 	struct p4_res r;
@@ -556,7 +527,7 @@ static int remove_name(struct probe *p, const struct p4_fh *dir, const char *nam
 
 /* Removes what was made and closes; quiet (after a failure): goes on past
  * errors and says nothing. */
-static int step_cleanup(struct probe *p, int quiet)
+int step_cleanup(struct probe *p, int quiet)
 {
 	struct p4_compound c;
 	struct p4_res r;
@@ -600,7 +571,7 @@ static int step_cleanup(struct probe *p, int quiet)
 	return rc;
 }
 
-static int step_destroy(struct probe *p, int quiet)
+int step_destroy(struct probe *p, int quiet)
 {
 	struct p4_compound c = { 0 };
 	struct p4_res r;
@@ -628,173 +599,4 @@ static int step_destroy(struct probe *p, int quiet)
 	if (!quiet)
 		printf("nfs4-probe: session and client id destroyed\n");
 	return 0;
-}
-
-/* ---- main ---------------------------------------------------------------------- */
-
-static void usage(FILE *f)
-{
-	fprintf(f, "usage: nfs4-probe [-t|--transport tcp|rdma] HOST[:PORT] PATH\n"
-		"       nfs4-probe -h|--help|-V|--version\n"
-		"  HOST: numeric IPv4, IPv6 as [V6]:PORT or V6%%IFNAME; PORT: 2049 (tcp),\n"
-		"  20049 (rdma) when not given.  PATH: a writable directory on the server,\n"
-		"  from its NFSv4 root (e.g. / or /export).\n");
-}
-
-static void print_stats(const struct probe *p)
-{
-	struct rpcrdma_stats st;
-
-	rpcrdma_clnt_stats(p->c, &st);
-	for (int i = 0; i < RPCRDMA_STAT_COUNT; i++)
-		printf("%s %" PRIu64 "\n", rpcrdma_stat_name((enum rpcrdma_stat)i), st.v[i]);
-}
-
-static void fill_pattern(uint8_t *d, size_t n, uint32_t seed)
-{
-	uint32_t x = seed | 1;
-
-	for (size_t i = 0; i < n; i++) {
-		x ^= x << 13;
-		x ^= x >> 17;
-		x ^= x << 5;
-		d[i] = (uint8_t)x;
-	}
-}
-
-static int open_client(struct probe *p, const char *transport, const char *target)
-{
-	struct sockaddr_storage ss;
-	socklen_t len;
-	int rdma = strcmp(transport, "rdma") == 0;
-
-	if (rpcrdma_clnt_parse_addr(target, &ss, &len) != 0) {
-		fprintf(stderr, "nfs4-probe: bad address '%s'\n", target);
-		return -1;
-	}
-	int v6 = ss.ss_family == AF_INET6;
-	in_port_t *port = v6 ? &((struct sockaddr_in6 *)&ss)->sin6_port
-			     : &((struct sockaddr_in *)&ss)->sin_port;
-	if (*port == 0)
-		*port = htons(rdma ? 20049 : 2049);
-	const char *netid = rdma ? (v6 ? "rdma6" : "rdma") : (v6 ? "tcp6" : "tcp");
-	struct rpcrdma_clnt_opts o;
-	rpcrdma_clnt_opts_init(&o);
-	int rc = rpcrdma_clnt_create(netid, (struct sockaddr *)&ss, len, NFS_PROGRAM, NFS_V4, &o,
-				     &p->c);
-	if (rc != 0) {
-		fprintf(stderr, "nfs4-probe: cannot reach %s over %s: %s\n", target, netid,
-			strerror(-rc));
-		return -1;
-	}
-	char host[256];
-	if (gethostname(host, sizeof(host)) != 0)
-		strcpy(host, "nfs4-probe");
-	host[sizeof(host) - 1] = '\0';
-	rc = rpcrdma_clnt_set_auth_sys(p->c, host, (uint32_t)getuid(), (uint32_t)getgid(), 0,
-				       NULL);
-	if (rc != 0) {
-		fprintf(stderr, "nfs4-probe: AUTH_SYS: %s\n", strerror(-rc));
-		return -1;
-	}
-	printf("nfs4-probe: %s over %s\n", target, netid);
-	return 0;
-}
-
-static const struct option longopts[] = {
-	{ "transport", required_argument, NULL, 't' },
-	{ "help", no_argument, NULL, 'h' },
-	{ "version", no_argument, NULL, 'V' },
-	{ NULL, 0, NULL, 0 },
-};
-
-/* -h/--help to stdout with 0, -V/--version, a bad argument named: 2. */
-static const char *parse_args(int argc, char **argv)
-{
-	const char *transport = "tcp";
-	int opt;
-
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":t:hV", longopts, NULL)) != -1) {
-		switch (opt) {
-		case 't':
-			transport = optarg;
-			break;
-		case 'h':
-			usage(stdout);
-			exit(0);
-		case 'V':
-			printf("nfs4-probe (librpcrdma %s)\n", rpcrdma_version_string());
-			exit(0);
-		default:
-			fprintf(stderr, "nfs4-probe: %s: '%s'\n", opt == ':' ? "option needs a value"
-				: "unknown option", argv[optind - 1]);
-			usage(stderr);
-			exit(2);
-		}
-	}
-	if (strcmp(transport, "tcp") && strcmp(transport, "rdma")) {
-		fprintf(stderr, "nfs4-probe: transport must be tcp or rdma: '%s'\n", transport);
-		exit(2);
-	}
-	if (argc - optind != 2) {
-		fprintf(stderr, "nfs4-probe: HOST[:PORT] PATH expected, %d argument%s given\n",
-			argc - optind, argc - optind == 1 ? "" : "s");
-		usage(stderr);
-		exit(2);
-	}
-	return transport;
-}
-
-int main(int argc, char **argv)
-{
-	const char *transport = parse_args(argc, argv);
-
-	struct probe *p = calloc(1, sizeof(*p));
-	if (p == NULL || !(p->data = malloc(DATA_LEN)) || !(p->back = malloc(DATA_LEN))) {
-		fprintf(stderr, "nfs4-probe: out of memory\n");
-		return 1;
-	}
-	struct timespec now;
-	clock_gettime(CLOCK_REALTIME, &now);
-	uint32_t seed = (uint32_t)now.tv_nsec ^ ((uint32_t)getpid() << 16);
-	p->maxops = P4_MAX_OPS;
-	memcpy(p->verifier, &now.tv_sec, 4);
-	memcpy(p->verifier + 4, &seed, 4);
-	snprintf(p->owner, sizeof(p->owner), "nfs4-probe.%ld.%08" PRIx32, (long)getpid(), seed);
-	snprintf(p->fname, sizeof(p->fname), "nfs4-probe.%ld.%08" PRIx32 ".file",
-		 (long)getpid(), seed);
-	snprintf(p->dname, sizeof(p->dname), "nfs4-probe.%ld.%08" PRIx32 ".dir",
-		 (long)getpid(), seed);
-	fill_pattern(p->data, DATA_LEN, seed);
-
-	int ok = -1;
-	if (open_client(p, transport, argv[optind]) == 0) {
-		ok = step_session(p);
-		if (ok == 0)
-			ok = step_lookup(p, argv[optind + 1]);
-		if (ok == 0)
-			ok = step_open(p);
-		if (ok == 0)
-			ok = step_write(p);
-		if (ok == 0)
-			ok = step_read(p);
-		if (ok == 0)
-			ok = step_readdir(p);
-		if (ok == 0)
-			ok = step_cleanup(p, 0);
-		if (ok == 0)
-			ok = step_destroy(p, 0);
-		if (ok != 0 && p->have_session)
-			step_cleanup(p, 1);
-		if (ok != 0)
-			step_destroy(p, 1);
-		print_stats(p);
-		rpcrdma_clnt_destroy(p->c);
-	}
-	printf("nfs4-probe: %s\n", ok == 0 ? "PASS" : "FAIL");
-	free(p->data);
-	free(p->back);
-	free(p);
-	return ok == 0 ? 0 : 1;
 }

@@ -57,6 +57,16 @@ left=$(ls -A "$tmp/export")
 [ "$left" = already-there ] || fail "the export holds '$left' after the run"
 [ "$(cat "$tmp/export/already-there")" = keep ] || fail "already-there changed"
 
+# --bench: its two lines, and still PASS with nothing left behind.
+"$probe" -t tcp --bench 2 "127.0.0.1:$port" / >"$tmp/out" 2>"$tmp/err" ||
+	{ cat "$tmp/out" "$tmp/err"; fail "nfs4-probe --bench 2 failed"; }
+grep -Eq '^bench null calls 200 us_per_call [0-9.]+ rw_syscalls_per_call [0-9.]+ ctx_switches_per_call [0-9.]+$' \
+	"$tmp/out" || fail "no 'bench null' line: $(grep '^bench' "$tmp/out")"
+grep -Eq '^bench io bytes 2097152 write_MBps [0-9.]+ read_MBps [0-9.]+$' "$tmp/out" ||
+	fail "no 'bench io' line: $(grep '^bench' "$tmp/out")"
+grep '^bench' "$tmp/out"
+[ "$(ls -A "$tmp/export")" = already-there ] || fail "--bench left files behind"
+
 # PATH that does not exist: the step, the operation and the status.
 if "$probe" "127.0.0.1:$port" /no/such/dir >"$tmp/out" 2>"$tmp/err"; then
 	fail "nfs4-probe passed with a missing PATH"
@@ -122,6 +132,10 @@ for h in -h --help; do
 done
 for v in -V --version; do
 	"$probe" $v | grep -q 'librpcrdma' || fail "nfs4-probe $v: no version"
+done
+for bad in "--sec krb6" "--bench 0" "--bench x"; do
+	st=0; "$probe" $bad "127.0.0.1:$port" / 2>"$tmp/err" || st=$?
+	[ $st = 2 ] && grep -q "'${bad#* }'" "$tmp/err" || fail "nfs4-probe $bad: exit $st, $(cat "$tmp/err")"
 done
 st=0; "$probe" --bogus 2>"$tmp/err" || st=$?
 [ $st = 2 ] && grep -q "unknown option: '--bogus'" "$tmp/err" ||

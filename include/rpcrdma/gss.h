@@ -50,6 +50,23 @@
  * as long as the Kerberos ticket says (GSS-API's time_rec), at most
  * max_lifetime_s; one that is not finished within 60 seconds is dropped.
  *
+ * Over RDMA (RFC 8166, RFC 8267 section 4.3).  With krb5 (service none)
+ * the body is not transformed, so DDP-eligible items move as with
+ * AUTH_SYS: a bulk argument by read chunk at its position, a bulk result
+ * by write chunk.  With krb5i and krb5p the checksum or the seal covers
+ * the whole body, so nothing in it is DDP-eligible:
+ *   - a protected call travels inline (RDMA_MSG) or, when longer than the
+ *     inline size, whole by a position-zero read chunk (RDMA_NOMSG); it
+ *     has no read chunk at any other position;
+ *   - a protected reply travels inline or by a reply chunk; the client
+ *     offers no write chunk for it (res_bulk stays untouched: the bulk
+ *     result is in the checked or decrypted reply, where
+ *     rpcrdma_clnt_get_bulk points, valid until the call completes, as
+ *     for any bulk result that came inline; the reply chunk is sized for
+ *     res_max + res_bulk_len plus the framing), and the service does not
+ *     use a write chunk a peer offers (rpcrdma_svc_call_set_bulk is
+ *     ignored).
+ *
  * Threads: contexts are shared by the loop thread and whichever thread
  * completes an asynchronous call; each is locked while GSS-API uses it.
  */
@@ -122,6 +139,29 @@ RPCRDMA_API const char *rpcrdma_svc_call_principal(const struct rpcrdma_svc_call
 /* The call's rpcrdma_gss_service, or 0 when it is not RPCSEC_GSS. */
 RPCRDMA_API int rpcrdma_svc_call_gss_service(const struct rpcrdma_svc_call *call);
 
+/* Counters of a service's RPCSEC_GSS contexts and answers. */
+struct rpcrdma_svc_gss_stats {
+	uint64_t contexts_created;   /* contexts completed (INIT / CONTINUE_INIT) */
+	uint64_t contexts_destroyed; /* ... ended by the client (RPCSEC_GSS_DESTROY) */
+	uint64_t contexts_evicted;   /* ... dropped to make room (the caps above) */
+	uint64_t contexts_expired;   /* ... dropped after their lifetime, or
+				      * unfinished after 60 seconds */
+	uint64_t contexts_now;       /* in the table now, finished or not */
+	uint64_t credproblem_sent;   /* calls answered RPCSEC_GSS_CREDPROBLEM */
+	uint64_t ctxproblem_sent;    /* calls answered RPCSEC_GSS_CTXPROBLEM */
+	uint64_t replays_dropped;    /* calls dropped: a replay, or below the window */
+	uint64_t garbage_args;       /* krb5i / krb5p arguments that did not verify,
+				      * decrypt or carry the call's sequence number */
+};
+
+/*
+ * Copies svc's RPCSEC_GSS counters into *st (at most size bytes of them;
+ * all 0 for a service without rpcrdma_svc_set_gss).  Any thread, while
+ * svc exists.
+ */
+RPCRDMA_API void rpcrdma_svc_gss_stats(struct rpcrdma_svc *svc, struct rpcrdma_svc_gss_stats *st,
+				       size_t size);
+
 /* ---------------------------------------------------------- client */
 
 struct rpcrdma_clnt; /* <rpcrdma/clnt.h> */
@@ -133,6 +173,11 @@ struct rpcrdma_clnt_gss_opts {
 	int service;           /* enum rpcrdma_gss_service; 0: NONE (krb5) */
 	const char *ccache;    /* credential cache ("FILE:/tmp/krb5cc_1000");
 				* NULL: KRB5CCNAME, else the default */
+	const char *keytab;    /* a client keytab ("FILE:/etc/user.keytab"):
+				* when set, a ticket for its first principal is
+				* got from the KDC with its key, into ccache
+				* (NULL: a memory cache of the client's own);
+				* NULL: no keytab, the ticket of ccache */
 };
 
 /* Fills *opts with the defaults (every field 0 or NULL) and sets size. */
@@ -147,12 +192,14 @@ RPCRDMA_API void rpcrdma_clnt_gss_opts_init(struct rpcrdma_clnt_gss_opts *opts);
  * results are checked / decrypted before the request's decoder runs (a
  * reply that fails: -EBADMSG).  Call it while no call is in progress.
  * Stream transports only (TCP, RDMA): a UDP retransmission would reuse
- * its sequence number.  No bulk data moves with krb5i / krb5p (arguments
- * travel inline).  The context lives until the client is destroyed (the
+ * its sequence number.  No bulk data moves with krb5i / krb5p (see "Over
+ * RDMA" above).  The context lives until the client is destroyed (the
  * server forgets it after its lifetime; a call then gets -EACCES with
- * auth_stat 13 or 14, and calling this again makes a new one).  The INIT
- * reply's verifier (a checksum of the window) is not checked; every later
- * reply's is.
+ * auth_stat 13 or 14, and calling this again makes a new one).  The
+ * verifier of the INIT reply that completes the context must be the
+ * server's checksum of the sequence window (RFC 2203 section 5.2.3.1),
+ * else -EACCES; every later reply's must be the checksum of its call's
+ * sequence number, else that call fails with -EBADMSG.
  * 0; -EINVAL (no target, a bad service, UDP), -ENOTSUP (library built
  * without GSS-API), -ENOKEY (no credentials in ccache), -EACCES (GSS-API
  * or the server refused the context), or the call's errors.

@@ -25,6 +25,8 @@ void rpcrdma_clnt_gss_opts_init(struct rpcrdma_clnt_gss_opts *opts)
 struct init_io {
 	struct rpcrdma__gss_init_res res; /* points into copy */
 	uint8_t *copy;
+	uint32_t verf_flavor, verf_len;   /* the reply's verifier */
+	uint8_t verf[RPCRDMA__CLNT_MAX_AUTH];
 };
 
 struct init_tok {
@@ -41,8 +43,14 @@ static int enc_token(struct rpcrdma_xdr_enc *e, const void *args)
 static int dec_init_res(struct rpcrdma_xdr_dec *d, void *res)
 {
 	struct init_io *io = res;
+	const struct rpcrdma__clnt_dec *cd = (const struct rpcrdma__clnt_dec *)d;
 	size_t n = rpcrdma_xdr_dec_left(d);
 
+	if (cd->magic != RPCRDMA__CLNT_DEC_MAGIC || cd->verf_len > sizeof(io->verf))
+		return -EBADMSG;
+	io->verf_flavor = cd->verf_flavor;
+	io->verf_len = cd->verf_len;
+	memcpy(io->verf, cd->verf, cd->verf_len);
 	if (n > RPCRDMA__GSS_TOKEN_MAX + 1024 || n % 4 || !(io->copy = malloc(n ? n : 4)) ||
 	    rpcrdma_xdr_get_fixed(d, io->copy, n))
 		return -EBADMSG;
@@ -100,8 +108,13 @@ static int establish(struct rpcrdma_clnt *c, struct rpcrdma__gss_clnt *g)
 			rc = -EACCES;
 		}
 		if (!more) {
+			/* RFC 2203 section 5.2.3.1: the verifier of the final
+			 * INIT reply is the server's MIC of the window, made
+			 * with the context both sides now hold. */
 			if (io.res.major == RPCRDMA__GSS_S_COMPLETE)
-				rc = 0;
+				rc = rpcrdma__gss_clnt_init_verf(g, io.res.window, io.verf_flavor,
+								 io.verf, io.verf_len)
+					     ? -EACCES : 0;
 			break;
 		}
 		in.p = io.res.token;
@@ -126,7 +139,7 @@ int rpcrdma_clnt_set_auth_gss(struct rpcrdma_clnt *c, const struct rpcrdma_clnt_
 	if (!o.target || o.service < 0 || o.service > RPCRDMA_GSS_SVC_PRIVACY ||
 	    strcmp(c->netid, "udp") == 0 || strcmp(c->netid, "udp6") == 0)
 		return -EINVAL;
-	rc = rpcrdma__gss_clnt_new(o.target, o.ccache,
+	rc = rpcrdma__gss_clnt_new(o.target, o.ccache, o.keytab,
 				   o.service ? (uint32_t)o.service : RPCRDMA_GSS_SVC_NONE, &g);
 	if (rc)
 		return rc;

@@ -45,6 +45,10 @@ enum rpcrdma__clnt_kind { RPCRDMA__CLNT_TCP, RPCRDMA__CLNT_UDP, RPCRDMA__CLNT_RD
 /* The longest call header: 6 words, credential (2 words + body), verifier. */
 #define RPCRDMA__CLNT_HDR_MAX (24u + 8u + RPCRDMA__CLNT_MAX_AUTH + 8u)
 /* Records and datagrams of at most this much are always accepted. */
+/* What RPCSEC_GSS adds to a reply beyond res_max + res_bulk_len: the
+ * verifier's checksum (up to RPCRDMA__CLNT_MAX_AUTH) and the krb5i / krb5p
+ * framing (sequence number, lengths, checksum or wrap token, padding). */
+#define RPCRDMA__CLNT_GSS_SLACK 1024u
 #define RPCRDMA__CLNT_MIN_RECORD ((size_t)1 << 20)
 
 /* One call, from rpcrdma_clnt_call_async to its done. */
@@ -63,6 +67,9 @@ struct rpcrdma__creq {
 	void *xprt;                     /* the transport's own state (RDMA) */
 	uint32_t gss_seq;               /* RPCSEC_GSS: the call's sequence number */
 	bool gss;                       /* ... sent with RPCSEC_GSS */
+	bool gss_wrapped;               /* ... krb5i / krb5p: neither the call's
+					 * nor the reply's data is DDP-eligible
+					 * (RFC 8267 section 4.3) */
 };
 
 /* Encoder given to an encode callback: put_bulk finds the call through it. */
@@ -80,6 +87,8 @@ struct rpcrdma__clnt_dec {
 	const void *bulk;               /* res_bulk when a write chunk was offered */
 	size_t bulk_got;                /* bytes the server wrote there */
 	bool bulk_done;                 /* get_bulk already called */
+	const uint8_t *verf;            /* the reply's verifier body (in the reply) */
+	uint32_t verf_flavor, verf_len;
 };
 
 #define RPCRDMA__CLNT_ENC_MAGIC 0x636c6e65u
@@ -91,6 +100,8 @@ struct rpcrdma__clnt_reply {
 	uint32_t reply_stat, accept_stat, auth_stat;
 	uint32_t low, high;             /* PROG_MISMATCH / RPC_MISMATCH */
 	size_t body;                    /* offset of the results (SUCCESS) */
+	size_t verf;                    /* MSG_ACCEPTED: offset of the verifier's body */
+	uint32_t verf_flavor, verf_len;
 };
 
 struct rpcrdma__clnt_loop;

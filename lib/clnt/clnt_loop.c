@@ -152,7 +152,8 @@ size_t rpcrdma__clnt_pending_max(struct rpcrdma_clnt *c)
 
 	for (struct rpcrdma__list *n = h->next; n != h; n = n->next) {
 		struct rpcrdma__creq *r = rpcrdma__container_of(n, struct rpcrdma__creq, node);
-		size_t m = r->req->res_max + r->req->res_bulk_len;
+		size_t m = r->req->res_max + r->req->res_bulk_len +
+			   (r->gss ? RPCRDMA__CLNT_GSS_SLACK : 0);
 
 		if (m > max)
 			max = m;

@@ -75,6 +75,7 @@ static int wrap_args(struct rpcrdma_clnt *c, struct rpcrdma__creq *r, size_t hle
 	r->msg = msg;
 	r->len = hlen + n;
 	r->bulk_off = r->bulk_len = 0; /* not DDP-eligible (RFC 8267) */
+	r->gss_wrapped = true;
 	return 0;
 }
 
@@ -168,15 +169,15 @@ bad:
 	return -EBADMSG;
 }
 
-/* Skips an opaque_auth (flavor, body <= 400 bytes). */
-static int skip_auth(struct rpcrdma_xdr_dec *x)
+/* Skips the reply's verifier, an opaque_auth (flavor, body <= 400
+ * bytes), noting where it is in h. */
+static int skip_verf(struct rpcrdma_xdr_dec *x, struct rpcrdma__clnt_reply *h)
 {
-	uint32_t flavor, n;
-
-	if (rpcrdma_xdr_get_u32(x, &flavor) || rpcrdma_xdr_get_u32(x, &n) ||
-	    n > RPCRDMA__CLNT_MAX_AUTH || rpcrdma_xdr_skip(x, n))
+	if (rpcrdma_xdr_get_u32(x, &h->verf_flavor) || rpcrdma_xdr_get_u32(x, &h->verf_len) ||
+	    h->verf_len > RPCRDMA__CLNT_MAX_AUTH)
 		return -EBADMSG;
-	return 0;
+	h->verf = rpcrdma_xdr_dec_pos(x);
+	return rpcrdma_xdr_skip(x, h->verf_len) ? -EBADMSG : 0;
 }
 
 int rpcrdma__clnt_reply_decode(const uint8_t *buf, size_t len, struct rpcrdma__clnt_reply *h)
@@ -190,7 +191,7 @@ int rpcrdma__clnt_reply_decode(const uint8_t *buf, size_t len, struct rpcrdma__c
 	    rpcrdma_xdr_get_u32(&x, &h->reply_stat))
 		return -EBADMSG;
 	if (h->reply_stat == RPCRDMA__MSG_ACCEPTED) {
-		if (skip_auth(&x) || rpcrdma_xdr_get_u32(&x, &h->accept_stat))
+		if (skip_verf(&x, h) || rpcrdma_xdr_get_u32(&x, &h->accept_stat))
 			return -EBADMSG;
 		if (h->accept_stat == 2 &&
 		    (rpcrdma_xdr_get_u32(&x, &h->low) || rpcrdma_xdr_get_u32(&x, &h->high)))
@@ -252,6 +253,9 @@ static int reply_status(struct rpcrdma_clnt *c, struct rpcrdma__creq *r,
 	d.magic = RPCRDMA__CLNT_DEC_MAGIC;
 	d.bulk = bulk;
 	d.bulk_got = bulk_got;
+	d.verf = buf + h->verf;
+	d.verf_flavor = h->verf_flavor;
+	d.verf_len = h->verf_len;
 	rpcrdma_xdr_dec_init_buf(&d.x, res, res_len);
 	int rc = req->decode(&d.x, req->res) ? -EBADMSG : 0;
 	free(owned);

@@ -4,7 +4,8 @@
  * Calls are encoded and started on the client's loop thread; the RDMA
  * client picks inline, read chunk (the put_bulk item, or position zero),
  * write chunk (over res_bulk) and reply chunk (res_max above the inline
- * size).  Its completions (on the poller) are handed back to the loop,
+ * size); a krb5i / krb5p call (RFC 8267 section 4.3) only inline or by
+ * position-zero read chunk, its reply only inline or by reply chunk.  Its completions (on the poller) are handed back to the loop,
  * which decodes them: a call's deadline and its reply are then seen by
  * one thread.  A call that times out breaks the connection (its credit
  * would be lost otherwise, as rpcrdma_client_call does) unless it still
@@ -97,8 +98,16 @@ static int rdma_start(struct rpcrdma_clnt *c, struct rpcrdma__creq *r)
 	 * the whole inline size would offer one on every call, and servers
 	 * then use it: nfsd sent every reply by reply chunk). */
 	size_t inl = clamp_u32(c->opts.inline_size, 1024, 65536) - RPCRDMA_HDRLEN_MIN;
-	size_t rlen = req->res_max > inl ? req->res_max : inl;
+	size_t want = req->res_max, rlen;
 	int err;
+
+	/* krb5i / krb5p (RFC 8267 section 4.3): the results are checksummed
+	 * or sealed as one piece, so no write chunk is offered; the bulk
+	 * result comes in the reply itself (inline or by reply chunk) with
+	 * the RPCSEC_GSS framing around it. */
+	if (r->gss_wrapped)
+		want += req->res_bulk_len + RPCRDMA__CLNT_GSS_SLACK;
+	rlen = want > inl ? want : inl;
 
 	if (!rc || !(rc->reply = malloc(rlen))) {
 		free(rc);
@@ -115,8 +124,8 @@ static int rdma_start(struct rpcrdma_clnt *c, struct rpcrdma__creq *r)
 	rc->call.bulk_length = r->bulk_len;
 	rc->call.reply_buf = rc->reply;
 	rc->call.reply_len = rlen;
-	rc->call.reply_bulk = req->res_bulk_len ? req->res_bulk : NULL;
-	rc->call.reply_bulk_len = req->res_bulk_len;
+	rc->call.reply_bulk = req->res_bulk_len && !r->gss_wrapped ? req->res_bulk : NULL;
+	rc->call.reply_bulk_len = r->gss_wrapped ? 0 : req->res_bulk_len;
 	r->xprt = rc;
 	rpcrdma__clnt_pending_add(c, r);
 	err = rpcrdma_client_call_async(c->rdma->cl, &rc->call, rdma_done, c);

@@ -10,6 +10,7 @@
  */
 #include <errno.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -203,23 +204,35 @@ out:
 
 /* ------------------------------------------------- context creation */
 
-static int acquire_init(const char *ccache, gss_cred_id_t *cred)
+/* The initiator's credentials: of ccache, or got with the keys of a client
+ * keytab (into ccache, else a memory cache named after g), or (neither)
+ * GSS-API's default. */
+static int acquire_init(struct rpcrdma__gss_clnt *g, const char *ccache, const char *keytab)
 {
-	gss_key_value_element_desc el = {.key = "ccache", .value = ccache};
-	gss_key_value_set_desc store = {.count = 1, .elements = &el};
+	char mem[64];
+	gss_key_value_element_desc el[2];
+	gss_key_value_set_desc store = {.count = 0, .elements = el};
 	gss_OID_set_desc mechs = {.count = 1, .elements = (gss_OID)gss_mech_krb5};
 	OM_uint32 maj, min;
 
-	*cred = GSS_C_NO_CREDENTIAL;
-	if (!ccache)
+	g->icred = GSS_C_NO_CREDENTIAL;
+	if (!ccache && !keytab)
 		return 0;
+	if (keytab && !ccache) {
+		snprintf(mem, sizeof(mem), "MEMORY:rpcrdma-gss-%p", (void *)g);
+		ccache = mem;
+	}
+	el[store.count++] = (gss_key_value_element_desc){.key = "ccache", .value = ccache};
+	if (keytab)
+		el[store.count++] = (gss_key_value_element_desc){.key = "client_keytab",
+								 .value = keytab};
 	maj = gss_acquire_cred_from(&min, GSS_C_NO_NAME, GSS_C_INDEFINITE, &mechs,
-				    GSS_C_INITIATE, &store, cred, NULL, NULL);
+				    GSS_C_INITIATE, &store, &g->icred, NULL, NULL);
 	return GSS_ERROR(maj) ? -ENOKEY : 0;
 }
 
-int rpcrdma__gss_clnt_new(const char *target, const char *ccache, uint32_t service,
-			  struct rpcrdma__gss_clnt **out)
+int rpcrdma__gss_clnt_new(const char *target, const char *ccache, const char *keytab,
+			  uint32_t service, struct rpcrdma__gss_clnt **out)
 {
 	OM_uint32 min;
 	int rc;
@@ -234,7 +247,7 @@ int rpcrdma__gss_clnt_new(const char *target, const char *ccache, uint32_t servi
 	g->target = GSS_C_NO_NAME;
 	g->service = service;
 	gss_buffer_desc nb = {.length = strlen(target), .value = (void *)target};
-	rc = acquire_init(ccache, &g->icred);
+	rc = acquire_init(g, ccache, keytab);
 	if (!rc && GSS_ERROR(gss_import_name(&min, &nb, GSS_C_NT_HOSTBASED_SERVICE, &g->target)))
 		rc = -EINVAL;
 	if (rc) {
@@ -299,4 +312,22 @@ int rpcrdma__gss_clnt_set_handle(struct rpcrdma__gss_clnt *g, const uint8_t *han
 	memcpy(g->handle, handle, len);
 	g->handle_len = len;
 	return 0;
+}
+
+int rpcrdma__gss_clnt_init_verf(struct rpcrdma__gss_clnt *g, uint32_t window, uint32_t flavor,
+				const uint8_t *verf, uint32_t verf_len)
+{
+	uint8_t b[4];
+	OM_uint32 maj, min;
+
+	if (flavor != RPCRDMA__AUTH_GSS || !verf_len || verf_len > RPCRDMA__GSS_MIC_MAX ||
+	    g->gctx == GSS_C_NO_CONTEXT)
+		return -EBADMSG;
+	rpcrdma__put_be32(b, window);
+	gss_buffer_desc in = {.length = 4, .value = b};
+	gss_buffer_desc tok = {.length = verf_len, .value = (void *)verf};
+	pthread_mutex_lock(&g->lock);
+	maj = gss_verify_mic(&min, g->gctx, &in, &tok, NULL);
+	pthread_mutex_unlock(&g->lock);
+	return GSS_ERROR(maj) ? -EBADMSG : 0;
 }

@@ -112,6 +112,7 @@ static void make_room(struct rpcrdma__gss_svc *gs, const struct sockaddr_storage
 		for (; c; c = next) {
 			next = c->next;
 			if (now >= c->expiry) {
+				gs->n_expired++;
 				if (unlink_locked(c)) {
 					c->next = *dead;
 					*dead = c;
@@ -134,6 +135,8 @@ static void make_room(struct rpcrdma__gss_svc *gs, const struct sockaddr_storage
 		victim = mine;
 	else if (gs->nctx >= gs->opts.max_contexts)
 		victim = unfinished ? unfinished : any;
+	if (victim)
+		gs->n_evicted++;
 	if (victim && unlink_locked(victim)) {
 		victim->next = *dead;
 		*dead = victim;
@@ -206,6 +209,7 @@ struct rpcrdma__gss_ctx *rpcrdma__gss_ctx_find(struct rpcrdma__gss_svc *gs,
 		if (memcmp(c->handle, handle, RPCRDMA__GSS_HANDLE_LEN) == 0)
 			break;
 	if (c && now >= c->expiry) {
+		gs->n_expired++;
 		last = unlink_locked(c);
 		c_expired = c;
 		c = NULL;
@@ -230,6 +234,7 @@ void rpcrdma__gss_ctx_complete(struct rpcrdma__gss_ctx *ctx, uint32_t time_rec)
 	pthread_mutex_lock(&gs->lock);
 	ctx->expiry = rpcrdma__gss_now() + life;
 	ctx->complete = true;
+	gs->n_created++;
 	pthread_mutex_unlock(&gs->lock);
 }
 

@@ -23,6 +23,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 
@@ -203,6 +204,9 @@ struct rpcrdma__gss_svc {
 	struct rpcrdma__gss_ctx *bucket[RPCRDMA__GSS_BUCKETS];
 	unsigned nctx;
 	uint64_t tick;                     /* counts uses, for least recently used */
+	/* rpcrdma_svc_gss_stats's counters, under lock */
+	uint64_t n_created, n_destroyed, n_evicted, n_expired, n_credproblem, n_ctxproblem,
+		n_replays, n_garbage;
 };
 
 /* Monotonic seconds. */
@@ -318,6 +322,8 @@ int rpcrdma__gss_svc_opts(const struct rpcrdma_svc_gss_opts *opts,
 int rpcrdma__gss_svc_new(const struct rpcrdma_svc_gss_opts *o, struct rpcrdma__gss_svc **out);
 /* Frees a service's contexts (rpcrdma_svc_destroy); NULL is a no-op. */
 void rpcrdma__gss_svc_free(struct rpcrdma__gss_svc *gs);
+/* The service's counters (rpcrdma_svc_gss_stats); gs NULL: all 0. */
+void rpcrdma__gss_svc_stats(struct rpcrdma__gss_svc *gs, struct rpcrdma_svc_gss_stats *st);
 
 /* Client (gss_clnt.c), for lib/clnt.  Writes at q (room bytes) the
  * credential with the next sequence number (*seq) and the verifier: a
@@ -340,11 +346,12 @@ void rpcrdma__gss_clnt_free(struct rpcrdma__gss_clnt *g);
  * Context creation, GSS-API's part (lib/clnt/clnt_gss.c makes the calls).
  * rpcrdma__gss_clnt_new: a context to be made for target (a host-based
  * service name, "nfs@host") with the credentials of ccache (NULL: the
- * default) for service (enum rpcrdma__gss_service).  0, -ENOMEM, -ENOKEY,
- * -EINVAL (a bad name).
+ * default), or got with the keys of the client keytab keytab (when not
+ * NULL; into ccache, else a memory cache of its own) for service (enum
+ * rpcrdma__gss_service).  0, -ENOMEM, -ENOKEY, -EINVAL (a bad name).
  */
-int rpcrdma__gss_clnt_new(const char *target, const char *ccache, uint32_t service,
-			  struct rpcrdma__gss_clnt **out);
+int rpcrdma__gss_clnt_new(const char *target, const char *ccache, const char *keytab,
+			  uint32_t service, struct rpcrdma__gss_clnt **out);
 /* One round of gss_init_sec_context with the server's token (in_len 0 on
  * the first): *out / *out_len the token to send (NULL when none; free it).
  * 1: more rounds; 0: done on our side; -EACCES, -ENOMEM. */
@@ -357,6 +364,11 @@ int rpcrdma__gss_clnt_ctl_cred(const struct rpcrdma__gss_clnt *g, bool first, ui
 /* The handle an INIT reply gave: 0 or -EBADMSG (empty, over the bound). */
 int rpcrdma__gss_clnt_set_handle(struct rpcrdma__gss_clnt *g, const uint8_t *handle,
 				 uint32_t len);
+/* The verifier of the INIT reply that completed the context (RFC 2203
+ * section 5.2.3.1): flavor RPCSEC_GSS, a MIC of the window (4 bytes, big
+ * endian) under the new context.  0 or -EBADMSG. */
+int rpcrdma__gss_clnt_init_verf(struct rpcrdma__gss_clnt *g, uint32_t window, uint32_t flavor,
+				const uint8_t *verf, uint32_t verf_len);
 #else
 /* Without GSS-API no service has a struct rpcrdma__gss_svc, so the core
  * never calls these but the free functions. */
@@ -408,6 +420,12 @@ static inline void rpcrdma__gss_call_free(struct rpcrdma__gss_call *g)
 static inline void rpcrdma__gss_svc_free(struct rpcrdma__gss_svc *gs)
 {
 	(void)gs;
+}
+static inline void rpcrdma__gss_svc_stats(struct rpcrdma__gss_svc *gs,
+					  struct rpcrdma_svc_gss_stats *st)
+{
+	(void)gs;
+	memset(st, 0, sizeof(*st));
 }
 static inline const char *rpcrdma__gss_call_principal(const struct rpcrdma__gss_call *g)
 {
@@ -465,9 +483,10 @@ static inline void rpcrdma__gss_clnt_free(struct rpcrdma__gss_clnt *g)
 	(void)g;
 }
 static inline int rpcrdma__gss_clnt_new(const char *target, const char *ccache,
-					uint32_t service, struct rpcrdma__gss_clnt **out)
+					const char *keytab, uint32_t service,
+					struct rpcrdma__gss_clnt **out)
 {
-	(void)target, (void)ccache, (void)service;
+	(void)target, (void)ccache, (void)keytab, (void)service;
 	*out = NULL;
 	return -ENOTSUP;
 }

@@ -264,6 +264,9 @@ static enum rpcrdma__gss_verdict destroy(struct rpcrdma__gss_call *g)
 					 : control_reply(g, RPCRDMA_SVC_SUCCESS, &mic, NULL);
 	gss_release_buffer(&min, &mic);
 	rpcrdma__gss_ctx_unlink(g->ctx);
+	pthread_mutex_lock(&g->ctx->gs->lock);
+	g->ctx->gs->n_destroyed++;
+	pthread_mutex_unlock(&g->ctx->gs->lock);
 	return v;
 }
 
@@ -294,8 +297,12 @@ static enum rpcrdma__gss_verdict do_data(struct rpcrdma__gss_svc *gs,
 	pthread_mutex_unlock(&g->ctx->lock);
 	if (GSS_ERROR(maj))
 		goto out_credproblem;
-	if (sv == RPCRDMA__GSS_SEQ_DROP)
+	if (sv == RPCRDMA__GSS_SEQ_DROP) {
+		pthread_mutex_lock(&gs->lock);
+		gs->n_replays++;
+		pthread_mutex_unlock(&gs->lock);
 		return RPCRDMA__GSS_V_DROP;
+	}
 	if (sv == RPCRDMA__GSS_SEQ_CTXPROBLEM)
 		goto out_ctxproblem;
 	h->cred = g->ctx->cred;
@@ -319,6 +326,24 @@ out_credproblem:
 out_ctxproblem:
 	h->auth_stat = RPCRDMA__AUTH_GSS_CTXPROBLEM;
 	return RPCRDMA__GSS_V_AUTH;
+}
+
+/* The verdict's counters (CREDPROBLEM, CTXPROBLEM, GARBAGE_ARGS sent). */
+static void count(struct rpcrdma__gss_svc *gs, enum rpcrdma__gss_verdict v, uint32_t auth_stat)
+{
+	uint64_t *n = NULL;
+
+	if (v == RPCRDMA__GSS_V_GARBAGE)
+		n = &gs->n_garbage;
+	else if (v == RPCRDMA__GSS_V_AUTH && auth_stat == RPCRDMA__AUTH_GSS_CREDPROBLEM)
+		n = &gs->n_credproblem;
+	else if (v == RPCRDMA__GSS_V_AUTH && auth_stat == RPCRDMA__AUTH_GSS_CTXPROBLEM)
+		n = &gs->n_ctxproblem;
+	if (!n)
+		return;
+	pthread_mutex_lock(&gs->lock);
+	(*n)++;
+	pthread_mutex_unlock(&gs->lock);
 }
 
 enum rpcrdma__gss_verdict rpcrdma__gss_svc_accept(struct rpcrdma__gss_svc *gs,
@@ -356,11 +381,30 @@ enum rpcrdma__gss_verdict rpcrdma__gss_svc_accept(struct rpcrdma__gss_svc *gs,
 		v = RPCRDMA__GSS_V_AUTH;
 		break;
 	}
+	count(gs, v, h->auth_stat);
 	if (v == RPCRDMA__GSS_V_AUTH || v == RPCRDMA__GSS_V_DROP)
 		rpcrdma__gss_call_free(g);
 	else
 		*out = g;
 	return v;
+}
+
+void rpcrdma__gss_svc_stats(struct rpcrdma__gss_svc *gs, struct rpcrdma_svc_gss_stats *st)
+{
+	memset(st, 0, sizeof(*st));
+	if (!gs)
+		return;
+	pthread_mutex_lock(&gs->lock);
+	st->contexts_created = gs->n_created;
+	st->contexts_destroyed = gs->n_destroyed;
+	st->contexts_evicted = gs->n_evicted;
+	st->contexts_expired = gs->n_expired;
+	st->contexts_now = gs->nctx;
+	st->credproblem_sent = gs->n_credproblem;
+	st->ctxproblem_sent = gs->n_ctxproblem;
+	st->replays_dropped = gs->n_replays;
+	st->garbage_args = gs->n_garbage;
+	pthread_mutex_unlock(&gs->lock);
 }
 
 void rpcrdma__gss_call_args(const struct rpcrdma__gss_call *g, const struct iovec *iov,

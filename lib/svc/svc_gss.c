@@ -46,3 +46,12 @@ int rpcrdma_svc_call_gss_service(const struct rpcrdma_svc_call *call)
 {
 	return rpcrdma__gss_call_service(rpcrdma__svc_call_gss(call));
 }
+
+void rpcrdma_svc_gss_stats(struct rpcrdma_svc *svc, struct rpcrdma_svc_gss_stats *st,
+			   size_t size)
+{
+	struct rpcrdma_svc_gss_stats s;
+
+	rpcrdma__gss_svc_stats(svc ? svc->gss : NULL, &s);
+	memcpy(st, &s, size < sizeof(s) ? size : sizeof(s));
+}

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * gss_tirpc_client PORT: libtirpc's own RPCSEC_GSS client (authgss, MIT
- * krb5, the ticket of KRB5CCNAME) against gss_testsvc on 127.0.0.1:PORT.
+ * gss_tirpc_client PORT [TARGET]: libtirpc's own RPCSEC_GSS client
+ * (authgss, MIT krb5, the ticket of KRB5CCNAME) against gss_testsvc on
+ * 127.0.0.1:PORT, as service TARGET (default host@localhost).
  * For krb5, krb5i and krb5p: WHOAMI names the ticket's principal and the
  * service, ECHO returns 1 and 40000 bytes unchanged.  Then a call with
  * AUTH_NONE and one with AUTH_SYS are refused (AUTH_TOOWEAK) and a last
@@ -65,13 +66,15 @@ static int echo(CLIENT *c, size_t n, const char *what)
 	return bad;
 }
 
+static const char *target = "host@localhost";
+
 static int flavour(int port, rpc_gss_svc_t svc, const char *what)
 {
 	struct rpc_gss_sec sec = {.mech = (gss_OID)gss_mech_krb5, .qop = 0, .svc = svc};
 	CLIENT *c = connect_to(port);
 	if (!c)
 		return 1;
-	c->cl_auth = authgss_create_default(c, (char *)"host@localhost", &sec);
+	c->cl_auth = authgss_create_default(c, (char *)target, &sec);
 	if (!c->cl_auth) {
 		fprintf(stderr, "%s: authgss_create_default failed\n", what);
 		clnt_destroy(c);
@@ -126,10 +129,12 @@ static int weak(int port)
 
 int main(int argc, char **argv)
 {
-	if (argc != 2) {
-		fprintf(stderr, "usage: gss_tirpc_client PORT\n");
+	if (argc != 2 && argc != 3) {
+		fprintf(stderr, "usage: gss_tirpc_client PORT [TARGET]\n");
 		return 2;
 	}
+	if (argc == 3)
+		target = argv[2];
 	int port = atoi(argv[1]), bad = 0;
 	bad |= flavour(port, RPCSEC_GSS_SVC_NONE, "krb5");
 	bad |= flavour(port, RPCSEC_GSS_SVC_INTEGRITY, "krb5i");
