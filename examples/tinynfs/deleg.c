@@ -25,9 +25,11 @@ struct deleg {
 	uint32_t id, gen;
 	int state;
 	int fd; /* O_RDONLY with the read lease; -1 once revoked */
+	int path; /* O_PATH while the lease is released (own_write), else -1 */
 	uint64_t clientid;
 	struct tnfs_file_key key;
 	uint64_t recall_at;
+	uint64_t released_at; /* own_write */
 	uint32_t fhlen;
 	uint8_t fh[NFS4_FHSIZE];
 	struct deleg *fnext; /* same bucket */
@@ -129,8 +131,13 @@ int tnfs_deleg_new(uint32_t boot32, const struct tnfs_deleg_ops *ops, struct tnf
 	return 0;
 }
 
-static void drop_lease(struct deleg *g)
+static void drop_lease(struct tnfs_deleg *d, struct deleg *g)
 {
+	if (g->path >= 0) {
+		close(g->path);
+		g->path = -1;
+		d->st.unleased--;
+	}
 	if (g->fd < 0)
 		return;
 	(void)fcntl(g->fd, F_SETLEASE, F_UNLCK);
@@ -171,7 +178,7 @@ static void unlink_deleg(struct tnfs_deleg *d, struct deleg *g)
 		}
 	d->byid[g->id] = NULL;
 	d->st.held--;
-	drop_lease(g);
+	drop_lease(d, g);
 	free(g);
 }
 
@@ -285,7 +292,7 @@ static struct deleg *new_deleg(struct tnfs_deleg *d)
 			return NULL;
 		g->id = i;
 		g->gen = ++d->gen;
-		g->fd = -1;
+		g->fd = g->path = -1;
 		d->byid[i] = g;
 		d->hint = i + 1;
 		d->st.held++;
@@ -294,26 +301,28 @@ static struct deleg *new_deleg(struct tnfs_deleg *d)
 	return NULL;
 }
 
-/* May clientid get a delegation of key now? */
-static bool may_grant(struct tnfs_deleg *d, uint64_t clientid, struct tnfs_file_key key,
-		      bool count)
+/* May clientid get a delegation of key now?  GRANT_OK, or why not
+ * (deleg.h). */
+#define GRANT_OK UINT32_MAX
+static uint32_t may_grant(struct tnfs_deleg *d, uint64_t clientid, struct tnfs_file_key key,
+			  bool count)
 {
 	if (!d->enabled || !d->running)
-		return false;
+		return WND4_RESOURCE;
 	const struct holder *h = *holder_of(d, clientid);
 	if (d->st.held >= d->max || (h && h->n >= d->max_per_client)) {
 		d->st.refused_limit += count;
-		return false;
+		return WND4_RESOURCE;
 	}
 	for (struct deleg *g = d->bucket[bucket_of(key)]; g; g = g->fnext) {
 		if (!same_key(g->key, key))
 			continue;
 		if (g->clientid == clientid && g->state != D_REVOKED)
-			return false; /* it has one */
+			return TNFS_WND_HELD; /* it has one */
 		if (g->state == D_RECALLING)
-			return false;
+			return WND4_CONTENTION;
 	}
-	return d->ops.path_up(d->ops.arg, clientid);
+	return d->ops.path_up(d->ops.arg, clientid) ? GRANT_OK : WND4_RESOURCE;
 }
 
 /* A read-only descriptor of the file with a read lease, or -1. */
@@ -326,7 +335,9 @@ static int lease_fd(int path)
 		return -1;
 	if (fcntl(fd, F_SETSIG, tnfs_deleg_signal()) != 0 ||
 	    fcntl(fd, F_SETLEASE, F_RDLCK) != 0) {
+		int e = errno;
 		close(fd);
+		errno = e;
 		return -1; /* EAGAIN: someone has it open for writing */
 	}
 	return fd;
@@ -347,7 +358,7 @@ static bool holder_get(struct tnfs_deleg *d, uint64_t clientid)
 /* A delegation of new_deleg not granted after all. */
 static void discard(struct tnfs_deleg *d, struct deleg *g)
 {
-	drop_lease(g);
+	drop_lease(d, g);
 	d->byid[g->id] = NULL;
 	d->st.held--;
 	free(g);
@@ -356,23 +367,41 @@ static void discard(struct tnfs_deleg *d, struct deleg *g)
 bool tnfs_deleg_grant(struct tnfs_deleg *d, uint64_t clientid, struct tnfs_file_key key,
 		      int path, const uint8_t *fh, uint32_t fhlen, struct nfs4_stateid *out)
 {
+	uint32_t why;
+	return tnfs_deleg_grant_why(d, clientid, key, path, fh, fhlen, out, &why);
+}
+
+/* The lease on a new delegation g of key: g->fd, or why not. */
+static uint32_t take_lease(struct tnfs_deleg *d, struct deleg *g, uint64_t clientid, int path)
+{
+	g->fd = lease_fd(path);
+	if (g->fd < 0)
+		return errno == EAGAIN ? WND4_CONTENTION : WND4_RESOURCE;
+	return holder_get(d, clientid) ? GRANT_OK : WND4_RESOURCE;
+}
+
+bool tnfs_deleg_grant_why(struct tnfs_deleg *d, uint64_t clientid, struct tnfs_file_key key,
+			  int path, const uint8_t *fh, uint32_t fhlen, struct nfs4_stateid *out,
+			  uint32_t *why)
+{
+	*why = WND4_RESOURCE;
 	if (fhlen > NFS4_FHSIZE)
 		return false;
 	pthread_mutex_lock(&d->mu);
-	bool ok = may_grant(d, clientid, key, true);
+	*why = may_grant(d, clientid, key, true);
 	pthread_mutex_unlock(&d->mu);
-	if (!ok)
+	if (*why != GRANT_OK)
 		return false;
 	/* the lease is taken with the mutex held, so that a break signal
 	 * finds the delegation */
 	struct deleg *g = NULL;
 	pthread_mutex_lock(&d->mu);
-	if (may_grant(d, clientid, key, false) && (g = new_deleg(d)) != NULL) {
-		g->fd = lease_fd(path);
-		if (g->fd < 0 || !holder_get(d, clientid)) {
-			discard(d, g);
-			g = NULL;
-		}
+	*why = may_grant(d, clientid, key, false);
+	if (*why == GRANT_OK && !(g = new_deleg(d)))
+		*why = WND4_RESOURCE;
+	if (g && (*why = take_lease(d, g, clientid, path)) != GRANT_OK) {
+		discard(d, g);
+		g = NULL;
 	}
 	if (g) {
 		g->state = D_GRANTED;
@@ -406,7 +435,7 @@ static void recall(struct tnfs_deleg *d, struct deleg *g)
 static void revoke_now(struct tnfs_deleg *d, struct deleg *g)
 {
 	g->state = D_REVOKED;
-	drop_lease(g);
+	drop_lease(d, g);
 	d->st.revoked++;
 	d->st.revoked_lapsed++;
 }
@@ -482,6 +511,40 @@ uint32_t tnfs_deleg_break(struct tnfs_deleg *d, uint64_t clientid, struct tnfs_f
 	}
 	pthread_mutex_unlock(&d->mu);
 	return status;
+}
+
+void tnfs_deleg_own_write(struct tnfs_deleg *d, uint64_t clientid, struct tnfs_file_key key)
+{
+	char pp[32];
+	pthread_mutex_lock(&d->mu);
+	for (struct deleg *g = d->bucket[bucket_of(key)]; g; g = g->fnext) {
+		if (!same_key(g->key, key) || g->clientid != clientid || g->fd < 0)
+			continue;
+		snprintf(pp, sizeof(pp), "/proc/self/fd/%d", g->fd);
+		int path = open(pp, O_PATH | O_CLOEXEC);
+		drop_lease(d, g); /* its fd: the holder may now open for writing */
+		g->path = path;
+		g->released_at = now(d);
+		d->st.unleased += path >= 0;
+	}
+	pthread_mutex_unlock(&d->mu);
+}
+
+/* A delegation whose lease its holder's write open released takes one
+ * again once nobody has the file open for writing (mutex held). */
+static void rearm(struct tnfs_deleg *d, struct deleg *g)
+{
+	/* not in the second it was released: the holder's open comes */
+	if (!g || g->state != D_GRANTED || g->fd >= 0 || g->path < 0 ||
+	    now(d) - g->released_at < 2)
+		return;
+	int fd = lease_fd(g->path);
+	if (fd < 0)
+		return;
+	close(g->path);
+	g->path = -1;
+	g->fd = fd;
+	d->st.unleased--;
 }
 
 uint32_t tnfs_deleg_check(struct tnfs_deleg *d, uint64_t clientid,
@@ -580,7 +643,7 @@ static void revoke_expired(struct tnfs_deleg *d)
 		if (!g || g->state != D_RECALLING || t - g->recall_at < d->timeout)
 			continue;
 		g->state = D_REVOKED;
-		drop_lease(g);
+		drop_lease(d, g);
 		d->st.revoked++;
 	}
 }
@@ -598,6 +661,8 @@ void tnfs_deleg_lease_break(struct tnfs_deleg *d, int fd)
 {
 	struct lapsed l = { 0 };
 	pthread_mutex_lock(&d->mu);
+	for (uint32_t i = 0; fd < 0 && d->st.unleased && i < TNFS_MAX_DELEGS; i++)
+		rearm(d, d->byid[i]);
 	for (uint32_t i = 0; i < TNFS_MAX_DELEGS && d->st.held; i++)
 		if (breaking(d->byid[i], fd))
 			lapsed_add(&l, d->byid[i]->clientid);

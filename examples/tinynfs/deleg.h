@@ -68,6 +68,7 @@ struct tnfs_deleg_stats {
 	uint64_t revoked_lapsed; /* of revoked: unrecalled, the holder lapsed */
 	uint64_t refused_limit;	 /* grants refused by the limits below */
 	unsigned held; /* delegations held now (recalled ones included) */
+	unsigned unleased; /* of held: lease released for the holder's write open */
 };
 
 int tnfs_deleg_new(uint32_t boot32, const struct tnfs_deleg_ops *ops,
@@ -100,6 +101,26 @@ int tnfs_deleg_signal(void);
  * handle.  True and *out if granted. */
 bool tnfs_deleg_grant(struct tnfs_deleg *d, uint64_t clientid, struct tnfs_file_key key,
 		      int path, const uint8_t *fh, uint32_t fhlen, struct nfs4_stateid *out);
+
+/* tnfs_deleg_grant, and when none is granted *why: WND4_CONTENTION
+ * (the file is open for writing, or another client's delegation of it is
+ * being recalled), WND4_RESOURCE (not enabled or started, no callback
+ * path, the limits, no memory or descriptor), or TNFS_WND_HELD (the
+ * client holds one of the file already). */
+#define TNFS_WND_HELD 0xfffffffeu
+bool tnfs_deleg_grant_why(struct tnfs_deleg *d, uint64_t clientid, struct tnfs_file_key key,
+			  int path, const uint8_t *fh, uint32_t fhlen, struct nfs4_stateid *out,
+			  uint32_t *why);
+
+/* The holder's own opens never conflict with its delegation (RFC 8881
+ * 10.4; nfsd does the same): before clientid opens key for writing, the
+ * lease of its read delegation of key is released (the kernel would
+ * break a read lease on tinynfs's own open for writing), the delegation
+ * kept.  Other clients' operations still recall it (tnfs_deleg_break);
+ * the once-a-second scan takes the lease again as soon as nobody has the
+ * file open for writing.  Meanwhile a local process's open is not seen:
+ * no lease can be held on a file open for writing. */
+void tnfs_deleg_own_write(struct tnfs_deleg *d, uint64_t clientid, struct tnfs_file_key key);
 
 /* An operation of clientid conflicting with others' delegations of key
  * (any: with its own too).  Recalls them; NFS4ERR_DELAY while any is

@@ -43,28 +43,62 @@ uint32_t tnfs_deleg_claim(struct tnfs_ctx *c, const struct nfs4_stateid *sid)
 
 uint32_t tnfs_deleg_open_conflict(struct tnfs_ctx *c, struct tnfs_file_key k, uint32_t access)
 {
-	/* reading conflicts with nothing; writing with every read
-	 * delegation, the opener's own too (it cannot write under one) */
+	/* reading conflicts with nothing; writing with other clients' read
+	 * delegations.  The opener's own never conflicts (RFC 8881 10.4, as
+	 * in nfsd): its lease goes, the delegation stays (deleg.h) */
 	if (!(access & OPEN4_SHARE_ACCESS_WRITE))
 		return NFS4_OK;
-	return tnfs_deleg_break(c->srv->deleg, c->clientid, k, true);
+	uint32_t s = tnfs_deleg_break(c->srv->deleg, c->clientid, k, false);
+	if (s == NFS4_OK)
+		tnfs_deleg_own_write(c->srv->deleg, c->clientid, k);
+	return s;
 }
 
+/* No delegation for an OPEN that asked for one (want, RFC 8881 18.16.3):
+ * OPEN_DELEGATE_NONE_EXT and why, as nfsd answers. */
+static void none_ext(union nfs4_res *r, uint32_t why)
+{
+	r->open.deleg = OPEN_DELEGATE_NONE_EXT;
+	r->open.why = why;
+}
+
+/* The delegation of an OPEN (RFC 8881 18.16.3), from what it asks for
+ * in share_access's OPEN4_SHARE_ACCESS_WANT_* bits:
+ *  - WANT_NO_DELEG: none, OPEN_DELEGATE_NONE_EXT with WND4_NOT_WANTED;
+ *    WANT_CANCEL: WND4_CANCELLED (nothing to cancel: no push or signal
+ *    is ever promised);
+ *  - NO_PREFERENCE (0), WANT_READ_DELEG, WANT_ANY_DELEG: a read
+ *    delegation for an OPEN for reading only;
+ *  - a wanted delegation not granted is OPEN_DELEGATE_NONE_EXT and why:
+ *    WND4_CONTENTION (the file is open for writing, or recalled),
+ *    WND4_RESOURCE (callback path down, limits, other claims),
+ *    WND4_WRITE_DELEG_NOT_SUPP_FTYPE (an OPEN for writing, or
+ *    WANT_WRITE_DELEG: no write delegations are granted);
+ *    without a want, or when the client holds one already (as nfsd),
+ *    plain OPEN_DELEGATE_NONE. */
 void tnfs_deleg_open_grant(struct tnfs_ctx *c, const struct tnfs_node *n, struct tnfs_file_key k,
 			   uint32_t share_access, uint32_t claim, union nfs4_res *r)
 {
 	r->open.deleg = OPEN_DELEGATE_NONE;
 	uint32_t want = share_access & OPEN4_SHARE_ACCESS_WANT_MASK;
-	if ((share_access & 3) != OPEN4_SHARE_ACCESS_READ ||
-	    want == OPEN4_SHARE_ACCESS_WANT_NO_DELEG ||
-	    (claim != CLAIM_NULL && claim != CLAIM_FH) || n->fd < 0)
-		return;
+	uint32_t why = WND4_RESOURCE;
 	struct tnfs_fh fh;
-	if (tnfs_fs_to_fh(c->exp, n, &fh) != NFS4_OK)
-		return;
-	if (tnfs_deleg_grant(c->srv->deleg, c->clientid, k, n->fd, fh.data, fh.len,
-			     &r->open.deleg_sid))
+	if (want == OPEN4_SHARE_ACCESS_WANT_NO_DELEG)
+		why = WND4_NOT_WANTED;
+	else if (want == OPEN4_SHARE_ACCESS_WANT_CANCEL)
+		why = WND4_CANCELLED;
+	else if ((share_access & 3) != OPEN4_SHARE_ACCESS_READ ||
+	    want == OPEN4_SHARE_ACCESS_WANT_WRITE_DELEG)
+		why = WND4_WRITE_DELEG_NOT_SUPP_FTYPE;
+	else if ((claim == CLAIM_NULL || claim == CLAIM_FH) && n->fd >= 0 &&
+		 tnfs_fs_to_fh(c->exp, n, &fh) == NFS4_OK &&
+		 tnfs_deleg_grant_why(c->srv->deleg, c->clientid, k, n->fd, fh.data, fh.len,
+				      &r->open.deleg_sid, &why)) {
 		r->open.deleg = OPEN_DELEGATE_READ;
+		return;
+	}
+	if (want != OPEN4_SHARE_ACCESS_WANT_NO_PREFERENCE && why != TNFS_WND_HELD)
+		none_ext(r, why);
 }
 
 uint32_t tnfs_deleg_name_conflict(struct tnfs_ctx *c, const struct tnfs_node *dir,

@@ -217,8 +217,10 @@ uint32_t tnfs_op_open(struct tnfs_ctx *c, const union nfs4_args *a,
 		OPEN4_SHARE_ACCESS_WANT_SIGNAL_DELEG_WHEN_RESRC_AVAIL |
 		OPEN4_SHARE_ACCESS_WANT_PUSH_DELEG_WHEN_UNCONTENDED);
 	uint32_t deny = a->open.share_deny;
+	/* a want outside RFC 8881 18.16.3's list: invalid (nfsd: BADXDR) */
 	if (access < OPEN4_SHARE_ACCESS_READ || access > OPEN4_SHARE_ACCESS_BOTH ||
-	    deny > OPEN4_SHARE_DENY_BOTH)
+	    deny > OPEN4_SHARE_DENY_BOTH ||
+	    (a->open.share_access & OPEN4_SHARE_ACCESS_WANT_MASK) > OPEN4_SHARE_ACCESS_WANT_CANCEL)
 		return NFS4ERR_INVAL;
 	bool create = a->open.opentype == OPEN4_CREATE;
 	uint32_t claim;
