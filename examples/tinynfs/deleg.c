@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* Read delegations on Linux file leases; see deleg.h. */
+/* Read delegations on Linux file leases; see deleg.h (the grant:
+ * deleg_grant.c). */
 #include "deleg.h"
+#include "deleg_int.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -16,50 +18,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#define NBUCKETS 1024u
-#define ID_BIT 0x80000000u
-
-enum { D_GRANTED = 1, D_RECALLING, D_REVOKED };
-
-struct deleg {
-	uint32_t id, gen;
-	int state;
-	int fd; /* O_RDONLY with the read lease; -1 once revoked */
-	int path; /* O_PATH while the lease is released (own_write), else -1 */
-	uint64_t clientid;
-	struct tnfs_file_key key;
-	uint64_t recall_at;
-	uint64_t released_at; /* own_write */
-	uint32_t fhlen;
-	uint8_t fh[NFS4_FHSIZE];
-	struct deleg *fnext; /* same bucket */
-};
-
-/* A client holding delegations, and how many (revoked ones included). */
-struct holder {
-	uint64_t clientid;
-	unsigned n;
-	struct holder *next;
-};
-
-struct tnfs_deleg {
-	pthread_mutex_t mu;
-	struct tnfs_deleg_ops ops;
-	uint32_t boot32, gen;
-	bool enabled, running;
-	unsigned timeout;
-	tnfs_clock_fn *clock;
-	void *clock_arg;
-	struct deleg *bucket[NBUCKETS];
-	struct deleg **byid; /* TNFS_MAX_DELEGS */
-	uint32_t hint;
-	unsigned max, max_per_client;
-	struct holder *holders;
-	struct tnfs_deleg_stats st;
-	int sigfd, stopfd;
-	pthread_t thread;
-};
-
 int tnfs_deleg_signal(void)
 {
 	return SIGRTMIN + 3;
@@ -71,11 +29,6 @@ static uint64_t mono(void *arg)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec;
-}
-
-static uint64_t now(const struct tnfs_deleg *d)
-{
-	return d->clock(d->clock_arg);
 }
 
 /* The kernel drops a lease not released this many seconds after its
@@ -131,7 +84,7 @@ int tnfs_deleg_new(uint32_t boot32, const struct tnfs_deleg_ops *ops, struct tnf
 	return 0;
 }
 
-static void drop_lease(struct tnfs_deleg *d, struct deleg *g)
+void tnfs__deleg_drop_lease(struct tnfs_deleg *d, struct deleg *g)
 {
 	if (g->path >= 0) {
 		close(g->path);
@@ -143,20 +96,6 @@ static void drop_lease(struct tnfs_deleg *d, struct deleg *g)
 	(void)fcntl(g->fd, F_SETLEASE, F_UNLCK);
 	close(g->fd);
 	g->fd = -1;
-}
-
-static unsigned bucket_of(struct tnfs_file_key k)
-{
-	uint64_t h = (uint64_t)k.ino * 0x9e3779b97f4a7c15ull ^ (uint64_t)k.dev;
-	return (unsigned)(h >> 40) % NBUCKETS;
-}
-
-static struct holder **holder_of(struct tnfs_deleg *d, uint64_t clientid)
-{
-	struct holder **pp = &d->holders;
-	while (*pp && (*pp)->clientid != clientid)
-		pp = &(*pp)->next;
-	return pp;
 }
 
 static void holder_put(struct tnfs_deleg *d, uint64_t clientid)
@@ -178,7 +117,7 @@ static void unlink_deleg(struct tnfs_deleg *d, struct deleg *g)
 		}
 	d->byid[g->id] = NULL;
 	d->st.held--;
-	drop_lease(d, g);
+	tnfs__deleg_drop_lease(d, g);
 	free(g);
 }
 
@@ -241,7 +180,7 @@ void tnfs_deleg_set_clock(struct tnfs_deleg *d, tnfs_clock_fn *fn, void *arg)
 	pthread_mutex_unlock(&d->mu);
 }
 
-static void make_sid(const struct tnfs_deleg *d, const struct deleg *g, struct nfs4_stateid *out)
+void tnfs__deleg_sid(const struct tnfs_deleg *d, const struct deleg *g, struct nfs4_stateid *out)
 {
 	uint32_t w[3] = { ID_BIT | g->id, g->gen, d->boot32 };
 	out->seqid = 1;
@@ -276,12 +215,7 @@ static struct deleg *find_sid(struct tnfs_deleg *d, uint64_t clientid,
 	return g;
 }
 
-static bool same_key(struct tnfs_file_key a, struct tnfs_file_key b)
-{
-	return a.dev == b.dev && a.ino == b.ino;
-}
-
-static struct deleg *new_deleg(struct tnfs_deleg *d)
+struct deleg *tnfs__deleg_alloc(struct tnfs_deleg *d)
 {
 	for (uint32_t n = 0; n < TNFS_MAX_DELEGS; n++) {
 		uint32_t i = (d->hint + n) % TNFS_MAX_DELEGS;
@@ -301,128 +235,10 @@ static struct deleg *new_deleg(struct tnfs_deleg *d)
 	return NULL;
 }
 
-/* May clientid get a delegation of key now?  GRANT_OK, or why not
- * (deleg.h). */
-#define GRANT_OK UINT32_MAX
-static uint32_t may_grant(struct tnfs_deleg *d, uint64_t clientid, struct tnfs_file_key key,
-			  bool count)
-{
-	if (!d->enabled || !d->running)
-		return WND4_RESOURCE;
-	const struct holder *h = *holder_of(d, clientid);
-	if (d->st.held >= d->max || (h && h->n >= d->max_per_client)) {
-		d->st.refused_limit += count;
-		return WND4_RESOURCE;
-	}
-	for (struct deleg *g = d->bucket[bucket_of(key)]; g; g = g->fnext) {
-		if (!same_key(g->key, key))
-			continue;
-		if (g->clientid == clientid && g->state != D_REVOKED)
-			return TNFS_WND_HELD; /* it has one */
-		if (g->state == D_RECALLING)
-			return WND4_CONTENTION;
-	}
-	return d->ops.path_up(d->ops.arg, clientid) ? GRANT_OK : WND4_RESOURCE;
-}
-
-/* A read-only descriptor of the file with a read lease, or -1. */
-static int lease_fd(int path)
-{
-	char pp[32];
-	snprintf(pp, sizeof(pp), "/proc/self/fd/%d", path);
-	int fd = open(pp, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	if (fcntl(fd, F_SETSIG, tnfs_deleg_signal()) != 0 ||
-	    fcntl(fd, F_SETLEASE, F_RDLCK) != 0) {
-		int e = errno;
-		close(fd);
-		errno = e;
-		return -1; /* EAGAIN: someone has it open for writing */
-	}
-	return fd;
-}
-
-/* One more delegation of clientid counted; false without memory. */
-static bool holder_get(struct tnfs_deleg *d, uint64_t clientid)
-{
-	struct holder **pp = holder_of(d, clientid);
-	if (!*pp && (*pp = calloc(1, sizeof(**pp))) != NULL)
-		(*pp)->clientid = clientid;
-	if (!*pp)
-		return false;
-	(*pp)->n++;
-	return true;
-}
-
-/* A delegation of new_deleg not granted after all. */
-static void discard(struct tnfs_deleg *d, struct deleg *g)
-{
-	drop_lease(d, g);
-	d->byid[g->id] = NULL;
-	d->st.held--;
-	free(g);
-}
-
-bool tnfs_deleg_grant(struct tnfs_deleg *d, uint64_t clientid, struct tnfs_file_key key,
-		      int path, const uint8_t *fh, uint32_t fhlen, struct nfs4_stateid *out)
-{
-	uint32_t why;
-	return tnfs_deleg_grant_why(d, clientid, key, path, fh, fhlen, out, &why);
-}
-
-/* The lease on a new delegation g of key: g->fd, or why not. */
-static uint32_t take_lease(struct tnfs_deleg *d, struct deleg *g, uint64_t clientid, int path)
-{
-	g->fd = lease_fd(path);
-	if (g->fd < 0)
-		return errno == EAGAIN ? WND4_CONTENTION : WND4_RESOURCE;
-	return holder_get(d, clientid) ? GRANT_OK : WND4_RESOURCE;
-}
-
-bool tnfs_deleg_grant_why(struct tnfs_deleg *d, uint64_t clientid, struct tnfs_file_key key,
-			  int path, const uint8_t *fh, uint32_t fhlen, struct nfs4_stateid *out,
-			  uint32_t *why)
-{
-	*why = WND4_RESOURCE;
-	if (fhlen > NFS4_FHSIZE)
-		return false;
-	pthread_mutex_lock(&d->mu);
-	*why = may_grant(d, clientid, key, true);
-	pthread_mutex_unlock(&d->mu);
-	if (*why != GRANT_OK)
-		return false;
-	/* the lease is taken with the mutex held, so that a break signal
-	 * finds the delegation */
-	struct deleg *g = NULL;
-	pthread_mutex_lock(&d->mu);
-	*why = may_grant(d, clientid, key, false);
-	if (*why == GRANT_OK && !(g = new_deleg(d)))
-		*why = WND4_RESOURCE;
-	if (g && (*why = take_lease(d, g, clientid, path)) != GRANT_OK) {
-		discard(d, g);
-		g = NULL;
-	}
-	if (g) {
-		g->state = D_GRANTED;
-		g->clientid = clientid;
-		g->key = key;
-		g->fhlen = fhlen;
-		memcpy(g->fh, fh, fhlen);
-		unsigned b = bucket_of(key);
-		g->fnext = d->bucket[b];
-		d->bucket[b] = g;
-		d->st.granted++;
-		make_sid(d, g, out);
-	}
-	pthread_mutex_unlock(&d->mu);
-	return g != NULL;
-}
-
 static void recall(struct tnfs_deleg *d, struct deleg *g)
 {
 	struct nfs4_stateid sid;
-	make_sid(d, g, &sid);
+	tnfs__deleg_sid(d, g, &sid);
 	if (g->state == D_GRANTED) {
 		g->state = D_RECALLING;
 		g->recall_at = now(d);
@@ -432,26 +248,15 @@ static void recall(struct tnfs_deleg *d, struct deleg *g)
 }
 
 /* Revoked now, unrecalled: its holder is a courtesy client (mutex held). */
-static void revoke_now(struct tnfs_deleg *d, struct deleg *g)
+void tnfs__deleg_revoke_now(struct tnfs_deleg *d, struct deleg *g)
 {
 	g->state = D_REVOKED;
-	drop_lease(d, g);
+	tnfs__deleg_drop_lease(d, g);
 	d->st.revoked++;
 	d->st.revoked_lapsed++;
 }
 
-/* The holders of the delegations about to be recalled, and whether each
- * has lapsed: asked of ops.lapsed without the mutex (lock order: the
- * state's lock comes before deleg's).  Beyond LAPSED_MAX holders the
- * others count as live: recalled, then revoked on the timeout. */
-#define LAPSED_MAX 16
-struct lapsed {
-	unsigned n;
-	uint64_t id[LAPSED_MAX];
-	bool yes[LAPSED_MAX];
-};
-
-static void lapsed_add(struct lapsed *l, uint64_t id)
+void tnfs__lapsed_add(struct lapsed *l, uint64_t id)
 {
 	for (unsigned i = 0; i < l->n; i++)
 		if (l->id[i] == id)
@@ -460,13 +265,13 @@ static void lapsed_add(struct lapsed *l, uint64_t id)
 		l->id[l->n++] = id;
 }
 
-static void lapsed_ask(const struct tnfs_deleg *d, struct lapsed *l)
+void tnfs__lapsed_ask(const struct tnfs_deleg *d, struct lapsed *l)
 {
 	for (unsigned i = 0; i < l->n; i++)
 		l->yes[i] = d->ops.lapsed && d->ops.lapsed(d->ops.arg, l->id[i]);
 }
 
-static bool lapsed_is(const struct lapsed *l, uint64_t id)
+bool tnfs__lapsed_is(const struct lapsed *l, uint64_t id)
 {
 	for (unsigned i = 0; i < l->n; i++)
 		if (l->id[i] == id)
@@ -477,8 +282,8 @@ static bool lapsed_is(const struct lapsed *l, uint64_t id)
 /* Recalls g, or revokes it now if its holder has lapsed (mutex held). */
 static void recall_or_revoke(struct tnfs_deleg *d, struct deleg *g, const struct lapsed *l)
 {
-	if (lapsed_is(l, g->clientid))
-		revoke_now(d, g);
+	if (tnfs__lapsed_is(l, g->clientid))
+		tnfs__deleg_revoke_now(d, g);
 	else
 		recall(d, g);
 }
@@ -497,9 +302,9 @@ uint32_t tnfs_deleg_break(struct tnfs_deleg *d, uint64_t clientid, struct tnfs_f
 	pthread_mutex_lock(&d->mu);
 	for (struct deleg *g = d->bucket[bucket_of(key)]; g; g = g->fnext)
 		if (conflicts(g, clientid, key, any) && g->state == D_GRANTED)
-			lapsed_add(&l, g->clientid);
+			tnfs__lapsed_add(&l, g->clientid);
 	pthread_mutex_unlock(&d->mu);
-	lapsed_ask(d, &l);
+	tnfs__lapsed_ask(d, &l);
 	pthread_mutex_lock(&d->mu);
 	for (struct deleg *g = d->bucket[bucket_of(key)]; g; g = g->fnext) {
 		if (!conflicts(g, clientid, key, any))
@@ -511,40 +316,6 @@ uint32_t tnfs_deleg_break(struct tnfs_deleg *d, uint64_t clientid, struct tnfs_f
 	}
 	pthread_mutex_unlock(&d->mu);
 	return status;
-}
-
-void tnfs_deleg_own_write(struct tnfs_deleg *d, uint64_t clientid, struct tnfs_file_key key)
-{
-	char pp[32];
-	pthread_mutex_lock(&d->mu);
-	for (struct deleg *g = d->bucket[bucket_of(key)]; g; g = g->fnext) {
-		if (!same_key(g->key, key) || g->clientid != clientid || g->fd < 0)
-			continue;
-		snprintf(pp, sizeof(pp), "/proc/self/fd/%d", g->fd);
-		int path = open(pp, O_PATH | O_CLOEXEC);
-		drop_lease(d, g); /* its fd: the holder may now open for writing */
-		g->path = path;
-		g->released_at = now(d);
-		d->st.unleased += path >= 0;
-	}
-	pthread_mutex_unlock(&d->mu);
-}
-
-/* A delegation whose lease its holder's write open released takes one
- * again once nobody has the file open for writing (mutex held). */
-static void rearm(struct tnfs_deleg *d, struct deleg *g)
-{
-	/* not in the second it was released: the holder's open comes */
-	if (!g || g->state != D_GRANTED || g->fd >= 0 || g->path < 0 ||
-	    now(d) - g->released_at < 2)
-		return;
-	int fd = lease_fd(g->path);
-	if (fd < 0)
-		return;
-	close(g->path);
-	g->path = -1;
-	g->fd = fd;
-	d->st.unleased--;
 }
 
 uint32_t tnfs_deleg_check(struct tnfs_deleg *d, uint64_t clientid,
@@ -643,7 +414,7 @@ static void revoke_expired(struct tnfs_deleg *d)
 		if (!g || g->state != D_RECALLING || t - g->recall_at < d->timeout)
 			continue;
 		g->state = D_REVOKED;
-		drop_lease(d, g);
+		tnfs__deleg_drop_lease(d, g);
 		d->st.revoked++;
 	}
 }
@@ -662,13 +433,13 @@ void tnfs_deleg_lease_break(struct tnfs_deleg *d, int fd)
 	struct lapsed l = { 0 };
 	pthread_mutex_lock(&d->mu);
 	for (uint32_t i = 0; fd < 0 && d->st.unleased && i < TNFS_MAX_DELEGS; i++)
-		rearm(d, d->byid[i]);
+		tnfs__deleg_rearm(d, d->byid[i]);
 	for (uint32_t i = 0; i < TNFS_MAX_DELEGS && d->st.held; i++)
 		if (breaking(d->byid[i], fd))
-			lapsed_add(&l, d->byid[i]->clientid);
+			tnfs__lapsed_add(&l, d->byid[i]->clientid);
 	if (l.n) { /* (rarely: the common once-a-second scan finds none) */
 		pthread_mutex_unlock(&d->mu);
-		lapsed_ask(d, &l);
+		tnfs__lapsed_ask(d, &l);
 		pthread_mutex_lock(&d->mu);
 	}
 	for (uint32_t i = 0; l.n && i < TNFS_MAX_DELEGS && d->st.held; i++) {

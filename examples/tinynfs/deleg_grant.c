@@ -1,0 +1,164 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* Granting delegations (deleg.h): the limits, the lease, why not. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "deleg.h"
+#include "deleg_int.h"
+
+/* May clientid get a delegation of key now?  GRANT_OK, or why not
+ * (deleg.h). */
+#define GRANT_OK UINT32_MAX
+static uint32_t may_grant(struct tnfs_deleg *d, uint64_t clientid, struct tnfs_file_key key,
+			  bool count)
+{
+	if (!d->enabled || !d->running)
+		return WND4_RESOURCE;
+	const struct holder *h = *holder_of(d, clientid);
+	if (d->st.held >= d->max || (h && h->n >= d->max_per_client)) {
+		d->st.refused_limit += count;
+		return WND4_RESOURCE;
+	}
+	for (struct deleg *g = d->bucket[bucket_of(key)]; g; g = g->fnext) {
+		if (!same_key(g->key, key))
+			continue;
+		if (g->clientid == clientid && g->state != D_REVOKED)
+			return TNFS_WND_HELD; /* it has one */
+		if (g->state == D_RECALLING)
+			return WND4_CONTENTION;
+	}
+	return d->ops.path_up(d->ops.arg, clientid) ? GRANT_OK : WND4_RESOURCE;
+}
+
+/* A read-only descriptor of the file with a read lease, or -1. */
+static int lease_fd(int path)
+{
+	char pp[32];
+	snprintf(pp, sizeof(pp), "/proc/self/fd/%d", path);
+	int fd = open(pp, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	if (fcntl(fd, F_SETSIG, tnfs_deleg_signal()) != 0 ||
+	    fcntl(fd, F_SETLEASE, F_RDLCK) != 0) {
+		int e = errno;
+		close(fd);
+		errno = e;
+		return -1; /* EAGAIN: someone has it open for writing */
+	}
+	return fd;
+}
+
+/* One more delegation of clientid counted; false without memory. */
+static bool holder_get(struct tnfs_deleg *d, uint64_t clientid)
+{
+	struct holder **pp = holder_of(d, clientid);
+	if (!*pp && (*pp = calloc(1, sizeof(**pp))) != NULL)
+		(*pp)->clientid = clientid;
+	if (!*pp)
+		return false;
+	(*pp)->n++;
+	return true;
+}
+
+/* A delegation of tnfs__deleg_alloc not granted after all. */
+static void discard(struct tnfs_deleg *d, struct deleg *g)
+{
+	tnfs__deleg_drop_lease(d, g);
+	d->byid[g->id] = NULL;
+	d->st.held--;
+	free(g);
+}
+
+bool tnfs_deleg_grant(struct tnfs_deleg *d, uint64_t clientid, struct tnfs_file_key key,
+		      int path, const uint8_t *fh, uint32_t fhlen, struct nfs4_stateid *out)
+{
+	uint32_t why;
+	return tnfs_deleg_grant_why(d, clientid, key, path, fh, fhlen, out, &why);
+}
+
+/* The lease on a new delegation g of key: g->fd, or why not. */
+static uint32_t take_lease(struct tnfs_deleg *d, struct deleg *g, uint64_t clientid, int path)
+{
+	g->fd = lease_fd(path);
+	if (g->fd < 0)
+		return errno == EAGAIN ? WND4_CONTENTION : WND4_RESOURCE;
+	return holder_get(d, clientid) ? GRANT_OK : WND4_RESOURCE;
+}
+
+bool tnfs_deleg_grant_why(struct tnfs_deleg *d, uint64_t clientid, struct tnfs_file_key key,
+			  int path, const uint8_t *fh, uint32_t fhlen, struct nfs4_stateid *out,
+			  uint32_t *why)
+{
+	*why = WND4_RESOURCE;
+	if (fhlen > NFS4_FHSIZE)
+		return false;
+	pthread_mutex_lock(&d->mu);
+	*why = may_grant(d, clientid, key, true);
+	pthread_mutex_unlock(&d->mu);
+	if (*why != GRANT_OK)
+		return false;
+	/* the lease is taken with the mutex held, so that a break signal
+	 * finds the delegation */
+	struct deleg *g = NULL;
+	pthread_mutex_lock(&d->mu);
+	*why = may_grant(d, clientid, key, false);
+	if (*why == GRANT_OK && !(g = tnfs__deleg_alloc(d)))
+		*why = WND4_RESOURCE;
+	if (g && (*why = take_lease(d, g, clientid, path)) != GRANT_OK) {
+		discard(d, g);
+		g = NULL;
+	}
+	if (g) {
+		g->state = D_GRANTED;
+		g->clientid = clientid;
+		g->key = key;
+		g->fhlen = fhlen;
+		memcpy(g->fh, fh, fhlen);
+		unsigned b = bucket_of(key);
+		g->fnext = d->bucket[b];
+		d->bucket[b] = g;
+		d->st.granted++;
+		tnfs__deleg_sid(d, g, out);
+	}
+	pthread_mutex_unlock(&d->mu);
+	return g != NULL;
+}
+
+void tnfs_deleg_own_write(struct tnfs_deleg *d, uint64_t clientid, struct tnfs_file_key key)
+{
+	char pp[32];
+	pthread_mutex_lock(&d->mu);
+	for (struct deleg *g = d->bucket[bucket_of(key)]; g; g = g->fnext) {
+		if (!same_key(g->key, key) || g->clientid != clientid || g->fd < 0)
+			continue;
+		snprintf(pp, sizeof(pp), "/proc/self/fd/%d", g->fd);
+		int path = open(pp, O_PATH | O_CLOEXEC);
+		tnfs__deleg_drop_lease(d, g); /* its fd: the holder may now open for writing */
+		g->path = path;
+		g->released_at = now(d);
+		d->st.unleased += path >= 0;
+	}
+	pthread_mutex_unlock(&d->mu);
+}
+
+/* A delegation whose lease its holder's write open released takes one
+ * again once nobody has the file open for writing (mutex held). */
+void tnfs__deleg_rearm(struct tnfs_deleg *d, struct deleg *g)
+{
+	/* not in the second it was released: the holder's open comes */
+	if (!g || g->state != D_GRANTED || g->fd >= 0 || g->path < 0 ||
+	    now(d) - g->released_at < 2)
+		return;
+	int fd = lease_fd(g->path);
+	if (fd < 0)
+		return;
+	close(g->path);
+	g->path = -1;
+	g->fd = fd;
+	d->st.unleased--;
+}
+
