@@ -46,19 +46,26 @@ static unsigned lease_break_time(void)
 	return v;
 }
 
-/* Each delegation holds a descriptor: by default at most an eighth of the
- * open-file limit in all (the state sizes the opens' share as three
- * quarters of it, state.c), and a quarter of that per client, so that
- * one client's flood of OPENs cannot take the server's descriptors. */
-static void default_limits(struct tnfs_deleg *d)
+unsigned tnfs_deleg_default_max(void)
 {
 	struct rlimit rl;
 	rlim_t n = 1024;
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
 		n = rl.rlim_cur;
-	d->max = n / 8 < TNFS_MAX_DELEGS ? (unsigned)(n / 8) : TNFS_MAX_DELEGS;
-	if (d->max == 0)
-		d->max = 1;
+	uint64_t max = n / 8 < TNFS_MAX_DELEGS ? n / 8 : TNFS_MAX_DELEGS;
+	/* nfsd's bound (set_max_delegations): 4 per MiB of memory */
+	long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
+	if (pages > 0 && psize > 0) {
+		uint64_t mem = ((uint64_t)pages * (uint64_t)psize >> 20) * 4;
+		if (mem < max)
+			max = mem;
+	}
+	return max ? (unsigned)max : 1;
+}
+
+static void default_limits(struct tnfs_deleg *d)
+{
+	d->max = tnfs_deleg_default_max();
 	d->max_per_client = d->max / 4 ? d->max / 4 : 1;
 }
 
@@ -117,6 +124,7 @@ static void unlink_deleg(struct tnfs_deleg *d, struct deleg *g)
 		}
 	d->byid[g->id] = NULL;
 	d->st.held--;
+	d->nrevoked -= g->state == D_REVOKED;
 	tnfs__deleg_drop_lease(d, g);
 	free(g);
 }
@@ -254,6 +262,7 @@ void tnfs__deleg_revoke_now(struct tnfs_deleg *d, struct deleg *g)
 	tnfs__deleg_drop_lease(d, g);
 	d->st.revoked++;
 	d->st.revoked_lapsed++;
+	d->nrevoked++;
 }
 
 void tnfs__lapsed_add(struct lapsed *l, uint64_t id)
@@ -416,6 +425,7 @@ static void revoke_expired(struct tnfs_deleg *d)
 		g->state = D_REVOKED;
 		tnfs__deleg_drop_lease(d, g);
 		d->st.revoked++;
+		d->nrevoked++;
 	}
 }
 
@@ -464,6 +474,8 @@ void tnfs_deleg_stats(struct tnfs_deleg *d, struct tnfs_deleg_stats *out)
 {
 	pthread_mutex_lock(&d->mu);
 	*out = d->st;
+	out->limit = d->max;
+	out->limit_per_client = d->max_per_client;
 	pthread_mutex_unlock(&d->mu);
 }
 

@@ -69,6 +69,7 @@ struct tnfs_deleg_stats {
 	uint64_t refused_limit;	 /* grants refused by the limits below */
 	unsigned held; /* delegations held now (recalled ones included) */
 	unsigned unleased; /* of held: lease released for the holder's write open */
+	unsigned limit, limit_per_client; /* tnfs_deleg_set_limits */
 };
 
 int tnfs_deleg_new(uint32_t boot32, const struct tnfs_deleg_ops *ops,
@@ -79,11 +80,21 @@ void tnfs_deleg_set_enabled(struct tnfs_deleg *d, bool on);
 /* Recall timeout in seconds (default: see above); the clock as in
  * state.h (NULL: CLOCK_MONOTONIC). */
 void tnfs_deleg_set_timeout(struct tnfs_deleg *d, unsigned secs);
-/* At most max delegations in all (revoked ones not yet freed included)
- * and per_client per client; 0: the default (max: an eighth of the
- * open-file limit, at most TNFS_MAX_DELEGS; per client: a quarter of
- * max).  Beyond them OPEN grants none (refused_limit counts). */
+/* At most max delegations in all and per_client per client; 0: the
+ * default (max: tnfs_deleg_default_max(); per client: a quarter of max).
+ * Revoked delegations not yet freed (FREE_STATEID) hold no descriptor
+ * and leave the count at once (a client's own count keeps them until
+ * it frees them).  When the table is full, the delegations of courtesy
+ * clients (ops.lapsed) are taken back -- revoked at once, as a conflict
+ * would, revoked_lapsed counts them -- before a new one is refused;
+ * they are looked for at most once a second.  Beyond the limits OPEN
+ * grants none (refused_limit counts). */
 void tnfs_deleg_set_limits(struct tnfs_deleg *d, unsigned max, unsigned per_client);
+/* Sized like nfsd's table: an eighth of the open-file limit
+ * (RLIMIT_NOFILE's soft limit, each delegation holding a descriptor),
+ * at most TNFS_MAX_DELEGS and at most 4 per MiB of memory
+ * (set_max_delegations in nfsd). */
+unsigned tnfs_deleg_default_max(void);
 void tnfs_deleg_set_clock(struct tnfs_deleg *d, tnfs_clock_fn *fn, void *arg);
 
 /*

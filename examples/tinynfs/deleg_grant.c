@@ -11,16 +11,18 @@
 #include "deleg_int.h"
 
 /* May clientid get a delegation of key now?  GRANT_OK, or why not
- * (deleg.h). */
+ * (deleg.h; TABLE_FULL: the limit in all). */
 #define GRANT_OK UINT32_MAX
-static uint32_t may_grant(struct tnfs_deleg *d, uint64_t clientid, struct tnfs_file_key key,
-			  bool count)
+#define TABLE_FULL (UINT32_MAX - 2)
+static uint32_t may_grant(struct tnfs_deleg *d, uint64_t clientid, struct tnfs_file_key key)
 {
 	if (!d->enabled || !d->running)
 		return WND4_RESOURCE;
 	const struct holder *h = *holder_of(d, clientid);
-	if (d->st.held >= d->max || (h && h->n >= d->max_per_client)) {
-		d->st.refused_limit += count;
+	if (d->st.held - d->nrevoked >= d->max)
+		return TABLE_FULL;
+	if (h && h->n >= d->max_per_client) {
+		d->st.refused_limit++;
 		return WND4_RESOURCE;
 	}
 	for (struct deleg *g = d->bucket[bucket_of(key)]; g; g = g->fnext) {
@@ -32,6 +34,70 @@ static uint32_t may_grant(struct tnfs_deleg *d, uint64_t clientid, struct tnfs_f
 			return WND4_CONTENTION;
 	}
 	return d->ops.path_up(d->ops.arg, clientid) ? GRANT_OK : WND4_RESOURCE;
+}
+
+/* The table is full: the delegations of courtesy clients are taken back
+ * (revoked at once, deleg.h), at most once a second.  Asked of
+ * ops.lapsed without the mutex (lock order).  True if any went. */
+static bool take_back(struct tnfs_deleg *d)
+{
+	pthread_mutex_lock(&d->mu);
+	uint64_t t = now(d);
+	bool look = d->ops.lapsed && (d->takeback_at == 0 || t - d->takeback_at >= 1);
+	unsigned n = 0;
+	for (const struct holder *h = d->holders; look && h; h = h->next)
+		n++;
+	struct lapsed_all {
+		uint64_t id;
+		bool yes;
+	} *l = look && n ? calloc(n, sizeof(*l)) : NULL;
+	n = 0;
+	for (const struct holder *h = d->holders; l && h; h = h->next)
+		l[n++].id = h->clientid;
+	if (look)
+		d->takeback_at = t ? t : 1;
+	pthread_mutex_unlock(&d->mu);
+	if (!l)
+		return false;
+	bool any = false;
+	for (unsigned i = 0; i < n; i++)
+		any |= l[i].yes = d->ops.lapsed(d->ops.arg, l[i].id);
+	unsigned freed = 0;
+	pthread_mutex_lock(&d->mu);
+	for (uint32_t i = 0; any && i < TNFS_MAX_DELEGS; i++) {
+		struct deleg *g = d->byid[i];
+		if (!g || g->state == D_REVOKED)
+			continue;
+		for (unsigned k = 0; k < n; k++)
+			if (l[k].yes && l[k].id == g->clientid) {
+				tnfs__deleg_revoke_now(d, g);
+				freed++;
+				break;
+			}
+	}
+	pthread_mutex_unlock(&d->mu);
+	free(l);
+	return freed > 0;
+}
+
+/* may_grant, with a full table refilled from courtesy clients. */
+static uint32_t may_grant_now(struct tnfs_deleg *d, uint64_t clientid, struct tnfs_file_key key)
+{
+	pthread_mutex_lock(&d->mu);
+	uint32_t why = may_grant(d, clientid, key);
+	pthread_mutex_unlock(&d->mu);
+	if (why == TABLE_FULL && take_back(d)) {
+		pthread_mutex_lock(&d->mu);
+		why = may_grant(d, clientid, key);
+		pthread_mutex_unlock(&d->mu);
+	}
+	if (why == TABLE_FULL) {
+		pthread_mutex_lock(&d->mu);
+		d->st.refused_limit++;
+		pthread_mutex_unlock(&d->mu);
+		why = WND4_RESOURCE;
+	}
+	return why;
 }
 
 /* A read-only descriptor of the file with a read lease, or -1. */
@@ -96,16 +162,16 @@ bool tnfs_deleg_grant_why(struct tnfs_deleg *d, uint64_t clientid, struct tnfs_f
 	*why = WND4_RESOURCE;
 	if (fhlen > NFS4_FHSIZE)
 		return false;
-	pthread_mutex_lock(&d->mu);
-	*why = may_grant(d, clientid, key, true);
-	pthread_mutex_unlock(&d->mu);
+	*why = may_grant_now(d, clientid, key);
 	if (*why != GRANT_OK)
 		return false;
 	/* the lease is taken with the mutex held, so that a break signal
 	 * finds the delegation */
 	struct deleg *g = NULL;
 	pthread_mutex_lock(&d->mu);
-	*why = may_grant(d, clientid, key, false);
+	*why = may_grant(d, clientid, key);
+	if (*why == TABLE_FULL)
+		*why = WND4_RESOURCE; /* taken meanwhile */
 	if (*why == GRANT_OK && !(g = tnfs__deleg_alloc(d)))
 		*why = WND4_RESOURCE;
 	if (g && (*why = take_lease(d, g, clientid, path)) != GRANT_OK) {

@@ -45,6 +45,8 @@ struct tnfs_deleg {
 	struct deleg **byid; /* TNFS_MAX_DELEGS */
 	uint32_t hint;
 	unsigned max, max_per_client;
+	unsigned nrevoked;   /* of st.held: revoked, not freed (out of the count) */
+	uint64_t takeback_at; /* the last look for courtesy clients (take_back) */
 	struct holder *holders;
 	struct tnfs_deleg_stats st;
 	int sigfd, stopfd;

@@ -669,6 +669,12 @@ static void print_ready(const struct config *c, const struct tnfs_server *srv, c
 	if (c->state_dir && tnfs_state_in_grace(srv->state))
 		printf("tinynfs: grace period of %u s: the clients of %s/%s may reclaim\n",
 		       c->grace ? c->grace : TNFS_LEASE_TIME, c->state_dir, TNFS_CLIENTREC_FILE);
+	if (!c->no_deleg) {
+		struct tnfs_deleg_stats d;
+		tnfs_deleg_stats(srv->deleg, &d);
+		printf("tinynfs: delegations: at most %u, %u per client (an eighth of the "
+		       "open-file limit, 4 per MiB of memory)\n", d.limit, d.limit_per_client);
+	}
 	printf("tinynfs: ready\n");
 	fflush(stdout);
 }
