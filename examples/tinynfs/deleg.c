@@ -98,6 +98,10 @@ void tnfs__deleg_drop_lease(struct tnfs_deleg *d, struct deleg *g)
 		g->path = -1;
 		d->st.unleased--;
 	}
+	if (g->released) {
+		g->released = false;
+		d->st.unleased--;
+	}
 	if (g->fd < 0)
 		return;
 	(void)fcntl(g->fd, F_SETLEASE, F_UNLCK);
@@ -298,25 +302,41 @@ static void recall_or_revoke(struct tnfs_deleg *d, struct deleg *g, const struct
 }
 
 static bool conflicts(const struct deleg *g, uint64_t clientid, struct tnfs_file_key key,
-		      bool any)
+		      bool any, bool writes)
 {
-	return same_key(g->key, key) && g->state != D_REVOKED && (any || g->clientid != clientid);
+	return same_key(g->key, key) && g->state != D_REVOKED &&
+	       (any || g->clientid != clientid) && (!writes || g->write);
 }
+
+static uint32_t breaks(struct tnfs_deleg *d, uint64_t clientid, struct tnfs_file_key key,
+		       bool any, bool writes);
 
 uint32_t tnfs_deleg_break(struct tnfs_deleg *d, uint64_t clientid, struct tnfs_file_key key,
 			  bool any)
+{
+	return breaks(d, clientid, key, any, false);
+}
+
+uint32_t tnfs_deleg_break_writes(struct tnfs_deleg *d, uint64_t clientid,
+				 struct tnfs_file_key key)
+{
+	return breaks(d, clientid, key, false, true);
+}
+
+static uint32_t breaks(struct tnfs_deleg *d, uint64_t clientid, struct tnfs_file_key key,
+		       bool any, bool writes)
 {
 	uint32_t status = NFS4_OK;
 	struct lapsed l = { 0 };
 	pthread_mutex_lock(&d->mu);
 	for (struct deleg *g = d->bucket[bucket_of(key)]; g; g = g->fnext)
-		if (conflicts(g, clientid, key, any) && g->state == D_GRANTED)
+		if (conflicts(g, clientid, key, any, writes) && g->state == D_GRANTED)
 			tnfs__lapsed_add(&l, g->clientid);
 	pthread_mutex_unlock(&d->mu);
 	tnfs__lapsed_ask(d, &l);
 	pthread_mutex_lock(&d->mu);
 	for (struct deleg *g = d->bucket[bucket_of(key)]; g; g = g->fnext) {
-		if (!conflicts(g, clientid, key, any))
+		if (!conflicts(g, clientid, key, any, writes))
 			continue;
 		if (g->state == D_GRANTED)
 			recall_or_revoke(d, g, &l);
@@ -337,6 +357,35 @@ uint32_t tnfs_deleg_check(struct tnfs_deleg *d, uint64_t clientid,
 		s = NFS4ERR_BAD_STATEID;
 	pthread_mutex_unlock(&d->mu);
 	return s;
+}
+
+uint32_t tnfs_deleg_io(struct tnfs_deleg *d, uint64_t clientid, const struct nfs4_stateid *sid,
+		       struct tnfs_file_key key, bool write, int *fd)
+{
+	uint32_t s;
+	*fd = -1;
+	pthread_mutex_lock(&d->mu);
+	struct deleg *g = find_sid(d, clientid, sid, &s);
+	if (g && !same_key(g->key, key))
+		s = NFS4ERR_BAD_STATEID;
+	if (s == NFS4_OK && g->write && (*fd = fcntl(g->fd, F_DUPFD_CLOEXEC, 0)) < 0)
+		s = NFS4ERR_DELAY;
+	else if (s == NFS4_OK && !g->write && write)
+		s = NFS4ERR_OPENMODE;
+	pthread_mutex_unlock(&d->mu);
+	return s;
+}
+
+int tnfs_deleg_own_fd(struct tnfs_deleg *d, uint64_t clientid, struct tnfs_file_key key)
+{
+	int fd = -1;
+	pthread_mutex_lock(&d->mu);
+	for (struct deleg *g = d->bucket[bucket_of(key)]; g && fd < 0; g = g->fnext)
+		if (same_key(g->key, key) && g->clientid == clientid && g->write &&
+		    g->state != D_REVOKED && g->fd >= 0)
+			fd = fcntl(g->fd, F_DUPFD_CLOEXEC, 0);
+	pthread_mutex_unlock(&d->mu);
+	return fd;
 }
 
 uint32_t tnfs_deleg_return(struct tnfs_deleg *d, uint64_t clientid,
@@ -431,11 +480,11 @@ static void revoke_expired(struct tnfs_deleg *d)
 
 static bool breaking(const struct deleg *g, int fd)
 {
-	if (!g || g->state != D_GRANTED || g->fd < 0)
+	if (!g || g->state != D_GRANTED || g->fd < 0 || g->released)
 		return false;
 	/* while a lease is being broken, F_GETLEASE gives the type it is
-	 * broken to: F_UNLCK */
-	return fd == g->fd || (fd < 0 && fcntl(g->fd, F_GETLEASE) != F_RDLCK);
+	 * broken to: F_UNLCK, or F_RDLCK for a write lease a reader breaks */
+	return fd == g->fd || (fd < 0 && fcntl(g->fd, F_GETLEASE) != (g->write ? F_WRLCK : F_RDLCK));
 }
 
 void tnfs_deleg_lease_break(struct tnfs_deleg *d, int fd)

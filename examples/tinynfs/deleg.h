@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * Read delegations (RFC 8881 section 10.2) and their recall, return and
- * revocation.  Thread-safe (one mutex inside); no transport: a recall is
+ * Read and write delegations (RFC 8881 section 10.2, 10.4; write ones:
+ * tnfs_deleg_grant_write) and their recall, return and revocation.  Thread-safe (one mutex inside); no transport: a recall is
  * handed to the `recall` function given at creation (callback.h sends it
  * as CB_RECALL), and whether a client's callback path is up is asked of
  * `path_up`.
@@ -123,15 +123,41 @@ bool tnfs_deleg_grant_why(struct tnfs_deleg *d, uint64_t clientid, struct tnfs_f
 			  int path, const uint8_t *fh, uint32_t fhlen, struct nfs4_stateid *out,
 			  uint32_t *why);
 
+/* A write delegation (RFC 8881 10.4) on wfd, a descriptor of the file
+ * open for reading and writing (a dup of the OPEN's own), taken over
+ * whatever happens: a Linux write lease (F_SETLEASE F_WRLCK) on it, which
+ * the kernel grants only while that open is the file's only one, and
+ * breaks on anyone's open or truncate -- a local process's, or tinynfs's
+ * own for another client (O_NONBLOCK: NFS4ERR_DELAY), as for reads. */
+bool tnfs_deleg_grant_write(struct tnfs_deleg *d, uint64_t clientid, struct tnfs_file_key key,
+			    int wfd, const uint8_t *fh, uint32_t fhlen, struct nfs4_stateid *out,
+			    uint32_t *why);
+
 /* The holder's own opens never conflict with its delegation (RFC 8881
- * 10.4; nfsd does the same): before clientid opens key for writing, the
- * lease of its read delegation of key is released (the kernel would
- * break a read lease on tinynfs's own open for writing), the delegation
- * kept.  Other clients' operations still recall it (tnfs_deleg_break);
- * the once-a-second scan takes the lease again as soon as nobody has the
- * file open for writing.  Meanwhile a local process's open is not seen:
- * no lease can be held on a file open for writing. */
-void tnfs_deleg_own_write(struct tnfs_deleg *d, uint64_t clientid, struct tnfs_file_key key);
+ * 10.4; nfsd does the same): before clientid opens key -- for writing
+ * with a read delegation, any way with a write delegation -- the lease
+ * is released (the kernel would break it on tinynfs's own open), the
+ * delegation kept.  Other clients' operations still recall it
+ * (tnfs_deleg_break); the once-a-second scan takes the lease again, not
+ * in the second it went, as soon as the kernel allows it (read: nobody
+ * has the file open for writing; write: the holder's other opens are
+ * closed).  Meanwhile a local process's open is not seen. */
+void tnfs_deleg_own_open(struct tnfs_deleg *d, uint64_t clientid, struct tnfs_file_key key,
+			 bool write_access);
+
+/* I/O with a delegation stateid of clientid on key: the errors of
+ * tnfs_deleg_check; a write delegation gives *fd (a dup of its O_RDWR
+ * descriptor: the holder's I/O breaks no lease of its own), a read one
+ * *fd = -1 and NFS4ERR_OPENMODE for writing. */
+uint32_t tnfs_deleg_io(struct tnfs_deleg *d, uint64_t clientid, const struct nfs4_stateid *sid,
+		       struct tnfs_file_key key, bool write, int *fd);
+/* A dup of the descriptor of clientid's write delegation of key (not
+ * revoked), or -1 (COMMIT, which has no stateid). */
+int tnfs_deleg_own_fd(struct tnfs_deleg *d, uint64_t clientid, struct tnfs_file_key key);
+/* tnfs_deleg_break for other clients' write delegations only (another
+ * client's READ, OPEN for reading). */
+uint32_t tnfs_deleg_break_writes(struct tnfs_deleg *d, uint64_t clientid,
+				 struct tnfs_file_key key);
 
 /* An operation of clientid conflicting with others' delegations of key
  * (any: with its own too).  Recalls them; NFS4ERR_DELAY while any is

@@ -14,7 +14,8 @@
  * (deleg.h; TABLE_FULL: the limit in all). */
 #define GRANT_OK UINT32_MAX
 #define TABLE_FULL (UINT32_MAX - 2)
-static uint32_t may_grant(struct tnfs_deleg *d, uint64_t clientid, struct tnfs_file_key key)
+static uint32_t may_grant(struct tnfs_deleg *d, uint64_t clientid, struct tnfs_file_key key,
+			  bool write)
 {
 	if (!d->enabled || !d->running)
 		return WND4_RESOURCE;
@@ -30,7 +31,8 @@ static uint32_t may_grant(struct tnfs_deleg *d, uint64_t clientid, struct tnfs_f
 			continue;
 		if (g->clientid == clientid && g->state != D_REVOKED)
 			return TNFS_WND_HELD; /* it has one */
-		if (g->state == D_RECALLING)
+		/* being recalled, or another's beside a write one */
+		if (g->state == D_RECALLING || (g->state != D_REVOKED && (write || g->write)))
 			return WND4_CONTENTION;
 	}
 	return d->ops.path_up(d->ops.arg, clientid) ? GRANT_OK : WND4_RESOURCE;
@@ -81,14 +83,15 @@ static bool take_back(struct tnfs_deleg *d)
 }
 
 /* may_grant, with a full table refilled from courtesy clients. */
-static uint32_t may_grant_now(struct tnfs_deleg *d, uint64_t clientid, struct tnfs_file_key key)
+static uint32_t may_grant_now(struct tnfs_deleg *d, uint64_t clientid, struct tnfs_file_key key,
+			      bool write)
 {
 	pthread_mutex_lock(&d->mu);
-	uint32_t why = may_grant(d, clientid, key);
+	uint32_t why = may_grant(d, clientid, key, write);
 	pthread_mutex_unlock(&d->mu);
 	if (why == TABLE_FULL && take_back(d)) {
 		pthread_mutex_lock(&d->mu);
-		why = may_grant(d, clientid, key);
+		why = may_grant(d, clientid, key, write);
 		pthread_mutex_unlock(&d->mu);
 	}
 	if (why == TABLE_FULL) {
@@ -147,37 +150,79 @@ bool tnfs_deleg_grant(struct tnfs_deleg *d, uint64_t clientid, struct tnfs_file_
 }
 
 /* The lease on a new delegation g of key: g->fd, or why not. */
-static uint32_t take_lease(struct tnfs_deleg *d, struct deleg *g, uint64_t clientid, int path)
+/* A write lease on wfd (its struct file must be the file's only open,
+ * the kernel checks), or -1 and errno. */
+static int write_lease(int wfd)
 {
-	g->fd = lease_fd(path);
+	if (fcntl(wfd, F_SETSIG, tnfs_deleg_signal()) != 0 ||
+	    fcntl(wfd, F_SETLEASE, F_WRLCK) != 0)
+		return -1;
+	return wfd;
+}
+
+/* The lease of a new delegation g: on the file's O_PATH descriptor path
+ * (read), or on wfd (write, g then owns it).  GRANT_OK or why not. */
+static uint32_t take_lease(struct tnfs_deleg *d, struct deleg *g, uint64_t clientid, int path,
+			   int *wfd)
+{
+	g->write = *wfd >= 0;
+	g->fd = g->write ? write_lease(*wfd) : lease_fd(path);
 	if (g->fd < 0)
 		return errno == EAGAIN ? WND4_CONTENTION : WND4_RESOURCE;
+	*wfd = -1;
 	return holder_get(d, clientid) ? GRANT_OK : WND4_RESOURCE;
 }
+
+static bool grant(struct tnfs_deleg *d, uint64_t clientid, struct tnfs_file_key key, int path,
+		  int wfd, const uint8_t *fh, uint32_t fhlen, struct nfs4_stateid *out,
+		  uint32_t *why);
 
 bool tnfs_deleg_grant_why(struct tnfs_deleg *d, uint64_t clientid, struct tnfs_file_key key,
 			  int path, const uint8_t *fh, uint32_t fhlen, struct nfs4_stateid *out,
 			  uint32_t *why)
 {
+	return grant(d, clientid, key, path, -1, fh, fhlen, out, why);
+}
+
+bool tnfs_deleg_grant_write(struct tnfs_deleg *d, uint64_t clientid, struct tnfs_file_key key,
+			    int wfd, const uint8_t *fh, uint32_t fhlen, struct nfs4_stateid *out,
+			    uint32_t *why)
+{
+	return grant(d, clientid, key, -1, wfd, fh, fhlen, out, why);
+}
+
+static bool grant(struct tnfs_deleg *d, uint64_t clientid, struct tnfs_file_key key, int path,
+		  int wfd, const uint8_t *fh, uint32_t fhlen, struct nfs4_stateid *out,
+		  uint32_t *why)
+{
+	bool write = wfd >= 0;
 	*why = WND4_RESOURCE;
-	if (fhlen > NFS4_FHSIZE)
+	if (fhlen > NFS4_FHSIZE) {
+		if (write)
+			close(wfd);
 		return false;
-	*why = may_grant_now(d, clientid, key);
-	if (*why != GRANT_OK)
+	}
+	*why = may_grant_now(d, clientid, key, write);
+	if (*why != GRANT_OK) {
+		if (write)
+			close(wfd);
 		return false;
+	}
 	/* the lease is taken with the mutex held, so that a break signal
 	 * finds the delegation */
 	struct deleg *g = NULL;
 	pthread_mutex_lock(&d->mu);
-	*why = may_grant(d, clientid, key);
+	*why = may_grant(d, clientid, key, write);
 	if (*why == TABLE_FULL)
 		*why = WND4_RESOURCE; /* taken meanwhile */
 	if (*why == GRANT_OK && !(g = tnfs__deleg_alloc(d)))
 		*why = WND4_RESOURCE;
-	if (g && (*why = take_lease(d, g, clientid, path)) != GRANT_OK) {
+	if (g && (*why = take_lease(d, g, clientid, path, &wfd)) != GRANT_OK) {
 		discard(d, g);
 		g = NULL;
 	}
+	if (wfd >= 0)
+		close(wfd);
 	if (g) {
 		g->state = D_GRANTED;
 		g->clientid = clientid;
@@ -194,18 +239,26 @@ bool tnfs_deleg_grant_why(struct tnfs_deleg *d, uint64_t clientid, struct tnfs_f
 	return g != NULL;
 }
 
-void tnfs_deleg_own_write(struct tnfs_deleg *d, uint64_t clientid, struct tnfs_file_key key)
+void tnfs_deleg_own_open(struct tnfs_deleg *d, uint64_t clientid, struct tnfs_file_key key,
+			 bool write_access)
 {
 	char pp[32];
 	pthread_mutex_lock(&d->mu);
 	for (struct deleg *g = d->bucket[bucket_of(key)]; g; g = g->fnext) {
-		if (!same_key(g->key, key) || g->clientid != clientid || g->fd < 0)
+		if (!same_key(g->key, key) || g->clientid != clientid || g->fd < 0 ||
+		    g->released || (!g->write && !write_access))
 			continue;
+		g->released_at = now(d);
+		if (g->write) { /* the descriptor stays, for its I/O */
+			(void)fcntl(g->fd, F_SETLEASE, F_UNLCK);
+			g->released = true;
+			d->st.unleased++;
+			continue;
+		}
 		snprintf(pp, sizeof(pp), "/proc/self/fd/%d", g->fd);
 		int path = open(pp, O_PATH | O_CLOEXEC);
 		tnfs__deleg_drop_lease(d, g); /* its fd: the holder may now open for writing */
 		g->path = path;
-		g->released_at = now(d);
 		d->st.unleased += path >= 0;
 	}
 	pthread_mutex_unlock(&d->mu);
@@ -216,8 +269,16 @@ void tnfs_deleg_own_write(struct tnfs_deleg *d, uint64_t clientid, struct tnfs_f
 void tnfs__deleg_rearm(struct tnfs_deleg *d, struct deleg *g)
 {
 	/* not in the second it was released: the holder's open comes */
-	if (!g || g->state != D_GRANTED || g->fd >= 0 || g->path < 0 ||
-	    now(d) - g->released_at < 2)
+	if (!g || g->state != D_GRANTED || now(d) - g->released_at < 2)
+		return;
+	if (g->released) { /* write: once the holder's other opens are closed */
+		if (write_lease(g->fd) >= 0) {
+			g->released = false;
+			d->st.unleased--;
+		}
+		return;
+	}
+	if (g->fd >= 0 || g->path < 0)
 		return;
 	int fd = lease_fd(g->path);
 	if (fd < 0)

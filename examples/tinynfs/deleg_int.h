@@ -20,7 +20,9 @@ struct deleg {
 	uint64_t clientid;
 	struct tnfs_file_key key;
 	uint64_t recall_at;
-	uint64_t released_at; /* own_write */
+	uint64_t released_at; /* tnfs_deleg_own_open */
+	bool write;	      /* a write delegation: fd is O_RDWR with a write lease */
+	bool released;	      /* write: its lease released for the holder's open */
 	uint32_t fhlen;
 	uint8_t fh[NFS4_FHSIZE];
 	struct deleg *fnext; /* same bucket */

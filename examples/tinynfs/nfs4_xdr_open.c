@@ -21,6 +21,16 @@ void nfs4_enc_open_deleg(struct xdr_out *x, const union nfs4_res *r)
 		xdr_put_u32(x, 0);
 		empty_ace(x);
 		break;
+	case OPEN_DELEGATE_WRITE:
+		/* open_write_delegation4: stateid, recall, a space limit
+		 * that says none (NFS_LIMIT_SIZE of ~0, as nfsd), ace */
+		nfs4_enc_stateid(x, &r->open.deleg_sid);
+		xdr_put_u32(x, 0);
+		xdr_put_u32(x, 1); /* NFS_LIMIT_SIZE */
+		xdr_put_u32(x, UINT32_MAX);
+		xdr_put_u32(x, UINT32_MAX);
+		empty_ace(x);
+		break;
 	case OPEN_DELEGATE_NONE_EXT:
 		/* open_none_delegation4: why, and for contention or
 		 * resources whether the server will push or signal (no) */

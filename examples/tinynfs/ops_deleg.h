@@ -14,9 +14,11 @@
 uint32_t tnfs_deleg_claim(struct tnfs_ctx *c, const struct nfs4_stateid *sid);
 /* OPEN with `access` of file k. */
 uint32_t tnfs_deleg_open_conflict(struct tnfs_ctx *c, struct tnfs_file_key k, uint32_t access);
-/* After a successful OPEN of n (file k): r->open.deleg and deleg_sid. */
+/* After a successful OPEN of n (file k): r->open.deleg, deleg_sid and
+ * why.  wfd: -1, or for an OPEN for both a dup of its descriptor, which
+ * a write delegation may take (closed here in any case). */
 void tnfs_deleg_open_grant(struct tnfs_ctx *c, const struct tnfs_node *n, struct tnfs_file_key k,
-			   uint32_t share_access, uint32_t claim, union nfs4_res *r);
+			   uint32_t share_access, uint32_t claim, int wfd, union nfs4_res *r);
 /* REMOVE or RENAME of dir/name (source or target) by another client. */
 uint32_t tnfs_deleg_name_conflict(struct tnfs_ctx *c, const struct tnfs_node *dir,
 				  const char *name);

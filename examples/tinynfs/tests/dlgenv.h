@@ -330,9 +330,13 @@ static inline uint32_t open_file_why(struct cl *cl, const char *owner, const cha
 		if (*why == WND4_CONTENTION || *why == WND4_RESOURCE)
 			assert_int_equal(xdr_get_u32(&f->rp.x), 0); /* no push, no signal */
 	}
-	if (*dtype == OPEN_DELEGATE_READ) {
+	if (*dtype == OPEN_DELEGATE_READ || *dtype == OPEN_DELEGATE_WRITE) {
 		get_stateid(&f->rp.x, dsid);
 		assert_int_equal(xdr_get_u32(&f->rp.x), 0); /* recall */
+		if (*dtype == OPEN_DELEGATE_WRITE) { /* space limit: none */
+			assert_int_equal(xdr_get_u32(&f->rp.x), 1); /* NFS_LIMIT_SIZE */
+			assert_int_equal(xdr_get_u64(&f->rp.x), UINT64_MAX);
+		}
 		for (int i = 0; i < 3; i++)
 			(void)xdr_get_u32(&f->rp.x); /* nfsace4 type, flag, mask */
 		(void)xdr_get_opaque(&f->rp.x, 64);

@@ -7,8 +7,8 @@
  *    answered OPEN_DELEGATE_NONE_EXT with WND4_NOT_WANTED, WANT_CANCEL
  *    WND4_CANCELLED; a wanted delegation that is not granted says why
  *    (WND4_CONTENTION: the file is open for writing elsewhere;
- *    WND4_RESOURCE: no callback path; WND4_WRITE_DELEG_NOT_SUPP_FTYPE: a
- *    write delegation); without a want the answer stays
+ *    WND4_RESOURCE: no callback path; WND4_NOT_SUPP_UPGRADE: a write
+ *    delegation for an OPEN for reading); without a want the answer stays
  *    OPEN_DELEGATE_NONE, and a want outside the list is NFS4ERR_INVAL.
  *  - RFC 8881 10.4 (as Linux's nfsd): the holder's own opens never
  *    conflict with its delegation: A opening for writing the file it holds
@@ -81,13 +81,13 @@ static void test_wants(void **state)
 			 NFS4_OK);
 	assert_int_equal(dt, OPEN_DELEGATE_NONE_EXT);
 	assert_int_equal(why, WND4_CONTENTION);
-	/* a write delegation: not granted, and said so */
+	/* a write delegation for a read-only open: not granted, said so */
 	assert_int_equal(try_open(&e->a, "a1", "x",
 				  OPEN4_SHARE_ACCESS_READ | OPEN4_SHARE_ACCESS_WANT_WRITE_DELEG, &dt,
 				  &why, NULL),
 			 NFS4_OK);
 	assert_int_equal(dt, OPEN_DELEGATE_NONE_EXT);
-	assert_int_equal(why, WND4_WRITE_DELEG_NOT_SUPP_FTYPE);
+	assert_int_equal(why, WND4_NOT_SUPP_UPGRADE);
 	/* wants outside the list: invalid */
 	for (uint32_t w = 0x0600; w <= 0xff00; w += 0x1100)
 		assert_int_equal(try_open(&e->a, "a1", "x", OPEN4_SHARE_ACCESS_READ | w, &dt, &why,
