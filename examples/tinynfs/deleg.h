@@ -67,6 +67,7 @@ struct tnfs_deleg_stats {
 	uint64_t granted, recalls, returned, revoked, lease_breaks;
 	uint64_t revoked_lapsed; /* of revoked: unrecalled, the holder lapsed */
 	uint64_t refused_limit;	 /* grants refused by the limits below */
+	uint64_t granted_write;	 /* of granted: write delegations */
 	unsigned held; /* delegations held now (recalled ones included) */
 	unsigned unleased; /* of held: lease released for the holder's write open */
 	unsigned limit, limit_per_client; /* tnfs_deleg_set_limits */

@@ -233,6 +233,7 @@ static bool grant(struct tnfs_deleg *d, uint64_t clientid, struct tnfs_file_key 
 		g->fnext = d->bucket[b];
 		d->bucket[b] = g;
 		d->st.granted++;
+		d->st.granted_write += g->write;
 		tnfs__deleg_sid(d, g, out);
 	}
 	pthread_mutex_unlock(&d->mu);

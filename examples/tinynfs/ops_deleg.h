@@ -22,6 +22,11 @@ void tnfs_deleg_open_grant(struct tnfs_ctx *c, const struct tnfs_node *n, struct
 /* REMOVE or RENAME of dir/name (source or target) by another client. */
 uint32_t tnfs_deleg_name_conflict(struct tnfs_ctx *c, const struct tnfs_node *dir,
 				  const char *name);
+/* GETATTR of the current file asking for its size or change attribute:
+ * another client's write delegation of it is recalled (NFS4ERR_DELAY
+ * until it is returned), as Linux's nfsd does without CB_GETATTR
+ * (nfsd4_deleg_getattr_conflict, 6.6). */
+uint32_t tnfs_deleg_getattr_conflict(struct tnfs_ctx *c, const struct nfs4_bitmap *mask);
 /* SETATTR of the size, or WRITE, of n by another client. */
 uint32_t tnfs_deleg_node_conflict(struct tnfs_ctx *c, const struct tnfs_node *n);
 

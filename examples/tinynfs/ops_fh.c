@@ -11,6 +11,7 @@
 
 #include "attrs.h"
 #include "ops.h"
+#include "ops_deleg.h"
 
 /* RFC 8881 2.6.3.1.1: an operation that made the current file handle
  * one of an export (PUTFH, PUTROOTFH, RESTOREFH, LOOKUP, LOOKUPP) fails
@@ -248,7 +249,8 @@ uint32_t tnfs_op_getattr(struct tnfs_ctx *c, const union nfs4_args *a,
 			 union nfs4_res *r, struct xdr_out *x)
 {
 	(void)r;
-	return cfh_attrs(c, &a->getattr.mask, x);
+	uint32_t s = tnfs_deleg_getattr_conflict(c, &a->getattr.mask);
+	return s == NFS4_OK ? cfh_attrs(c, &a->getattr.mask, x) : s;
 }
 
 /*

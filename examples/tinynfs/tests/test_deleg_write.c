@@ -10,9 +10,10 @@
  *  - the holder reads, writes and commits under it, and opens the file
  *    again, without breaking its own lease (no recall);
  *  - another client's OPEN (even for reading), READ, WRITE, SETATTR of
- *    the size, REMOVE and RENAME recall it (NFS4ERR_DELAY until the
- *    DELEGRETURN), and so does a local process's open for reading, which
- *    blocks until then;
+ *    the size, REMOVE, RENAME and GETATTR of the size or change
+ *    attribute (no CB_GETATTR yet: as nfsd 6.6) recall it
+ *    (NFS4ERR_DELAY until the DELEGRETURN), and so does a local
+ *    process's open for reading, which blocks until then;
  *  - while another client has the file open, an OPEN for both that
  *    wants a delegation gets OPEN_DELEGATE_NONE_EXT / WND4_CONTENTION.
  */
@@ -94,12 +95,14 @@ static void test_holder(void **state)
 	assert_string_equal(buf, "data!");
 	stop(e);
 	assert_int_equal(counter(e, "deleg_granted"), 1);
+	assert_int_equal(counter(e, "deleg_granted_write"), 1);
 	assert_int_equal(counter(e, "cb_recall"), 1);
 	assert_int_equal(counter(e, "deleg_returned"), 1);
 }
 
 /* B's operation k on file name (fh): READ, WRITE, SETATTR of the size
- * (anonymous stateid), REMOVE, RENAME. */
+ * (anonymous stateid), REMOVE, RENAME, GETATTR of the size, of the
+ * change attribute. */
 static uint32_t b_op(struct env *e, int k, const char *name, const struct fh *fh)
 {
 	struct fx *b = e->b.f;
@@ -116,6 +119,11 @@ static uint32_t b_op(struct env *e, int k, const char *name, const struct fh *fh
 		put_bitmap(&b->rq.x, W0(FATTR4_SIZE), 0, 0);
 		xdr_put_u32(&b->rq.x, 8);
 		xdr_put_u64(&b->rq.x, 0);
+	} else if (k == 5 || k == 6) {
+		req_op(&b->rq, OP_PUTFH);
+		put_fh(&b->rq.x, fh);
+		req_op(&b->rq, OP_GETATTR);
+		put_bitmap(&b->rq.x, W0(k == 5 ? FATTR4_SIZE : FATTR4_CHANGE), 0, 0);
 	} else if (k == 3) {
 		req_op(&b->rq, OP_PUTROOTFH);
 		req_op(&b->rq, OP_REMOVE);
@@ -133,7 +141,7 @@ static uint32_t b_op(struct env *e, int k, const char *name, const struct fh *fh
 static void test_recalled_by_others(void **state)
 {
 	struct env *e = *state;
-	for (int k = 0; k < 5; k++) {
+	for (int k = 0; k < 7; k++) {
 		struct nfs4_stateid dsid, osid;
 		struct fh fh;
 		char name[8];
@@ -143,9 +151,20 @@ static void test_recalled_by_others(void **state)
 		recall_and_return(e, (unsigned)k + 1, &dsid, &fh);
 		assert_int_equal(b_op(e, k, name, &fh), NFS4_OK);
 	}
+	/* B's GETATTR of neither: no recall */
+	struct nfs4_stateid dsid, osid;
+	struct fh fh;
+	wdeleg_of(e, "g", &dsid, &fh, &osid);
+	fx_seq(e->b.f);
+	req_op(&e->b.f->rq, OP_PUTFH);
+	put_fh(&e->b.f->rq.x, &fh);
+	req_op(&e->b.f->rq, OP_GETATTR);
+	put_bitmap(&e->b.f->rq.x, W0(FATTR4_TYPE) | W0(FATTR4_FILEID), 0, 0);
+	assert_int_equal(fx_call(e->b.f), NFS4_OK);
+	assert_int_equal(e->a.nrecall, 7);
 	stop(e);
-	assert_int_equal(counter(e, "cb_recall"), 5);
-	assert_int_equal(counter(e, "deleg_returned"), 5);
+	assert_int_equal(counter(e, "cb_recall"), 7);
+	assert_int_equal(counter(e, "deleg_returned"), 7);
 }
 
 /* A local reader: its open(2) breaks the write lease and waits for the
