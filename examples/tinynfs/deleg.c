@@ -376,6 +376,14 @@ uint32_t tnfs_deleg_io(struct tnfs_deleg *d, uint64_t clientid, const struct nfs
 	return s;
 }
 
+bool tnfs_deleg_writes_ever(struct tnfs_deleg *d)
+{
+	pthread_mutex_lock(&d->mu);
+	bool ever = d->st.granted_write != 0;
+	pthread_mutex_unlock(&d->mu);
+	return ever;
+}
+
 int tnfs_deleg_own_fd(struct tnfs_deleg *d, uint64_t clientid, struct tnfs_file_key key)
 {
 	int fd = -1;

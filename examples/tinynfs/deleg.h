@@ -152,6 +152,9 @@ void tnfs_deleg_own_open(struct tnfs_deleg *d, uint64_t clientid, struct tnfs_fi
  * *fd = -1 and NFS4ERR_OPENMODE for writing. */
 uint32_t tnfs_deleg_io(struct tnfs_deleg *d, uint64_t clientid, const struct nfs4_stateid *sid,
 		       struct tnfs_file_key key, bool write, int *fd);
+/* Was a write delegation ever granted?  (GETATTR's fast path: no
+ * lookup of the file until then.) */
+bool tnfs_deleg_writes_ever(struct tnfs_deleg *d);
 /* A dup of the descriptor of clientid's write delegation of key (not
  * revoked), or -1 (COMMIT, which has no stateid). */
 int tnfs_deleg_own_fd(struct tnfs_deleg *d, uint64_t clientid, struct tnfs_file_key key);

@@ -145,7 +145,7 @@ uint32_t tnfs_deleg_getattr_conflict(struct tnfs_ctx *c, const struct nfs4_bitma
 	struct stat st;
 	struct tnfs_file_key k;
 	if ((!nfs4_bm_isset(mask, FATTR4_SIZE) && !nfs4_bm_isset(mask, FATTR4_CHANGE)) ||
-	    c->cpseudo != TNFS_NOT_PSEUDO || c->cfh.fd < 0 || tnfs_fs_stat(&c->cfh, &st) != NFS4_OK ||
+	    !tnfs_deleg_writes_ever(c->srv->deleg) || c->cpseudo != TNFS_NOT_PSEUDO || c->cfh.fd < 0 || tnfs_fs_stat(&c->cfh, &st) != NFS4_OK ||
 	    !key_of(&st, &k))
 		return NFS4_OK;
 	return tnfs_deleg_break_writes(c->srv->deleg, c->clientid, k);
