@@ -223,7 +223,7 @@ enum { CDFS4_FORE = 1, CDFS4_BACK = 2, CDFS4_BOTH = 3 };
 #define SEQ4_STATUS_BACKCHANNEL_FAULT 0x00000400
 /* the callback program (RFC 8881 section 20): procedures and operations */
 enum { CB_NULL = 0, CB_COMPOUND = 1 };
-enum { OP_CB_RECALL = 4, OP_CB_SEQUENCE = 11, OP_CB_ILLEGAL = 10044 };
+enum { OP_CB_GETATTR = 3, OP_CB_RECALL = 4, OP_CB_SEQUENCE = 11, OP_CB_ILLEGAL = 10044 };
 enum { SECINFO_STYLE4_CURRENT_FH = 0, SECINFO_STYLE4_PARENT = 1 };
 
 /* SEEK (RFC 7862). */

@@ -376,6 +376,75 @@ uint32_t tnfs_deleg_io(struct tnfs_deleg *d, uint64_t clientid, const struct nfs
 	return s;
 }
 
+/* Another client's write delegation of key, not revoked (mutex held). */
+static struct deleg *other_write(struct tnfs_deleg *d, uint64_t clientid,
+				 struct tnfs_file_key key)
+{
+	for (struct deleg *g = d->bucket[bucket_of(key)]; g; g = g->fnext)
+		if (same_key(g->key, key) && g->clientid != clientid && g->write &&
+		    g->state != D_REVOKED)
+			return g;
+	return NULL;
+}
+
+uint32_t tnfs_deleg_getattr(struct tnfs_deleg *d, uint64_t clientid, struct tnfs_file_key key,
+			    uint64_t change, bool *set, uint64_t *size, uint64_t *bump)
+{
+	uint32_t s = NFS4_OK;
+	*set = false;
+	pthread_mutex_lock(&d->mu);
+	struct deleg *g = other_write(d, clientid, key);
+	bool fallback = g && (!d->ops.getattr || g->state != D_GRANTED ||
+			      (g->ga == GA_ASKED && now(d) - g->ga_at > GA_WAIT_S));
+	if (g && !fallback && g->ga == GA_ANSWERED) {
+		/* modified under the delegation: the holder's change is not
+		 * the file's, nor what it said last time */
+		if (g->ga_change != change && (!g->ga_seen || g->ga_change != g->ga_last))
+			g->ga_bump++;
+		g->ga_seen = true;
+		g->ga_last = g->ga_change;
+		*set = true;
+		*size = g->ga_size;
+		*bump = g->ga_bump;
+		g->ga = GA_NONE; /* one answer, one GETATTR */
+	} else if (g && !fallback) {
+		if (g->ga == GA_NONE) {
+			struct nfs4_stateid sid;
+			tnfs__deleg_sid(d, g, &sid);
+			g->ga = GA_ASKED;
+			g->ga_at = now(d);
+			d->ops.getattr(d->ops.arg, g->clientid, &sid, g->fh, g->fhlen);
+		}
+		s = NFS4ERR_DELAY;
+	}
+	pthread_mutex_unlock(&d->mu);
+	if (fallback)
+		s = tnfs_deleg_break_writes(d, clientid, key);
+	return s;
+}
+
+void tnfs_deleg_cb_getattr_done(struct tnfs_deleg *d, uint64_t clientid,
+				const struct nfs4_stateid *sid, bool ok, uint64_t change,
+				uint64_t size)
+{
+	uint32_t s;
+	pthread_mutex_lock(&d->mu);
+	struct deleg *g = find_sid(d, clientid, sid, &s);
+	if (g && s == NFS4_OK && g->ga == GA_ASKED) {
+		if (ok) {
+			g->ga_change = change;
+			g->ga_size = size;
+			g->ga = GA_ANSWERED;
+		} else {
+			g->ga = GA_NONE;
+			g->ga_at = 0; /* the next GETATTR recalls */
+			if (g->state == D_GRANTED)
+				recall(d, g);
+		}
+	}
+	pthread_mutex_unlock(&d->mu);
+}
+
 bool tnfs_deleg_writes_ever(struct tnfs_deleg *d)
 {
 	pthread_mutex_lock(&d->mu);

@@ -55,6 +55,11 @@ struct tnfs_deleg_ops {
 	 * back into deleg). */
 	void (*recall)(void *arg, uint64_t clientid, const struct nfs4_stateid *sid,
 		       const uint8_t *fh, uint32_t fhlen);
+	/* Sends CB_GETATTR of the change attribute and size (same rules;
+	 * NULL: another client's GETATTR recalls the delegation instead).
+	 * The answer comes back through tnfs_deleg_cb_getattr_done(). */
+	void (*getattr)(void *arg, uint64_t clientid, const struct nfs4_stateid *sid,
+			const uint8_t *fh, uint32_t fhlen);
 	/* Is the client's callback path up? (same rules) */
 	bool (*path_up)(void *arg, uint64_t clientid);
 	/* Has the client's lease run out (a courtesy client)?  Called
@@ -152,6 +157,23 @@ void tnfs_deleg_own_open(struct tnfs_deleg *d, uint64_t clientid, struct tnfs_fi
  * *fd = -1 and NFS4ERR_OPENMODE for writing. */
 uint32_t tnfs_deleg_io(struct tnfs_deleg *d, uint64_t clientid, const struct nfs4_stateid *sid,
 		       struct tnfs_file_key key, bool write, int *fd);
+/* Another client's GETATTR of the size or change attribute of key (RFC
+ * 8881 10.4.3): NFS4_OK and *set false when no other client holds a
+ * write delegation of it.  Else the holder is asked with CB_GETATTR and
+ * the GETATTR gets NFS4ERR_DELAY until it answered; then NFS4_OK, *set,
+ * the size it reported and *bump, by how much the change attribute is to
+ * be above the file's (`change`): it grows by one each time the holder
+ * reports a change attribute other than the file's and than the one it
+ * reported last (the file was modified under the delegation; RFC 8881
+ * 10.4.3, as nfsd counts it).  An answer serves one GETATTR.  A
+ * holder that does not answer (callback error, no answer within 20 s)
+ * or a recall in progress: the delegation is recalled, NFS4ERR_DELAY. */
+uint32_t tnfs_deleg_getattr(struct tnfs_deleg *d, uint64_t clientid, struct tnfs_file_key key,
+			    uint64_t change, bool *set, uint64_t *size, uint64_t *bump);
+/* The holder's answer to CB_GETATTR for delegation sid (ok false: none). */
+void tnfs_deleg_cb_getattr_done(struct tnfs_deleg *d, uint64_t clientid,
+				const struct nfs4_stateid *sid, bool ok, uint64_t change,
+				uint64_t size);
 /* Was a write delegation ever granted?  (GETATTR's fast path: no
  * lookup of the file until then.) */
 bool tnfs_deleg_writes_ever(struct tnfs_deleg *d);

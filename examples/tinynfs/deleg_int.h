@@ -11,6 +11,8 @@
 #define ID_BIT 0x80000000u
 
 enum { D_GRANTED = 1, D_RECALLING, D_REVOKED };
+enum { GA_NONE = 0, GA_ASKED, GA_ANSWERED };
+#define GA_WAIT_S 20 /* a CB_GETATTR unanswered this long: recall */
 
 struct deleg {
 	uint32_t id, gen;
@@ -23,6 +25,11 @@ struct deleg {
 	uint64_t released_at; /* tnfs_deleg_own_open */
 	bool write;	      /* a write delegation: fd is O_RDWR with a write lease */
 	bool released;	      /* write: its lease released for the holder's open */
+	int ga;		      /* CB_GETATTR: GA_NONE, GA_ASKED, GA_ANSWERED */
+	uint64_t ga_at;	      /* when asked */
+	uint64_t ga_size, ga_change, ga_bump;
+	uint64_t ga_last;     /* the change attribute the last GETATTR used */
+	bool ga_seen;	      /* ga_last is set */
 	uint32_t fhlen;
 	uint8_t fh[NFS4_FHSIZE];
 	struct deleg *fnext; /* same bucket */

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "attrs.h"
 #include "ops.h"
 #include "ops_deleg.h"
 
@@ -140,15 +141,26 @@ uint32_t tnfs_deleg_name_conflict(struct tnfs_ctx *c, const struct tnfs_node *di
 	return tnfs_deleg_break(c->srv->deleg, c->clientid, k, false);
 }
 
-uint32_t tnfs_deleg_getattr_conflict(struct tnfs_ctx *c, const struct nfs4_bitmap *mask)
+uint32_t tnfs_deleg_getattr_conflict(struct tnfs_ctx *c, const struct nfs4_bitmap *mask,
+				     struct stat *st, bool *set)
 {
-	struct stat st;
 	struct tnfs_file_key k;
+	*set = false;
 	if ((!nfs4_bm_isset(mask, FATTR4_SIZE) && !nfs4_bm_isset(mask, FATTR4_CHANGE)) ||
-	    !tnfs_deleg_writes_ever(c->srv->deleg) || c->cpseudo != TNFS_NOT_PSEUDO || c->cfh.fd < 0 || tnfs_fs_stat(&c->cfh, &st) != NFS4_OK ||
-	    !key_of(&st, &k))
+	    !tnfs_deleg_writes_ever(c->srv->deleg) || c->cpseudo != TNFS_NOT_PSEUDO ||
+	    c->cfh.fd < 0 || tnfs_fs_stat(&c->cfh, st) != NFS4_OK || !key_of(st, &k))
 		return NFS4_OK;
-	return tnfs_deleg_break_writes(c->srv->deleg, c->clientid, k);
+	uint64_t size, bump;
+	uint32_t s = tnfs_deleg_getattr(c->srv->deleg, c->clientid, k, tnfs_change_of(st), set,
+					&size, &bump);
+	if (s == NFS4_OK && *set) {
+		st->st_size = (off_t)size;
+		/* the change attribute is ctime in nanoseconds (attrs.c) */
+		uint64_t ns = (uint64_t)st->st_ctim.tv_nsec + bump;
+		st->st_ctim.tv_sec += (time_t)(ns / 1000000000u);
+		st->st_ctim.tv_nsec = (long)(ns % 1000000000u);
+	}
+	return s;
 }
 
 uint32_t tnfs_deleg_node_conflict(struct tnfs_ctx *c, const struct tnfs_node *n)

@@ -22,11 +22,13 @@ void tnfs_deleg_open_grant(struct tnfs_ctx *c, const struct tnfs_node *n, struct
 /* REMOVE or RENAME of dir/name (source or target) by another client. */
 uint32_t tnfs_deleg_name_conflict(struct tnfs_ctx *c, const struct tnfs_node *dir,
 				  const char *name);
-/* GETATTR of the current file asking for its size or change attribute:
- * another client's write delegation of it is recalled (NFS4ERR_DELAY
- * until it is returned), as Linux's nfsd does without CB_GETATTR
- * (nfsd4_deleg_getattr_conflict, 6.6). */
-uint32_t tnfs_deleg_getattr_conflict(struct tnfs_ctx *c, const struct nfs4_bitmap *mask);
+/* GETATTR of the current file asking for its size or change attribute,
+ * of which another client holds a write delegation: asked of the holder
+ * with CB_GETATTR (tnfs_deleg_getattr, RFC 8881 10.4.3): NFS4ERR_DELAY
+ * until it answered, then NFS4_OK and *st (the file's, stat'ed) with the
+ * holder's size and a change attribute above the file's if it wrote. */
+uint32_t tnfs_deleg_getattr_conflict(struct tnfs_ctx *c, const struct nfs4_bitmap *mask,
+				     struct stat *st, bool *set);
 /* SETATTR of the size, or WRITE, of n by another client. */
 uint32_t tnfs_deleg_node_conflict(struct tnfs_ctx *c, const struct tnfs_node *n);
 
