@@ -29,7 +29,9 @@ uint32_t tnfs_deleg_name_conflict(struct tnfs_ctx *c, const struct tnfs_node *di
  * holder's size and a change attribute above the file's if it wrote. */
 uint32_t tnfs_deleg_getattr_conflict(struct tnfs_ctx *c, const struct nfs4_bitmap *mask,
 				     struct stat *st, bool *set);
-/* SETATTR of the size, or WRITE, of n by another client. */
+/* SETATTR (of attributes other than the size, which goes as WRITE does)
+ * of n by another client: its delegations are recalled, as the kernel's
+ * notify_change breaks nfsd's. */
 uint32_t tnfs_deleg_node_conflict(struct tnfs_ctx *c, const struct tnfs_node *n);
 
 #endif

@@ -499,6 +499,8 @@ uint32_t tnfs_op_setattr(struct tnfs_ctx *c, const union nfs4_args *a,
 		s = io_fd(c, &a->setattr.stateid, true, &fd, &st);
 		if (s != NFS4_OK)
 			return s;
+	} else if ((s = tnfs_deleg_node_conflict(c, &c->cfh)) != NFS4_OK) {
+		return s; /* any other attribute: other clients' delegations go */
 	}
 	s = tnfs_fs_setattr(&c->cfh, &ai.sa, fd, c->srv->setattr_hook, c->srv->hook_arg);
 	if (fd >= 0)

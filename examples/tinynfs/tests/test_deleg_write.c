@@ -10,7 +10,7 @@
  *  - the holder reads, writes and commits under it, and opens the file
  *    again, without breaking its own lease (no recall);
  *  - another client's OPEN (even for reading), READ, WRITE, SETATTR of
- *    the size, REMOVE and RENAME recall it (NFS4ERR_DELAY until the
+ *    the size or of the mode, REMOVE and RENAME recall it (NFS4ERR_DELAY until the
  *    DELEGRETURN), and so does a local process's open for reading, which
  *    blocks until then;
  *  - another client's GETATTR of the size or change attribute asks the
@@ -104,7 +104,7 @@ static void test_holder(void **state)
 }
 
 /* B's operation k on file name (fh): READ, WRITE, SETATTR of the size
- * (anonymous stateid), REMOVE, RENAME. */
+ * (anonymous stateid), REMOVE, RENAME, SETATTR of the mode. */
 static uint32_t b_op(struct env *e, int k, const char *name, const struct fh *fh)
 {
 	struct fx *b = e->b.f;
@@ -121,6 +121,14 @@ static uint32_t b_op(struct env *e, int k, const char *name, const struct fh *fh
 		put_bitmap(&b->rq.x, W0(FATTR4_SIZE), 0, 0);
 		xdr_put_u32(&b->rq.x, 8);
 		xdr_put_u64(&b->rq.x, 0);
+	} else if (k == 5) {
+		req_op(&b->rq, OP_PUTFH);
+		put_fh(&b->rq.x, fh);
+		req_op(&b->rq, OP_SETATTR);
+		put_stateid(&b->rq.x, &anon);
+		put_bitmap(&b->rq.x, 0, W1(FATTR4_MODE), 0);
+		xdr_put_u32(&b->rq.x, 4);
+		xdr_put_u32(&b->rq.x, 0600);
 	} else if (k == 3) {
 		req_op(&b->rq, OP_PUTROOTFH);
 		req_op(&b->rq, OP_REMOVE);
@@ -138,7 +146,7 @@ static uint32_t b_op(struct env *e, int k, const char *name, const struct fh *fh
 static void test_recalled_by_others(void **state)
 {
 	struct env *e = *state;
-	for (int k = 0; k < 5; k++) {
+	for (int k = 0; k < 6; k++) {
 		struct nfs4_stateid dsid, osid;
 		struct fh fh;
 		char name[8];
@@ -158,11 +166,11 @@ static void test_recalled_by_others(void **state)
 	req_op(&e->b.f->rq, OP_GETATTR);
 	put_bitmap(&e->b.f->rq.x, W0(FATTR4_TYPE) | W0(FATTR4_FILEID), 0, 0);
 	assert_int_equal(fx_call(e->b.f), NFS4_OK);
-	assert_int_equal(e->a.nrecall, 5);
+	assert_int_equal(e->a.nrecall, 6);
 	assert_int_equal(e->a.ngetattr, 0);
 	stop(e);
-	assert_int_equal(counter(e, "cb_recall"), 5);
-	assert_int_equal(counter(e, "deleg_returned"), 5);
+	assert_int_equal(counter(e, "cb_recall"), 6);
+	assert_int_equal(counter(e, "deleg_returned"), 6);
 }
 
 /* B's GETATTR of change and size of fh: the status; on NFS4_OK both. */
