@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * What an OPEN asks for, and the holder's own opens (issue 36), on the
- * tinynfs program (argv[1]) over loopback TCP (dlgenv.h):
+ * tinynfs program (argv[1]) over loopback TCP (deleg_env.h):
  *
  *  - RFC 8881 18.16.3, OPEN4_SHARE_ACCESS_WANT_*: WANT_NO_DELEG is
  *    answered OPEN_DELEGATE_NONE_EXT with WND4_NOT_WANTED, WANT_CANCEL
@@ -17,7 +17,7 @@
  *    delegation's file lease is taken again: a local writer then recalls
  *    it.
  */
-#include "dlgenv.h"
+#include "deleg_env.h"
 
 #include <sys/wait.h>
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Write delegations (RFC 8881 10.4, issue 36) of the tinynfs program
- * (argv[1]) over loopback TCP (dlgenv.h: A serves its back channel, B
+ * (argv[1]) over loopback TCP (deleg_env.h: A serves its back channel, B
  * has none):
  *
  *  - an OPEN for both of a file nobody else has open gets
@@ -20,7 +20,7 @@
  *  - while another client has the file open, an OPEN for both that
  *    wants a delegation gets OPEN_DELEGATE_NONE_EXT / WND4_CONTENTION.
  */
-#include "dlgenv.h"
+#include "deleg_env.h"
 
 #include <sys/wait.h>
 
