@@ -16,6 +16,7 @@
 enum { PATH_PROBING = 0, PATH_UP, PATH_DOWN };
 
 struct pending {
+	bool getattr;
 	struct nfs4_stateid sid;
 	uint32_t fhlen;
 	uint8_t fh[NFS4_FHSIZE];
@@ -53,6 +54,8 @@ struct cbcall {
 	struct tnfs_cb_recall_args a;
 	uint32_t status;
 	bool seq_ok;
+	bool ga_ok; /* CB_GETATTR answered: ga_change, ga_size */
+	uint64_t ga_change, ga_size;
 };
 
 int tnfs_cb_new(struct tnfs_cb **out)
@@ -154,6 +157,13 @@ int tnfs_cb_enc_recall(struct rpcrdma_xdr_enc *e, const struct tnfs_cb_recall_ar
 	rc |= rpcrdma_xdr_put_u32(e, 0);	    /* highest slot */
 	rc |= rpcrdma_xdr_put_bool(e, 0);	    /* cachethis */
 	rc |= rpcrdma_xdr_put_u32(e, 0);	    /* referring call lists */
+	if (a->getattr) { /* the handle, a bitmap of change and size */
+		rc |= rpcrdma_xdr_put_u32(e, OP_CB_GETATTR);
+		rc |= rpcrdma_xdr_put_opaque(e, a->fh, a->fhlen);
+		rc |= rpcrdma_xdr_put_u32(e, 1);
+		rc |= rpcrdma_xdr_put_u32(e, 1u << FATTR4_CHANGE | 1u << FATTR4_SIZE);
+		return rc ? -EMSGSIZE : 0;
+	}
 	rc |= rpcrdma_xdr_put_u32(e, OP_CB_RECALL);
 	rc |= rpcrdma_xdr_put_fixed(e, sid, 16);
 	rc |= rpcrdma_xdr_put_bool(e, 0);	    /* truncate */
@@ -186,6 +196,33 @@ int tnfs_cb_dec_recall_res(struct rpcrdma_xdr_dec *d, const struct tnfs_cb_recal
 	return 0;
 }
 
+int tnfs_cb_dec_getattr_res(struct rpcrdma_xdr_dec *d, bool *ok, uint64_t *change,
+			    uint64_t *size)
+{
+	uint32_t op, st, n, w0 = 0, w, len;
+	*ok = false;
+	if (rpcrdma_xdr_get_u32(d, &op) || rpcrdma_xdr_get_u32(d, &st) || op != OP_CB_GETATTR)
+		return -EBADMSG;
+	if (st != NFS4_OK)
+		return 0;
+	if (rpcrdma_xdr_get_u32(d, &n) || n > 8)
+		return -EBADMSG;
+	for (uint32_t i = 0; i < n; i++) {
+		if (rpcrdma_xdr_get_u32(d, &w))
+			return -EBADMSG;
+		if (i == 0)
+			w0 = w;
+	}
+	/* attrlist4: change (attribute 3) then size (4), the only ones */
+	uint32_t want = 1u << FATTR4_CHANGE | 1u << FATTR4_SIZE;
+	if (rpcrdma_xdr_get_u32(d, &len) || (w0 & want) != want || len < 16)
+		return (w0 & want) != want ? 0 : -EBADMSG;
+	if (rpcrdma_xdr_get_u64(d, change) || rpcrdma_xdr_get_u64(d, size))
+		return -EBADMSG;
+	*ok = true;
+	return 0;
+}
+
 static int enc_recall(struct rpcrdma_xdr_enc *e, const void *args)
 {
 	return tnfs_cb_enc_recall(e, args);
@@ -194,7 +231,10 @@ static int enc_recall(struct rpcrdma_xdr_enc *e, const void *args)
 static int dec_recall(struct rpcrdma_xdr_dec *d, void *res)
 {
 	struct cbcall *k = res;
-	return tnfs_cb_dec_recall_res(d, &k->a, &k->status, &k->seq_ok);
+	int rc = tnfs_cb_dec_recall_res(d, &k->a, &k->status, &k->seq_ok);
+	if (rc == 0 && k->a.getattr && k->status == NFS4_OK)
+		rc = tnfs_cb_dec_getattr_res(d, &k->ga_ok, &k->ga_change, &k->ga_size);
+	return rc;
 }
 
 /* The reply of a callback (the service's loop thread). */
@@ -232,6 +272,10 @@ static void cb_done(struct rpcrdma_clnt_req *req, int status, void *arg)
 	}
 	uint64_t clientid = k->clientid;
 	pthread_mutex_unlock(&cb->mu);
+	if (k->a.getattr && !k->probe && cb->deleg)
+		tnfs_deleg_cb_getattr_done(cb->deleg, clientid, &k->a.sid,
+					   status == 0 && k->status == NFS4_OK && k->ga_ok,
+					   k->ga_change, k->ga_size);
 	free(k);
 	if (came_up && cb->deleg)
 		tnfs_deleg_resend(cb->deleg, clientid);
@@ -283,8 +327,10 @@ static void send_next(struct tnfs_cb *cb, struct chan *ch)
 	memcpy(k->a.sessionid, ch->sessionid, 16);
 	k->a.seqid = ch->seq;
 	k->a.sid = p->sid;
+	k->a.getattr = p->getattr;
 	k->a.fhlen = p->fhlen;
 	memcpy(k->a.fh, p->fh, p->fhlen);
+	bool p_getattr = p->getattr;
 	free(p);
 	k->req.proc = CB_COMPOUND;
 	k->req.encode = enc_recall;
@@ -293,7 +339,8 @@ static void send_next(struct tnfs_cb *cb, struct chan *ch)
 	k->req.decode = dec_recall;
 	k->req.res = k;
 	cb->st.cb_compound++;
-	cb->st.cb_recall++;
+	cb->st.cb_recall += !p_getattr;
+	cb->st.cb_getattr += p_getattr;
 	start(cb, ch, k);
 }
 
@@ -434,8 +481,23 @@ uint32_t tnfs_cb_seq_flags(struct tnfs_cb *cb, uint64_t clientid, const uint8_t 
 	return f;
 }
 
+static void queue(struct tnfs_cb *cb, uint64_t clientid, const struct nfs4_stateid *sid,
+		  const uint8_t *fh, uint32_t fhlen, bool getattr);
+
 void tnfs_cb_recall(struct tnfs_cb *cb, uint64_t clientid, const struct nfs4_stateid *sid,
 		    const uint8_t *fh, uint32_t fhlen)
+{
+	queue(cb, clientid, sid, fh, fhlen, false);
+}
+
+void tnfs_cb_getattr(struct tnfs_cb *cb, uint64_t clientid, const struct nfs4_stateid *sid,
+		     const uint8_t *fh, uint32_t fhlen)
+{
+	queue(cb, clientid, sid, fh, fhlen, true);
+}
+
+static void queue(struct tnfs_cb *cb, uint64_t clientid, const struct nfs4_stateid *sid,
+		  const uint8_t *fh, uint32_t fhlen, bool getattr)
 {
 	pthread_mutex_lock(&cb->mu);
 	struct chan *ch = find_chan(cb, clientid);
@@ -443,6 +505,7 @@ void tnfs_cb_recall(struct tnfs_cb *cb, uint64_t clientid, const struct nfs4_sta
 	if (ch && ch->nqueue < TNFS_CB_QUEUE && fhlen <= NFS4_FHSIZE)
 		p = calloc(1, sizeof(*p));
 	if (p) {
+		p->getattr = getattr;
 		p->sid = *sid;
 		p->fhlen = fhlen;
 		memcpy(p->fh, fh, fhlen);

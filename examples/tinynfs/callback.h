@@ -41,7 +41,7 @@ struct tnfs_cb;
 struct tnfs_deleg;
 
 struct tnfs_cb_stats {
-	uint64_t cb_null, cb_null_ok, cb_compound, cb_recall, cb_errors;
+	uint64_t cb_null, cb_null_ok, cb_compound, cb_recall, cb_errors, cb_getattr;
 };
 
 int tnfs_cb_new(struct tnfs_cb **out);
@@ -76,6 +76,12 @@ uint32_t tnfs_cb_seq_flags(struct tnfs_cb *cb, uint64_t clientid, const uint8_t 
 void tnfs_cb_recall(struct tnfs_cb *cb, uint64_t clientid, const struct nfs4_stateid *sid,
 		    const uint8_t *fh, uint32_t fhlen);
 
+/* Queues CB_GETATTR (RFC 8881 20.1, 10.4.3) of the change attribute and
+ * size of file fh, under clientid's write delegation sid; the answer (or
+ * the failure) goes to tnfs_deleg_cb_getattr_done(). */
+void tnfs_cb_getattr(struct tnfs_cb *cb, uint64_t clientid, const struct nfs4_stateid *sid,
+		     const uint8_t *fh, uint32_t fhlen);
+
 void tnfs_cb_stats(struct tnfs_cb *cb, struct tnfs_cb_stats *out);
 
 /* CB_COMPOUND {CB_SEQUENCE, CB_RECALL} (tag empty, callback_ident 0) and
@@ -87,7 +93,12 @@ struct tnfs_cb_recall_args {
 	struct nfs4_stateid sid;
 	uint32_t fhlen;
 	uint8_t fh[NFS4_FHSIZE];
+	bool getattr; /* CB_GETATTR of change and size instead of CB_RECALL */
 };
+/* CB_GETATTR's result after tnfs_cb_dec_recall_res: *ok if CB_GETATTR
+ * succeeded and gave both attributes.  0 or -EBADMSG. */
+int tnfs_cb_dec_getattr_res(struct rpcrdma_xdr_dec *d, bool *ok, uint64_t *change,
+			    uint64_t *size);
 int tnfs_cb_enc_recall(struct rpcrdma_xdr_enc *e, const struct tnfs_cb_recall_args *a);
 /* *status the CB_COMPOUND's, *seq_ok whether CB_SEQUENCE succeeded (for
  * sessionid/seqid equal to a's). 0 or -EBADMSG. */

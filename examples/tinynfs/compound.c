@@ -330,12 +330,21 @@ static uint32_t compound_ops(struct tnfs_ctx *c, struct xdr_in *in, struct xdr_o
 		uint8_t *mark = out->p;
 		if (!step_run(c, out, mark, &s))
 			return s.status;
-		if (s.status == NFS4_OK && s.op == OP_SEQUENCE && next_room(c)) {
+		if (s.status == NFS4_OK && s.op == OP_SEQUENCE) {
 			/* the session's limits are known now: SEQUENCE's result
-			 * must leave room for the next operation's error */
+			 * must fit them (RFC 8881 18.46.3: above
+			 * ca_maxresponsesize_cached with sa_cachethis
+			 * NFS4ERR_REP_TOO_BIG_TO_CACHE, a lone SEQUENCE too,
+			 * however small that was negotiated; above
+			 * ca_maxresponsesize NFS4ERR_REP_TOO_BIG), leaving
+			 * room for the next operation's error.  SEQUENCE then
+			 * fails: its slot stays as it was (as in Linux's nfsd,
+			 * which checks before taking it) */
 			s.status = reply_room(c, (size_t)(out->p - (uint8_t *)rep) + next_room(c));
-			if (s.status != NFS4_OK)
+			if (s.status != NFS4_OK) {
 				out->p = mark; /* an error SEQUENCE has no body */
+				tnfs_sequence_undo(c);
+			}
 		}
 		xdr_wr32(head, s.resop);
 		xdr_wr32(head + 4, s.status);

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* Read delegations on Linux file leases; see deleg.h. */
+/* Read delegations on Linux file leases; see deleg.h (the grant:
+ * deleg_grant.c). */
 #include "deleg.h"
+#include "deleg_int.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -16,48 +18,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#define NBUCKETS 1024u
-#define ID_BIT 0x80000000u
-
-enum { D_GRANTED = 1, D_RECALLING, D_REVOKED };
-
-struct deleg {
-	uint32_t id, gen;
-	int state;
-	int fd; /* O_RDONLY with the read lease; -1 once revoked */
-	uint64_t clientid;
-	struct tnfs_file_key key;
-	uint64_t recall_at;
-	uint32_t fhlen;
-	uint8_t fh[NFS4_FHSIZE];
-	struct deleg *fnext; /* same bucket */
-};
-
-/* A client holding delegations, and how many (revoked ones included). */
-struct holder {
-	uint64_t clientid;
-	unsigned n;
-	struct holder *next;
-};
-
-struct tnfs_deleg {
-	pthread_mutex_t mu;
-	struct tnfs_deleg_ops ops;
-	uint32_t boot32, gen;
-	bool enabled, running;
-	unsigned timeout;
-	tnfs_clock_fn *clock;
-	void *clock_arg;
-	struct deleg *bucket[NBUCKETS];
-	struct deleg **byid; /* TNFS_MAX_DELEGS */
-	uint32_t hint;
-	unsigned max, max_per_client;
-	struct holder *holders;
-	struct tnfs_deleg_stats st;
-	int sigfd, stopfd;
-	pthread_t thread;
-};
-
 int tnfs_deleg_signal(void)
 {
 	return SIGRTMIN + 3;
@@ -69,11 +29,6 @@ static uint64_t mono(void *arg)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec;
-}
-
-static uint64_t now(const struct tnfs_deleg *d)
-{
-	return d->clock(d->clock_arg);
 }
 
 /* The kernel drops a lease not released this many seconds after its
@@ -91,19 +46,26 @@ static unsigned lease_break_time(void)
 	return v;
 }
 
-/* Each delegation holds a descriptor: by default at most an eighth of the
- * open-file limit in all (the state sizes the opens' share as three
- * quarters of it, state.c), and a quarter of that per client, so that
- * one client's flood of OPENs cannot take the server's descriptors. */
-static void default_limits(struct tnfs_deleg *d)
+unsigned tnfs_deleg_default_max(void)
 {
 	struct rlimit rl;
 	rlim_t n = 1024;
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
 		n = rl.rlim_cur;
-	d->max = n / 8 < TNFS_MAX_DELEGS ? (unsigned)(n / 8) : TNFS_MAX_DELEGS;
-	if (d->max == 0)
-		d->max = 1;
+	uint64_t max = n / 8 < TNFS_MAX_DELEGS ? n / 8 : TNFS_MAX_DELEGS;
+	/* nfsd's bound (set_max_delegations): 4 per MiB of memory */
+	long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
+	if (pages > 0 && psize > 0) {
+		uint64_t mem = ((uint64_t)pages * (uint64_t)psize >> 20) * 4;
+		if (mem < max)
+			max = mem;
+	}
+	return max ? (unsigned)max : 1;
+}
+
+static void default_limits(struct tnfs_deleg *d)
+{
+	d->max = tnfs_deleg_default_max();
 	d->max_per_client = d->max / 4 ? d->max / 4 : 1;
 }
 
@@ -129,27 +91,22 @@ int tnfs_deleg_new(uint32_t boot32, const struct tnfs_deleg_ops *ops, struct tnf
 	return 0;
 }
 
-static void drop_lease(struct deleg *g)
+void tnfs__deleg_drop_lease(struct tnfs_deleg *d, struct deleg *g)
 {
+	if (g->path >= 0) {
+		close(g->path);
+		g->path = -1;
+		d->st.unleased--;
+	}
+	if (g->released) {
+		g->released = false;
+		d->st.unleased--;
+	}
 	if (g->fd < 0)
 		return;
 	(void)fcntl(g->fd, F_SETLEASE, F_UNLCK);
 	close(g->fd);
 	g->fd = -1;
-}
-
-static unsigned bucket_of(struct tnfs_file_key k)
-{
-	uint64_t h = (uint64_t)k.ino * 0x9e3779b97f4a7c15ull ^ (uint64_t)k.dev;
-	return (unsigned)(h >> 40) % NBUCKETS;
-}
-
-static struct holder **holder_of(struct tnfs_deleg *d, uint64_t clientid)
-{
-	struct holder **pp = &d->holders;
-	while (*pp && (*pp)->clientid != clientid)
-		pp = &(*pp)->next;
-	return pp;
 }
 
 static void holder_put(struct tnfs_deleg *d, uint64_t clientid)
@@ -171,7 +128,8 @@ static void unlink_deleg(struct tnfs_deleg *d, struct deleg *g)
 		}
 	d->byid[g->id] = NULL;
 	d->st.held--;
-	drop_lease(g);
+	d->nrevoked -= g->state == D_REVOKED;
+	tnfs__deleg_drop_lease(d, g);
 	free(g);
 }
 
@@ -234,7 +192,7 @@ void tnfs_deleg_set_clock(struct tnfs_deleg *d, tnfs_clock_fn *fn, void *arg)
 	pthread_mutex_unlock(&d->mu);
 }
 
-static void make_sid(const struct tnfs_deleg *d, const struct deleg *g, struct nfs4_stateid *out)
+void tnfs__deleg_sid(const struct tnfs_deleg *d, const struct deleg *g, struct nfs4_stateid *out)
 {
 	uint32_t w[3] = { ID_BIT | g->id, g->gen, d->boot32 };
 	out->seqid = 1;
@@ -269,12 +227,7 @@ static struct deleg *find_sid(struct tnfs_deleg *d, uint64_t clientid,
 	return g;
 }
 
-static bool same_key(struct tnfs_file_key a, struct tnfs_file_key b)
-{
-	return a.dev == b.dev && a.ino == b.ino;
-}
-
-static struct deleg *new_deleg(struct tnfs_deleg *d)
+struct deleg *tnfs__deleg_alloc(struct tnfs_deleg *d)
 {
 	for (uint32_t n = 0; n < TNFS_MAX_DELEGS; n++) {
 		uint32_t i = (d->hint + n) % TNFS_MAX_DELEGS;
@@ -285,7 +238,7 @@ static struct deleg *new_deleg(struct tnfs_deleg *d)
 			return NULL;
 		g->id = i;
 		g->gen = ++d->gen;
-		g->fd = -1;
+		g->fd = g->path = -1;
 		d->byid[i] = g;
 		d->hint = i + 1;
 		d->st.held++;
@@ -294,106 +247,10 @@ static struct deleg *new_deleg(struct tnfs_deleg *d)
 	return NULL;
 }
 
-/* May clientid get a delegation of key now? */
-static bool may_grant(struct tnfs_deleg *d, uint64_t clientid, struct tnfs_file_key key,
-		      bool count)
-{
-	if (!d->enabled || !d->running)
-		return false;
-	const struct holder *h = *holder_of(d, clientid);
-	if (d->st.held >= d->max || (h && h->n >= d->max_per_client)) {
-		d->st.refused_limit += count;
-		return false;
-	}
-	for (struct deleg *g = d->bucket[bucket_of(key)]; g; g = g->fnext) {
-		if (!same_key(g->key, key))
-			continue;
-		if (g->clientid == clientid && g->state != D_REVOKED)
-			return false; /* it has one */
-		if (g->state == D_RECALLING)
-			return false;
-	}
-	return d->ops.path_up(d->ops.arg, clientid);
-}
-
-/* A read-only descriptor of the file with a read lease, or -1. */
-static int lease_fd(int path)
-{
-	char pp[32];
-	snprintf(pp, sizeof(pp), "/proc/self/fd/%d", path);
-	int fd = open(pp, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	if (fcntl(fd, F_SETSIG, tnfs_deleg_signal()) != 0 ||
-	    fcntl(fd, F_SETLEASE, F_RDLCK) != 0) {
-		close(fd);
-		return -1; /* EAGAIN: someone has it open for writing */
-	}
-	return fd;
-}
-
-/* One more delegation of clientid counted; false without memory. */
-static bool holder_get(struct tnfs_deleg *d, uint64_t clientid)
-{
-	struct holder **pp = holder_of(d, clientid);
-	if (!*pp && (*pp = calloc(1, sizeof(**pp))) != NULL)
-		(*pp)->clientid = clientid;
-	if (!*pp)
-		return false;
-	(*pp)->n++;
-	return true;
-}
-
-/* A delegation of new_deleg not granted after all. */
-static void discard(struct tnfs_deleg *d, struct deleg *g)
-{
-	drop_lease(g);
-	d->byid[g->id] = NULL;
-	d->st.held--;
-	free(g);
-}
-
-bool tnfs_deleg_grant(struct tnfs_deleg *d, uint64_t clientid, struct tnfs_file_key key,
-		      int path, const uint8_t *fh, uint32_t fhlen, struct nfs4_stateid *out)
-{
-	if (fhlen > NFS4_FHSIZE)
-		return false;
-	pthread_mutex_lock(&d->mu);
-	bool ok = may_grant(d, clientid, key, true);
-	pthread_mutex_unlock(&d->mu);
-	if (!ok)
-		return false;
-	/* the lease is taken with the mutex held, so that a break signal
-	 * finds the delegation */
-	struct deleg *g = NULL;
-	pthread_mutex_lock(&d->mu);
-	if (may_grant(d, clientid, key, false) && (g = new_deleg(d)) != NULL) {
-		g->fd = lease_fd(path);
-		if (g->fd < 0 || !holder_get(d, clientid)) {
-			discard(d, g);
-			g = NULL;
-		}
-	}
-	if (g) {
-		g->state = D_GRANTED;
-		g->clientid = clientid;
-		g->key = key;
-		g->fhlen = fhlen;
-		memcpy(g->fh, fh, fhlen);
-		unsigned b = bucket_of(key);
-		g->fnext = d->bucket[b];
-		d->bucket[b] = g;
-		d->st.granted++;
-		make_sid(d, g, out);
-	}
-	pthread_mutex_unlock(&d->mu);
-	return g != NULL;
-}
-
 static void recall(struct tnfs_deleg *d, struct deleg *g)
 {
 	struct nfs4_stateid sid;
-	make_sid(d, g, &sid);
+	tnfs__deleg_sid(d, g, &sid);
 	if (g->state == D_GRANTED) {
 		g->state = D_RECALLING;
 		g->recall_at = now(d);
@@ -403,26 +260,16 @@ static void recall(struct tnfs_deleg *d, struct deleg *g)
 }
 
 /* Revoked now, unrecalled: its holder is a courtesy client (mutex held). */
-static void revoke_now(struct tnfs_deleg *d, struct deleg *g)
+void tnfs__deleg_revoke_now(struct tnfs_deleg *d, struct deleg *g)
 {
 	g->state = D_REVOKED;
-	drop_lease(g);
+	tnfs__deleg_drop_lease(d, g);
 	d->st.revoked++;
 	d->st.revoked_lapsed++;
+	d->nrevoked++;
 }
 
-/* The holders of the delegations about to be recalled, and whether each
- * has lapsed: asked of ops.lapsed without the mutex (lock order: the
- * state's lock comes before deleg's).  Beyond LAPSED_MAX holders the
- * others count as live: recalled, then revoked on the timeout. */
-#define LAPSED_MAX 16
-struct lapsed {
-	unsigned n;
-	uint64_t id[LAPSED_MAX];
-	bool yes[LAPSED_MAX];
-};
-
-static void lapsed_add(struct lapsed *l, uint64_t id)
+void tnfs__lapsed_add(struct lapsed *l, uint64_t id)
 {
 	for (unsigned i = 0; i < l->n; i++)
 		if (l->id[i] == id)
@@ -431,13 +278,13 @@ static void lapsed_add(struct lapsed *l, uint64_t id)
 		l->id[l->n++] = id;
 }
 
-static void lapsed_ask(const struct tnfs_deleg *d, struct lapsed *l)
+void tnfs__lapsed_ask(const struct tnfs_deleg *d, struct lapsed *l)
 {
 	for (unsigned i = 0; i < l->n; i++)
 		l->yes[i] = d->ops.lapsed && d->ops.lapsed(d->ops.arg, l->id[i]);
 }
 
-static bool lapsed_is(const struct lapsed *l, uint64_t id)
+bool tnfs__lapsed_is(const struct lapsed *l, uint64_t id)
 {
 	for (unsigned i = 0; i < l->n; i++)
 		if (l->id[i] == id)
@@ -448,32 +295,48 @@ static bool lapsed_is(const struct lapsed *l, uint64_t id)
 /* Recalls g, or revokes it now if its holder has lapsed (mutex held). */
 static void recall_or_revoke(struct tnfs_deleg *d, struct deleg *g, const struct lapsed *l)
 {
-	if (lapsed_is(l, g->clientid))
-		revoke_now(d, g);
+	if (tnfs__lapsed_is(l, g->clientid))
+		tnfs__deleg_revoke_now(d, g);
 	else
 		recall(d, g);
 }
 
 static bool conflicts(const struct deleg *g, uint64_t clientid, struct tnfs_file_key key,
-		      bool any)
+		      bool any, bool writes)
 {
-	return same_key(g->key, key) && g->state != D_REVOKED && (any || g->clientid != clientid);
+	return same_key(g->key, key) && g->state != D_REVOKED &&
+	       (any || g->clientid != clientid) && (!writes || g->write);
 }
+
+static uint32_t breaks(struct tnfs_deleg *d, uint64_t clientid, struct tnfs_file_key key,
+		       bool any, bool writes);
 
 uint32_t tnfs_deleg_break(struct tnfs_deleg *d, uint64_t clientid, struct tnfs_file_key key,
 			  bool any)
+{
+	return breaks(d, clientid, key, any, false);
+}
+
+uint32_t tnfs_deleg_break_writes(struct tnfs_deleg *d, uint64_t clientid,
+				 struct tnfs_file_key key)
+{
+	return breaks(d, clientid, key, false, true);
+}
+
+static uint32_t breaks(struct tnfs_deleg *d, uint64_t clientid, struct tnfs_file_key key,
+		       bool any, bool writes)
 {
 	uint32_t status = NFS4_OK;
 	struct lapsed l = { 0 };
 	pthread_mutex_lock(&d->mu);
 	for (struct deleg *g = d->bucket[bucket_of(key)]; g; g = g->fnext)
-		if (conflicts(g, clientid, key, any) && g->state == D_GRANTED)
-			lapsed_add(&l, g->clientid);
+		if (conflicts(g, clientid, key, any, writes) && g->state == D_GRANTED)
+			tnfs__lapsed_add(&l, g->clientid);
 	pthread_mutex_unlock(&d->mu);
-	lapsed_ask(d, &l);
+	tnfs__lapsed_ask(d, &l);
 	pthread_mutex_lock(&d->mu);
 	for (struct deleg *g = d->bucket[bucket_of(key)]; g; g = g->fnext) {
-		if (!conflicts(g, clientid, key, any))
+		if (!conflicts(g, clientid, key, any, writes))
 			continue;
 		if (g->state == D_GRANTED)
 			recall_or_revoke(d, g, &l);
@@ -494,6 +357,112 @@ uint32_t tnfs_deleg_check(struct tnfs_deleg *d, uint64_t clientid,
 		s = NFS4ERR_BAD_STATEID;
 	pthread_mutex_unlock(&d->mu);
 	return s;
+}
+
+uint32_t tnfs_deleg_io(struct tnfs_deleg *d, uint64_t clientid, const struct nfs4_stateid *sid,
+		       struct tnfs_file_key key, bool write, int *fd)
+{
+	uint32_t s;
+	*fd = -1;
+	pthread_mutex_lock(&d->mu);
+	struct deleg *g = find_sid(d, clientid, sid, &s);
+	if (g && !same_key(g->key, key))
+		s = NFS4ERR_BAD_STATEID;
+	if (s == NFS4_OK && g->write && (*fd = fcntl(g->fd, F_DUPFD_CLOEXEC, 0)) < 0)
+		s = NFS4ERR_DELAY;
+	else if (s == NFS4_OK && !g->write && write)
+		s = NFS4ERR_OPENMODE;
+	pthread_mutex_unlock(&d->mu);
+	return s;
+}
+
+/* Another client's write delegation of key, not revoked (mutex held). */
+static struct deleg *other_write(struct tnfs_deleg *d, uint64_t clientid,
+				 struct tnfs_file_key key)
+{
+	for (struct deleg *g = d->bucket[bucket_of(key)]; g; g = g->fnext)
+		if (same_key(g->key, key) && g->clientid != clientid && g->write &&
+		    g->state != D_REVOKED)
+			return g;
+	return NULL;
+}
+
+uint32_t tnfs_deleg_getattr(struct tnfs_deleg *d, uint64_t clientid, struct tnfs_file_key key,
+			    uint64_t change, bool *set, uint64_t *size, uint64_t *bump)
+{
+	uint32_t s = NFS4_OK;
+	*set = false;
+	pthread_mutex_lock(&d->mu);
+	struct deleg *g = other_write(d, clientid, key);
+	bool fallback = g && (!d->ops.getattr || g->state != D_GRANTED ||
+			      (g->ga == GA_ASKED && now(d) - g->ga_at > GA_WAIT_S));
+	if (g && !fallback && g->ga == GA_ANSWERED) {
+		/* modified under the delegation: the holder's change is not
+		 * the file's, nor what it said last time */
+		if (g->ga_change != change && (!g->ga_seen || g->ga_change != g->ga_last))
+			g->ga_bump++;
+		g->ga_seen = true;
+		g->ga_last = g->ga_change;
+		*set = true;
+		*size = g->ga_size;
+		*bump = g->ga_bump;
+		g->ga = GA_NONE; /* one answer, one GETATTR */
+	} else if (g && !fallback) {
+		if (g->ga == GA_NONE) {
+			struct nfs4_stateid sid;
+			tnfs__deleg_sid(d, g, &sid);
+			g->ga = GA_ASKED;
+			g->ga_at = now(d);
+			d->ops.getattr(d->ops.arg, g->clientid, &sid, g->fh, g->fhlen);
+		}
+		s = NFS4ERR_DELAY;
+	}
+	pthread_mutex_unlock(&d->mu);
+	if (fallback)
+		s = tnfs_deleg_break_writes(d, clientid, key);
+	return s;
+}
+
+void tnfs_deleg_cb_getattr_done(struct tnfs_deleg *d, uint64_t clientid,
+				const struct nfs4_stateid *sid, bool ok, uint64_t change,
+				uint64_t size)
+{
+	uint32_t s;
+	pthread_mutex_lock(&d->mu);
+	struct deleg *g = find_sid(d, clientid, sid, &s);
+	if (g && s == NFS4_OK && g->ga == GA_ASKED) {
+		if (ok) {
+			g->ga_change = change;
+			g->ga_size = size;
+			g->ga = GA_ANSWERED;
+		} else {
+			g->ga = GA_NONE;
+			g->ga_at = 0; /* the next GETATTR recalls */
+			if (g->state == D_GRANTED)
+				recall(d, g);
+		}
+	}
+	pthread_mutex_unlock(&d->mu);
+}
+
+bool tnfs_deleg_writes_ever(struct tnfs_deleg *d)
+{
+	pthread_mutex_lock(&d->mu);
+	bool ever = d->st.granted_write != 0;
+	pthread_mutex_unlock(&d->mu);
+	return ever;
+}
+
+int tnfs_deleg_own_fd(struct tnfs_deleg *d, uint64_t clientid, struct tnfs_file_key key)
+{
+	int fd = -1;
+	pthread_mutex_lock(&d->mu);
+	for (struct deleg *g = d->bucket[bucket_of(key)]; g && fd < 0; g = g->fnext)
+		if (same_key(g->key, key) && g->clientid == clientid && g->write &&
+		    g->state != D_REVOKED && g->fd >= 0)
+			fd = fcntl(g->fd, F_DUPFD_CLOEXEC, 0);
+	pthread_mutex_unlock(&d->mu);
+	return fd;
 }
 
 uint32_t tnfs_deleg_return(struct tnfs_deleg *d, uint64_t clientid,
@@ -591,30 +560,33 @@ static void revoke_expired(struct tnfs_deleg *d)
 		if (!g || g->state != D_RECALLING || t - g->recall_at < d->timeout)
 			continue;
 		g->state = D_REVOKED;
-		drop_lease(g);
+		tnfs__deleg_drop_lease(d, g);
 		d->st.revoked++;
+		d->nrevoked++;
 	}
 }
 
 static bool breaking(const struct deleg *g, int fd)
 {
-	if (!g || g->state != D_GRANTED || g->fd < 0)
+	if (!g || g->state != D_GRANTED || g->fd < 0 || g->released)
 		return false;
 	/* while a lease is being broken, F_GETLEASE gives the type it is
-	 * broken to: F_UNLCK */
-	return fd == g->fd || (fd < 0 && fcntl(g->fd, F_GETLEASE) != F_RDLCK);
+	 * broken to: F_UNLCK, or F_RDLCK for a write lease a reader breaks */
+	return fd == g->fd || (fd < 0 && fcntl(g->fd, F_GETLEASE) != (g->write ? F_WRLCK : F_RDLCK));
 }
 
 void tnfs_deleg_lease_break(struct tnfs_deleg *d, int fd)
 {
 	struct lapsed l = { 0 };
 	pthread_mutex_lock(&d->mu);
+	for (uint32_t i = 0; fd < 0 && d->st.unleased && i < TNFS_MAX_DELEGS; i++)
+		tnfs__deleg_rearm(d, d->byid[i]);
 	for (uint32_t i = 0; i < TNFS_MAX_DELEGS && d->st.held; i++)
 		if (breaking(d->byid[i], fd))
-			lapsed_add(&l, d->byid[i]->clientid);
+			tnfs__lapsed_add(&l, d->byid[i]->clientid);
 	if (l.n) { /* (rarely: the common once-a-second scan finds none) */
 		pthread_mutex_unlock(&d->mu);
-		lapsed_ask(d, &l);
+		tnfs__lapsed_ask(d, &l);
 		pthread_mutex_lock(&d->mu);
 	}
 	for (uint32_t i = 0; l.n && i < TNFS_MAX_DELEGS && d->st.held; i++) {
@@ -639,6 +611,8 @@ void tnfs_deleg_stats(struct tnfs_deleg *d, struct tnfs_deleg_stats *out)
 {
 	pthread_mutex_lock(&d->mu);
 	*out = d->st;
+	out->limit = d->max;
+	out->limit_per_client = d->max_per_client;
 	pthread_mutex_unlock(&d->mu);
 }
 

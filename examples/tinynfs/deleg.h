@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * Read delegations (RFC 8881 section 10.2) and their recall, return and
- * revocation.  Thread-safe (one mutex inside); no transport: a recall is
+ * Read and write delegations (RFC 8881 section 10.2, 10.4; write ones:
+ * tnfs_deleg_grant_write) and their recall, return and revocation.  Thread-safe (one mutex inside); no transport: a recall is
  * handed to the `recall` function given at creation (callback.h sends it
  * as CB_RECALL), and whether a client's callback path is up is asked of
  * `path_up`.
@@ -55,6 +55,11 @@ struct tnfs_deleg_ops {
 	 * back into deleg). */
 	void (*recall)(void *arg, uint64_t clientid, const struct nfs4_stateid *sid,
 		       const uint8_t *fh, uint32_t fhlen);
+	/* Sends CB_GETATTR of the change attribute and size (same rules;
+	 * NULL: another client's GETATTR recalls the delegation instead).
+	 * The answer comes back through tnfs_deleg_cb_getattr_done(). */
+	void (*getattr)(void *arg, uint64_t clientid, const struct nfs4_stateid *sid,
+			const uint8_t *fh, uint32_t fhlen);
 	/* Is the client's callback path up? (same rules) */
 	bool (*path_up)(void *arg, uint64_t clientid);
 	/* Has the client's lease run out (a courtesy client)?  Called
@@ -67,7 +72,10 @@ struct tnfs_deleg_stats {
 	uint64_t granted, recalls, returned, revoked, lease_breaks;
 	uint64_t revoked_lapsed; /* of revoked: unrecalled, the holder lapsed */
 	uint64_t refused_limit;	 /* grants refused by the limits below */
+	uint64_t granted_write;	 /* of granted: write delegations */
 	unsigned held; /* delegations held now (recalled ones included) */
+	unsigned unleased; /* of held: lease released for the holder's write open */
+	unsigned limit, limit_per_client; /* tnfs_deleg_set_limits */
 };
 
 int tnfs_deleg_new(uint32_t boot32, const struct tnfs_deleg_ops *ops,
@@ -78,11 +86,21 @@ void tnfs_deleg_set_enabled(struct tnfs_deleg *d, bool on);
 /* Recall timeout in seconds (default: see above); the clock as in
  * state.h (NULL: CLOCK_MONOTONIC). */
 void tnfs_deleg_set_timeout(struct tnfs_deleg *d, unsigned secs);
-/* At most max delegations in all (revoked ones not yet freed included)
- * and per_client per client; 0: the default (max: an eighth of the
- * open-file limit, at most TNFS_MAX_DELEGS; per client: a quarter of
- * max).  Beyond them OPEN grants none (refused_limit counts). */
+/* At most max delegations in all and per_client per client; 0: the
+ * default (max: tnfs_deleg_default_max(); per client: a quarter of max).
+ * Revoked delegations not yet freed (FREE_STATEID) hold no descriptor
+ * and leave the count at once (a client's own count keeps them until
+ * it frees them).  When the table is full, the delegations of courtesy
+ * clients (ops.lapsed) are taken back -- revoked at once, as a conflict
+ * would, revoked_lapsed counts them -- before a new one is refused;
+ * they are looked for at most once a second.  Beyond the limits OPEN
+ * grants none (refused_limit counts). */
 void tnfs_deleg_set_limits(struct tnfs_deleg *d, unsigned max, unsigned per_client);
+/* Sized like nfsd's table: an eighth of the open-file limit
+ * (RLIMIT_NOFILE's soft limit, each delegation holding a descriptor),
+ * at most TNFS_MAX_DELEGS and at most 4 per MiB of memory
+ * (set_max_delegations in nfsd). */
+unsigned tnfs_deleg_default_max(void);
 void tnfs_deleg_set_clock(struct tnfs_deleg *d, tnfs_clock_fn *fn, void *arg);
 
 /*
@@ -100,6 +118,72 @@ int tnfs_deleg_signal(void);
  * handle.  True and *out if granted. */
 bool tnfs_deleg_grant(struct tnfs_deleg *d, uint64_t clientid, struct tnfs_file_key key,
 		      int path, const uint8_t *fh, uint32_t fhlen, struct nfs4_stateid *out);
+
+/* tnfs_deleg_grant, and when none is granted *why: WND4_CONTENTION
+ * (the file is open for writing, or another client's delegation of it is
+ * being recalled), WND4_RESOURCE (not enabled or started, no callback
+ * path, the limits, no memory or descriptor), or TNFS_WND_HELD (the
+ * client holds one of the file already). */
+#define TNFS_WND_HELD 0xfffffffeu
+bool tnfs_deleg_grant_why(struct tnfs_deleg *d, uint64_t clientid, struct tnfs_file_key key,
+			  int path, const uint8_t *fh, uint32_t fhlen, struct nfs4_stateid *out,
+			  uint32_t *why);
+
+/* A write delegation (RFC 8881 10.4) on wfd, a descriptor of the file
+ * open for reading and writing (a dup of the OPEN's own), taken over
+ * whatever happens: a Linux write lease (F_SETLEASE F_WRLCK) on it, which
+ * the kernel grants only while that open is the file's only one, and
+ * breaks on anyone's open or truncate -- a local process's, or tinynfs's
+ * own for another client (O_NONBLOCK: NFS4ERR_DELAY), as for reads. */
+bool tnfs_deleg_grant_write(struct tnfs_deleg *d, uint64_t clientid, struct tnfs_file_key key,
+			    int wfd, const uint8_t *fh, uint32_t fhlen, struct nfs4_stateid *out,
+			    uint32_t *why);
+
+/* The holder's own opens never conflict with its delegation (RFC 8881
+ * 10.4; nfsd does the same): before clientid opens key -- for writing
+ * with a read delegation, any way with a write delegation -- the lease
+ * is released (the kernel would break it on tinynfs's own open), the
+ * delegation kept.  Other clients' operations still recall it
+ * (tnfs_deleg_break); the once-a-second scan takes the lease again, not
+ * in the second it went, as soon as the kernel allows it (read: nobody
+ * has the file open for writing; write: the holder's other opens are
+ * closed).  Meanwhile a local process's open is not seen. */
+void tnfs_deleg_own_open(struct tnfs_deleg *d, uint64_t clientid, struct tnfs_file_key key,
+			 bool write_access);
+
+/* I/O with a delegation stateid of clientid on key: the errors of
+ * tnfs_deleg_check; a write delegation gives *fd (a dup of its O_RDWR
+ * descriptor: the holder's I/O breaks no lease of its own), a read one
+ * *fd = -1 and NFS4ERR_OPENMODE for writing. */
+uint32_t tnfs_deleg_io(struct tnfs_deleg *d, uint64_t clientid, const struct nfs4_stateid *sid,
+		       struct tnfs_file_key key, bool write, int *fd);
+/* Another client's GETATTR of the size or change attribute of key (RFC
+ * 8881 10.4.3): NFS4_OK and *set false when no other client holds a
+ * write delegation of it.  Else the holder is asked with CB_GETATTR and
+ * the GETATTR gets NFS4ERR_DELAY until it answered; then NFS4_OK, *set,
+ * the size it reported and *bump, by how much the change attribute is to
+ * be above the file's (`change`): it grows by one each time the holder
+ * reports a change attribute other than the file's and than the one it
+ * reported last (the file was modified under the delegation; RFC 8881
+ * 10.4.3, as nfsd counts it).  An answer serves one GETATTR.  A
+ * holder that does not answer (callback error, no answer within 20 s)
+ * or a recall in progress: the delegation is recalled, NFS4ERR_DELAY. */
+uint32_t tnfs_deleg_getattr(struct tnfs_deleg *d, uint64_t clientid, struct tnfs_file_key key,
+			    uint64_t change, bool *set, uint64_t *size, uint64_t *bump);
+/* The holder's answer to CB_GETATTR for delegation sid (ok false: none). */
+void tnfs_deleg_cb_getattr_done(struct tnfs_deleg *d, uint64_t clientid,
+				const struct nfs4_stateid *sid, bool ok, uint64_t change,
+				uint64_t size);
+/* Was a write delegation ever granted?  (GETATTR's fast path: no
+ * lookup of the file until then.) */
+bool tnfs_deleg_writes_ever(struct tnfs_deleg *d);
+/* A dup of the descriptor of clientid's write delegation of key (not
+ * revoked), or -1 (COMMIT, which has no stateid). */
+int tnfs_deleg_own_fd(struct tnfs_deleg *d, uint64_t clientid, struct tnfs_file_key key);
+/* tnfs_deleg_break for other clients' write delegations only (another
+ * client's READ, OPEN for reading). */
+uint32_t tnfs_deleg_break_writes(struct tnfs_deleg *d, uint64_t clientid,
+				 struct tnfs_file_key key);
 
 /* An operation of clientid conflicting with others' delegations of key
  * (any: with its own too).  Recalls them; NFS4ERR_DELAY while any is

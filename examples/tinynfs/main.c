@@ -502,12 +502,14 @@ static void print_deleg_stats(struct tnfs_server *srv)
 	printf("tinynfs: deleg_granted %llu, cb_recall %llu, deleg_returned %llu, "
 	       "deleg_revoked %llu, lease_breaks %llu, deleg_held %u, cb_null %llu, "
 	       "cb_null_ok %llu, cb_errors %llu, deleg_revoked_lapsed %llu, "
-	       "deleg_refused_limit %llu\n",
+	       "deleg_refused_limit %llu, deleg_granted_write %llu, deleg_unleased %u, "
+	       "cb_getattr %llu\n",
 	       (unsigned long long)d.granted, (unsigned long long)b.cb_recall,
 	       (unsigned long long)d.returned, (unsigned long long)d.revoked,
 	       (unsigned long long)d.lease_breaks, d.held, (unsigned long long)b.cb_null,
 	       (unsigned long long)b.cb_null_ok, (unsigned long long)b.cb_errors,
-	       (unsigned long long)d.revoked_lapsed, (unsigned long long)d.refused_limit);
+	       (unsigned long long)d.revoked_lapsed, (unsigned long long)d.refused_limit,
+	       (unsigned long long)d.granted_write, d.unleased, (unsigned long long)b.cb_getattr);
 	fflush(stdout);
 }
 
@@ -711,6 +713,12 @@ static void print_ready(const struct config *c, const struct tnfs_server *srv, c
 	if (c->state_dir && tnfs_state_in_grace(srv->state))
 		printf("tinynfs: grace period of %u s: the clients of %s/%s may reclaim\n",
 		       c->grace ? c->grace : TNFS_LEASE_TIME, c->state_dir, TNFS_CLIENTREC_FILE);
+	if (!c->no_deleg) {
+		struct tnfs_deleg_stats d;
+		tnfs_deleg_stats(srv->deleg, &d);
+		printf("tinynfs: delegations: at most %u, %u per client (an eighth of the "
+		       "open-file limit, 4 per MiB of memory)\n", d.limit, d.limit_per_client);
+	}
 	printf("tinynfs: ready\n");
 	fflush(stdout);
 }

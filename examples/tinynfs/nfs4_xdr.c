@@ -592,16 +592,7 @@ static void enc_open(struct xdr_out *x, uint32_t st, const union nfs4_res *r)
 	nfs4_enc_change_info(x, &r->open.cinfo);
 	xdr_put_u32(x, r->open.rflags);
 	nfs4_enc_bitmap(x, &r->open.attrset);
-	xdr_put_u32(x, r->open.deleg);
-	if (r->open.deleg != OPEN_DELEGATE_READ)
-		return;
-	/* open_read_delegation4: stateid, recall, an empty nfsace4 (as nfsd) */
-	nfs4_enc_stateid(x, &r->open.deleg_sid);
-	xdr_put_u32(x, 0);
-	xdr_put_u32(x, ACE4_ACCESS_ALLOWED_ACE_TYPE);
-	xdr_put_u32(x, 0);
-	xdr_put_u32(x, 0);
-	xdr_put_u32(x, 0);
+	nfs4_enc_open_deleg(x, r);
 }
 
 static void enc_setattr(struct xdr_out *x, uint32_t st, const union nfs4_res *r)

@@ -206,7 +206,8 @@ union nfs4_res {
 		struct nfs4_change_info cinfo;
 		uint32_t rflags;
 		struct nfs4_bitmap attrset;
-		uint32_t deleg; /* OPEN_DELEGATE_NONE or _READ */
+		uint32_t deleg; /* OPEN_DELEGATE_* */
+		uint32_t why;	/* OPEN_DELEGATE_NONE_EXT: WND4_* */
 		struct nfs4_stateid deleg_sid;
 	} open;
 	struct { struct nfs4_bitmap attrset; } setattr;
@@ -257,6 +258,8 @@ void nfs4_patch_u32(uint8_t *at, uint32_t v);
 /* Shared items. */
 void nfs4_dec_stateid(struct xdr_in *x, struct nfs4_stateid *s);
 void nfs4_enc_stateid(struct xdr_out *x, const struct nfs4_stateid *s);
+/* OPEN4resok's open_delegation4 (nfs4_xdr_open.c). */
+void nfs4_enc_open_deleg(struct xdr_out *x, const union nfs4_res *r);
 void nfs4_dec_bitmap(struct xdr_in *x, struct nfs4_bitmap *b);
 /* Encodes the bitmap with trailing zero words trimmed. */
 void nfs4_enc_bitmap(struct xdr_out *x, const struct nfs4_bitmap *b);

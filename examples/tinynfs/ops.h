@@ -155,6 +155,9 @@ tnfs_op_fn tnfs_op_backchannel_ctl, tnfs_op_delegreturn;
 tnfs_op_fn tnfs_op_exchange_id, tnfs_op_create_session, tnfs_op_sequence,
 	tnfs_op_destroy_session, tnfs_op_destroy_clientid,
 	tnfs_op_reclaim_complete, tnfs_op_bind_conn;
+/* The SEQUENCE that began c's COMPOUND fails after taking its slot: the
+ * slot is as it was (tnfs_state_slot_undo), c is out of the session. */
+void tnfs_sequence_undo(struct tnfs_ctx *c);
 /* ops_fh.c */
 tnfs_op_fn tnfs_op_putrootfh, tnfs_op_putfh, tnfs_op_getfh, tnfs_op_savefh,
 	tnfs_op_restorefh, tnfs_op_lookup, tnfs_op_lookupp, tnfs_op_access,

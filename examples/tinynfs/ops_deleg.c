@@ -4,7 +4,9 @@
 #include <fcntl.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include "attrs.h"
 #include "ops.h"
 #include "ops_deleg.h"
 
@@ -43,28 +45,89 @@ uint32_t tnfs_deleg_claim(struct tnfs_ctx *c, const struct nfs4_stateid *sid)
 
 uint32_t tnfs_deleg_open_conflict(struct tnfs_ctx *c, struct tnfs_file_key k, uint32_t access)
 {
-	/* reading conflicts with nothing; writing with every read
-	 * delegation, the opener's own too (it cannot write under one) */
-	if (!(access & OPEN4_SHARE_ACCESS_WRITE))
-		return NFS4_OK;
-	return tnfs_deleg_break(c->srv->deleg, c->clientid, k, true);
+	/* reading conflicts with other clients' write delegations; writing
+	 * with all theirs.  The opener's own never conflicts (RFC 8881
+	 * 10.4, as in nfsd): its lease goes, the delegation stays (deleg.h) */
+	bool w = access & OPEN4_SHARE_ACCESS_WRITE;
+	uint32_t s = w ? tnfs_deleg_break(c->srv->deleg, c->clientid, k, false) :
+			 tnfs_deleg_break_writes(c->srv->deleg, c->clientid, k);
+	if (s == NFS4_OK)
+		tnfs_deleg_own_open(c->srv->deleg, c->clientid, k, w);
+	return s;
+}
+
+/* No delegation for an OPEN that asked for one (want, RFC 8881 18.16.3):
+ * OPEN_DELEGATE_NONE_EXT and why, as nfsd answers. */
+static void none_ext(union nfs4_res *r, uint32_t why)
+{
+	r->open.deleg = OPEN_DELEGATE_NONE_EXT;
+	r->open.why = why;
+}
+
+/* The delegation of an OPEN (RFC 8881 18.16.3), from what it asks for
+ * in share_access's OPEN4_SHARE_ACCESS_WANT_* bits:
+ *  - WANT_NO_DELEG: none, OPEN_DELEGATE_NONE_EXT with WND4_NOT_WANTED;
+ *    WANT_CANCEL: WND4_CANCELLED (nothing to cancel: no push or signal
+ *    is ever promised);
+ *  - NO_PREFERENCE (0), WANT_ANY_DELEG: a read delegation for an OPEN
+ *    for reading only, a write one for an OPEN for both (wfd: a dup of
+ *    its descriptor, owned here), as nfsd grants write delegations; for
+ *    writing only none (WND4_RESOURCE);
+ *  - WANT_READ_DELEG on an OPEN for both: WND4_NOT_SUPP_DOWNGRADE,
+ *    WANT_WRITE_DELEG on one for reading: WND4_NOT_SUPP_UPGRADE (nfsd's
+ *    answers, nfsd4_deleg_xgrade_none_ext);
+ *  - a wanted delegation not granted is OPEN_DELEGATE_NONE_EXT and why:
+ *    WND4_CONTENTION (the file is open elsewhere, or recalled),
+ *    WND4_RESOURCE (callback path down, limits, other claims);
+ *    without a want, or when the client holds one already (as nfsd),
+ *    plain OPEN_DELEGATE_NONE. */
+static uint32_t open_why(uint32_t share_access, uint32_t claim, const struct tnfs_node *n)
+{
+	uint32_t want = share_access & OPEN4_SHARE_ACCESS_WANT_MASK, access = share_access & 3;
+	if (want == OPEN4_SHARE_ACCESS_WANT_NO_DELEG)
+		return WND4_NOT_WANTED;
+	if (want == OPEN4_SHARE_ACCESS_WANT_CANCEL)
+		return WND4_CANCELLED;
+	if (access == OPEN4_SHARE_ACCESS_BOTH && want == OPEN4_SHARE_ACCESS_WANT_READ_DELEG)
+		return WND4_NOT_SUPP_DOWNGRADE;
+	if (access == OPEN4_SHARE_ACCESS_READ && want == OPEN4_SHARE_ACCESS_WANT_WRITE_DELEG)
+		return WND4_NOT_SUPP_UPGRADE;
+	if (access == OPEN4_SHARE_ACCESS_WRITE || (claim != CLAIM_NULL && claim != CLAIM_FH) ||
+	    n->fd < 0)
+		return WND4_RESOURCE;
+	return UINT32_MAX; /* may be granted */
 }
 
 void tnfs_deleg_open_grant(struct tnfs_ctx *c, const struct tnfs_node *n, struct tnfs_file_key k,
-			   uint32_t share_access, uint32_t claim, union nfs4_res *r)
+			   uint32_t share_access, uint32_t claim, int wfd, union nfs4_res *r)
 {
 	r->open.deleg = OPEN_DELEGATE_NONE;
-	uint32_t want = share_access & OPEN4_SHARE_ACCESS_WANT_MASK;
-	if ((share_access & 3) != OPEN4_SHARE_ACCESS_READ ||
-	    want == OPEN4_SHARE_ACCESS_WANT_NO_DELEG ||
-	    (claim != CLAIM_NULL && claim != CLAIM_FH) || n->fd < 0)
-		return;
+	uint32_t why = open_why(share_access, claim, n);
+	bool write = (share_access & 3) == OPEN4_SHARE_ACCESS_BOTH;
 	struct tnfs_fh fh;
-	if (tnfs_fs_to_fh(c->exp, n, &fh) != NFS4_OK)
-		return;
-	if (tnfs_deleg_grant(c->srv->deleg, c->clientid, k, n->fd, fh.data, fh.len,
-			     &r->open.deleg_sid))
+	if (why == UINT32_MAX && tnfs_fs_to_fh(c->exp, n, &fh) != NFS4_OK)
+		why = WND4_RESOURCE;
+	if (why == UINT32_MAX && write && wfd >= 0) {
+		bool ok = tnfs_deleg_grant_write(c->srv->deleg, c->clientid, k, wfd, fh.data, fh.len,
+						 &r->open.deleg_sid, &why);
+		wfd = -1;
+		if (ok) {
+			r->open.deleg = OPEN_DELEGATE_WRITE;
+			return;
+		}
+	} else if (why == UINT32_MAX && !write &&
+		   tnfs_deleg_grant_why(c->srv->deleg, c->clientid, k, n->fd, fh.data, fh.len,
+					&r->open.deleg_sid, &why)) {
 		r->open.deleg = OPEN_DELEGATE_READ;
+	}
+	if (wfd >= 0)
+		close(wfd);
+	if (why == UINT32_MAX)
+		why = WND4_RESOURCE;
+	uint32_t want = share_access & OPEN4_SHARE_ACCESS_WANT_MASK;
+	if (r->open.deleg == OPEN_DELEGATE_NONE && want != OPEN4_SHARE_ACCESS_WANT_NO_PREFERENCE &&
+	    why != TNFS_WND_HELD)
+		none_ext(r, why);
 }
 
 uint32_t tnfs_deleg_name_conflict(struct tnfs_ctx *c, const struct tnfs_node *dir,
@@ -80,6 +143,28 @@ uint32_t tnfs_deleg_name_conflict(struct tnfs_ctx *c, const struct tnfs_node *di
 	    !key_of(&st, &k))
 		return NFS4_OK; /* the operation reports what is wrong */
 	return tnfs_deleg_break(c->srv->deleg, c->clientid, k, false);
+}
+
+uint32_t tnfs_deleg_getattr_conflict(struct tnfs_ctx *c, const struct nfs4_bitmap *mask,
+				     struct stat *st, bool *set)
+{
+	struct tnfs_file_key k;
+	*set = false;
+	if ((!nfs4_bm_isset(mask, FATTR4_SIZE) && !nfs4_bm_isset(mask, FATTR4_CHANGE)) ||
+	    !tnfs_deleg_writes_ever(c->srv->deleg) || c->cpseudo != TNFS_NOT_PSEUDO ||
+	    c->cfh.fd < 0 || tnfs_fs_stat(&c->cfh, st) != NFS4_OK || !key_of(st, &k))
+		return NFS4_OK;
+	uint64_t size, bump;
+	uint32_t s = tnfs_deleg_getattr(c->srv->deleg, c->clientid, k, tnfs_change_of(st), set,
+					&size, &bump);
+	if (s == NFS4_OK && *set) {
+		st->st_size = (off_t)size;
+		/* the change attribute is ctime in nanoseconds (attrs.c) */
+		uint64_t ns = (uint64_t)st->st_ctim.tv_nsec + bump;
+		st->st_ctim.tv_sec += (time_t)(ns / 1000000000u);
+		st->st_ctim.tv_nsec = (long)(ns % 1000000000u);
+	}
+	return s;
 }
 
 uint32_t tnfs_deleg_node_conflict(struct tnfs_ctx *c, const struct tnfs_node *n)

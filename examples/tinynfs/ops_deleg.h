@@ -14,13 +14,24 @@
 uint32_t tnfs_deleg_claim(struct tnfs_ctx *c, const struct nfs4_stateid *sid);
 /* OPEN with `access` of file k. */
 uint32_t tnfs_deleg_open_conflict(struct tnfs_ctx *c, struct tnfs_file_key k, uint32_t access);
-/* After a successful OPEN of n (file k): r->open.deleg and deleg_sid. */
+/* After a successful OPEN of n (file k): r->open.deleg, deleg_sid and
+ * why.  wfd: -1, or for an OPEN for both a dup of its descriptor, which
+ * a write delegation may take (closed here in any case). */
 void tnfs_deleg_open_grant(struct tnfs_ctx *c, const struct tnfs_node *n, struct tnfs_file_key k,
-			   uint32_t share_access, uint32_t claim, union nfs4_res *r);
+			   uint32_t share_access, uint32_t claim, int wfd, union nfs4_res *r);
 /* REMOVE or RENAME of dir/name (source or target) by another client. */
 uint32_t tnfs_deleg_name_conflict(struct tnfs_ctx *c, const struct tnfs_node *dir,
 				  const char *name);
-/* SETATTR of the size, or WRITE, of n by another client. */
+/* GETATTR of the current file asking for its size or change attribute,
+ * of which another client holds a write delegation: asked of the holder
+ * with CB_GETATTR (tnfs_deleg_getattr, RFC 8881 10.4.3): NFS4ERR_DELAY
+ * until it answered, then NFS4_OK and *st (the file's, stat'ed) with the
+ * holder's size and a change attribute above the file's if it wrote. */
+uint32_t tnfs_deleg_getattr_conflict(struct tnfs_ctx *c, const struct nfs4_bitmap *mask,
+				     struct stat *st, bool *set);
+/* SETATTR (of attributes other than the size, which goes as WRITE does)
+ * of n by another client: its delegations are recalled, as the kernel's
+ * notify_change breaks nfsd's. */
 uint32_t tnfs_deleg_node_conflict(struct tnfs_ctx *c, const struct tnfs_node *n);
 
 #endif

@@ -11,6 +11,7 @@
 
 #include "attrs.h"
 #include "ops.h"
+#include "ops_deleg.h"
 
 /* RFC 8881 2.6.3.1.1: an operation that made the current file handle
  * one of an export (PUTFH, PUTROOTFH, RESTOREFH, LOOKUP, LOOKUPP) fails
@@ -224,7 +225,9 @@ uint32_t tnfs_op_access(struct tnfs_ctx *c, const union nfs4_args *a,
 }
 
 /* The fattr4 of the current file handle for `mask`, as GETATTR encodes it. */
-static uint32_t cfh_attrs(struct tnfs_ctx *c, const struct nfs4_bitmap *mask, struct xdr_out *x)
+/* stat: the file's attributes (stat'ed by the caller), or NULL. */
+static uint32_t cfh_attrs(struct tnfs_ctx *c, const struct nfs4_bitmap *mask, struct xdr_out *x,
+			  const struct stat *stat)
 {
 	if (c->cpseudo != TNFS_NOT_PSEUDO) {
 		union nfs4_args ga;
@@ -233,7 +236,11 @@ static uint32_t cfh_attrs(struct tnfs_ctx *c, const struct nfs4_bitmap *mask, st
 		return tnfs_pseudo_op_getattr(c, &ga, x);
 	}
 	struct stat st;
-	uint32_t s = tnfs_fs_stat(&c->cfh, &st);
+	uint32_t s = NFS4_OK;
+	if (stat)
+		st = *stat;
+	else
+		s = tnfs_fs_stat(&c->cfh, &st);
 	if (s != NFS4_OK)
 		return s;
 	struct tnfs_attr_src src = {
@@ -249,7 +256,10 @@ uint32_t tnfs_op_getattr(struct tnfs_ctx *c, const union nfs4_args *a,
 			 union nfs4_res *r, struct xdr_out *x)
 {
 	(void)r;
-	return cfh_attrs(c, &a->getattr.mask, x);
+	struct stat st;
+	bool set;
+	uint32_t s = tnfs_deleg_getattr_conflict(c, &a->getattr.mask, &st, &set);
+	return s == NFS4_OK ? cfh_attrs(c, &a->getattr.mask, x, set ? &st : NULL) : s;
 }
 
 /*
@@ -283,7 +293,7 @@ static uint32_t attrs_compare(struct tnfs_ctx *c, const struct nfs4_fattr_in *in
 		return NFS4ERR_DELAY;
 	struct xdr_out w;
 	xdr_out_init(&w, buf, cap);
-	uint32_t s = cfh_attrs(c, &in->mask, &w);
+	uint32_t s = cfh_attrs(c, &in->mask, &w, NULL);
 	if (s == NFS4ERR_RESOURCE || (s == NFS4_OK && w.bad)) {
 		s = NFS4ERR_NOT_SAME;
 	} else if (s == NFS4_OK) {

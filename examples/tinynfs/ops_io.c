@@ -217,8 +217,10 @@ uint32_t tnfs_op_open(struct tnfs_ctx *c, const union nfs4_args *a,
 		OPEN4_SHARE_ACCESS_WANT_SIGNAL_DELEG_WHEN_RESRC_AVAIL |
 		OPEN4_SHARE_ACCESS_WANT_PUSH_DELEG_WHEN_UNCONTENDED);
 	uint32_t deny = a->open.share_deny;
+	/* a want outside RFC 8881 18.16.3's list: invalid (nfsd: BADXDR) */
 	if (access < OPEN4_SHARE_ACCESS_READ || access > OPEN4_SHARE_ACCESS_BOTH ||
-	    deny > OPEN4_SHARE_DENY_BOTH)
+	    deny > OPEN4_SHARE_DENY_BOTH ||
+	    (a->open.share_access & OPEN4_SHARE_ACCESS_WANT_MASK) > OPEN4_SHARE_ACCESS_WANT_CANCEL)
 		return NFS4ERR_INVAL;
 	bool create = a->open.opentype == OPEN4_CREATE;
 	uint32_t claim;
@@ -249,13 +251,19 @@ uint32_t tnfs_op_open(struct tnfs_ctx *c, const union nfs4_args *a,
 	struct tnfs_file_key k;
 	if ((s = file_key(&n, &k, &st)) != NFS4_OK)
 		goto fail;
+	/* an OPEN for both may get a write delegation on its own open */
+	int wfd = access == OPEN4_SHARE_ACCESS_BOTH && fd >= 0 ?
+			  fcntl(fd, F_DUPFD_CLOEXEC, 0) : -1;
 	s = tnfs_state_open(c->srv->state, c->clientid, a->open.owner.owner.data,
 			    a->open.owner.owner.len, k, access, deny, fd, &r->open.stateid);
 	fd = -1; /* the state owns it now */
-	if (s != NFS4_OK)
+	if (s != NFS4_OK) {
+		if (wfd >= 0)
+			close(wfd);
 		goto fail;
+	}
 	r->open.rflags = OPEN4_RESULT_LOCKTYPE_POSIX;
-	tnfs_deleg_open_grant(c, &n, k, a->open.share_access, claim, r);
+	tnfs_deleg_open_grant(c, &n, k, a->open.share_access, claim, wfd, r);
 	tnfs_ctx_set_cfh(c, &n, NULL);
 	tnfs_ctx_set_stateid(c, &r->open.stateid);
 	return NFS4_OK;
@@ -319,16 +327,17 @@ uint32_t tnfs_io_fd(struct tnfs_ctx *c, const struct tnfs_node *n,
 	struct tnfs_file_key k;
 	uint32_t s = file_key(n, &k, st);
 	if (s == NFS4_OK && tnfs_deleg_is_sid(sid)) {
-		/* a read delegation: read as with a special stateid */
-		s = tnfs_deleg_check(c->srv->deleg, c->clientid, sid, &k);
-		if (s == NFS4_OK && write)
-			s = NFS4ERR_OPENMODE;
+		/* a write delegation: its descriptor; a read one: read as
+		 * with a special stateid */
+		s = tnfs_deleg_io(c->srv->deleg, c->clientid, sid, k, write, fd);
 	} else if (s == NFS4_OK) {
 		s = tnfs_state_io_fd(c->srv->state, c->clientid, sid, k, write, fd);
 	}
-	/* WRITE, SETATTR of the size: other clients' delegations go */
-	if (s == NFS4_OK && write)
-		s = tnfs_deleg_break(c->srv->deleg, c->clientid, k, false);
+	/* WRITE, SETATTR of the size: other clients' delegations go; READ:
+	 * their write delegations */
+	if (s == NFS4_OK)
+		s = write ? tnfs_deleg_break(c->srv->deleg, c->clientid, k, false) :
+			    tnfs_deleg_break_writes(c->srv->deleg, c->clientid, k);
 	if (s == NFS4_OK)
 		s = tnfs_fs_may_io(n, st, c->cred.uid, write);
 	if (s == NFS4_OK && *fd < 0) /* special stateid: no open state */
@@ -454,9 +463,12 @@ uint32_t tnfs_op_commit(struct tnfs_ctx *c, const union nfs4_args *a,
 	uint32_t s = file_key(&c->cfh, &k, &st);
 	if (s != NFS4_OK)
 		return s == NFS4ERR_WRONG_TYPE || s == NFS4ERR_SYMLINK ? NFS4ERR_INVAL : s;
-	int fd;
-	s = tnfs_fs_open(&c->cfh, O_RDONLY, &fd);
-	if (s != NFS4_OK)
+	/* under the client's own write delegation, its descriptor (an open
+	 * would break the lease); another client's write delegation goes */
+	int fd = tnfs_deleg_own_fd(c->srv->deleg, c->clientid, k);
+	if (fd < 0 && (s = tnfs_deleg_break_writes(c->srv->deleg, c->clientid, k)) != NFS4_OK)
+		return s;
+	if (fd < 0 && (s = tnfs_fs_open(&c->cfh, O_RDONLY, &fd)) != NFS4_OK)
 		s = tnfs_fs_open(&c->cfh, O_WRONLY, &fd);
 	if (s != NFS4_OK)
 		return s;
@@ -487,6 +499,8 @@ uint32_t tnfs_op_setattr(struct tnfs_ctx *c, const union nfs4_args *a,
 		s = io_fd(c, &a->setattr.stateid, true, &fd, &st);
 		if (s != NFS4_OK)
 			return s;
+	} else if ((s = tnfs_deleg_node_conflict(c, &c->cfh)) != NFS4_OK) {
+		return s; /* any other attribute: other clients' delegations go */
 	}
 	s = tnfs_fs_setattr(&c->cfh, &ai.sa, fd, c->srv->setattr_hook, c->srv->hook_arg);
 	if (fd >= 0)

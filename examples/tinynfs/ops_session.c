@@ -87,6 +87,13 @@ uint32_t tnfs_op_backchannel_ctl(struct tnfs_ctx *c, const union nfs4_args *a,
 			   &a->backchannel_ctl.sec);
 }
 
+void tnfs_sequence_undo(struct tnfs_ctx *c)
+{
+	tnfs_state_slot_undo(c->srv->state, c->sessionid, c->slotid);
+	c->have_session = false;
+	c->cachethis = false;
+}
+
 uint32_t tnfs_op_sequence(struct tnfs_ctx *c, const union nfs4_args *a,
 			  union nfs4_res *r, struct xdr_out *x)
 {
@@ -115,11 +122,16 @@ uint32_t tnfs_op_sequence(struct tnfs_ctx *c, const union nfs4_args *a,
 	size_t maxresp = q.maxresp > c->rpc_rep_hdr ? q.maxresp - c->rpc_rep_hdr : 0;
 	if (maxresp < c->limit)
 		c->limit = maxresp;
-	/* the slot is now in use: these errors are this request's reply */
-	if (c->numops > q.maxops)
-		return NFS4ERR_TOO_MANY_OPS;
-	if (c->reqlen + c->rpc_req_hdr > q.maxreq)
-		return NFS4ERR_REQ_TOO_BIG;
+	/* the session's bounds (RFC 8881 18.46.3, 2.10.6.4): more operations
+	 * than ca_maxoperations is NFS4ERR_TOO_MANY_OPS, a request above
+	 * ca_maxrequestsize NFS4ERR_REQ_TOO_BIG; the slot stays as it was
+	 * (tnfs_sequence_undo) */
+	uint32_t bound = c->numops > q.maxops ? NFS4ERR_TOO_MANY_OPS :
+			 c->reqlen + c->rpc_req_hdr > q.maxreq ? NFS4ERR_REQ_TOO_BIG : NFS4_OK;
+	if (bound != NFS4_OK) {
+		tnfs_sequence_undo(c);
+		return bound;
+	}
 	memcpy(r->sequence.sessionid, a->sequence.sessionid, NFS4_SESSIONID_SIZE);
 	r->sequence.seqid = a->sequence.seqid;
 	r->sequence.slotid = a->sequence.slotid;

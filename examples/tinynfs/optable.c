@@ -84,9 +84,9 @@ static size_t est_lockt(const struct tnfs_est *e, const union nfs4_args *a)
 static size_t est_open(const struct tnfs_est *e, const union nfs4_args *a)
 {
 	(void)e, (void)a;
-	/* stateid, cinfo, rflags, attrset, delegation type, and a read
-	 * delegation: stateid, recall, an empty nfsace4 */
-	return HDR + STATEID + CINFO + 4 + BITMAP_MAX + 4 + STATEID + 4 + 16;
+	/* stateid, cinfo, rflags, attrset, delegation type, and a write
+	 * delegation: stateid, recall, space limit, an empty nfsace4 */
+	return HDR + STATEID + CINFO + 4 + BITMAP_MAX + 4 + STATEID + 4 + 12 + 16;
 }
 
 /* READ data that fits: the count, at most maxread, at most what the

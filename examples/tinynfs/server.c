@@ -78,6 +78,13 @@ static void deleg_recall(void *arg, uint64_t clientid, const struct nfs4_stateid
 	tnfs_cb_recall(s->cb, clientid, sid, fh, fhlen);
 }
 
+static void deleg_getattr(void *arg, uint64_t clientid, const struct nfs4_stateid *sid,
+			  const uint8_t *fh, uint32_t fhlen)
+{
+	struct tnfs_server *s = arg;
+	tnfs_cb_getattr(s->cb, clientid, sid, fh, fhlen);
+}
+
 static bool deleg_path_up(void *arg, uint64_t clientid)
 {
 	struct tnfs_server *s = arg;
@@ -159,7 +166,8 @@ int tnfs_server_new(const struct tnfs_server_opts *opts, struct tnfs_server **ou
 	rc = tnfs_cb_new(&s->cb);
 	if (rc)
 		goto fail;
-	const struct tnfs_deleg_ops dops = { .recall = deleg_recall, .path_up = deleg_path_up,
+	const struct tnfs_deleg_ops dops = { .recall = deleg_recall, .getattr = deleg_getattr,
+					     .path_up = deleg_path_up,
 					     .lapsed = deleg_lapsed, .arg = s };
 	uint32_t b32 = (uint32_t)s->boot[4] << 24 | (uint32_t)s->boot[5] << 16 |
 		       (uint32_t)s->boot[6] << 8 | s->boot[7];

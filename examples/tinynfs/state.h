@@ -117,13 +117,16 @@
 /* A lapsed client holding state is kept (a "courtesy client") until
  * another one conflicts with it, but no longer than this. */
 #define TNFS_COURTESY_TIME 86400
-/* CREATE_SESSION's smallest channels: a fore channel must carry a
- * SEQUENCE with a small operation; a back channel a CB_SEQUENCE +
- * CB_RECALL of a 128-byte handle under an AUTH_SYS call header (about
- * 400 bytes) and its reply.  (Linux's nfsd asks about 1 KiB, room for
- * any credential; a kernel client over RDMA with 1 KiB inline buffers
- * offers less than that, and tinynfs sends no callbacks.) */
-#define TNFS_MIN_REQ 1024
+/* CREATE_SESSION's smallest channels (RFC 8881 18.36.3: NFS4ERR_TOOSMALL
+ * only for sizes no request or reply could fit).  The fore channel's,
+ * either way, is Linux's nfsd's (NFSD_MIN_REQ_HDR_SEQ_SZ and
+ * NFSD_MIN_RESP_HDR_SEQ_SZ, fs/nfsd/nfs4state.c): 64 bytes, about a
+ * COMPOUND of a lone SEQUENCE under AUTH_NONE; what does not fit the
+ * sizes granted is refused per request (NFS4ERR_REQ_TOO_BIG,
+ * NFS4ERR_REP_TOO_BIG, compound.h).  A back channel must carry a
+ * CB_SEQUENCE + CB_RECALL of a 128-byte handle under an AUTH_SYS call
+ * header (about 400 bytes) and its reply. */
+#define TNFS_MIN_REQ 64
 #define TNFS_MIN_CB_REQ 512
 #define TNFS_MIN_CB_RESP 128
 
@@ -239,6 +242,13 @@ struct tnfs_seq {
 
 uint32_t tnfs_state_sequence(struct tnfs_state *st, const uint8_t sid[16],
 			     uint32_t seqid, uint32_t slotid, struct tnfs_seq *out);
+/* The SEQUENCE that tnfs_state_sequence() let in on the slot fails
+ * after all (a bound of the session, checked once its sizes are known):
+ * the slot gets back its sequence id and cached reply, free, as if the
+ * request had never come (RFC 8881 18.46.3: "If SEQUENCE returns an
+ * error, then the state of the slot (sequence ID, cached reply) MUST NOT
+ * change").  A session destroyed meanwhile is ignored. */
+void tnfs_state_slot_undo(struct tnfs_state *st, const uint8_t sid[16], uint32_t slotid);
 /* Ends the request on the slot and frees it.  cache: the reply is kept
  * (the client set sa_cachethis, or it is a lone SEQUENCE) if it fits the
  * session's negotiated ca_maxresponsesize_cached; otherwise only the

@@ -16,6 +16,7 @@
 struct slot {
 	uint32_t seqid;
 	bool busy, cached;
+	bool was_cached; /* cached before the request in progress */
 	size_t len, cap; /* reply: len bytes cached in cap allocated */
 	uint8_t *reply;
 };

@@ -460,6 +460,7 @@ uint32_t tnfs_state_sequence(struct tnfs_state *st, const uint8_t sid[16],
 	}
 	sl->seqid = seqid;
 	sl->busy = true;
+	sl->was_cached = sl->cached;
 	sl->cached = false;
 out:
 	pthread_mutex_unlock(&st->mu);
@@ -494,6 +495,19 @@ void tnfs_state_slot_done(struct tnfs_state *st, const uint8_t sid[16],
 				sl->cached = true;
 			}
 		}
+	}
+	pthread_mutex_unlock(&st->mu);
+}
+
+void tnfs_state_slot_undo(struct tnfs_state *st, const uint8_t sid[16], uint32_t slotid)
+{
+	pthread_mutex_lock(&st->mu);
+	struct session *se = find_session(st, sid);
+	if (se && slotid < TNFS_MAX_SLOTS && se->slots[slotid].busy) {
+		struct slot *sl = &se->slots[slotid];
+		sl->busy = false;
+		sl->seqid--;
+		sl->cached = sl->was_cached;
 	}
 	pthread_mutex_unlock(&st->mu);
 }

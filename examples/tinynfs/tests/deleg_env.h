@@ -28,6 +28,9 @@ struct cl {
 	uint8_t cb_sid[16];
 	uint32_t cb_seq, cb_prog, cb_flavor;
 	bool garbage; /* answer CB_COMPOUND with a truncated result */
+	unsigned ngetattr;	     /* CB_GETATTRs answered */
+	uint64_t ga_change, ga_size; /* what CB_GETATTR answers */
+	uint32_t ga_status;	     /* its status (NFS4_OK) */
 	bool silent;  /* answer no callback at all */
 };
 
@@ -37,7 +40,44 @@ struct env {
 	bool stopped;
 };
 
-/* Answers the callback in c->rec (a CALL record). */
+/* CB_GETATTR next in x: answered (change and size) after CB_SEQUENCE's
+ * result; true if it was one. */
+static inline bool cl_getattr(struct cl *cl, struct xdr_in *x, struct xdr_out *o)
+{
+	struct xdr_in peek = *x;
+	if (xdr_get_u32(&peek) != OP_CB_GETATTR)
+		return false;
+	*x = peek;
+	struct fh fh;
+	get_fh(x, &fh);
+	assert_int_equal(xdr_get_u32(x), 1);
+	assert_int_equal(xdr_get_u32(x), W0(FATTR4_CHANGE) | W0(FATTR4_SIZE));
+	assert_false(x->bad);
+	cl->ngetattr++;
+	xdr_put_u32(o, cl->ga_status);
+	xdr_put_u32(o, 0); /* tag */
+	xdr_put_u32(o, 2);
+	xdr_put_u32(o, OP_CB_SEQUENCE);
+	xdr_put_u32(o, NFS4_OK);
+	xdr_put_fixed(o, cl->cb_sid, 16);
+	xdr_put_u32(o, cl->cb_seq);
+	xdr_put_u32(o, 0);
+	xdr_put_u32(o, 0);
+	xdr_put_u32(o, 0);
+	xdr_put_u32(o, OP_CB_GETATTR);
+	xdr_put_u32(o, cl->ga_status);
+	if (cl->ga_status == NFS4_OK) {
+		xdr_put_u32(o, 1);
+		xdr_put_u32(o, W0(FATTR4_CHANGE) | W0(FATTR4_SIZE));
+		xdr_put_u32(o, 16);
+		xdr_put_u64(o, cl->ga_change);
+		xdr_put_u64(o, cl->ga_size);
+	}
+	return true;
+}
+
+/* Answers the callback in c->rec (a CALL record): CB_RECALL, or
+ * CB_GETATTR (cl_getattr). */
 static inline void cl_callback(struct cl *cl)
 {
 	struct tnfsconn *c = &cl->c;
@@ -80,6 +120,10 @@ static inline void cl_callback(struct cl *cl)
 		assert_int_equal(xdr_get_u32(&x), 0); /* highest slot */
 		(void)xdr_get_u32(&x);		      /* cachethis */
 		assert_int_equal(xdr_get_u32(&x), 0); /* referring call lists */
+		if (cl_getattr(cl, &x, &o)) {
+			tnfsconn_send_record(c, rep, (size_t)(o.p - rep));
+			return;
+		}
 		assert_int_equal(xdr_get_u32(&x), OP_CB_RECALL);
 		get_stateid(&x, &cl->recalled);
 		assert_int_equal(xdr_get_u32(&x), 0); /* truncate */
@@ -304,9 +348,9 @@ static inline void mkfile(const struct cl *cl, const char *name)
 
 /* OPEN name (no create) with access; returns the status, and on NFS4_OK
  * the open stateid, the delegation type and stateid, the file handle. */
-static inline uint32_t open_file(struct cl *cl, const char *owner, const char *name,
-				 uint32_t access, struct nfs4_stateid *osid, uint32_t *dtype,
-				 struct nfs4_stateid *dsid, struct fh *fh)
+static inline uint32_t open_file_why(struct cl *cl, const char *owner, const char *name,
+				     uint32_t access, struct nfs4_stateid *osid, uint32_t *dtype,
+				     struct nfs4_stateid *dsid, struct fh *fh, uint32_t *why)
 {
 	struct fx *f = cl->f;
 	fx_seq(f);
@@ -325,15 +369,34 @@ static inline uint32_t open_file(struct cl *cl, const char *owner, const char *n
 	for (uint32_t n = xdr_get_u32(&f->rp.x); n > 0; n--)
 		(void)xdr_get_u32(&f->rp.x); /* attrset */
 	*dtype = xdr_get_u32(&f->rp.x);
-	if (*dtype == OPEN_DELEGATE_READ) {
+	*why = UINT32_MAX;
+	if (*dtype == OPEN_DELEGATE_NONE_EXT) {
+		*why = xdr_get_u32(&f->rp.x);
+		if (*why == WND4_CONTENTION || *why == WND4_RESOURCE)
+			assert_int_equal(xdr_get_u32(&f->rp.x), 0); /* no push, no signal */
+	}
+	if (*dtype == OPEN_DELEGATE_READ || *dtype == OPEN_DELEGATE_WRITE) {
 		get_stateid(&f->rp.x, dsid);
 		assert_int_equal(xdr_get_u32(&f->rp.x), 0); /* recall */
+		if (*dtype == OPEN_DELEGATE_WRITE) { /* space limit: none */
+			assert_int_equal(xdr_get_u32(&f->rp.x), 1); /* NFS_LIMIT_SIZE */
+			assert_int_equal(xdr_get_u64(&f->rp.x), UINT64_MAX);
+		}
 		for (int i = 0; i < 3; i++)
 			(void)xdr_get_u32(&f->rp.x); /* nfsace4 type, flag, mask */
 		(void)xdr_get_opaque(&f->rp.x, 64);
 	}
 	fx_getfh_after(f, fh);
 	return st;
+}
+
+/* open_file_why without the reason. */
+static inline uint32_t open_file(struct cl *cl, const char *owner, const char *name,
+				 uint32_t access, struct nfs4_stateid *osid, uint32_t *dtype,
+				 struct nfs4_stateid *dsid, struct fh *fh)
+{
+	uint32_t why;
+	return open_file_why(cl, owner, name, access, osid, dtype, dsid, fh, &why);
 }
 
 /* A's read delegation of name (which it opens for reading). */
