@@ -5,11 +5,21 @@
  * UDP calls.
  *
  * The listener hands each checked call (read chunks already pulled and
- * spliced) to on_call() on a poller thread.  That thread only queues it and
- * wakes the service loop through an eventfd, so procedure handlers run on
- * the loop thread, as they do for TCP and UDP, however many threads the
- * poller has.  The loop hands queued calls to the core until the
- * transport's slots are full; a completing call then wakes it again.
+ * spliced) to on_call() on a poller thread.  With a workqueue or busy
+ * poller, that thread runs the call itself (run_here): dispatch, handler,
+ * reply, posted with the other replies of its poll round, no thread woken
+ * (docs/threading.md).  The service's run_lock, which the loop thread
+ * holds while it handles events, keeps handlers one at a time; a poller
+ * thread only tries it, never waits for the loop.  It queues the call for
+ * the loop thread instead, and wakes it through an eventfd, in counted
+ * cases (rdma_queued_*): handlers that switch credentials (a poller
+ * thread's must stay those its device files were opened with) or may
+ * block on the poller, a loop run by the program (rpcrdma_svc_poll:
+ * handlers stay on its thread), run_lock held by another thread.  The
+ * loop hands queued calls to the core until the transport's slots are
+ * full; a completing call then wakes it again.  The poller's budget per
+ * round bounds the calls one thread runs before it looks at its other
+ * queues and channels, as it bounded the calls it queued.
  *
  * For each call the core asks for a reply buffer of the RPC reply header
  * plus the procedure's estimate (the request's own, see struct rdma_req,
@@ -68,11 +78,71 @@ static void kick(struct rpcrdma__svc_rdma *r)
 	eventfd_write(r->src.fd, 1);
 }
 
-/* Poller thread: queue the call for the loop thread. */
+/* Drops q's call, counted in live (r->lock not held).  Last touch of r:
+ * shutdown frees it once live is 0. */
+static void drop_live(struct rpcrdma__svc_rdma *r, struct rdma_req *q)
+{
+	RPCRDMA__STAT_INC(r->svc, dropped);
+	rpcrdma__svc_log(r->svc, RPCRDMA_LOG_CALL_DROPPED, "rdma", NULL, 0,
+			 "service shutting down", 0);
+	rpcrdma_call_drop(q->call);
+	rpcrdma__svc_req_free(r, q);
+	pthread_mutex_lock(&r->lock);
+	if (--r->live == 0)
+		pthread_cond_broadcast(&r->gone);
+	pthread_mutex_unlock(&r->lock);
+}
+
+/*
+ * Poller thread, no lock held: runs q's call here, its handler and its
+ * reply's post on this thread (see the top of this file).  Returns true
+ * when it did; else false and *why, the counter of the hand-off.
+ */
+static bool run_here(struct rpcrdma__svc_rdma *r, struct rdma_req *q,
+		     atomic_uint_fast64_t **why)
+{
+	struct rpcrdma_svc *svc = r->svc;
+
+	if (r->switch_creds) {
+		*why = &svc->st.rdma_queued_creds;
+		return false;
+	}
+	if (svc->opts.flags & RPCRDMA_SVC_HANDLERS_BLOCK) {
+		*why = &svc->st.rdma_queued_block;
+		return false;
+	}
+	*why = &svc->st.rdma_queued_embedded;
+	if (!atomic_load(&svc->own_loop))
+		return false;
+	/* Only tried: the loop thread's handler may be waiting for this
+	 * poller (a client call), and the round ends sooner this way. */
+	*why = &svc->st.rdma_queued_busy;
+	if (pthread_mutex_trylock(&svc->run_lock))
+		return false;
+	int rc = -EAGAIN;
+	if (atomic_load(&svc->own_loop)) { /* else stopping: the loop's */
+		unsigned n = 0;
+		const struct iovec *iov = rpcrdma_call_payload(q->call, &n);
+		socklen_t plen = 0;
+		const struct sockaddr *peer = rpcrdma_call_peer(q->call, &plen);
+
+		rc = rpcrdma__svc_xprt_recv(r->xprt, iov, n, peer, plen, q);
+		if (rc == 0)
+			RPCRDMA__STAT_INC(svc, rdma_poller_calls);
+	}
+	pthread_mutex_unlock(&svc->run_lock);
+	if (rc == -EAGAIN)
+		*why = &svc->st.rdma_queued_embedded;
+	return rc == 0;
+}
+
+/* Poller thread: runs the call here (run_here), else queues it for the
+ * loop thread. */
 static void on_call(struct rpcrdma_call *call, void *arg)
 {
 	struct rpcrdma__svc_rdma *r = arg;
 	struct rdma_req *q = rpcrdma__svc_req_get(r);
+	atomic_uint_fast64_t *why = NULL;
 	bool wake;
 
 	if (!q) {
@@ -111,12 +181,23 @@ static void on_call(struct rpcrdma_call *call, void *arg)
 		rpcrdma_call_drop(call);
 		return;
 	}
-	*r->tail = q;
-	r->tail = &q->next;
 	r->live++;
 	struct rpcrdma__svc_rdrive *d = r->drive;
 	bool here = d && atomic_load_explicit(&d->loop_polling, memory_order_acquire) &&
 		    pthread_equal(pthread_self(), d->loop_tid);
+	pthread_mutex_unlock(&r->lock);
+	/* live counts q from here: shutdown waits for it. */
+	if (!here && run_here(r, q, &why))
+		return;
+	pthread_mutex_lock(&r->lock);
+	if (rpcrdma__unlikely(r->closing)) {
+		/* Closed while run_here looked: shutdown took the queue. */
+		pthread_mutex_unlock(&r->lock);
+		drop_live(r, q);
+		return;
+	}
+	*r->tail = q;
+	r->tail = &q->next;
 	wake = !here && !r->kicked && !r->stalled;
 	if (wake)
 		r->kicked = true;
@@ -132,6 +213,7 @@ static void on_call(struct rpcrdma_call *call, void *arg)
 		}
 		return;
 	}
+	atomic_fetch_add_explicit(why, 1, memory_order_relaxed);
 	if (wake)
 		kick(r);
 }
@@ -519,14 +601,7 @@ static void rdma_shutdown(struct rpcrdma_svc *svc)
 		pthread_mutex_unlock(&r->lock);
 		while (q) {
 			struct rdma_req *n = q->next;
-			RPCRDMA__STAT_INC(svc, dropped);
-			rpcrdma__svc_log(svc, RPCRDMA_LOG_CALL_DROPPED, "rdma", NULL, 0,
-					 "service shutting down", 0);
-			rpcrdma_call_drop(q->call);
-			rpcrdma__svc_req_free(r, q);
-			pthread_mutex_lock(&r->lock);
-			r->live--;
-			pthread_mutex_unlock(&r->lock);
+			drop_live(r, q);
 			q = n;
 		}
 		/* Waits for the calls still in the core (asynchronous ones are

@@ -547,7 +547,7 @@ static void test_svc_creds_option(void **state)
 	(void)state;
 	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	rpcrdma_svc_opts_init(&so);
-	so.flags = 0x2;
+	so.flags = 0x4;
 	assert_int_equal(rpcrdma_svc_create(&so, &svc), -EINVAL);
 	assert_null(svc);
 	so.flags = RPCRDMA_SVC_HANDLERS_SWITCH_CREDS;
