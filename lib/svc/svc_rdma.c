@@ -50,7 +50,7 @@
  * which lasts) it hands the poller for good to the driver thread, started
  * with the first such listener by the thread that called
  * rpcrdma_svc_listen_rdma, whose calls then reach the loop as from a
- * workqueue poller.
+ * workqueue poller with such handlers (queued, rdma_queued_creds).
  */
 #include <errno.h>
 #include <poll.h>
