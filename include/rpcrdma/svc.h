@@ -17,11 +17,18 @@
  *   ...
  *   rpcrdma_svc_destroy(svc);                      // unsets rpcbind, frees all
  *
- * Threads.  The event loop runs on one thread at a time: the service's own
- * thread (rpcrdma_svc_start) or whichever thread calls rpcrdma_svc_poll
- * (concurrent callers are serialised).  Handlers run on that thread.  A
- * handler that must not block returns RPCRDMA_SVC_ASYNC and completes the
- * call later, from any thread, with rpcrdma_svc_reply().  Registration may
+ * Threads (docs/threading.md).  The event loop runs on one thread at a
+ * time: the service's own thread (rpcrdma_svc_start) or whichever thread
+ * calls rpcrdma_svc_poll (concurrent callers are serialised).  Handlers
+ * run one at a time: on that thread, or -- RDMA calls of a service
+ * running its own thread (rpcrdma_svc_start), on a workqueue or busy
+ * poller -- on the poller thread that received the call, which runs the
+ * handler and posts the reply itself, with no hand-off (see
+ * rpcrdma_svc_listen_rdma for when a call still goes to the loop
+ * thread).  So a handler may touch what other handlers touch without a
+ * lock, but must not assume which library thread it is on.  A handler
+ * that must not block returns RPCRDMA_SVC_ASYNC and completes the call
+ * later, from any thread, with rpcrdma_svc_reply().  Registration may
  * happen at any time; programs stay registered until the service is
  * destroyed.
  *
@@ -360,7 +367,8 @@ struct rpcrdma_svc_opts {
 	 * rpcrdma_svc_listen_rdma whose opts name none. */
 	rpcrdma_log_fn log_fn;
 	void *log_arg;
-	unsigned flags;           /* RPCRDMA_SVC_HANDLERS_SWITCH_CREDS; 0: none */
+	unsigned flags;           /* RPCRDMA_SVC_HANDLERS_SWITCH_CREDS,
+				   * RPCRDMA_SVC_HANDLERS_BLOCK; 0: none */
 };
 
 /*
@@ -377,6 +385,16 @@ struct rpcrdma_svc_opts {
  * system call asked first and no extra thread.
  */
 #define RPCRDMA_SVC_HANDLERS_SWITCH_CREDS 0x1u
+/*
+ * rpcrdma_svc_opts.flags: procedure handlers may block until RDMA traffic
+ * of the poller their calls arrive on is handled (a synchronous RPC over
+ * RDMA on that same poller, waiting for another RDMA call of this
+ * service).  A poller thread never runs such handlers, which could wait
+ * for the very thread they block: every RDMA call is handed to the loop
+ * thread (counted in rpcrdma_svc_stats.rdma_queued_block).  Handlers that
+ * only block on disks, locks or other services do not need it.
+ */
+#define RPCRDMA_SVC_HANDLERS_BLOCK 0x2u
 
 /* Fills *opts with the defaults (every field 0) and sets size. */
 RPCRDMA_API void rpcrdma_svc_opts_init(struct rpcrdma_svc_opts *opts);
@@ -413,9 +431,15 @@ RPCRDMA_API int rpcrdma_svc_listen_tcp(struct rpcrdma_svc *svc, const struct soc
  * (rpcrdma_listener_create with poller and opts, which may be NULL) whose
  * calls run through this service like TCP calls: netid "rdma" or "rdma6",
  * with congestion control, the endpoint added for rpcrdma_svc_rpcbind_set.
- * Handlers run on the loop thread as for TCP and UDP.  With a workqueue or
- * busy poller, calls are received on the poller's threads and queued to
- * the loop.  A DIRECT poller is driven by the service: its fd joins the
+ * No call changes threads but by a counted exception.  With a workqueue
+ * or busy poller, the poller thread that receives a call runs its handler
+ * and posts its reply (rdma_poller_calls), one handler at a time for the
+ * service (a lock shared with the loop), while the service runs its own
+ * thread (rpcrdma_svc_start); it hands the call to the loop thread instead
+ * (rdma_queued_*) when handlers switch credentials or may block on the
+ * poller (the flags), when the program runs the loop (rpcrdma_svc_poll:
+ * handlers stay on its thread), or when the loop or another poller thread
+ * is running a handler at that moment.  A DIRECT poller is driven by the service: its fd joins the
  * loop's epoll set and the loop thread polls it itself, so a call reaches
  * its handler with no hand-off between threads (counted in
  * rpcrdma_svc_stats.rdma_loop_calls); no other thread need poll it.  With
@@ -513,6 +537,22 @@ struct rpcrdma_svc_stats {
 	uint64_t mem_pauses;        /* TCP connections that stopped reading:
 				     * a memory cap was reached */
 	uint64_t tcp_buffered;      /* bytes TCP connections buffer now */
+	/* RDMA calls by the thread that ran their handler (docs/threading.md);
+	 * with rdma_loop_calls they add up to the RDMA calls received. */
+	uint64_t rdma_poller_calls; /* run by the workqueue or busy poller
+				     * thread that received them: no hand-off */
+	/* ... handed by a poller thread to the loop thread instead, as: */
+	uint64_t rdma_queued_creds; /* handlers switch credentials
+				     * (RPCRDMA_SVC_HANDLERS_SWITCH_CREDS): a
+				     * poller thread must keep its own */
+	uint64_t rdma_queued_block; /* handlers may block on the poller
+				     * (RPCRDMA_SVC_HANDLERS_BLOCK) */
+	uint64_t rdma_queued_embedded; /* the loop runs on the program's thread
+				     * (rpcrdma_svc_poll), not the service's:
+				     * handlers stay on it */
+	uint64_t rdma_queued_busy;  /* another thread was running handlers
+				     * (the loop, another poller thread), or
+				     * every slot was taken */
 };
 /* Copies the counters (at most size bytes of them). */
 RPCRDMA_API void rpcrdma_svc_get_stats(const struct rpcrdma_svc *svc,

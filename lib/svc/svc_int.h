@@ -111,7 +111,8 @@ struct rpcrdma__svc_counters {
 		estimate_exceeded, encode_errors, busy, record_too_big,
 		conns_accepted, conns_closed, conns_idle, send_waits, read_pauses, conns_shed,
 		rdma_direct, rdma_handed, rdma_loop_calls, conns_evicted, protocol_errors,
-		mem_pauses;
+		mem_pauses, rdma_poller_calls, rdma_queued_creds, rdma_queued_block,
+		rdma_queued_embedded, rdma_queued_busy;
 };
 
 struct rpcrdma_svc {
@@ -124,8 +125,19 @@ struct rpcrdma_svc {
 	struct rpcrdma__svc_prog *progs;
 
 	pthread_mutex_t loop_lock; /* one loop step at a time */
+	/* Held while handlers may run: by the loop thread around the events
+	 * of a step, by a poller thread around an RDMA call it runs itself
+	 * (svc_rdma.c), so one handler runs at a time however many threads
+	 * reap calls.  Poller threads only try it (never wait for the loop:
+	 * a loop thread's handler may wait for the poller). */
+	pthread_mutex_t run_lock;
 	pthread_t thread;
 	bool thread_running;
+	/* The loop runs on the service's own thread (rpcrdma_svc_start), so
+	 * handlers run on no thread of the program: poller threads may run
+	 * RDMA calls themselves.  Set before the thread starts, cleared
+	 * (then run_lock taken once) before it stops. */
+	atomic_bool own_loop;
 	atomic_bool stop;
 
 	pthread_mutex_t lock; /* guards the lists below and nxprts */

@@ -59,7 +59,7 @@ int rpcrdma_svc_create(const struct rpcrdma_svc_opts *opts, struct rpcrdma_svc *
 		o.max_conns = RPCRDMA_SVC_DEFAULT_MAX_CONNS;
 	if (o.max_record < 32 || o.max_record > 0x7fffffffu || o.max_datagram < 32 ||
 	    o.max_datagram > 65536 || o.max_calls > 1u << 20 ||
-	    (o.flags & ~RPCRDMA_SVC_HANDLERS_SWITCH_CREDS))
+	    (o.flags & ~(RPCRDMA_SVC_HANDLERS_SWITCH_CREDS | RPCRDMA_SVC_HANDLERS_BLOCK)))
 		return -EINVAL;
 	if (o.max_conn_bytes == 0)
 		o.max_conn_bytes = o.max_record > SIZE_MAX / 4 ? SIZE_MAX : 4 * o.max_record;
@@ -116,6 +116,8 @@ int rpcrdma_svc_create(const struct rpcrdma_svc_opts *opts, struct rpcrdma_svc *
 	}
 	pthread_rwlock_init(&svc->progs_lock, NULL);
 	pthread_mutex_init(&svc->loop_lock, NULL);
+	pthread_mutex_init(&svc->run_lock, NULL);
+	atomic_init(&svc->own_loop, false);
 	pthread_mutex_init(&svc->lock, NULL);
 	pthread_cond_init(&svc->xprts_gone, NULL);
 	atomic_init(&svc->stop, false);
@@ -157,6 +159,7 @@ int rpcrdma_svc_poll(struct rpcrdma_svc *svc, int timeout_ms)
 	if (n < 0) {
 		n = errno == EINTR ? 0 : -errno;
 	} else {
+		pthread_mutex_lock(&svc->run_lock);
 		/* The idle sweep closes and may free other connections, some
 		 * of which may have an event later in this batch: it runs
 		 * after every other handler of the batch (a connection that
@@ -175,6 +178,7 @@ int rpcrdma_svc_poll(struct rpcrdma_svc *svc, int timeout_ms)
 		     *k; k++)
 			if ((*k)->reap)
 				(*k)->reap(svc);
+		pthread_mutex_unlock(&svc->run_lock);
 	}
 	pthread_mutex_unlock(&svc->loop_lock);
 	return n;
@@ -195,9 +199,12 @@ int rpcrdma_svc_start(struct rpcrdma_svc *svc)
 	if (svc->thread_running)
 		return -EALREADY;
 	atomic_store(&svc->stop, false);
+	atomic_store(&svc->own_loop, true);
 	int rc = pthread_create(&svc->thread, NULL, loop_thread, svc);
-	if (rc)
+	if (rc) {
+		atomic_store(&svc->own_loop, false);
 		return -rc;
+	}
 	svc->thread_running = true;
 	return 0;
 }
@@ -206,6 +213,11 @@ void rpcrdma_svc_stop(struct rpcrdma_svc *svc)
 {
 	if (!svc->thread_running)
 		return;
+	/* No poller thread runs a handler once stop returns: one that took
+	 * run_lock before the store has let it go when we get it. */
+	atomic_store(&svc->own_loop, false);
+	pthread_mutex_lock(&svc->run_lock);
+	pthread_mutex_unlock(&svc->run_lock);
 	atomic_store(&svc->stop, true);
 	uint64_t one = 1;
 	if (write(svc->wake.fd, &one, sizeof(one)) < 0) {
@@ -243,6 +255,11 @@ void rpcrdma_svc_get_stats(const struct rpcrdma_svc *svc, struct rpcrdma_svc_sta
 	s.protocol_errors = atomic_load(&c->protocol_errors);
 	s.mem_pauses = atomic_load(&c->mem_pauses);
 	s.tcp_buffered = atomic_load(&svc->tcp_bytes);
+	s.rdma_poller_calls = atomic_load(&c->rdma_poller_calls);
+	s.rdma_queued_creds = atomic_load(&c->rdma_queued_creds);
+	s.rdma_queued_block = atomic_load(&c->rdma_queued_block);
+	s.rdma_queued_embedded = atomic_load(&c->rdma_queued_embedded);
+	s.rdma_queued_busy = atomic_load(&c->rdma_queued_busy);
 	memcpy(st, &s, size < sizeof(s) ? size : sizeof(s));
 }
 
@@ -258,9 +275,11 @@ void rpcrdma_svc_destroy(struct rpcrdma_svc *svc)
 			(*k)->cancel(svc);
 	rpcrdma__rpcbind_unset_all(svc);
 	pthread_mutex_lock(&svc->loop_lock);
+	pthread_mutex_lock(&svc->run_lock);
 	for (k = all; *k; k++)
 		if ((*k)->shutdown)
 			(*k)->shutdown(svc);
+	pthread_mutex_unlock(&svc->run_lock);
 	pthread_mutex_unlock(&svc->loop_lock);
 	for (k = all; *k; k++)
 		if ((*k)->drain)
@@ -287,6 +306,7 @@ void rpcrdma_svc_destroy(struct rpcrdma_svc *svc)
 	close(svc->epfd);
 	pthread_cond_destroy(&svc->xprts_gone);
 	pthread_mutex_destroy(&svc->lock);
+	pthread_mutex_destroy(&svc->run_lock);
 	pthread_mutex_destroy(&svc->loop_lock);
 	pthread_rwlock_destroy(&svc->progs_lock);
 	free(svc);

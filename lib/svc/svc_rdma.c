@@ -5,11 +5,21 @@
  * UDP calls.
  *
  * The listener hands each checked call (read chunks already pulled and
- * spliced) to on_call() on a poller thread.  That thread only queues it and
- * wakes the service loop through an eventfd, so procedure handlers run on
- * the loop thread, as they do for TCP and UDP, however many threads the
- * poller has.  The loop hands queued calls to the core until the
- * transport's slots are full; a completing call then wakes it again.
+ * spliced) to on_call() on a poller thread.  With a workqueue or busy
+ * poller, that thread runs the call itself (run_here): dispatch, handler,
+ * reply, posted with the other replies of its poll round, no thread woken
+ * (docs/threading.md).  The service's run_lock, which the loop thread
+ * holds while it handles events, keeps handlers one at a time; a poller
+ * thread only tries it, never waits for the loop.  It queues the call for
+ * the loop thread instead, and wakes it through an eventfd, in counted
+ * cases (rdma_queued_*): handlers that switch credentials (a poller
+ * thread's must stay those its device files were opened with) or may
+ * block on the poller, a loop run by the program (rpcrdma_svc_poll:
+ * handlers stay on its thread), run_lock held by another thread.  The
+ * loop hands queued calls to the core until the transport's slots are
+ * full; a completing call then wakes it again.  The poller's budget per
+ * round bounds the calls one thread runs before it looks at its other
+ * queues and channels, as it bounded the calls it queued.
  *
  * For each call the core asks for a reply buffer of the RPC reply header
  * plus the procedure's estimate (the request's own, see struct rdma_req,
@@ -40,7 +50,7 @@
  * which lasts) it hands the poller for good to the driver thread, started
  * with the first such listener by the thread that called
  * rpcrdma_svc_listen_rdma, whose calls then reach the loop as from a
- * workqueue poller.
+ * workqueue poller with such handlers (queued, rdma_queued_creds).
  */
 #include <errno.h>
 #include <poll.h>
@@ -60,209 +70,6 @@
 #include "svc_int.h"
 #include "svc_rdma_int.h"
 
-/*
- * A call in the service, from on_call to its reply's post.  Requests come
- * from the listener's pool (struct rpcrdma__svc_rdma.free), made with a
- * reply buffer of own_cap bytes (the listener's send_inline: whatever goes
- * inline fits), as many as one connection's grant at listen time and more
- * when more calls are in progress (the sum of the connections' grants
- * bounds them), kept up to SVC_RDMA_KEEP grants' worth.  A reply larger
- * than own_cap (a reply chunk's) takes a buffer from the listener's cache
- * of large buffers (struct rpcrdma__svc_big), or a new one that goes back
- * to it, up to SVC_RDMA_BIG_KEEP_BYTES.
- */
-struct rdma_req {
-	struct rdma_req *next;
-	struct rpcrdma_call *call;
-	size_t bulk_off, bulk_len;
-	void *buf;                      /* the encoded reply, for the sender */
-	size_t len;
-	void *pre;                      /* the call's reply buffer, or NULL */
-	size_t pre_len;
-	bool registered;                /* buf is pre (the call's, gone with it) */
-	void *own;                      /* the request's reply buffer, own_cap bytes */
-	size_t big_cap;                 /* buf is a large buffer of this size */
-};
-
-/* A large reply buffer on the cache. */
-struct rpcrdma__svc_big {
-	struct rpcrdma__svc_big *next;
-	size_t cap;
-};
-
-#define SVC_RDMA_BIG_KEEP_BYTES ((size_t)8 << 20)
-#define SVC_RDMA_BIG_ROUND ((size_t)64 << 10)
-
-/* A buffer of at least len bytes (its size in *cap): a cached one, else a
- * new one rounded up to 64 KiB.  NULL when out of memory. */
-static void *big_get(struct rpcrdma__svc_rdma *r, size_t len, size_t *cap)
-{
-	struct rpcrdma__svc_big *b, **pp;
-
-	pthread_mutex_lock(&r->lock);
-	for (pp = &r->bigs; (b = *pp) != NULL; pp = &b->next)
-		if (b->cap >= len) {
-			*pp = b->next;
-			r->big_bytes -= b->cap;
-			break;
-		}
-	pthread_mutex_unlock(&r->lock);
-	if (b) {
-		*cap = b->cap;
-		return b;
-	}
-	if (len > SIZE_MAX - SVC_RDMA_BIG_ROUND)
-		return NULL;
-	*cap = (len + SVC_RDMA_BIG_ROUND - 1) & ~(SVC_RDMA_BIG_ROUND - 1);
-	return malloc(*cap);
-}
-
-/* Back to the cache, or freed when the cache is full. */
-static void big_put(struct rpcrdma__svc_rdma *r, void *buf, size_t cap)
-{
-	struct rpcrdma__svc_big *b = buf;
-
-	pthread_mutex_lock(&r->lock);
-	if (cap <= SVC_RDMA_BIG_KEEP_BYTES - r->big_bytes) {
-		b->cap = cap;
-		b->next = r->bigs;
-		r->bigs = b;
-		r->big_bytes += cap;
-		b = NULL;
-	}
-	pthread_mutex_unlock(&r->lock);
-	if (b) /* NULL: cached */
-		free(b);
-}
-
-/* Write chunks from which a reply buffer is registered at arrival (smaller
- * bulk items are copied, cheaply), the largest such buffer, and the most
- * the listener holds at once: the size is the client's offer, so without a
- * budget clients could pin memory by offering large chunks; beyond it
- * replies are copied as before. */
-#define SVC_RDMA_PRE_MIN 8192u
-#define SVC_RDMA_PRE_MAX ((size_t)16 << 20)
-#define SVC_RDMA_PRE_BUDGET ((size_t)64 << 20)
-
-/* Takes len bytes of the budget; false when they would exceed it. */
-static bool pre_take(struct rpcrdma__svc_rdma *r, size_t len)
-{
-	size_t cur = atomic_load_explicit(&r->pre_bytes, memory_order_relaxed);
-	do {
-		if (len > SVC_RDMA_PRE_BUDGET - cur)
-			return false;
-	} while (!atomic_compare_exchange_weak_explicit(&r->pre_bytes, &cur, cur + len,
-							memory_order_relaxed,
-							memory_order_relaxed));
-	return true;
-}
-
-/* Requests kept in the pool: this many connections' full grants, at most
- * SVC_RDMA_KEEP_BYTES of them. */
-#define SVC_RDMA_KEEP 4u
-#define SVC_RDMA_KEEP_BYTES ((size_t)4 << 20)
-
-static struct rdma_req *req_new(struct rpcrdma__svc_rdma *r)
-{
-	struct rdma_req *q = calloc(1, sizeof(*q) + r->own_cap);
-
-	if (q)
-		q->own = q + 1;
-	return q;
-}
-
-/* A request from the pool, cleared (a new one when the pool is empty:
- * more calls in progress than ever before, up to the grants' sum). */
-static struct rdma_req *req_get(struct rpcrdma__svc_rdma *r)
-{
-	struct rdma_req *q;
-
-	pthread_mutex_lock(&r->lock);
-	q = r->free;
-	if (q) {
-		r->free = q->next;
-		r->nfree--;
-	}
-	pthread_mutex_unlock(&r->lock);
-	if (rpcrdma__unlikely(!q))
-		return req_new(r);
-	void *own = q->own;
-	memset(q, 0, sizeof(*q));
-	q->own = own;
-	return q;
-}
-
-/* r->lock held: q back to the pool, or NULL when the pool is full (the
- * caller frees it after unlocking). */
-static struct rdma_req *req_put_locked(struct rpcrdma__svc_rdma *r, struct rdma_req *q)
-{
-	if (r->nfree >= r->nkeep)
-		return q;
-	q->next = r->free;
-	r->free = q;
-	r->nfree++;
-	return NULL;
-}
-
-/* Gives back q's share of the budget and the reply buffer it may own. */
-static void req_clear(struct rpcrdma__svc_rdma *r, struct rdma_req *q)
-{
-	if (q->pre_len)
-		atomic_fetch_sub_explicit(&r->pre_bytes, q->pre_len, memory_order_relaxed);
-	if (!q->registered && q->buf && q->buf != q->own)
-		big_put(r, q->buf, q->big_cap);   /* a reply larger than own_cap */
-	q->buf = NULL;
-}
-
-/* Clears q and returns it to the pool. */
-static void req_free(struct rpcrdma__svc_rdma *r, struct rdma_req *q)
-{
-	req_clear(r, q);
-	pthread_mutex_lock(&r->lock);
-	q = req_put_locked(r, q);
-	pthread_mutex_unlock(&r->lock);
-	if (q) /* NULL: back in the pool */
-		free(q);
-}
-
-/* The pool at listen time: a grant's worth of requests (within what it
- * keeps), each with a reply buffer of own_cap bytes. */
-static int req_pool_init(struct rpcrdma__svc_rdma *r, unsigned grant, size_t own_cap)
-{
-	size_t most = SVC_RDMA_KEEP_BYTES / (sizeof(struct rdma_req) + own_cap);
-
-	r->own_cap = own_cap;
-	r->nkeep = (unsigned)((size_t)grant * SVC_RDMA_KEEP < most ?
-			      (size_t)grant * SVC_RDMA_KEEP : most);
-	for (unsigned i = 0; i < grant && i < r->nkeep; i++) {
-		struct rdma_req *q = req_new(r);
-
-		if (!q)
-			return -ENOMEM;
-		q->next = r->free;
-		r->free = q;
-		r->nfree++;
-	}
-	return 0;
-}
-
-static void req_pool_fini(struct rpcrdma__svc_rdma *r)
-{
-	while (r->bigs) {
-		struct rpcrdma__svc_big *b = r->bigs;
-
-		r->bigs = b->next;
-		free(b);
-	}
-	while (r->free) {
-		struct rdma_req *q = r->free;
-
-		r->free = q->next;
-		free(q);
-	}
-	r->nfree = 0;
-}
-
 /* Max slots: far above any sum of credit grants on one listener. */
 #define SVC_RDMA_SLOTS (1u << 20)
 
@@ -271,11 +78,71 @@ static void kick(struct rpcrdma__svc_rdma *r)
 	eventfd_write(r->src.fd, 1);
 }
 
-/* Poller thread: queue the call for the loop thread. */
+/* Drops q's call, counted in live (r->lock not held).  Last touch of r:
+ * shutdown frees it once live is 0. */
+static void drop_live(struct rpcrdma__svc_rdma *r, struct rdma_req *q)
+{
+	RPCRDMA__STAT_INC(r->svc, dropped);
+	rpcrdma__svc_log(r->svc, RPCRDMA_LOG_CALL_DROPPED, "rdma", NULL, 0,
+			 "service shutting down", 0);
+	rpcrdma_call_drop(q->call);
+	rpcrdma__svc_req_free(r, q);
+	pthread_mutex_lock(&r->lock);
+	if (--r->live == 0)
+		pthread_cond_broadcast(&r->gone);
+	pthread_mutex_unlock(&r->lock);
+}
+
+/*
+ * Poller thread, no lock held: runs q's call here, its handler and its
+ * reply's post on this thread (see the top of this file).  Returns true
+ * when it did; else false and *why, the counter of the hand-off.
+ */
+static bool run_here(struct rpcrdma__svc_rdma *r, struct rdma_req *q,
+		     atomic_uint_fast64_t **why)
+{
+	struct rpcrdma_svc *svc = r->svc;
+
+	if (r->switch_creds) {
+		*why = &svc->st.rdma_queued_creds;
+		return false;
+	}
+	if (svc->opts.flags & RPCRDMA_SVC_HANDLERS_BLOCK) {
+		*why = &svc->st.rdma_queued_block;
+		return false;
+	}
+	*why = &svc->st.rdma_queued_embedded;
+	if (!atomic_load(&svc->own_loop))
+		return false;
+	/* Only tried: the loop thread's handler may be waiting for this
+	 * poller (a client call), and the round ends sooner this way. */
+	*why = &svc->st.rdma_queued_busy;
+	if (pthread_mutex_trylock(&svc->run_lock))
+		return false;
+	int rc = -EAGAIN;
+	if (atomic_load(&svc->own_loop)) { /* else stopping: the loop's */
+		unsigned n = 0;
+		const struct iovec *iov = rpcrdma_call_payload(q->call, &n);
+		socklen_t plen = 0;
+		const struct sockaddr *peer = rpcrdma_call_peer(q->call, &plen);
+
+		rc = rpcrdma__svc_xprt_recv(r->xprt, iov, n, peer, plen, q);
+		if (rc == 0)
+			RPCRDMA__STAT_INC(svc, rdma_poller_calls);
+	}
+	pthread_mutex_unlock(&svc->run_lock);
+	if (rc == -EAGAIN)
+		*why = &svc->st.rdma_queued_embedded;
+	return rc == 0;
+}
+
+/* Poller thread: runs the call here (run_here), else queues it for the
+ * loop thread. */
 static void on_call(struct rpcrdma_call *call, void *arg)
 {
 	struct rpcrdma__svc_rdma *r = arg;
-	struct rdma_req *q = req_get(r);
+	struct rdma_req *q = rpcrdma__svc_req_get(r);
+	atomic_uint_fast64_t *why = NULL;
 	bool wake;
 
 	if (!q) {
@@ -298,7 +165,7 @@ static void on_call(struct rpcrdma_call *call, void *arg)
 	 */
 	if (rpcrdma_call_write_room(call) >= SVC_RDMA_PRE_MIN) {
 		size_t max = rpcrdma_call_max_reply(call);
-		if (max <= SVC_RDMA_PRE_MAX && pre_take(r, max)) {
+		if (max <= SVC_RDMA_PRE_MAX && rpcrdma__svc_pre_take(r, max)) {
 			q->pre_len = max;
 			if (rpcrdma_call_reply_buffer(call, max, &q->pre) != 0) {
 				atomic_fetch_sub_explicit(&r->pre_bytes, max, memory_order_relaxed);
@@ -310,16 +177,27 @@ static void on_call(struct rpcrdma_call *call, void *arg)
 	pthread_mutex_lock(&r->lock);
 	if (r->closing) {
 		pthread_mutex_unlock(&r->lock);
-		req_free(r, q);
+		rpcrdma__svc_req_free(r, q);
 		rpcrdma_call_drop(call);
 		return;
 	}
-	*r->tail = q;
-	r->tail = &q->next;
 	r->live++;
 	struct rpcrdma__svc_rdrive *d = r->drive;
 	bool here = d && atomic_load_explicit(&d->loop_polling, memory_order_acquire) &&
 		    pthread_equal(pthread_self(), d->loop_tid);
+	pthread_mutex_unlock(&r->lock);
+	/* live counts q from here: shutdown waits for it. */
+	if (!here && run_here(r, q, &why))
+		return;
+	pthread_mutex_lock(&r->lock);
+	if (rpcrdma__unlikely(r->closing)) {
+		/* Closed while run_here looked: shutdown took the queue. */
+		pthread_mutex_unlock(&r->lock);
+		drop_live(r, q);
+		return;
+	}
+	*r->tail = q;
+	r->tail = &q->next;
 	wake = !here && !r->kicked && !r->stalled;
 	if (wake)
 		r->kicked = true;
@@ -335,6 +213,7 @@ static void on_call(struct rpcrdma_call *call, void *arg)
 		}
 		return;
 	}
+	atomic_fetch_add_explicit(why, 1, memory_order_relaxed);
 	if (wake)
 		kick(r);
 }
@@ -417,7 +296,7 @@ static void *rdma_reply_buf(void *priv, void *ctx, size_t max)
 	}
 	if (max <= ((struct rpcrdma__svc_rdma *)priv)->own_cap)
 		return q->own;
-	return big_get(priv, max, &q->big_cap);
+	return rpcrdma__svc_big_get(priv, max, &q->big_cap);
 }
 
 static void rdma_bulk(void *priv, void *ctx, size_t offset, size_t len)
@@ -446,11 +325,11 @@ static void send_one(struct rpcrdma__svc_rdma *r, struct rdma_req *q)
 	} else {
 		rpcrdma_call_drop(q->call);
 	}
-	req_clear(r, q); /* a registered buffer is the call's, gone with it */
+	rpcrdma__svc_req_clear(r, q); /* a registered buffer is the call's, gone with it */
 	rpcrdma__svc_xprt_complete(r->xprt);
 
 	pthread_mutex_lock(&r->lock);
-	q = req_put_locked(r, q);
+	q = rpcrdma__svc_req_put_locked(r, q);
 	bool wake = r->stalled && !r->closing;
 	if (wake) {
 		r->stalled = false;
@@ -564,7 +443,7 @@ static void svc_rdma_free(struct rpcrdma__svc_rdma *r)
 		rpcrdma__svc_xprt_destroy(r->xprt);
 	pthread_cond_destroy(&r->gone);
 	pthread_mutex_destroy(&r->lock);
-	req_pool_fini(r);
+	rpcrdma__svc_req_pool_fini(r);
 	free(r);
 }
 
@@ -586,7 +465,7 @@ static int svc_rdma_new(struct rpcrdma_svc *svc, const struct rpcrdma_listener_o
 	pthread_cond_init(&r->out_cond, NULL);
 	r->out_tail = &r->out_head;
 	r->src.fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-	err = r->src.fd < 0 ? -errno : req_pool_init(r, lo->max_credits, lo->send_inline);
+	err = r->src.fd < 0 ? -errno : rpcrdma__svc_req_pool_init(r, lo->max_credits, lo->send_inline);
 	if (err) {
 		svc_rdma_free(r);
 		return err;
@@ -722,14 +601,7 @@ static void rdma_shutdown(struct rpcrdma_svc *svc)
 		pthread_mutex_unlock(&r->lock);
 		while (q) {
 			struct rdma_req *n = q->next;
-			RPCRDMA__STAT_INC(svc, dropped);
-			rpcrdma__svc_log(svc, RPCRDMA_LOG_CALL_DROPPED, "rdma", NULL, 0,
-					 "service shutting down", 0);
-			rpcrdma_call_drop(q->call);
-			req_free(r, q);
-			pthread_mutex_lock(&r->lock);
-			r->live--;
-			pthread_mutex_unlock(&r->lock);
+			drop_live(r, q);
 			q = n;
 		}
 		/* Waits for the calls still in the core (asynchronous ones are

@@ -82,6 +82,57 @@ struct rpcrdma__svc_rdrive {
 	pthread_t thread;
 };
 
+/*
+ * A call in the service, from on_call to its reply's post.  Requests come
+ * from the listener's pool (struct rpcrdma__svc_rdma.free), made with a
+ * reply buffer of own_cap bytes (the listener's send_inline: whatever goes
+ * inline fits), as many as one connection's grant at listen time and more
+ * when more calls are in progress (the sum of the connections' grants
+ * bounds them), kept up to SVC_RDMA_KEEP grants' worth.  A reply larger
+ * than own_cap (a reply chunk's) takes a buffer from the listener's cache
+ * of large buffers (struct rpcrdma__svc_big), or a new one that goes back
+ * to it, up to SVC_RDMA_BIG_KEEP_BYTES.
+ */
+struct rdma_req {
+	struct rdma_req *next;
+	struct rpcrdma_call *call;
+	size_t bulk_off, bulk_len;
+	void *buf;                      /* the encoded reply, for the sender */
+	size_t len;
+	void *pre;                      /* the call's reply buffer, or NULL */
+	size_t pre_len;
+	bool registered;                /* buf is pre (the call's, gone with it) */
+	void *own;                      /* the request's reply buffer, own_cap bytes */
+	size_t big_cap;                 /* buf is a large buffer of this size */
+};
+
+/* Write chunks from which a reply buffer is registered at arrival (smaller
+ * bulk items are copied, cheaply), the largest such buffer, and the most
+ * the listener holds at once: the size is the client's offer, so without a
+ * budget clients could pin memory by offering large chunks; beyond it
+ * replies are copied as before. */
+#define SVC_RDMA_PRE_MIN 8192u
+#define SVC_RDMA_PRE_MAX ((size_t)16 << 20)
+#define SVC_RDMA_PRE_BUDGET ((size_t)64 << 20)
+
+/* svc_rdma_req.c: the listener's requests and reply buffers. */
+struct rpcrdma__svc_big;
+/* A buffer of at least len bytes (its size in *cap), NULL: out of memory. */
+void *rpcrdma__svc_big_get(struct rpcrdma__svc_rdma *r, size_t len, size_t *cap);
+/* Takes len bytes of the budget; false when they would exceed it. */
+bool rpcrdma__svc_pre_take(struct rpcrdma__svc_rdma *r, size_t len);
+/* A request from the pool, cleared; NULL when out of memory. */
+struct rdma_req *rpcrdma__svc_req_get(struct rpcrdma__svc_rdma *r);
+/* r->lock held: q back to the pool, else q (the caller frees it). */
+struct rdma_req *rpcrdma__svc_req_put_locked(struct rpcrdma__svc_rdma *r, struct rdma_req *q);
+/* Gives back q's share of the budget and the reply buffer it may own. */
+void rpcrdma__svc_req_clear(struct rpcrdma__svc_rdma *r, struct rdma_req *q);
+/* Clears q and returns it to the pool. */
+void rpcrdma__svc_req_free(struct rpcrdma__svc_rdma *r, struct rdma_req *q);
+/* The pool at listen time: grant requests of own_cap bytes of reply. */
+int rpcrdma__svc_req_pool_init(struct rpcrdma__svc_rdma *r, unsigned grant, size_t own_cap);
+void rpcrdma__svc_req_pool_fini(struct rpcrdma__svc_rdma *r);
+
 /* Loop thread: hands r's queued calls to the core while it has slots
  * (svc_rdma.c). */
 void rpcrdma__svc_rdma_drain(struct rpcrdma__svc_rdma *r);

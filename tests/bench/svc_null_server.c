@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * rpcrdma-svc-null-server ADDR PORT [--threads N] [--direct] [--creds]
+ * rpcrdma-svc-null-server ADDR PORT [--threads N] [--direct] [--busy] [--creds] [--block]
  *
  * The echo program's NULL procedure (ECHO_PROG, version 1) served by the
  * service core over RDMA (rpcrdma_svc_listen_rdma), for measuring the
@@ -10,8 +10,9 @@
  * as bulk so that it may travel in a write chunk, for counting the
  * service's work per call with read, write and reply chunks
  * (tests/vm/payloads/rdma-cg-ab); SINK answers PROC_UNAVAIL.  --threads N: a workqueue poller of N threads
- * (default 1); --direct: a DIRECT poller the service drives; --creds: the
- * service option that handlers change credentials.  Prints "listening" once
+ * (default 1); --direct: a DIRECT poller the service drives; --busy: a busy
+ * poller; --creds, --block: the service options that handlers change
+ * credentials, that they may block on the poller.  Prints "listening" once
  * ready; runs until SIGINT/SIGTERM, then prints its counters.
  */
 #include <errno.h>
@@ -151,6 +152,12 @@ int main(int argc, char **argv)
 			popts.threads = (unsigned)atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--direct"))
 			popts.mode = RPCRDMA_POLLER_DIRECT;
+		else if (!strcmp(argv[i], "--busy"))
+			popts.mode = RPCRDMA_POLLER_BUSY;
+#ifdef RPCRDMA_SVC_HANDLERS_BLOCK
+		else if (!strcmp(argv[i], "--block"))
+			sopts.flags |= RPCRDMA_SVC_HANDLERS_BLOCK;
+#endif
 #ifdef RPCRDMA_SVC_HANDLERS_SWITCH_CREDS
 		else if (!strcmp(argv[i], "--creds"))
 			sopts.flags |= RPCRDMA_SVC_HANDLERS_SWITCH_CREDS;
@@ -196,6 +203,15 @@ int main(int argc, char **argv)
 	printf("server rdma_direct %llu\nserver rdma_handed %llu\nserver rdma_loop_calls %llu\n",
 	       (unsigned long long)st.rdma_direct, (unsigned long long)st.rdma_handed,
 	       (unsigned long long)st.rdma_loop_calls);
+#ifdef RPCRDMA_SVC_HANDLERS_BLOCK /* the counters of the same change */
+	printf("server calls %llu\nserver rdma_poller_calls %llu\n"
+	       "server rdma_queued_creds %llu\nserver rdma_queued_block %llu\n"
+	       "server rdma_queued_embedded %llu\nserver rdma_queued_busy %llu\n",
+	       (unsigned long long)st.calls, (unsigned long long)st.rdma_poller_calls,
+	       (unsigned long long)st.rdma_queued_creds, (unsigned long long)st.rdma_queued_block,
+	       (unsigned long long)st.rdma_queued_embedded,
+	       (unsigned long long)st.rdma_queued_busy);
+#endif
 	rpcrdma_svc_destroy(svc);
 	rpcrdma_poller_destroy(poller);
 	free(source);

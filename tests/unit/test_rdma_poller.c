@@ -547,9 +547,30 @@ static void test_svc_creds_option(void **state)
 	(void)state;
 	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	rpcrdma_svc_opts_init(&so);
-	so.flags = 0x2;
+	so.flags = 0x4;
 	assert_int_equal(rpcrdma_svc_create(&so, &svc), -EINVAL);
 	assert_null(svc);
+	/* Handlers that may block on the poller: a known flag, with the other;
+	 * its counters start at 0, and a caller's older, shorter struct gets
+	 * no byte beyond its size. */
+	so.flags = RPCRDMA_SVC_HANDLERS_SWITCH_CREDS | RPCRDMA_SVC_HANDLERS_BLOCK;
+	assert_int_equal(rpcrdma_svc_create(&so, &svc), 0);
+	{
+		struct rpcrdma_svc_stats st;
+
+		memset(&st, 0xa5, sizeof(st));
+		rpcrdma_svc_get_stats(svc, &st, offsetof(struct rpcrdma_svc_stats,
+							 rdma_poller_calls));
+		assert_int_equal(st.calls, 0);
+		assert_int_equal(st.tcp_buffered, 0);
+		assert_true(st.rdma_poller_calls == 0xa5a5a5a5a5a5a5a5ull &&
+			    st.rdma_queued_busy == 0xa5a5a5a5a5a5a5a5ull);
+		rpcrdma_svc_get_stats(svc, &st, sizeof(st));
+		assert_true(st.rdma_poller_calls == 0 && st.rdma_queued_creds == 0 &&
+			    st.rdma_queued_block == 0 && st.rdma_queued_embedded == 0 &&
+			    st.rdma_queued_busy == 0);
+	}
+	rpcrdma_svc_destroy(svc);
 	so.flags = RPCRDMA_SVC_HANDLERS_SWITCH_CREDS;
 	assert_int_equal(rpcrdma_svc_create(&so, &svc), 0);
 	rpcrdma_poller_opts_init(&o);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * rdma-clnt both|serve|serve-rpcbind ADDR PORT
+ * rdma-clnt both|both-embedded|both-block|serve|serve-rpcbind ADDR PORT
  *
  * The RPC client (<rpcrdma/clnt.h>) over RPC-over-RDMA against the
  * library's own RDMA server (rpcrdma_svc_listen_rdma) serving the client
@@ -15,13 +15,25 @@
  *          position-zero read chunk, 64 asynchronous calls, a timeout and
  *          the reconnect after it; each step checks the client's counters
  *          (calls_read_chunk, replies_write_chunk, replies_reply_chunk, ...).
- *          Prints the counters as "name value" lines, then "PASS".
+ *          Prints the counters as "name value" lines, then "PASS".  The
+ *          server runs its own loop thread (rpcrdma_svc_start) on a
+ *          workqueue poller of two threads, which run every call
+ *          themselves (docs/threading.md): its counters must show each
+ *          call run by a poller thread (rdma_poller_calls), or handed to
+ *          the loop thread only because another was running a handler
+ *          then (rdma_queued_busy).
+ *   both-embedded: the same with the loop run by a thread of this program
+ *          (rpcrdma_svc_poll): every call is handed to it
+ *          (rdma_queued_embedded).
+ *   both-block: the same with RPCRDMA_SVC_HANDLERS_BLOCK: every call is
+ *          handed to the loop thread (rdma_queued_block).
  */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,6 +61,18 @@
 static struct sockaddr_storage addr;
 static socklen_t addrlen;
 
+enum loop_mode { LOOP_OWN, LOOP_EMBEDDED, LOOP_BLOCK };
+static enum loop_mode mode;
+static atomic_bool loop_stop;
+
+/* The program's own loop thread (both-embedded). */
+static void *embedded_loop(void *arg)
+{
+	while (!atomic_load(&loop_stop))
+		rpcrdma_svc_poll(arg, 50);
+	return NULL;
+}
+
 static void svc_log(void *arg, const struct rpcrdma_log_record *r)
 {
 	(void)arg;
@@ -58,6 +82,8 @@ static void svc_log(void *arg, const struct rpcrdma_log_record *r)
 
 /* RDMA on addr; with sockets, TCP and UDP on 127.0.0.1 too and the
  * endpoints registered with rpcbind. */
+static pthread_t loop;
+
 static struct rpcrdma_svc *serve(struct rpcrdma_poller **poller, struct rpcrdma_listener **l,
 				 bool sockets)
 {
@@ -68,6 +94,8 @@ static struct rpcrdma_svc *serve(struct rpcrdma_poller **poller, struct rpcrdma_
 	struct rpcrdma_svc_opts so;
 	rpcrdma_svc_opts_init(&so);
 	so.log_fn = svc_log;
+	if (mode == LOOP_BLOCK)
+		so.flags = RPCRDMA_SVC_HANDLERS_BLOCK;
 	CHECK(rpcrdma_svc_create(&so, &svc) == 0, "svc");
 	CHECK(rpcrdma_svc_register(svc, &ct_program) == 0, "register");
 	err = rpcrdma_svc_listen_rdma(svc, *poller, (struct sockaddr *)&addr, NULL, NULL, NULL, l);
@@ -83,7 +111,10 @@ static struct rpcrdma_svc *serve(struct rpcrdma_poller **poller, struct rpcrdma_
 		err = rpcrdma_svc_rpcbind_set(svc, NULL);
 		CHECK(err == 0, "rpcbind_set: %s", strerror(-err));
 	}
-	CHECK(rpcrdma_svc_start(svc) == 0, "start");
+	if (mode == LOOP_EMBEDDED)
+		CHECK(pthread_create(&loop, NULL, embedded_loop, svc) == 0, "loop thread");
+	else
+		CHECK(rpcrdma_svc_start(svc) == 0, "start");
 	return svc;
 }
 
@@ -346,6 +377,30 @@ static void client_checks(void)
 	rpcrdma_clnt_destroy(c);
 }
 
+/* Which thread ran the calls (every call of client_checks reaches a
+ * handler, and comes over RDMA). */
+static void check_threads(const struct rpcrdma_svc_stats *ss)
+{
+	uint64_t calls = ss->calls, own = ss->rdma_poller_calls, busy = ss->rdma_queued_busy;
+
+	printf("svc rdma_poller_calls %llu rdma_queued_busy %llu rdma_queued_embedded %llu "
+	       "rdma_queued_block %llu rdma_queued_creds %llu rdma_loop_calls %llu\n",
+	       (unsigned long long)own, (unsigned long long)busy,
+	       (unsigned long long)ss->rdma_queued_embedded,
+	       (unsigned long long)ss->rdma_queued_block,
+	       (unsigned long long)ss->rdma_queued_creds, (unsigned long long)ss->rdma_loop_calls);
+	CHECK(calls > 64 && ss->rdma_queued_creds == 0 && ss->rdma_loop_calls == 0, "calls");
+	if (mode == LOOP_OWN)
+		CHECK(own > 0 && own + busy == calls && ss->rdma_queued_embedded == 0 &&
+		      ss->rdma_queued_block == 0, "calls run by the poller's threads");
+	else if (mode == LOOP_EMBEDDED)
+		CHECK(own == 0 && busy == 0 && ss->rdma_queued_embedded == calls &&
+		      ss->rdma_queued_block == 0, "calls handed to the program's loop");
+	else
+		CHECK(own == 0 && busy == 0 && ss->rdma_queued_embedded == 0 &&
+		      ss->rdma_queued_block == calls, "calls handed to the loop (block)");
+}
+
 int main(int argc, char **argv)
 {
 	struct rpcrdma_poller *poller;
@@ -356,11 +411,17 @@ int main(int argc, char **argv)
 	sigset_t set;
 	int sig;
 
-	if (argc != 4 || (strcmp(argv[1], "both") && strcmp(argv[1], "serve") &&
+	bool both = !strncmp(argv[1], "both", 4);
+
+	if (argc != 4 || (strcmp(argv[1], "both") && strcmp(argv[1], "both-embedded") &&
+			  strcmp(argv[1], "both-block") && strcmp(argv[1], "serve") &&
 			  strcmp(argv[1], "serve-rpcbind"))) {
-		fprintf(stderr, "usage: rdma-clnt both|serve|serve-rpcbind ADDR PORT\n");
+		fprintf(stderr, "usage: rdma-clnt both|both-embedded|both-block|serve|"
+			"serve-rpcbind ADDR PORT\n");
 		return 2;
 	}
+	mode = !strcmp(argv[1], "both-embedded") ? LOOP_EMBEDDED :
+	       !strcmp(argv[1], "both-block") ? LOOP_BLOCK : LOOP_OWN;
 	snprintf(text, sizeof(text), strchr(argv[2], ':') ? "[%s]:%s" : "%s:%s", argv[2],
 		 argv[3]);
 	CHECK(rpcrdma_clnt_parse_addr(text, &addr, &addrlen) == 0, "address %s", text);
@@ -371,10 +432,14 @@ int main(int argc, char **argv)
 	svc = serve(&poller, &l, !strcmp(argv[1], "serve-rpcbind"));
 	printf("listening\n");
 	fflush(stdout);
-	if (!strcmp(argv[1], "both"))
+	if (both)
 		client_checks();
 	else
 		sigwait(&set, &sig);
+	if (mode == LOOP_EMBEDDED) {
+		atomic_store(&loop_stop, true);
+		pthread_join(loop, NULL);
+	}
 	rpcrdma_listener_stats(l, &st);
 	print_stats("server", &st);
 	struct rpcrdma_svc_stats ss;
@@ -382,9 +447,11 @@ int main(int argc, char **argv)
 	printf("svc calls %llu dropped %llu busy %llu success %llu\n",
 	       (unsigned long long)ss.calls, (unsigned long long)ss.dropped,
 	       (unsigned long long)ss.busy, (unsigned long long)ss.replies[0]);
+	if (both)
+		check_threads(&ss);
 	rpcrdma_svc_destroy(svc);
 	rpcrdma_poller_destroy(poller);
-	if (!strcmp(argv[1], "both"))
+	if (both)
 		printf("PASS\n");
 	return 0;
 }
