@@ -717,6 +717,9 @@ int rpcrdma__conn_accept(struct rpcrdma_listener *l, struct rdma_cm_event *ev)
 	err = conn_send_accept(l, conn, ev);
 	if (err)
 		goto fail;
+	pthread_mutex_lock(&l->lock);
+	conn->accepted = true;
+	pthread_mutex_unlock(&l->lock);
 	RPCRDMA_TRACE(conn_accept, conn->conn_id, grant, conn->sq_depth, conn->on_srq,
 		      conn->send_inline, conn->max_reads);
 	return 0;

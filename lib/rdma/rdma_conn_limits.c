@@ -66,11 +66,12 @@ void rpcrdma__dev_cqs_put(struct rpcrdma__dev *dev, bool drop)
 
 /* ---- the connection cap ---- */
 
-/* Listener lock held: a connection that counts (neither closing nor
- * being freed). */
+/* Listener lock held: a connection that counts (accepted, neither
+ * closing nor being freed).  One still in rpcrdma__conn_accept has no
+ * reference, CQ or QP yet: closing it freed it under the accept. */
 static bool conn_open(const struct rpcrdma__conn *c)
 {
-	return !c->closing_started && !c->freeing;
+	return c->accepted && !c->closing_started && !c->freeing;
 }
 
 static bool conn_busy(const struct rpcrdma__conn *c)
@@ -121,9 +122,11 @@ static struct rpcrdma__conn *find_idle(struct rpcrdma_listener *l, uint64_t now)
 	pthread_mutex_lock(&l->lock);
 	for (struct rpcrdma__list *n = l->conns.next; n != &l->conns; n = n->next) {
 		struct rpcrdma__conn *c = rpcrdma__container_of(n, struct rpcrdma__conn, lnode);
+		uint64_t t = atomic_load_explicit(&c->last_ns, memory_order_relaxed);
 
-		if (conn_open(c) && !conn_busy(c) &&
-		    now - atomic_load_explicit(&c->last_ns, memory_order_relaxed) >= span) {
+		/* t after now: active (or accepted) since the sweep read the
+		 * clock; now - t would wrap to idle for ages. */
+		if (conn_open(c) && !conn_busy(c) && t <= now && now - t >= span) {
 			found = c;
 			rpcrdma__conn_get(c);
 			break;

@@ -370,6 +370,10 @@ struct rpcrdma__conn {
 	enum rpcrdma__conn_state state;
 	bool closing_started;
 	bool freeing;                   /* rdma_destroy_id in progress (listener lock) */
+	/* rpcrdma__conn_accept done (listener lock).  Listed from conn_admit
+	 * on, half made until then: the idle sweep (another poller thread)
+	 * and the cap act on accepted ones only. */
+	bool accepted;
 
 	/* The grant, fixed at accept: host order and cached wire order. */
 	struct rpcrdma_credits credits;

@@ -644,6 +644,8 @@ struct ibv_cq *ibv_create_cq(struct ibv_context *context, int cqe, void *cq_cont
 	(void)comp_vector;
 	if (!cq)
 		return NULL;
+	if (FV->on_create_cq)
+		FV->on_create_cq();
 	cq->context = context;
 	cq->channel = channel;
 	cq->cq_context = cq_context;

@@ -87,6 +87,9 @@ struct fv {
 	/* Failure injection: the next n calls fail (0: none). */
 	unsigned fail_create_qp, fail_accept, fail_reg_mr;
 	unsigned fail_reg_mr_skip;  /* registrations that pass before fail_reg_mr's */
+	/* Run as a CQ is being created (NULL: nothing): what another thread
+	 * could do meanwhile, e.g. the listener's idle sweep during an accept. */
+	void (*on_create_cq)(void);
 	/* Records. */
 	struct fv_qp *qps_made[FV_MAX_QPS];
 	unsigned nqps_made;

@@ -71,5 +71,7 @@ void test_credit_overrun(void **state);
 void test_sq_wait(void **state);
 void test_deep_srq_one_cq(void **state);
 void test_disconnect_each_step(void **state);
+void test_idle_sweep_during_accept(void **state);
+void test_idle_sweep_fresh(void **state);
 
 #endif /* RPCRDMA_TEST_RDMA_PATHS_H */

@@ -518,6 +518,8 @@ int main(void)
 		cmocka_unit_test(test_sq_wait),
 		cmocka_unit_test(test_deep_srq_one_cq),
 		cmocka_unit_test(test_disconnect_each_step),
+		cmocka_unit_test(test_idle_sweep_during_accept),
+		cmocka_unit_test(test_idle_sweep_fresh),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * rdma-paths (issue 27), continued: errors, flushes, credit overrun,
- * send-queue waits and a disconnect at each step (see test_rdma_paths.c).
+ * send-queue waits, a disconnect at each step and the idle sweep beside
+ * accepts (see test_rdma_paths.c).
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -408,4 +409,118 @@ void test_disconnect_each_step(void **state)
 			print_message("disconnect at step %d, srq %d\n", (int)s, srq);
 			disconnect_at(s, srq);
 		}
+}
+
+/* ---- the idle sweep beside accepts ---- */
+
+static unsigned sweeps;
+
+/* The idle timeout's sweep, as its timer runs it: in a workqueue poller
+ * (the echo server's: two threads) on another thread than the CM events'
+ * that accept. */
+static void idle_sweep(void)
+{
+	sweeps++;
+	T.l->idle_src.handle(&T.l->idle_src, 16);
+}
+
+/* A sweep with every connection on the listener's list idle for ages. */
+static void sweep_old(void)
+{
+	pthread_mutex_lock(&T.l->lock);
+	for (struct rpcrdma__list *n = T.l->conns.next; n != &T.l->conns; n = n->next)
+		atomic_store(&rpcrdma__container_of(n, struct rpcrdma__conn, lnode)->last_ns, 0);
+	pthread_mutex_unlock(&T.l->lock);
+	idle_sweep();
+}
+
+/* A server without the SRQ, idle timeout a minute (start_opts has none). */
+static void start_idle(void)
+{
+	start(false);
+	T.l->opts.idle_timeout_ms = 60000;
+	assert_int_equal(rpcrdma__idle_start(T.l), 0);
+	sweeps = 0;
+}
+
+/* An accepted and established connection; its id. */
+static struct rdma_cm_id *established(void)
+{
+	struct rdma_cm_id *id = request();
+
+	cm_run();
+	assert_non_null(id->qp);
+	fv_cm_event(id, RDMA_CM_EVENT_ESTABLISHED);
+	cm_run();
+	return id;
+}
+
+/*
+ * A connection is on the listener's list from conn_admit on, before its
+ * reference, CQ and QP exist.  A sweep that took it for idle then (as
+ * the wrapped clock of test_idle_sweep_fresh made a just-admitted one
+ * look) closed it and dropped the accept's reference: conn_free ran
+ * under the accept, in rpcrdma__poller_cq_put with conn->cq NULL (the
+ * echo server's segfault near connection 603 of rdma-scale without the
+ * SRQ).  Here the sweep runs while the accept creates the connection's
+ * CQ, every listed connection made old: the one being accepted is left
+ * alone, and once accepted it is the sweep's like any other.
+ */
+void test_idle_sweep_during_accept(void **state)
+{
+	struct rdma_cm_id *id;
+
+	(void)state;
+	start_idle();
+	FV->on_create_cq = sweep_old;
+	id = request();
+	cm_run();
+	FV->on_create_cq = NULL;
+	assert_int_equal(sweeps, 1);
+	assert_int_equal(FV->accepts, 1);
+	assert_int_equal(counter(RPCRDMA_STAT_REJECTS), 0);
+	assert_int_equal(counter(RPCRDMA_STAT_IDLE_CLOSES), 0);
+	assert_int_equal(FV->disconnects, 0);
+	assert_non_null(id->qp);
+	fv_cm_event(id, RDMA_CM_EVENT_ESTABLISHED);
+	cm_run();
+	sweep_old();
+	assert_int_equal(counter(RPCRDMA_STAT_IDLE_CLOSES), 1);
+	assert_int_equal(FV->disconnects, 1);
+	pump();
+	assert_int_equal(FV->qps, 0);
+	assert_int_equal(counter(RPCRDMA_STAT_DISCONNECTS), 1);
+	stop();
+}
+
+/*
+ * The sweep reads the clock once, then closes idle connections one at a
+ * time against it; a connection accepted (or active) on another thread
+ * meanwhile has a later last_ns, and now - last_ns wrapped to "idle for
+ * ages": closed as idle the moment it was accepted.  With one old and
+ * one newer than the sweep's clock, only the old one goes.
+ */
+void test_idle_sweep_fresh(void **state)
+{
+	struct rdma_cm_id *old, *fresh;
+	struct rpcrdma__conn *oc, *fc;
+
+	(void)state;
+	start_idle();
+	old = established();
+	fresh = established();
+	oc = old->context;
+	fc = fresh->context;
+	atomic_store(&oc->last_ns, 0);
+	/* Accepted a second after the sweep read its clock. */
+	atomic_store(&fc->last_ns, rpcrdma__coarse_ns() + 1000000000u);
+	idle_sweep();
+	assert_int_equal(counter(RPCRDMA_STAT_IDLE_CLOSES), 1);
+	assert_int_equal(FV->disconnects, 1);
+	assert_true(oc->closing_started);
+	assert_false(fc->closing_started);
+	pump();
+	assert_int_equal(FV->qps, 1);
+	assert_int_equal(counter(RPCRDMA_STAT_DISCONNECTS), 1);
+	stop();
 }
