@@ -20,7 +20,11 @@
 
 #include <rpcrdma/xdr.h>
 
+/* nfs4_gen.c includes the generated nfs4_prot.h first, which holds the same
+ * names and values (both from RFC 8881); the two cannot be included together. */
+#ifndef XDRGEN_NFS4_PROT_H
 #include "nfs4/nfs4.h"
+#endif
 
 #define P4_MAX_OPS 16
 #define P4_NAME_MAX 255
