@@ -1,14 +1,25 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * kv-client tcp|udp|rdma HOST:PORT: PUT, GET (synchronous and
+ * kv-client tcp|udp|rdma HOST:PORT [SIZE...]: PUT, GET (synchronous and
  * asynchronous), LIST and DEL through the client stubs rpcrdma-xdrgen
  * generated from kv.x (kv_clnt.c), checking each answer; prints "ok" and
- * exits 0, or says what differed.
+ * exits 0, or says what differed.  An IPv6 HOST (fe80::1%rxed0:20101,
+ * [::1]:2049) picks tcp6, udp6 or rdma6.  With SIZEs it PUTs and GETs a
+ * value of each size instead, compares every byte, and prints for each
+ * how the value travelled, from the client's counters (rpcrdma_clnt_stats):
+ * "put=read-chunk" when the call went inline with the value alone in a
+ * read chunk (the DDP item; "position-zero" when the whole call was
+ * pulled, as for a call with no item marked), "get=write-chunk"
+ * when the reply came by write chunk, else inline (or reply-chunk).  Both
+ * ways it ends with the client's totals, "stats calls_read=N
+ * replies_write=N", before "ok".
  */
 #include <semaphore.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <rpcrdma/stats.h>
 
 #include "kv.h"
 
@@ -112,24 +123,99 @@ static int run(struct rpcrdma_clnt *c, size_t big)
 	return 0;
 }
 
+/* A value of len bytes that differs from one size and offset to the next. */
+static void fill(uint8_t *v, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		v[i] = (uint8_t)(i * 131 + (i >> 8) + len);
+}
+
+static uint64_t stat_of(const struct rpcrdma_clnt *c, enum rpcrdma_stat which)
+{
+	struct rpcrdma_stats st;
+	rpcrdma_clnt_stats(c, &st);
+	return st.v[which];
+}
+
+/* PUT then GET a value of size bytes: 0 when every byte came back. */
+static int put_get_size(struct rpcrdma_clnt *c, size_t size)
+{
+	uint8_t *value = malloc(size ? size : 1), *bulk = malloc(size ? size : 1);
+	uint64_t rd = stat_of(c, RPCRDMA_STAT_CALLS_READ);
+	uint64_t wr = stat_of(c, RPCRDMA_STAT_REPLIES_WRITE);
+	uint64_t rc_ = stat_of(c, RPCRDMA_STAT_REPLIES_RCHUNK);
+	uint64_t sent0 = stat_of(c, RPCRDMA_STAT_BYTES_SENT);
+	char key[32];
+	int rc = -1;
+	if (!value || !bulk)
+		goto out;
+	snprintf(key, sizeof(key), "v%zu", size);
+	fill(value, size);
+	if ((rc = put(c, key, value, (uint32_t)size)) != 0) {
+		fprintf(stderr, "kv-client: put %zu: %d\n", size, rc);
+		goto out;
+	}
+	/* With a read chunk, the Send tells which way: the call inline (RDMA_MSG: at
+	 * least a 52-byte transport header with one read segment and a
+	 * 40-byte RPC call header) and the value alone by chunk, or only a
+	 * transport header and the whole call by position-zero chunk. */
+	uint64_t sent = stat_of(c, RPCRDMA_STAT_BYTES_SENT) - sent0;
+	const char *how_put = stat_of(c, RPCRDMA_STAT_CALLS_READ) == rd ? "inline"
+			      : sent >= 52 + 40 ? "read-chunk" : "position-zero";
+	memset(bulk, 0, size);
+	if ((rc = get_is(c, key, value, (uint32_t)size, bulk, size)) != 0) {
+		fprintf(stderr, "kv-client: get %zu: %d (value differs or lost)\n", size, rc);
+		goto out;
+	}
+	const char *how_get = stat_of(c, RPCRDMA_STAT_REPLIES_WRITE) > wr ? "write-chunk"
+			      : stat_of(c, RPCRDMA_STAT_REPLIES_RCHUNK) > rc_ ? "reply-chunk"
+			      : "inline";
+	printf("size=%zu put=%s get=%s bytes=same put_sent=%llu\n", size, how_put, how_get,
+	       (unsigned long long)sent);
+out:
+	free(value);
+	free(bulk);
+	return rc;
+}
+
+static int run_sizes(struct rpcrdma_clnt *c, int n, char **sizes)
+{
+	for (int i = 0; i < n; i++) {
+		char *end;
+		unsigned long size = strtoul(sizes[i], &end, 0);
+		if (*end || end == sizes[i] || size > KV_VALUE_MAX)
+			return fprintf(stderr, "kv-client: bad size %s\n", sizes[i]), 1;
+		if (put_get_size(c, size))
+			return 1;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
-	struct sockaddr_storage ss;
+	struct sockaddr_storage ss = { 0 };
 	socklen_t len;
 	struct rpcrdma_clnt *c = NULL;
+	char netid[8];
 	int rc;
-	if (argc < 3)
-		return fprintf(stderr, "usage: kv-client tcp|udp|rdma HOST:PORT\n"), 2;
+	if (argc < 3 || strlen(argv[1]) > 4)
+		return fprintf(stderr, "usage: kv-client tcp|udp|rdma HOST:PORT [SIZE...]\n"), 2;
 	rc = rpcrdma_clnt_parse_addr(argv[2], &ss, &len);
+	/* rdma with an IPv6 address is rdma6 (tcp6, udp6 alike) */
+	snprintf(netid, sizeof(netid), "%s%s", argv[1], ss.ss_family == AF_INET6 ? "6" : "");
 	if (!rc)
-		rc = rpcrdma_clnt_create(argv[1], (struct sockaddr *)&ss, len, KV_PROG, KV_VERS,
+		rc = rpcrdma_clnt_create(netid, (struct sockaddr *)&ss, len, KV_PROG, KV_VERS,
 					 NULL, &c);
 	if (rc)
 		return fprintf(stderr, "kv-client: %s: %s\n", argv[2], strerror(-rc)), 1;
-	/* UDP: the value and the reply fit a datagram. */
-	rc = run(c, strcmp(argv[1], "udp") ? 300000 : 20000);
-	rpcrdma_clnt_destroy(c);
+	if (argc > 3)
+		rc = run_sizes(c, argc - 3, argv + 3);
+	else /* UDP: the value and the reply fit a datagram. */
+		rc = run(c, strcmp(argv[1], "udp") ? 300000 : 20000);
 	if (!rc)
-		printf("ok\n");
+		printf("stats calls_read=%llu replies_write=%llu\nok\n",
+		       (unsigned long long)stat_of(c, RPCRDMA_STAT_CALLS_READ),
+		       (unsigned long long)stat_of(c, RPCRDMA_STAT_REPLIES_WRITE));
+	rpcrdma_clnt_destroy(c);
 	return rc;
 }
