@@ -31,7 +31,8 @@ enum rpcrdma_stat {
 	RPCRDMA_STAT_ERR_CREDIT,       /* calls beyond the credit grant */
 	RPCRDMA_STAT_ERR_WC,           /* work completions with an error status */
 	RPCRDMA_STAT_FLUSHED,          /* work completions flushed at disconnect */
-	RPCRDMA_STAT_BYTES_READ,       /* bytes pulled by RDMA Read */
+	RPCRDMA_STAT_BYTES_READ,       /* bytes of calls reassembled from read
+					 * chunks, inline part included */
 	RPCRDMA_STAT_BYTES_WRITTEN,    /* bytes pushed by RDMA Write */
 	RPCRDMA_STAT_BYTES_RECV,       /* bytes received by Send */
 	RPCRDMA_STAT_BYTES_SENT,       /* bytes sent by Send */
