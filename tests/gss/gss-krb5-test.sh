@@ -16,10 +16,8 @@
 # (Debian: krb5-kdc, krb5-admin-server, krb5-user).
 set -eu
 svc=$1 client=$2 raw=$3 ours=${4:-} forge=${5:-}
-PATH=$PATH:/usr/sbin:/sbin
-for p in kdb5_util krb5kdc kadmin.local kinit; do
-	command -v "$p" >/dev/null 2>&1 || { echo "skip: no $p"; exit 77; }
-done
+. "$(dirname "$0")/../common/kdc.sh"
+kdc_need
 
 T=$(mktemp -d /tmp/gss-krb5-test.XXXXXX)
 kdc_pid="" svc_pid=""
@@ -31,59 +29,7 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' INT TERM HUP
 
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-cat >"$T/krb5.conf" <<EOT
-[libdefaults]
-	default_realm = GSS.TEST
-	dns_lookup_realm = false
-	dns_lookup_kdc = false
-	dns_canonicalize_hostname = false
-	rdns = false
-[realms]
-	GSS.TEST = {
-		kdc = 127.0.0.1:$port
-	}
-[domain_realm]
-	localhost = GSS.TEST
-EOT
-cat >"$T/kdc.conf" <<EOT
-[kdcdefaults]
-	kdc_listen = 127.0.0.1:$port
-	kdc_tcp_listen = 127.0.0.1:$port
-[realms]
-	GSS.TEST = {
-		database_name = $T/principal
-		key_stash_file = $T/stash
-		acl_file = $T/kadm5.acl
-	}
-[logging]
-	kdc = FILE:$T/kdc.log
-EOT
-: >"$T/kadm5.acl"
-export KRB5_CONFIG="$T/krb5.conf" KRB5_KDC_PROFILE="$T/kdc.conf"
-export KRB5CCNAME="FILE:$T/ccache" KRB5RCACHEDIR="$T" KRB5_TRACE=/dev/null
-unset KRB5_KTNAME KRB5_CLIENT_KTNAME
-
-kdb5_util create -s -r GSS.TEST -P master-password >"$T/setup.log" 2>&1
-kadmin.local -r GSS.TEST -q "addprinc -randkey host/localhost" >>"$T/setup.log" 2>&1
-kadmin.local -r GSS.TEST -q "addprinc -pw user-password gssuser" >>"$T/setup.log" 2>&1
-kadmin.local -r GSS.TEST -q "ktadd -k $T/svc.keytab host/localhost" >>"$T/setup.log" 2>&1
-# kinit reads the password from a terminal; a keytab of the same key
-# stands in for typing it
-kadmin.local -r GSS.TEST -q "ktadd -norandkey -k $T/user.keytab gssuser" >>"$T/setup.log" 2>&1
-
-krb5kdc -n -r GSS.TEST >"$T/kdc.out" 2>&1 &
-kdc_pid=$!
-i=0
-until kinit -k -t "$T/user.keytab" gssuser >"$T/kinit.log" 2>&1; do
-	i=$((i + 1))
-	if [ $i -ge 50 ] || ! kill -0 "$kdc_pid" 2>/dev/null; then
-		echo "the KDC did not start:"; cat "$T/kdc.out" "$T/kinit.log" "$T/kdc.log" 2>/dev/null
-		exit 1
-	fi
-	sleep 0.1
-done
-echo "KDC on 127.0.0.1:$port, ticket for gssuser@GSS.TEST"
+kdc_start "$T" host/localhost "$T/svc.keytab"
 
 mkfifo "$T/svc.in"
 "$svc" "$T/svc.keytab" <"$T/svc.in" >"$T/svc.out" 2>"$T/svc.err" &
