@@ -113,31 +113,33 @@ class Gen:
                  '\tif (present) {',
                  '\t\tif (cx->depth >= XDRGEN_MAX_DEPTH) {',
                  '\t\t\trc = -EBADMSG;', '\t\t\t' + fail, '\t\t}',
-                 '\t\t%s = malloc(sizeof(*%s));' % (lv, lv),
+                 '\t\t%s = xdrgen_dalloc(cx, sizeof(*%s));' % (lv, lv),
                  '\t\tif (%s == NULL) {' % lv,
                  '\t\t\trc = -ENOMEM;', '\t\t\t' + fail, '\t\t}',
                  '\t\tcx->depth++;'] + \
-                _indent(self.dec1(d.type, '(*%s)' % lv, '{ free(%s); %s }' % (lv, fail)), 2) + \
+                _indent(self.dec1(d.type, '(*%s)' % lv, '{ xdrgen_dfree(cx, %s); %s }' % (lv, fail)), 2) + \
                 ['\t\tcx->depth--;', '\t}', '}']
         undo = self.free1(d.type, 'X')
         if d.kind == 'fixed':
             el = '%s[i]' % lv
-            on_err = ['while (i-- > 0)'] + _indent(self.free1(d.type, el)) if undo else []
+            on_err = _heap_only(['while (i-- > 0)'] + _indent(self.free1(d.type, el))) \
+                if undo else []
             return ['for (uint32_t i = 0; i < %s; i++) {' % d.size.text] + \
                 _indent(self.dec1(d.type, el, _block(on_err + [fail]))) + ['}']
         el = '%s.val[i]' % lv
-        on_err = ['while (i-- > 0)'] + _indent(self.free1(d.type, el)) if undo else []
+        on_err = _heap_only(['while (i-- > 0)'] + _indent(self.free1(d.type, el))) \
+            if undo else []
         return ['{', '\tuint32_t n;'] + \
             _indent(try_('rpcrdma_xdr_get_count(d, %s, %d, &n)'
                          % (_max(d), max(self.sizes.type_min(d.type), 1)), fail)) + \
             ['\t%s.val = NULL;' % lv,
              '\tif (n > 0) {',
-             '\t\t%s.val = xdrgen_alloc_n(n, sizeof(*%s.val));' % (lv, lv),
+             '\t\t%s.val = xdrgen_dalloc_n(cx, n, sizeof(*%s.val));' % (lv, lv),
              '\t\tif (%s.val == NULL) {' % lv,
              '\t\t\trc = -ENOMEM;', '\t\t\t' + fail, '\t\t}', '\t}',
              '\t%s.len = n;' % lv,
              '\tfor (uint32_t i = 0; i < n; i++) {'] + \
-            _indent(self.dec1(d.type, el, _block(on_err + ['free(%s.val);' % lv, fail])), 2) + \
+            _indent(self.dec1(d.type, el, _block(on_err + ['xdrgen_dfree(cx, %s.val);' % lv, fail])), 2) + \
             ['\t}', '}']
 
     def size(self, d, lv):
@@ -258,11 +260,17 @@ def try_(call, fail):
     return ['if ((rc = %s) != 0)' % call, '\t' + fail]
 
 
+def _heap_only(stmts):
+    """stmts (frees) as one statement run only when the decode allocates
+    with malloc, not from an arena."""
+    return ['if (cx->arena == NULL)'] + _indent(stmts)
+
+
 def _block(stmts):
     """Statements as one: a brace block unless there is a single one."""
     if len(stmts) == 1:
         return stmts[0]
-    return '{ ' + ' '.join(stmts) + ' }'
+    return '{ ' + ' '.join(x.strip() for x in stmts) + ' }'
 
 
 def _indent(lines, n=1):

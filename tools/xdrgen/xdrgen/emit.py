@@ -124,7 +124,7 @@ class Emitter:
         for lab, undo in reversed(ladder[:top + 1]):
             if lab in used:
                 out.append('%s:' % lab)
-            out += undo
+            out += ['if (cx->arena == NULL) {'] + _indent(undo) + ['}']
         return out + ['return rc;']
 
     def lines(self, t, what):
