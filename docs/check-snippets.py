@@ -2,11 +2,13 @@
 # SPDX-License-Identifier: BSD-2-Clause
 """Compiles every C snippet of the README, the guides and the man pages.
 
-check-snippets.py --rdma 0|1 --lib LIBRPCRDMA.so [-I DIR]... -- CC... -- FILE...
+check-snippets.py --rdma 0|1 --lib LIBRPCRDMA.so [--xdrgen DIR] [-I DIR]... -- CC... -- FILE...
 
 Which blocks are snippets:
   Markdown (.md): every fenced block.  Its info string says what it is:
-    "c" is compiled, "c rdma" only when the library was built with RDMA;
+    "c" is compiled, "c rdma" only when the library was built with RDMA,
+    "c xdrgen" only with --xdrgen DIR, the directory of the headers
+    rpcrdma-xdrgen wrote for examples/hello (hello.h);
     "sh", "text" and the like are not compiled; a block without an info
     string is an error (say what it is).
   scdoc (.scd): every literal block (```) is C and compiled, unless the
@@ -58,7 +60,7 @@ def md_blocks(path, text):
             raise SystemExit(f"{path}:{i + 1}: code block without an info string "
                              "(```c, ```c rdma, ```sh, ...)")
         if words[0] == "c":
-            yield start + 1, "\n".join(lines[start:j]) + "\n", "rdma" in words[1:]
+            yield start + 1, "\n".join(lines[start:j]) + "\n", set(words[1:])
         i = j + 1
 
 
@@ -90,19 +92,22 @@ def scd_blocks(path, text):
             # scdoc literal blocks are indented with tabs to the block's level
             body = [l[1:] if l.startswith("\t") else l for l in lines[start:j]]
             body = [re.sub(r"\\(.)", r"\1", l) for l in body]   # as the page shows it
-            yield start + 1, "\n".join(body) + "\n", tag == "; rdma"
+            yield start + 1, "\n".join(body) + "\n", {"rdma"} if tag == "; rdma" else set()
         i = j + 1
 
 
 def main(argv):
     rdma = None
     lib = None
+    xdrgen = None
     incs = []
     args = argv[1:]
     while args and args[0] != "--":
         a = args.pop(0)
         if a == "--rdma":
             rdma = args.pop(0) == "1"
+        elif a == "--xdrgen":
+            xdrgen = args.pop(0)
         elif a == "--lib":
             lib = args.pop(0)
         elif a == "-I":
@@ -122,11 +127,15 @@ def main(argv):
         for path in files:
             text = open(path, encoding="utf-8").read()
             gen = scd_blocks if path.endswith(".scd") else md_blocks
-            for line, code, needs_rdma in gen(path, text):
+            for line, code, needs in gen(path, text):
                 where = f"{os.path.relpath(path)}:{line}"
-                if needs_rdma and not rdma:
+                if "rdma" in needs and not rdma:
                     skipped += 1
                     print(f"skip {where} (needs RDMA)")
+                    continue
+                if "xdrgen" in needs and not xdrgen:
+                    skipped += 1
+                    print(f"skip {where} (needs rpcrdma-xdrgen)")
                     continue
                 prelude = "" if re.search(r"^\s*#\s*include", code, re.M) else PRELUDE
                 src = os.path.join(tmp, f"s{compiled}.c")
@@ -135,7 +144,8 @@ def main(argv):
                     f.write(f'{prelude}#line {line} "{os.path.relpath(path)}"\n{code}')
                 has_main = re.search(r"^int\s+main\s*\(", code, re.M) is not None
                 out = os.path.join(tmp, f"s{compiled}" + ("" if has_main else ".o"))
-                cmd = cc + FLAGS + incs + (["-c"] if not has_main else []) + \
+                gen_inc = ["-I", xdrgen] if "xdrgen" in needs else []
+                cmd = cc + FLAGS + incs + gen_inc + (["-c"] if not has_main else []) + \
                     [src, "-o", out] + ([lib, "-pthread"] if has_main else [])
                 r = subprocess.run(cmd, capture_output=True, text=True)
                 compiled += 1

@@ -20,7 +20,7 @@ got=$("$client" tcp 127.0.0.1 "$tcp" reader)
 [ "$got" = "hello, reader" ] || { echo "tcp: got '$got'"; exit 1; }
 got=$("$client" udp 127.0.0.1 "$udp")
 [ "$got" = "hello, world" ] || { echo "udp: got '$got'"; exit 1; }
-# A name longer than the program's string<64> is GARBAGE_ARGS: no greeting.
+# A name longer than hello.x's string<64>: the generated stub refuses to send it.
 long=$(printf '%070d' 0)
 if "$client" tcp 127.0.0.1 "$tcp" "$long" 2>/dev/null; then echo "tcp: long name accepted"; exit 1; fi
 kill -TERM "$pid"

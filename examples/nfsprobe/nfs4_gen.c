@@ -230,13 +230,31 @@ static int fill(const COMPOUND4res *res, struct p4_res *r)
 	return (n == 0 || r->status == NFS4_OK) ? 0 : -EBADMSG;
 }
 
+/* What a decode allocates comes from the stack (xdrgen_dctx_arena) when
+ * it fits, which saves a malloc and a free per list entry and array; a
+ * result that does not fit is decoded again onto the heap. */
+#ifndef ARENA_BYTES
+#define ARENA_BYTES 16384 /* -DARENA_BYTES=256 tests the heap fallback */
+#endif
+
 int p4g_decode(struct rpcrdma_xdr_dec *dec, struct p4_res *r)
 {
+	_Alignas(16) uint8_t arena[ARENA_BYTES];
+	unsigned flags = r->get_bulk ? XDRGEN_CLNT : 0;
+	struct rpcrdma_xdr_dec save = *dec;
+	struct xdrgen_dctx cx;
 	COMPOUND4res res;
 	int rc;
 
 	r->seq_status = UINT32_MAX;
-	rc = xdrgen_decode_COMPOUND4res(dec, &res, r->get_bulk ? XDRGEN_CLNT : 0);
+	xdrgen_dctx_arena(&cx, flags, arena, sizeof(arena));
+	rc = xdrgen_dec_COMPOUND4res(dec, &res, &cx);
+	if (rc == 0)
+		return fill(&res, r);
+	if (rc != -ENOMEM || cx.bulk_done)
+		return rc;
+	*dec = save; /* too big for the arena */
+	rc = xdrgen_decode_COMPOUND4res(dec, &res, flags);
 	if (rc != 0)
 		return rc;
 	rc = fill(&res, r);
@@ -244,8 +262,27 @@ int p4g_decode(struct rpcrdma_xdr_dec *dec, struct p4_res *r)
 	return rc;
 }
 
+/* One nfs_resop4 into o: 1 when it is on the heap (free it), 0 in the
+ * arena, < 0 refused. */
+static int decode_op(struct rpcrdma_xdr_dec *dec, nfs_resop4 *o, unsigned flags,
+		     void *arena, size_t size)
+{
+	struct rpcrdma_xdr_dec save = *dec;
+	struct xdrgen_dctx cx;
+	int rc;
+
+	xdrgen_dctx_arena(&cx, flags, arena, size);
+	rc = xdrgen_dec_nfs_resop4(dec, o, &cx);
+	if (rc != -ENOMEM || cx.bulk_done)
+		return rc;
+	*dec = save;
+	rc = xdrgen_decode_nfs_resop4(dec, o, flags);
+	return rc == 0 ? 1 : rc;
+}
+
 int p4g_decode_ops(struct rpcrdma_xdr_dec *dec, struct p4_res *r)
 {
+	_Alignas(16) uint8_t arena[ARENA_BYTES];
 	unsigned flags = r->get_bulk ? XDRGEN_CLNT : 0;
 	nfsstat4 status;
 	utf8str_cs tag;
@@ -263,10 +300,13 @@ int p4g_decode_ops(struct rpcrdma_xdr_dec *dec, struct p4_res *r)
 	r->nres = 0;
 	for (uint32_t i = 0; i < n; i++) {
 		nfs_resop4 o;
+		int heap = decode_op(dec, &o, flags, arena, sizeof(arena));
 
-		TRY(xdrgen_decode_nfs_resop4(dec, &o, flags));
+		if (heap < 0)
+			return heap;
 		int rc = fill_one(&o, i, n, r);
-		xdrgen_free_nfs_resop4(&o);
+		if (heap)
+			xdrgen_free_nfs_resop4(&o);
 		if (rc != 0)
 			return rc > 0 ? 0 : rc;
 	}

@@ -9,8 +9,11 @@
  *
  * Kept to measure the two against each other (bench_nfs4_decode.c,
  * callgrind-decode.sh) and to test that they agree (test_nfs4_gen.c,
- * fuzz/nfsprobe_decode.c); nfs4-probe uses the hand-written one, which
- * costs 35 to 55% fewer instructions per reply.
+ * fuzz/nfsprobe_decode.c).  Both decode into a 16 KiB arena on the stack
+ * (xdrgen_dctx_arena; a reply that does not fit is decoded again onto the
+ * heap).  nfs4-probe uses the hand-written one: the generated one costs
+ * 1.3 to 1.5 times its instructions on small replies, 1.09 on a READDIR
+ * of 32 names (callgrind-decode.sh).
  *
  * Differences, all where the generated code is stricter, from the RFC's
  * types: an nfsstat4 or a why_no_delegation4 the RFC does not name, a

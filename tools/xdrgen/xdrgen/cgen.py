@@ -52,10 +52,14 @@ class Gen:
             return ['XDRGEN_TRY(xdrgen_put_%s(e, %s));' % (t, lv)]
         return ['XDRGEN_TRY(xdrgen_enc_%s(e, &%s, cx));' % (t, lv)]
 
-    def dec1(self, t, lv):
+    def dec1(self, t, lv, fail='return rc;'):
+        """Decodes one t into lv; on failure sets rc and runs fail (a C
+        statement), having freed what it allocated."""
         if t in SCALAR_SIZE:
-            return ['XDRGEN_TRY(xdrgen_get_%s(d, &%s));' % (t, lv)]
-        return ['XDRGEN_TRY(xdrgen_dec_%s(d, &%s, cx));' % (t, lv)]
+            call = 'xdrgen_get_%s(d, &%s)' % (t, lv)
+        else:
+            call = 'xdrgen_dec_%s(d, &%s, cx)' % (t, lv)
+        return try_(call, fail)
 
     def size1(self, t, lv):
         if t in SCALAR_SIZE:
@@ -89,39 +93,54 @@ class Gen:
                 'for (uint32_t i = 0; i < %s.len; i++) {' % lv] + \
             ['\t' + s for s in self.enc1(d.type, '%s.val[i]' % lv)] + ['}']
 
-    def dec(self, d, lv):
+    def dec(self, d, lv, fail='return rc;'):
+        """Statements decoding d into lv, writing every byte the value's
+        free and encode read (no zeroing needed first).  On failure they set
+        rc, free what they allocated, and run fail."""
         if d.kind == 'void':
             return []
         if d.type in ('opaque', 'string'):
             if d.kind == 'fixed':
-                return ['XDRGEN_TRY(rpcrdma_xdr_get_fixed(d, %s, %s));' % (lv, d.size.text)]
+                return try_('rpcrdma_xdr_get_fixed(d, %s, %s)' % (lv, d.size.text), fail)
             fn = 'xdrgen_get_string' if d.type == 'string' else 'xdrgen_get_opaque'
-            return ['XDRGEN_TRY(%s(d, &%s, %s, cx, %d));' % (fn, lv, _max(d), d.ddp)]
+            return try_('%s(d, &%s, %s, cx, %d)' % (fn, lv, _max(d), d.ddp), fail)
         if d.kind == 'plain':
-            return self.dec1(d.type, lv)
+            return self.dec1(d.type, lv, fail)
         if d.kind == 'opt':
-            return ['{', '\tint present;',
-                    '\tXDRGEN_TRY(rpcrdma_xdr_get_bool(d, &present));',
-                    '\tif (present) {',
-                    '\t\tif (cx->depth >= XDRGEN_MAX_DEPTH)',
-                    '\t\t\treturn -EBADMSG;',
-                    '\t\t%s = calloc(1, sizeof(*%s));' % (lv, lv),
-                    '\t\tif (%s == NULL)' % lv, '\t\t\treturn -ENOMEM;',
-                    '\t\tcx->depth++;'] + \
-                ['\t\t' + s for s in self.dec1(d.type, '(*%s)' % lv)] + \
+            return ['{', '\tuint32_t present;'] + \
+                _indent(try_('xdrgen_get_flag(d, &present)', fail)) + \
+                ['\t%s = NULL;' % lv,
+                 '\tif (present) {',
+                 '\t\tif (cx->depth >= XDRGEN_MAX_DEPTH) {',
+                 '\t\t\trc = -EBADMSG;', '\t\t\t' + fail, '\t\t}',
+                 '\t\t%s = xdrgen_dalloc(cx, sizeof(*%s));' % (lv, lv),
+                 '\t\tif (%s == NULL) {' % lv,
+                 '\t\t\trc = -ENOMEM;', '\t\t\t' + fail, '\t\t}',
+                 '\t\tcx->depth++;'] + \
+                _indent(self.dec1(d.type, '(*%s)' % lv, '{ xdrgen_dfree(cx, %s); %s }' % (lv, fail)), 2) + \
                 ['\t\tcx->depth--;', '\t}', '}']
+        undo = self.free1(d.type, 'X')
         if d.kind == 'fixed':
+            el = '%s[i]' % lv
+            on_err = _heap_only(['while (i-- > 0)'] + _indent(self.free1(d.type, el))) \
+                if undo else []
             return ['for (uint32_t i = 0; i < %s; i++) {' % d.size.text] + \
-                ['\t' + s for s in self.dec1(d.type, '%s[i]' % lv)] + ['}']
-        return ['{', '\tuint32_t n;',
-                '\tXDRGEN_TRY(rpcrdma_xdr_get_count(d, %s, %d, &n));'
-                % (_max(d), max(self.sizes.type_min(d.type), 1)),
-                '\tif (n > 0) {',
-                '\t\t%s.val = calloc(n, sizeof(*%s.val));' % (lv, lv),
-                '\t\tif (%s.val == NULL)' % lv, '\t\t\treturn -ENOMEM;', '\t}',
-                '\t%s.len = n;' % lv,
-                '\tfor (uint32_t i = 0; i < n; i++) {'] + \
-            ['\t\t' + s for s in self.dec1(d.type, '%s.val[i]' % lv)] + ['\t}', '}']
+                _indent(self.dec1(d.type, el, _block(on_err + [fail]))) + ['}']
+        el = '%s.val[i]' % lv
+        on_err = _heap_only(['while (i-- > 0)'] + _indent(self.free1(d.type, el))) \
+            if undo else []
+        return ['{', '\tuint32_t n;'] + \
+            _indent(try_('rpcrdma_xdr_get_count(d, %s, %d, &n)'
+                         % (_max(d), max(self.sizes.type_min(d.type), 1)), fail)) + \
+            ['\t%s.val = NULL;' % lv,
+             '\tif (n > 0) {',
+             '\t\t%s.val = xdrgen_dalloc_n(cx, n, sizeof(*%s.val));' % (lv, lv),
+             '\t\tif (%s.val == NULL) {' % lv,
+             '\t\t\trc = -ENOMEM;', '\t\t\t' + fail, '\t\t}', '\t}',
+             '\t%s.len = n;' % lv,
+             '\tfor (uint32_t i = 0; i < n; i++) {'] + \
+            _indent(self.dec1(d.type, el, _block(on_err + ['xdrgen_dfree(cx, %s.val);' % lv, fail])), 2) + \
+            ['\t}', '}']
 
     def size(self, d, lv):
         """Statements adding d's encoded size to n."""
@@ -232,6 +251,30 @@ class Gen:
             pre = ['if (%s.len != %s.len)' % (a, b), '\treturn 0;']
         return pre + ['for (uint32_t i = 0; i < %s; i++)' % n,
                       '\tif (!(%s))' % self.eq1(d.type, ea, eb), '\t\treturn 0;']
+
+
+def try_(call, fail):
+    """call, then fail (a statement, after rc is set) if it returned non-zero."""
+    if fail == 'return rc;':
+        return ['XDRGEN_TRY(%s);' % call]
+    return ['if ((rc = %s) != 0)' % call, '\t' + fail]
+
+
+def _heap_only(stmts):
+    """stmts (frees) as one statement run only when the decode allocates
+    with malloc, not from an arena."""
+    return ['if (cx->arena == NULL)'] + _indent(stmts)
+
+
+def _block(stmts):
+    """Statements as one: a brace block unless there is a single one."""
+    if len(stmts) == 1:
+        return stmts[0]
+    return '{ ' + ' '.join(x.strip() for x in stmts) + ' }'
+
+
+def _indent(lines, n=1):
+    return ['\t' * n + s for s in lines]
 
 
 def kind_of(obj):

@@ -6,7 +6,7 @@ import re
 
 import jinja2
 
-from .cgen import Gen, cdecl, ctype, kind_of
+from .cgen import Gen, cdecl, ctype, kind_of, try_
 from .model import Const, Enum, Pass, Program, Struct, Typedef, Union
 from .resolve import SCALAR_SIZE
 
@@ -20,6 +20,33 @@ def _env():
 
 def _indent(lines):
     return ['\t' + s for s in lines]
+
+
+def enum_check(vals):
+    """A C condition, true when the word w (uint32_t) is not one of the
+    enum's values vals (sorted): the values are cut into windows of 64, each
+    a range check when contiguous, else a bitmap test; a switch (None) when
+    that takes more than four windows."""
+    def off(lo):
+        return '(w - %du)' % (lo & 0xffffffff) if lo else 'w'
+    wins = []
+    for v in vals:
+        if wins and v - wins[-1][0] < 64:
+            wins[-1].append(v)
+        else:
+            wins.append([v])
+    if len(wins) > 4:
+        return None
+    conds = []
+    for win in wins:
+        lo, span = win[0], win[-1] - win[0]
+        if span == len(win) - 1:
+            conds.append('w != %du' % (lo & 0xffffffff) if span == 0 else
+                         '%s > %du' % (off(lo), span))
+        else:
+            bits = sum(1 << (v - lo) for v in win)
+            conds.append('%s > %du || !((0x%xull >> %s) & 1)' % (off(lo), span, bits, off(lo)))
+    return conds[0] if len(conds) == 1 else ' && '.join('(%s)' % c for c in conds)
 
 
 class Emitter:
@@ -42,7 +69,13 @@ class Emitter:
         dl = '%s->%s' % (lv, disc.name)
         out = []
         if what in ('enc', 'dec', 'rand', 'eq', 'size'):
-            if what == 'rand':
+            dt = self.spec.types.get(disc.type)
+            if what == 'dec' and isinstance(dt, Enum) and u.default is None:
+                # The switch refuses what is not a case: no enum check first.
+                out += ['{', '\tuint32_t w;'] + \
+                    _indent(try_('rpcrdma_xdr_get_u32(d, &w)', 'return rc;')) + \
+                    ['\t%s = (%s)(int32_t)w;' % (dl, disc.type), '}']
+            elif what == 'rand':
                 out += ['%s = xdrgen_pick_%s(r);' % (dl, u.name)]
             elif what == 'eq':
                 out += g.eq(disc, 'a->%s' % disc.name, 'b->%s' % disc.name)
@@ -72,7 +105,31 @@ class Emitter:
             return self.gen.eq(d, 'a->u.%s' % d.name, 'b->u.%s' % d.name)
         return getattr(self.gen, what)(d, 'v->u.%s' % d.name)
 
+    def _struct_dec(self, t):
+        """A struct's decode: field after field; when one fails, the
+        fields before it that allocated are freed (a goto ladder)."""
+        out, ladder, fail = [], [], 'return rc;'
+        for i, f in enumerate(t.fields):
+            lv = 'v->%s' % f.name
+            out += self.gen.dec(f, lv, fail)
+            undo = self.gen.free(f, lv)
+            if undo:
+                ladder.append(('fail_%d' % i, undo))
+                fail = 'goto fail_%d;' % i
+        out.append('return 0;')
+        used = [lab for lab, _ in ladder if 'goto %s;' % lab in '\n'.join(out)]
+        if not used:
+            return out
+        top = max(i for i, (lab, _) in enumerate(ladder) if lab in used)
+        for lab, undo in reversed(ladder[:top + 1]):
+            if lab in used:
+                out.append('%s:' % lab)
+            out += ['if (cx->arena == NULL) {'] + _indent(undo) + ['}']
+        return out + ['return rc;']
+
     def lines(self, t, what):
+        if isinstance(t, Struct) and what == 'dec':
+            return self._struct_dec(t)
         if isinstance(t, Struct):
             out = []
             for f in t.fields:
@@ -89,11 +146,12 @@ class Emitter:
 
     def type_info(self, t, test=False):
         mx = self.sizes.type_max(t.name)
-        info = {'name': t.name, 'kind': kind_of(t),
+        info = {'name': t.name, 'kind': kind_of(t), 'dec_rc': False,
                 'max': 'XDRGEN_UNBOUNDED' if mx is None else '%du' % mx,
                 'min': self.sizes.type_min(t.name)}
         if isinstance(t, Enum):
             info['vals'] = sorted(set(v.num for _, v in t.members))
+            info['check'] = enum_check(info['vals'])
             info['size'] = ['n = 4;']
             info['free'] = []
             if test:
@@ -101,6 +159,10 @@ class Emitter:
             return info
         for what in ('enc', 'dec', 'size', 'free') + (('rand', 'eq') if test else ()):
             info[what] = self.lines(t, what)
+        if info['dec'][-1:] != ['return 0;'] and info['dec'][-1:] != ['return rc;']:
+            info['dec'].append('return 0;')
+        if re.search(r'\brc\b', '\n'.join(info['dec'])):
+            info['dec_rc'] = True
         if test and isinstance(t, Union):
             info['picks'] = self._picks(t)
         return info
