@@ -10,6 +10,7 @@ pkgs="build-essential meson ninja-build pkg-config clang libclang-rt-14-dev scdo
  rdmacm-utils perftest valgrind systemtap-sdt-dev
  qemu-system-x86 busybox-static kmod cpio iproute2 rpcbind tshark gnuplot-nox
  tcpdump strace time
+ linux-headers-amd64 linux-source
  dpkg-dev debhelper lintian fakeroot man-db cmake
  python3"
 missing=""

@@ -522,7 +522,12 @@ struct rpcrdma__read {
 	unsigned nwr;                   /* WRs in the chain, last one signaled */
 	bool failed;
 	struct rpcrdma__quiet quiet;    /* wr_id of every Read but the last */
+	struct ibv_mr *sink_mr;         /* iWARP: the sink's own MR (NULL: none) */
 };
+
+/* Access an RDMA Read's sink needs on a device of transport t: local
+ * write, and on iWARP remote write too (rdma_rw.c). */
+int rpcrdma__read_sink_access(enum ibv_transport_type t);
 
 /* The connection is up: at its ESTABLISHED event or its first receive,
  * whichever the poller sees first (a receive can complete before the CM

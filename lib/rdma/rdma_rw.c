@@ -79,6 +79,8 @@ static void read_free(struct rpcrdma__read *r)
 	struct rpcrdma__conn *conn = r->conn;
 	bool kept;
 
+	if (r->sink_mr)
+		(void)ibv_dereg_mr(r->sink_mr);  /* the peer's STag of it ends here */
 	pthread_mutex_lock(&conn->read_lock);
 	kept = read_block_put(&conn->read_cache, r, r->cap);
 	pthread_mutex_unlock(&conn->read_lock);
@@ -237,6 +239,31 @@ int rpcrdma__read_size(struct rpcrdma_call *call)
 	return 0;
 }
 
+int rpcrdma__read_sink_access(enum ibv_transport_type t)
+{
+	return IBV_ACCESS_LOCAL_WRITE | (t == IBV_TRANSPORT_IWARP ? IBV_ACCESS_REMOTE_WRITE : 0);
+}
+
+/* The lkey the Reads of r land with in the call's buffer b.  On iWARP the
+ * peer writes Read Responses to the sink's STag (RDMAP, RFC 5040 section
+ * 4.4), so the sink needs remote write access: the bytes of this pull get
+ * an MR of their own, registered for it and deregistered with r, never
+ * the cached buffer's MR (a peer would keep its STag). */
+static int read_sink(struct rpcrdma__read *r, const struct rpcrdma__mrbuf *b, size_t len,
+		     uint32_t *lkey)
+{
+	int access = rpcrdma__read_sink_access(r->conn->dev->verbs->device->transport_type);
+
+	*lkey = b->mr->lkey;
+	if (!(access & IBV_ACCESS_REMOTE_WRITE) || len == 0)
+		return 0;
+	r->sink_mr = ibv_reg_mr(r->conn->dev->pd, b->addr, len, access);
+	if (!r->sink_mr)
+		return errno ? -errno : -ENOMEM;
+	*lkey = r->sink_mr->lkey;
+	return 0;
+}
+
 /*
  * Reassembles the call: the message the data chunks are spliced into (the
  * inline bytes after the header for RDMA_MSG, the position-zero chunk for
@@ -284,7 +311,11 @@ int rpcrdma__read_chunks(struct rpcrdma_call *call)
 		goto fail;
 
 	uint8_t *dst = call->pulled.addr;
-	uint32_t lkey = call->pulled.mr->lkey;
+	uint32_t lkey;
+
+	err = read_sink(r, &call->pulled, total, &lkey);
+	if (err)
+		goto fail;
 
 	rpcrdma_read_chunks(h, &it);
 	if (nomsg)

@@ -150,6 +150,13 @@ static int fake_req_notify_cq(struct ibv_cq *cq, int solicited)
 
 /* ---- the test's side ---- */
 
+unsigned fv_mr_access(uint32_t key, bool *live)
+{
+	assert_true(key >= 0x1000u && key < FV->next_key && key - 0x1000u < FV_MAX_KEYS);
+	*live = FV->mr_live[key - 0x1000u];
+	return FV->mr_access[key - 0x1000u];
+}
+
 void fv_init(void)
 {
 	FV = calloc(1, sizeof(*FV));
@@ -542,7 +549,6 @@ struct ibv_mr *ibv_reg_mr_iova2(struct ibv_pd *pd, void *addr, size_t length, ui
 	struct ibv_mr *mr;
 
 	(void)iova;
-	(void)access;
 	if (FV->fail_reg_mr_skip) {
 		FV->fail_reg_mr_skip--;
 	} else if (FV->fail_reg_mr) {
@@ -558,6 +564,10 @@ struct ibv_mr *ibv_reg_mr_iova2(struct ibv_pd *pd, void *addr, size_t length, ui
 	mr->addr = addr;
 	mr->length = length;
 	mr->lkey = mr->rkey = FV->next_key++;
+	if (mr->lkey - 0x1000u < FV_MAX_KEYS) {
+		FV->mr_access[mr->lkey - 0x1000u] = access;
+		FV->mr_live[mr->lkey - 0x1000u] = true;
+	}
 	FV->mrs++;
 	FV->mr_bytes += length;
 	return mr;
@@ -571,6 +581,8 @@ struct ibv_mr *ibv_reg_mr(struct ibv_pd *pd, void *addr, size_t length, int acce
 
 int ibv_dereg_mr(struct ibv_mr *mr)
 {
+	if (mr->lkey - 0x1000u < FV_MAX_KEYS)
+		FV->mr_live[mr->lkey - 0x1000u] = false;
 	FV->mrs--;
 	FV->mr_bytes -= mr->length;
 	free(mr);

@@ -34,6 +34,7 @@
 #define FV_MAX_WC 8192
 #define FV_MAX_EVENTS 16
 #define FV_MSG_MAX 8192
+#define FV_MAX_KEYS 8192
 
 /* A send-queue work request as posted (copied at the post). */
 struct fv_wr {
@@ -108,6 +109,10 @@ struct fv {
 	unsigned accepts, rejects, disconnects;
 	struct rdma_conn_param accept_param;
 	uint8_t accept_pdata[64];
+	/* The access flags each key was registered with (by key - 0x1000),
+	 * and whether its MR is registered now. */
+	unsigned mr_access[FV_MAX_KEYS];
+	bool mr_live[FV_MAX_KEYS];
 };
 
 extern struct fv *FV;
@@ -134,6 +139,9 @@ struct rdma_cm_id *fv_connect_request(const void *pdata, uint8_t len, uint8_t in
 void fv_cm_event(struct rdma_cm_id *id, enum rdma_cm_event_type type);
 /* Outstanding (not done) send-queue WRs of qp; unused receives of qp. */
 unsigned fv_sq_outstanding(const struct ibv_qp *qp);
+/* The access flags key was registered with; *live: its MR is registered
+ * now.  Fails the test for a key never made. */
+unsigned fv_mr_access(uint32_t key, bool *live);
 unsigned fv_rq_posted(const struct ibv_qp *qp);
 
 #endif /* RPCRDMA_TEST_FAKE_VERBS_H */

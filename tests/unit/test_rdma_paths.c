@@ -197,7 +197,25 @@ static void test_batch_replies(void **state)
  * reassembled: 8 inline bytes, the 14 chunk bytes, 0 0 of padding, the
  * rest inline.
  */
-static void test_read_chunk(void **state)
+/* Each Read lands in a sink of one MR, registered now: local write only on
+ * IB and RoCE; on iWARP (where the peer writes the Read Response to the
+ * sink's STag) remote write too, in an MR that is not the cached
+ * buffer's. */
+static void sink_check(struct fv_wr **r, unsigned n, bool iwarp)
+{
+	bool live;
+
+	for (unsigned i = 0; i < n; i++) {
+		unsigned a = fv_mr_access(r[i]->sge[0].lkey, &live);
+
+		assert_true(live);
+		assert_int_equal(r[i]->sge[0].lkey, r[0]->sge[0].lkey);
+		assert_int_equal(a, iwarp ? IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE
+				 : IBV_ACCESS_LOCAL_WRITE);
+	}
+}
+
+static void read_chunk(bool iwarp)
 {
 	uint8_t inl[16], data[16], want[40];
 	struct msg m;
@@ -205,9 +223,11 @@ static void test_read_chunk(void **state)
 	struct fv_wr *r[4];
 	uint32_t rkey;
 	unsigned from;
+	bool live;
 
-	(void)state;
 	start(true);
+	if (iwarp)
+		FV->device.transport_type = IBV_TRANSPORT_IWARP;
 	qp = connect_one();
 	fill(inl, sizeof(inl), 3);
 	fill(data, sizeof(data), 100);
@@ -236,9 +256,15 @@ static void test_read_chunk(void **state)
 	assert_int_equal(r[1]->sge[0].length, 4);
 	assert_false(r[0]->send_flags & IBV_SEND_SIGNALED);
 	assert_true(r[1]->send_flags & IBV_SEND_SIGNALED);
+	sink_check(r, 2, iwarp);
 	fv_complete(qp, 0, IBV_WC_SUCCESS);
 	pump();
 	assert_int_equal(T.ncalls, 1);
+	if (iwarp) {  /* the sink's own MR went with the Reads */
+		assert_int_equal(fv_mr_access(r[0]->sge[0].lkey, &live), IBV_ACCESS_LOCAL_WRITE |
+				 IBV_ACCESS_REMOTE_WRITE);
+		assert_false(live);
+	}
 	memcpy(want, inl, 8);
 	memcpy(want + 8, data, 14);
 	want[22] = want[23] = 0;
@@ -251,6 +277,19 @@ static void test_read_chunk(void **state)
 	fv_complete(qp, 0, IBV_WC_SUCCESS);
 	pump();
 	stop();
+}
+
+static void test_read_chunk(void **state)
+{
+	(void)state;
+	read_chunk(false);
+}
+
+/* The same over an iWARP device (siw, cxgb4, irdma). */
+static void test_read_chunk_iwarp(void **state)
+{
+	(void)state;
+	read_chunk(true);
 }
 
 /*
@@ -505,6 +544,7 @@ int main(void)
 		cmocka_unit_test(test_inline_own_rq),
 		cmocka_unit_test(test_batch_replies),
 		cmocka_unit_test(test_read_chunk),
+		cmocka_unit_test(test_read_chunk_iwarp),
 		cmocka_unit_test(test_position_zero),
 		cmocka_unit_test(test_write_chunk_copied),
 		cmocka_unit_test(test_write_chunk_reply_buffer),

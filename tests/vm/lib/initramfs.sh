@@ -11,10 +11,12 @@
 # shellcheck shell=bash
 
 # Modules to load, in this order (crc32_generic first: rdma_rxe needs the
-# crc32 algorithm at init).  Dependencies are added from modules.dep.
+# crc32 algorithm at init; crc32c_generic before libcrc32c, which siw needs
+# for MPA's CRC).  Dependencies are added from modules.dep.  siw.ko, built
+# out of tree (lib/siw.sh), goes last when there is one ($SIW_KO).
 VM_MODULES="crc32_generic udp_tunnel ip6_udp_tunnel ib_core ib_uverbs rdma_rxe
  rdma_ucm dummy virtio_pci 9pnet_virtio 9p sunrpc rpcrdma nfs nfsv3 nfsv4 nfsd
- cts rpcsec_gss_krb5"
+ cts rpcsec_gss_krb5 crc32c_generic libcrc32c"
 
 # Host programs copied into the base (absolute host paths; guest path is the
 # same).  Optional ones are copied only when present.
@@ -31,6 +33,8 @@ VM_NFS_TOOLS="usr/sbin/rpc.nfsd:/usr/sbin/rpc.nfsd usr/sbin/rpc.mountd:/usr/sbin
 
 VM_RXE_PROVIDER=/usr/lib/x86_64-linux-gnu/libibverbs/librxe-rdmav34.so
 VM_RXE_DRIVER=/etc/libibverbs.d/rxe.driver
+VM_SIW_PROVIDER=/usr/lib/x86_64-linux-gnu/libibverbs/libsiw-rdmav34.so
+VM_SIW_DRIVER=/etc/libibverbs.d/siw.driver
 
 # vm_copy_file STAGE SRC GUESTPATH: copies SRC (dereferenced) into STAGE.
 vm_copy_file() {
@@ -107,7 +111,7 @@ vm_build_base() {
 	mkdir -p "$cache"
 	# shellcheck disable=SC2086
 	key=$( { vm_digest "$here/initramfs.sh" "$here/fetch.sh" "$here/krb5.sh" /bin/busybox $VM_TOOLS \
-		$VM_RXE_PROVIDER $VM_RXE_DRIVER
+		$VM_RXE_PROVIDER $VM_RXE_DRIVER $VM_SIW_PROVIDER $VM_SIW_DRIVER ${SIW_KO:-}
 		for t in $VM_TOOLS_OPTIONAL; do [ -e "$t" ] && printf '%s\n' "$t"; done
 		printf '%s\n' "$KVER"; cat "$(vm_cache_dir)/userland/packages" "$(vm_cache_dir)/krb5/packages"; } | sha256sum | cut -c1-16)
 	BASE_CPIO="$cache/base-$key.cpio"
@@ -138,6 +142,11 @@ vm_build_base() {
 	for src in $order; do
 		vm_copy_file "$stage" "$KROOT/lib/modules/$KVER/$src" "/lib/modules/$KVER/$src"
 	done
+	if [ -n "${SIW_KO:-}" ]; then
+		vm_copy_file "$stage" "$SIW_KO" "/lib/modules/$KVER/extra/siw.ko"
+		order="$order
+extra/siw.ko"
+	fi
 	# modules.dep for these modules, so that modprobe works in the guest too.
 	cp "$KROOT/lib/modules/$KVER/modules.builtin" "$KROOT/lib/modules/$KVER/modules.order" \
 		"$stage/lib/modules/$KVER/" 2>/dev/null || true
@@ -157,6 +166,11 @@ vm_build_base() {
 	[ -e "$VM_RXE_PROVIDER" ] || vm_die "$VM_RXE_PROVIDER not found (package ibverbs-providers)"
 	vm_copy_prog "$stage" "$VM_RXE_PROVIDER" "$VM_RXE_PROVIDER"
 	vm_copy_file "$stage" "$VM_RXE_DRIVER" "$VM_RXE_DRIVER"
+	if [ -n "${SIW_KO:-}" ]; then
+		[ -e "$VM_SIW_PROVIDER" ] || vm_die "$VM_SIW_PROVIDER not found (package ibverbs-providers)"
+		vm_copy_prog "$stage" "$VM_SIW_PROVIDER" "$VM_SIW_PROVIDER"
+		vm_copy_file "$stage" "$VM_SIW_DRIVER" "$VM_SIW_DRIVER"
+	fi
 	# glibc dlopens libgcc_s for pthread_exit/pthread_cancel.
 	local gcc_s
 	gcc_s=$(ldconfig -p | sed -n 's/.*libgcc_s.so.1 (libc6,x86-64) => //p' | head -n1)
