@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <rpc/rpc.h>
@@ -56,6 +57,23 @@ struct tsvc {
 	bool closing;                   /* on_call drops */
 	struct tcall *pend, **pend_tail;
 	struct tconn *conns;
+	struct tgrave *graves;          /* svc_run thread only */
+};
+
+/*
+ * libtirpc's svc_auth_gss keeps each transport's RPCSEC_GSS context in a
+ * cache keyed by the SVCXPRT's address, and forgets it on
+ * RPCSEC_GSS_DESTROY or once unused for 300 s.  A transport allocated
+ * later at the address of one whose client left without DESTROY would
+ * take that context over (and refuse its own client's RPCSEC_GSS_INIT
+ * with CTXPROBLEM).  So the SVCXPRT of a connection that carried
+ * RPCSEC_GSS calls is kept, its fd closed, for GSS_XPRT_KEEP seconds.
+ */
+#define GSS_XPRT_KEEP 310
+struct tgrave {
+	struct tgrave *next;
+	SVCXPRT *xprt;
+	time_t until;
 };
 
 struct tconn {
@@ -68,6 +86,7 @@ struct tconn {
 	struct rpcrdma_call *cur;       /* between xp_recv and its reply */
 	uint32_t xid;
 	enum rpcrdma__tx_auth auth;     /* what cur's credential does to the body */
+	bool gss;                       /* it carried RPCSEC_GSS calls */
 	XDR xdr;
 	struct rpcrdma__tx_dec dec;
 	struct sockaddr_storage peer;
@@ -206,12 +225,39 @@ static void conn_unlink(struct tsvc *s, struct tconn *c)
 		}
 }
 
-/* Unregistered and unlinked: ends its calls and frees it. */
+/* Frees the kept transports whose time is up (all: every one). */
+static void graves_sweep(struct tsvc *s, bool all)
+{
+	time_t now = time(NULL);
+	for (struct tgrave **pp = &s->graves; *pp;) {
+		struct tgrave *g = *pp;
+		if (all || now >= g->until) {
+			*pp = g->next;
+			xprt_free(g->xprt);
+			free(g);
+		} else {
+			pp = &g->next;
+		}
+	}
+}
+
+/* Unregistered and unlinked: ends its calls and frees it (the SVCXPRT
+ * of an RPCSEC_GSS connection later: see struct tgrave). */
 static void conn_free(struct tconn *c)
 {
 	conn_end_cur(c);
 	drop_list(c->head);
-	xprt_free(c->xprt);
+	struct tgrave *g = c->gss ? malloc(sizeof(*g)) : NULL;
+	if (g) {
+		close(c->xprt->xp_fd);
+		c->xprt->xp_fd = -1;
+		g->xprt = c->xprt;
+		g->until = time(NULL) + GSS_XPRT_KEEP;
+		g->next = c->svc->graves;
+		c->svc->graves = g;
+	} else {
+		xprt_free(c->xprt);
+	}
 	free(c);
 }
 
@@ -260,6 +306,7 @@ static bool_t cn_recv(SVCXPRT *x, struct rpc_msg *msg)
 	c->xid = msg->rm_xid;
 	c->auth = rpcrdma__tx_auth_kind((int)msg->rm_call.cb_cred.oa_flavor,
 					msg->rm_call.cb_cred.oa_base, msg->rm_call.cb_cred.oa_length);
+	c->gss |= msg->rm_call.cb_cred.oa_flavor == RPCSEC_GSS;
 	return TRUE;
 }
 
@@ -431,6 +478,7 @@ static void reap(struct tsvc *s)
 	struct idset ids = { 0 };
 	struct tconn *dead = NULL;
 
+	graves_sweep(s, false);
 	(void)rpcrdma_listener_foreach_conn(s->listener, collect, &ids);
 	if (ids.oom) {
 		free(ids.v);
@@ -582,6 +630,7 @@ static void rv_destroy(SVCXPRT *x)
 		conn_free(c);
 	}
 	drop_list(pend);
+	graves_sweep(s, true);
 	/* Every call handle is ended: the listener's shutdown can finish. */
 	svc_free(s);
 }

@@ -24,8 +24,13 @@
  * AUTH_NONE and AUTH_SYS (and whatever libtirpc's _authenticate handles)
  * work as over TCP, RPCSEC_GSS included: libtirpc's svc_auth_gss
  * (svcauth_gss_set_svc_name or rpc_gss_set_svc_name, rpc_gss_getcred)
- * keeps one context per transport, that is per RDMA connection, and its
- * SVCAUTH_WRAP / SVCAUTH_UNWRAP run on the bridge's XDR streams; a reply
+ * keeps one context per transport, that is per RDMA connection, in a
+ * cache keyed by the SVCXPRT's address until RPCSEC_GSS_DESTROY or 300 s
+ * unused: the SVCXPRT of a connection that carried RPCSEC_GSS calls stays
+ * allocated (its fd closed) 310 s after the connection ends, so that no
+ * new connection takes over a context whose client left without
+ * DESTROY.  Its SVCAUTH_WRAP / SVCAUTH_UNWRAP run on the bridge's XDR
+ * streams; a reply
  * under RPCSEC_GSS is encoded once (a MIC or a wrap token per encoding),
  * and with integrity or privacy its body goes inline or by the reply
  * chunk, never by write chunk (RFC 8267 section 4.3).  The transport's
