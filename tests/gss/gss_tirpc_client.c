@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * gss_tirpc_client [-b SIZE] [-r ADDR] PORT [TARGET]: libtirpc's own
+ * gss_tirpc_client [-b SIZE] [-n] [-r ADDR] PORT [TARGET]: libtirpc's own
  * RPCSEC_GSS client (authgss, MIT krb5, the ticket of KRB5CCNAME) against
  * gss_testsvc or gss_tirpc_svc on 127.0.0.1:PORT, as service TARGET
  * (default host@localhost).
  * For krb5, krb5i and krb5p: WHOAMI names the ticket's principal and the
  * service, ECHO returns 1 and 40000 bytes unchanged (-b: BIGECHO of SIZE
- * bytes too; over TCP libtirpc's clnt_vc cannot send a krb5i or krb5p
+ * bytes too; -n: close each connection without RPCSEC_GSS_DESTROY, leaving
+ * the server's context behind; over TCP libtirpc's clnt_vc cannot send a krb5i or krb5p
  * body beyond its record buffer: authgss's XDR_INLINE of the body then
  * fails, and the server answers GARBAGE_ARGS).  Then a call with AUTH_NONE and one with AUTH_SYS are refused
  * (AUTH_TOOWEAK) and a last krb5p call still works.  Exit 0 when all is
@@ -57,6 +58,7 @@ static bool_t xdr_bigblob(XDR *x, struct blob *b)
 
 static const char *rdma_addr; /* -r */
 static size_t big;            /* -b SIZE */
+static int no_destroy;        /* -n */
 
 static CLIENT *connect_to(int port)
 {
@@ -130,7 +132,10 @@ static int flavour(int port, rpc_gss_svc_t svc, const char *what)
 	st = clnt_call(c, GSS_TESTPROG_NULL, xvoid, NULL, xvoid, NULL,
 		       tmo);
 	bad |= st != RPC_SUCCESS;
-	auth_destroy(c->cl_auth); /* sends RPCSEC_GSS_DESTROY */
+	if (no_destroy) /* the connection goes, the server's context stays */
+		printf("%s: no RPCSEC_GSS_DESTROY\n", what);
+	else
+		auth_destroy(c->cl_auth); /* sends RPCSEC_GSS_DESTROY */
 	clnt_destroy(c);
 	printf("%s: %s\n", what, bad ? "FAILED" : "ok");
 	return bad;
@@ -163,8 +168,10 @@ static int weak(int port)
 int main(int argc, char **argv)
 {
 	int o;
-	while ((o = getopt(argc, argv, "b:r:")) != -1) {
-		if (o == 'b')
+	while ((o = getopt(argc, argv, "b:nr:")) != -1) {
+		if (o == 'n')
+			no_destroy = 1;
+		else if (o == 'b')
 			big = strtoul(optarg, NULL, 0);
 		else if (o == 'r')
 			rdma_addr = optarg;
@@ -180,7 +187,7 @@ int main(int argc, char **argv)
 	argc -= optind - 1;
 	argv += optind - 1;
 	if (argc != 2 && argc != 3) {
-		fprintf(stderr, "usage: gss_tirpc_client [-b SIZE] [-r ADDR] PORT [TARGET]\n");
+		fprintf(stderr, "usage: gss_tirpc_client [-b SIZE] [-n] [-r ADDR] PORT [TARGET]\n");
 		return 2;
 	}
 	if (argc == 3)
