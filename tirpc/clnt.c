@@ -12,6 +12,7 @@
  * decodes the reply through tx_dec, which splices the write chunk's bytes
  * back in at the opaque item they were cut from.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <stdlib.h>
@@ -72,14 +73,50 @@ static bool encode_call(CLIENT *cl, XDR *xs, struct rpc_msg *msg, rpcproc_t proc
 	       AUTH_WRAP(cl->cl_auth, xs, xargs, argsp);
 }
 
-/* The RPC call message in c->sbuf; sets *len and the bulk item. */
+/* The credential encoded at the start of a call message (see
+ * internal.h): its header is 6 words, then the flavour, length and body. */
+static enum rpcrdma__tx_auth call_auth(const char *m, size_t len)
+{
+	uint32_t w[2];
+
+	if (len < 8 * 4)
+		return RPCRDMA__TX_AUTH_SEALED;
+	memcpy(w, m + 6 * 4, sizeof(w));
+	size_t blen = ntohl(w[1]) <= len - 8 * 4 ? ntohl(w[1]) : 0;
+	return rpcrdma__tx_auth_kind((int)ntohl(w[0]), m + 8 * 4, blen);
+}
+
+static enum clnt_stat grow_sbuf(struct tclnt *c, size_t len)
+{
+	if (len <= c->scap)
+		return RPC_SUCCESS;
+	char *b = realloc(c->sbuf, len);
+	if (!b)
+		return fail(c, RPC_SYSTEMERROR, ENOMEM);
+	c->sbuf = b;
+	c->scap = len;
+	return RPC_SUCCESS;
+}
+
+/*
+ * The RPC call message in c->sbuf; sets *len, the bulk item and *sealed
+ * (no write chunk for the reply: RFC 8267 section 4.3).  With AUTH_NONE
+ * and AUTH_SYS it encodes twice, counting first.  Any other cl_auth
+ * (RPCSEC_GSS: a sequence number and a MIC or token per encoding, made
+ * over XDR_INLINE of the header or body just encoded) is encoded once,
+ * into room for the arguments counted alone, two credentials of
+ * MAX_AUTH_BYTES and RPCRDMA__TX_WRAP_SLACK; the bulk item stays only
+ * with RPCSEC_GSS's service none.
+ */
 static enum clnt_stat build_call(CLIENT *cl, rpcproc_t proc, xdrproc_t xargs, void *argsp,
-				 size_t *len, size_t *boff, size_t *blen)
+				 size_t *len, size_t *boff, size_t *blen, bool *sealed)
 {
 	struct tclnt *c = tc(cl);
 	struct rpc_msg msg;
 	struct rpcrdma__tx_enc e;
 	XDR xs;
+	bool once = rpcrdma__tx_auth_kind(cl->cl_auth->ah_cred.oa_flavor, NULL, 0) !=
+		    RPCRDMA__TX_AUTH_PLAIN;
 
 	memset(&msg, 0, sizeof(msg));
 	msg.rm_xid = c->xid;
@@ -88,21 +125,24 @@ static enum clnt_stat build_call(CLIENT *cl, rpcproc_t proc, xdrproc_t xargs, vo
 	msg.rm_call.cb_prog = c->prog;
 	msg.rm_call.cb_vers = c->vers;
 	rpcrdma__tx_enc_init(&xs, &e, NULL, c->sendsz, RPCRDMA__TX_BULK_MIN);
-	if (!encode_call(cl, &xs, &msg, proc, xargs, argsp))
+	if (once ? !xargs(&xs, argsp) : !encode_call(cl, &xs, &msg, proc, xargs, argsp))
 		return fail(c, RPC_CANTENCODEARGS, e.pos >= c->sendsz ? EMSGSIZE : 0);
 	*len = e.pos;
-	if (*len > c->scap) {
-		char *b = realloc(c->sbuf, *len);
-		if (!b)
-			return fail(c, RPC_SYSTEMERROR, ENOMEM);
-		c->sbuf = b;
-		c->scap = *len;
+	if (once) {
+		*len += 8 * 4 + 2 * (2 * 4 + MAX_AUTH_BYTES) + RPCRDMA__TX_WRAP_SLACK;
+		if (*len > c->sendsz)
+			*len = c->sendsz;
 	}
+	if (grow_sbuf(c, *len) != RPC_SUCCESS)
+		return RPC_SYSTEMERROR;
 	rpcrdma__tx_enc_init(&xs, &e, c->sbuf, *len, RPCRDMA__TX_BULK_MIN);
-	if (!encode_call(cl, &xs, &msg, proc, xargs, argsp) || e.pos != *len)
-		return fail(c, RPC_CANTENCODEARGS, 0);
+	if (!encode_call(cl, &xs, &msg, proc, xargs, argsp) || (!once && e.pos != *len))
+		return fail(c, RPC_CANTENCODEARGS, once && e.pos >= *len ? EMSGSIZE : 0);
+	*len = e.pos;
+	enum rpcrdma__tx_auth a = once ? call_auth(c->sbuf, e.pos) : RPCRDMA__TX_AUTH_PLAIN;
+	*sealed = a == RPCRDMA__TX_AUTH_SEALED;
 	*boff = e.bulk_off;
-	*blen = e.bulk_len;
+	*blen = *sealed ? 0 : e.bulk_len;
 	return RPC_SUCCESS;
 }
 
@@ -173,6 +213,7 @@ static enum clnt_stat tc_call(CLIENT *cl, rpcproc_t proc, xdrproc_t xargs, void 
 {
 	struct tclnt *c = tc(cl);
 	size_t len, boff, blen;
+	bool sealed = false;
 	enum clnt_stat st;
 
 	memset(&c->err, 0, sizeof(c->err));
@@ -181,7 +222,7 @@ static enum clnt_stat tc_call(CLIENT *cl, rpcproc_t proc, xdrproc_t xargs, void 
 	if (!c->bbuf && !(c->bbuf = malloc(c->recvsz)))
 		return fail(c, RPC_SYSTEMERROR, ENOMEM);
 	c->xid++;
-	st = build_call(cl, proc, xargs, argsp, &len, &boff, &blen);
+	st = build_call(cl, proc, xargs, argsp, &len, &boff, &blen, &sealed);
 	if (st != RPC_SUCCESS)
 		return st;
 	struct iovec iov = { c->sbuf, len };
@@ -193,8 +234,8 @@ static enum clnt_stat tc_call(CLIENT *cl, rpcproc_t proc, xdrproc_t xargs, void 
 		.bulk_length = blen,
 		.reply_buf = c->rbuf,
 		.reply_len = c->recvsz,
-		.reply_bulk = c->bbuf,
-		.reply_bulk_len = c->recvsz,
+		.reply_bulk = sealed ? NULL : c->bbuf,
+		.reply_bulk_len = sealed ? 0 : c->recvsz,
 	};
 	if (c->timeout_set || (tout.tv_sec == 0 && tout.tv_usec == 0))
 		tout = c->timeout;

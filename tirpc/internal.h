@@ -60,6 +60,27 @@ void rpcrdma__tx_dec_bulk(struct rpcrdma__tx_dec *d, const void *bulk, size_t le
 void rpcrdma__tx_enc_init(XDR *x, struct rpcrdma__tx_enc *e, void *buf, size_t cap,
 			  size_t bulk_min);
 
+/*
+ * What a call's credential says about encoding its body (calls and
+ * replies).  AUTH_NONE, AUTH_SYS and AUTH_SHORT leave the body as the
+ * xdrproc_t makes it: PLAIN, it may be encoded twice (counting first) and
+ * its largest opaque item may go by chunk.  RPCSEC_GSS (RFC 2203) signs
+ * or seals it in AUTH_WRAP / SVCAUTH_WRAP, and libtirpc's authgss takes a
+ * GSS sequence number and makes a MIC (gss_get_mic) or a token (gss_wrap)
+ * each time, over XDR_INLINE of what it just encoded, which a counting
+ * stream cannot give: ONCE, encode it once, into a buffer of room enough.
+ * A DATA call with integrity or privacy, or any other flavour, is also
+ * SEALED: nothing in the body is DDP-eligible (RFC 8267 section 4.3), no
+ * bulk item.  body/len: the credential's body (rpc_gss_cred_vers_1_t for
+ * RPCSEC_GSS: version, procedure, sequence number, service, handle).
+ */
+enum rpcrdma__tx_auth { RPCRDMA__TX_AUTH_PLAIN, RPCRDMA__TX_AUTH_ONCE, RPCRDMA__TX_AUTH_SEALED };
+enum rpcrdma__tx_auth rpcrdma__tx_auth_kind(int flavor, const void *body, size_t len);
+/* Room beyond the plain encoding for what RPCSEC_GSS adds to a body: the
+ * length and sequence number words and a krb5 MIC or wrap token (at most
+ * about 100 bytes with any enctype MIT supports). */
+#define RPCRDMA__TX_WRAP_SLACK 1024u
+
 /* Parses a numeric IPv4 or IPv6 address ("%ifname" for a scope; NULL or
  * "" for INADDR_ANY) with port into *ss.  0 or -EINVAL. */
 struct sockaddr_storage;

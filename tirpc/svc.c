@@ -22,9 +22,11 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <rpc/rpc.h>
@@ -55,6 +57,23 @@ struct tsvc {
 	bool closing;                   /* on_call drops */
 	struct tcall *pend, **pend_tail;
 	struct tconn *conns;
+	struct tgrave *graves;          /* svc_run thread only */
+};
+
+/*
+ * libtirpc's svc_auth_gss keeps each transport's RPCSEC_GSS context in a
+ * cache keyed by the SVCXPRT's address, and forgets it on
+ * RPCSEC_GSS_DESTROY or once unused for 300 s.  A transport allocated
+ * later at the address of one whose client left without DESTROY would
+ * take that context over (and refuse its own client's RPCSEC_GSS_INIT
+ * with CTXPROBLEM).  So the SVCXPRT of a connection that carried
+ * RPCSEC_GSS calls is kept, its fd closed, for GSS_XPRT_KEEP seconds.
+ */
+#define GSS_XPRT_KEEP 310
+struct tgrave {
+	struct tgrave *next;
+	SVCXPRT *xprt;
+	time_t until;
 };
 
 struct tconn {
@@ -66,6 +85,8 @@ struct tconn {
 	/* svc_run thread only */
 	struct rpcrdma_call *cur;       /* between xp_recv and its reply */
 	uint32_t xid;
+	enum rpcrdma__tx_auth auth;     /* what cur's credential does to the body */
+	bool gss;                       /* it carried RPCSEC_GSS calls */
 	XDR xdr;
 	struct rpcrdma__tx_dec dec;
 	struct sockaddr_storage peer;
@@ -204,12 +225,39 @@ static void conn_unlink(struct tsvc *s, struct tconn *c)
 		}
 }
 
-/* Unregistered and unlinked: ends its calls and frees it. */
+/* Frees the kept transports whose time is up (all: every one). */
+static void graves_sweep(struct tsvc *s, bool all)
+{
+	time_t now = time(NULL);
+	for (struct tgrave **pp = &s->graves; *pp;) {
+		struct tgrave *g = *pp;
+		if (all || now >= g->until) {
+			*pp = g->next;
+			xprt_free(g->xprt);
+			free(g);
+		} else {
+			pp = &g->next;
+		}
+	}
+}
+
+/* Unregistered and unlinked: ends its calls and frees it (the SVCXPRT
+ * of an RPCSEC_GSS connection later: see struct tgrave). */
 static void conn_free(struct tconn *c)
 {
 	conn_end_cur(c);
 	drop_list(c->head);
-	xprt_free(c->xprt);
+	struct tgrave *g = c->gss ? malloc(sizeof(*g)) : NULL;
+	if (g) {
+		close(c->xprt->xp_fd);
+		c->xprt->xp_fd = -1;
+		g->xprt = c->xprt;
+		g->until = time(NULL) + GSS_XPRT_KEEP;
+		g->next = c->svc->graves;
+		c->svc->graves = g;
+	} else {
+		xprt_free(c->xprt);
+	}
 	free(c);
 }
 
@@ -256,6 +304,9 @@ static bool_t cn_recv(SVCXPRT *x, struct rpc_msg *msg)
 	}
 	c->cur = call;
 	c->xid = msg->rm_xid;
+	c->auth = rpcrdma__tx_auth_kind((int)msg->rm_call.cb_cred.oa_flavor,
+					msg->rm_call.cb_cred.oa_base, msg->rm_call.cb_cred.oa_length);
+	c->gss |= msg->rm_call.cb_cred.oa_flavor == RPCSEC_GSS;
 	return TRUE;
 }
 
@@ -296,8 +347,9 @@ static bool_t cn_freeargs(SVCXPRT *x, xdrproc_t proc, void *args)
 	return TRUE;
 }
 
+/* wrap: through the transport's SVCAUTH (RPCSEC_GSS signs or seals). */
 static bool encode_reply(SVCXPRT *x, XDR *xs, struct rpc_msg *msg, xdrproc_t proc,
-			 void *where)
+			 void *where, bool wrap)
 {
 	SVCAUTH *a = &SVC_XP_AUTH(x);
 
@@ -305,7 +357,7 @@ static bool encode_reply(SVCXPRT *x, XDR *xs, struct rpc_msg *msg, xdrproc_t pro
 		return false;
 	if (!proc)
 		return true;
-	if (a->svc_ah_ops)
+	if (wrap && a->svc_ah_ops)
 		return SVCAUTH_WRAP(a, xs, proc, where);
 	return proc(xs, where);
 }
@@ -315,6 +367,10 @@ static bool encode_reply(SVCXPRT *x, XDR *xs, struct rpc_msg *msg, xdrproc_t pro
  * buffer of that size -- registered memory of the call's when the bulk
  * item will go by its write chunk, so the RDMA Write goes from there.  On
  * failure the call stays open (rpcgen's stubs then send SYSTEM_ERR).
+ * Under RPCSEC_GSS (c->auth not PLAIN: see internal.h) the count is of
+ * the results unwrapped and the wrapped reply is encoded once, into that
+ * much and RPCRDMA__TX_WRAP_SLACK more; a bulk item is kept only when the
+ * wrap left the body as it was (service none), never for SEALED calls.
  */
 static bool_t cn_reply(SVCXPRT *x, struct rpc_msg *msg)
 {
@@ -332,26 +388,33 @@ static bool_t cn_reply(SVCXPRT *x, struct rpc_msg *msg)
 	}
 	msg->rm_xid = c->xid;
 
+	bool once = c->auth != RPCRDMA__TX_AUTH_PLAIN;
+	size_t bulk_min = c->auth == RPCRDMA__TX_AUTH_SEALED ? SIZE_MAX : RPCRDMA__TX_BULK_MIN;
 	struct rpcrdma__tx_enc e;
 	XDR xs;
-	rpcrdma__tx_enc_init(&xs, &e, NULL, c->svc->sendsz, RPCRDMA__TX_BULK_MIN);
-	if (!encode_reply(x, &xs, msg, proc, where))
+	rpcrdma__tx_enc_init(&xs, &e, NULL, c->svc->sendsz, bulk_min);
+	if (!encode_reply(x, &xs, msg, proc, where, !once))
 		return FALSE;
-	size_t len = e.pos, bulk = e.bulk_len;
+	size_t len = e.pos, bulk = e.bulk_len, cap = len;
+	if (once)
+		cap = len + RPCRDMA__TX_WRAP_SLACK < c->svc->sendsz ? len + RPCRDMA__TX_WRAP_SLACK
+								     : c->svc->sendsz;
 	void *buf = NULL;
 	bool owned = true;
 	if (bulk && rpcrdma_call_write_room(c->cur) >= bulk &&
-	    rpcrdma_call_reply_buffer(c->cur, len, &buf) == 0)
+	    rpcrdma_call_reply_buffer(c->cur, cap, &buf) == 0)
 		owned = false;
-	else if (!(buf = malloc(len ? len : 1)))
+	else if (!(buf = malloc(cap ? cap : 1)))
 		return FALSE;
-	rpcrdma__tx_enc_init(&xs, &e, buf, len, RPCRDMA__TX_BULK_MIN);
-	if (!encode_reply(x, &xs, msg, proc, where) || e.pos != len) {
+	rpcrdma__tx_enc_init(&xs, &e, buf, cap, bulk_min);
+	if (!encode_reply(x, &xs, msg, proc, where, true) || (!once && e.pos != len)) {
 		if (owned)
 			free(buf);
 		return FALSE;
 	}
-	struct iovec iov = { buf, len };
+	if (e.pos != len)
+		e.bulk_len = 0; /* wrapped: the item is sealed in the token */
+	struct iovec iov = { buf, e.pos };
 	struct rpcrdma_reply rep = {
 		.size = sizeof(rep),
 		.iov = &iov,
@@ -415,6 +478,7 @@ static void reap(struct tsvc *s)
 	struct idset ids = { 0 };
 	struct tconn *dead = NULL;
 
+	graves_sweep(s, false);
 	(void)rpcrdma_listener_foreach_conn(s->listener, collect, &ids);
 	if (ids.oom) {
 		free(ids.v);
@@ -566,6 +630,7 @@ static void rv_destroy(SVCXPRT *x)
 		conn_free(c);
 	}
 	drop_list(pend);
+	graves_sweep(s, true);
 	/* Every call handle is ended: the listener's shutdown can finish. */
 	svc_free(s);
 }

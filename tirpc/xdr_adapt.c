@@ -269,3 +269,27 @@ void rpcrdma__tx_enc_init(XDR *x, struct rpcrdma__tx_enc *e, void *buf, size_t c
 	x->x_ops = &enc_ops;
 	x->x_private = e;
 }
+
+/* ---- what the credential does to the body ---- */
+
+enum rpcrdma__tx_auth rpcrdma__tx_auth_kind(int flavor, const void *body, size_t len)
+{
+	uint32_t w[4];
+
+	switch (flavor) {
+	case AUTH_NONE:
+	case AUTH_SYS:
+	case AUTH_SHORT:
+		return RPCRDMA__TX_AUTH_PLAIN;
+	case RPCSEC_GSS:
+		if (!body || len < sizeof(w))
+			return RPCRDMA__TX_AUTH_ONCE;
+		memcpy(w, body, sizeof(w));
+		/* DATA (0) with integrity (2) or privacy (3) */
+		if (ntohl(w[1]) == 0 && ntohl(w[3]) >= 2)
+			return RPCRDMA__TX_AUTH_SEALED;
+		return RPCRDMA__TX_AUTH_ONCE;
+	default:
+		return RPCRDMA__TX_AUTH_SEALED;
+	}
+}

@@ -22,7 +22,19 @@
  * The transport of a closed connection is destroyed when the next new
  * connection's first call arrives, or with the rendezvous transport.
  * AUTH_NONE and AUTH_SYS (and whatever libtirpc's _authenticate handles)
- * work as over TCP.  The transport's netid is "rdma" (IPv4) or "rdma6";
+ * work as over TCP, RPCSEC_GSS included: libtirpc's svc_auth_gss
+ * (svcauth_gss_set_svc_name or rpc_gss_set_svc_name, rpc_gss_getcred)
+ * keeps one context per transport, that is per RDMA connection, in a
+ * cache keyed by the SVCXPRT's address until RPCSEC_GSS_DESTROY or 300 s
+ * unused: the SVCXPRT of a connection that carried RPCSEC_GSS calls stays
+ * allocated (its fd closed) 310 s after the connection ends, so that no
+ * new connection takes over a context whose client left without
+ * DESTROY.  Its SVCAUTH_WRAP / SVCAUTH_UNWRAP run on the bridge's XDR
+ * streams; a reply
+ * under RPCSEC_GSS is encoded once (a MIC or a wrap token per encoding),
+ * and with integrity or privacy its body goes inline or by the reply
+ * chunk, never by write chunk (RFC 8267 section 4.3).  The transport's
+ * netid is "rdma" (IPv4) or "rdma6";
  * rpcrdma_tirpc_rpcb_set() registers a program with rpcbind at the
  * transport's address (xp_ltaddr), as the kernel's NFS server registers
  * its RDMA listeners (libtirpc's rpcb_set() knows no RDMA netid);
@@ -36,8 +48,14 @@
  * recvsz.  clnt_control() handles CLSET_TIMEOUT, CLGET_TIMEOUT,
  * CLGET_SERVER_ADDR, CLGET_SVC_ADDR, CLGET_FD (-1), CLGET_XID,
  * CLSET_XID, CLGET_VERS, CLSET_VERS, CLGET_PROG, CLSET_PROG.  cl_auth is
- * authnone_create(); replace it (e.g. with authunix_create_default()) as
- * with any CLIENT.  clnt_geterr() reports RPC_CANTSEND, RPC_CANTRECV,
+ * authnone_create(); replace it (e.g. with authunix_create_default(), or
+ * authgss_create_default() for RPCSEC_GSS) as with any CLIENT.  A call
+ * whose cl_auth is not AUTH_NONE or AUTH_SYS is encoded once, into room
+ * for its arguments, two credentials and 1 KiB (authgss makes a MIC or a
+ * wrap token over the encoded bytes each time); with RPCSEC_GSS integrity
+ * or privacy nothing of it goes by read chunk of its own (a long call
+ * goes whole by a position-zero read chunk) and no write chunk is offered
+ * for the reply.  clnt_geterr() reports RPC_CANTSEND, RPC_CANTRECV,
  * RPC_TIMEDOUT, RPC_CANTDECODEARGS, RPC_CANTDECODERES and the reply's
  * status, with re_errno set to the transport's errno.
  *

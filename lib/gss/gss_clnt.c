@@ -267,10 +267,13 @@ int rpcrdma__gss_clnt_step(struct rpcrdma__gss_clnt *g, const uint8_t *in, size_
 
 	*out = NULL;
 	*out_len = 0;
+	/* RFC 2203 5.2.2: replay_det_req_flag and sequence_req_flag off --
+	 * RPCSEC_GSS has its own window, and an acceptor that checks token
+	 * order (libtirpc's svc_auth_gss wants GSS_S_COMPLETE exactly) would
+	 * refuse a call after a token it never verified (GSS_S_GAP_TOKEN). */
 	maj = gss_init_sec_context(&min, g->icred, &g->gctx, g->target, (gss_OID)gss_mech_krb5,
-				   GSS_C_MUTUAL_FLAG | GSS_C_INTEG_FLAG | GSS_C_CONF_FLAG |
-					   GSS_C_SEQUENCE_FLAG,
-				   0, GSS_C_NO_CHANNEL_BINDINGS, &itok, NULL, &otok, NULL, NULL);
+				   GSS_C_MUTUAL_FLAG | GSS_C_INTEG_FLAG | GSS_C_CONF_FLAG, 0,
+				   GSS_C_NO_CHANNEL_BINDINGS, &itok, NULL, &otok, NULL, NULL);
 	if (GSS_ERROR(maj))
 		return -EACCES;
 	if (otok.length && !(*out = malloc(otok.length))) {

@@ -1,12 +1,19 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * gss_tirpc_client PORT [TARGET]: libtirpc's own RPCSEC_GSS client
- * (authgss, MIT krb5, the ticket of KRB5CCNAME) against gss_testsvc on
- * 127.0.0.1:PORT, as service TARGET (default host@localhost).
+ * gss_tirpc_client [-b SIZE] [-n] [-r ADDR] PORT [TARGET]: libtirpc's own
+ * RPCSEC_GSS client (authgss, MIT krb5, the ticket of KRB5CCNAME) against
+ * gss_testsvc or gss_tirpc_svc on 127.0.0.1:PORT, as service TARGET
+ * (default host@localhost).
  * For krb5, krb5i and krb5p: WHOAMI names the ticket's principal and the
- * service, ECHO returns 1 and 40000 bytes unchanged.  Then a call with
- * AUTH_NONE and one with AUTH_SYS are refused (AUTH_TOOWEAK) and a last
- * krb5p call still works.  Exit 0 when all is as expected.
+ * service, ECHO returns 1 and 40000 bytes unchanged (-b: BIGECHO of SIZE
+ * bytes too; -n: close each connection without RPCSEC_GSS_DESTROY, leaving
+ * the server's context behind; over TCP libtirpc's clnt_vc cannot send a krb5i or krb5p
+ * body beyond its record buffer: authgss's XDR_INLINE of the body then
+ * fails, and the server answers GARBAGE_ARGS).  Then a call with AUTH_NONE and one with AUTH_SYS are refused
+ * (AUTH_TOOWEAK) and a last krb5p call still works.  Exit 0 when all is
+ * as expected.  Built as gss_tirpc_rdma_client (GSS_TIRPC_BRIDGE), -r
+ * ADDR connects over RPC-over-RDMA to ADDR:PORT through the TI-RPC
+ * bridge (rpcrdma_tirpc_clnt_create): the same authgss over RDMA.
  */
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -19,9 +26,13 @@
 #include <rpc/rpc.h>
 #include <rpc/auth_gss.h>
 
+#ifdef GSS_TIRPC_BRIDGE
+#include <rpcrdma/tirpc.h>
+#endif
+
 #include "gss_testprog.h"
 
-static struct timeval tmo = {5, 0};
+static struct timeval tmo = {30, 0};
 
 struct blob {
 	u_int len;
@@ -40,8 +51,26 @@ static bool_t xvoid(XDR *x, ...)
 	return TRUE;
 }
 
+static bool_t xdr_bigblob(XDR *x, struct blob *b)
+{
+	return xdr_bytes(x, &b->data, &b->len, GSS_TESTPROG_BIG_MAX);
+}
+
+static const char *rdma_addr; /* -r */
+static size_t big;            /* -b SIZE */
+static int no_destroy;        /* -n */
+
 static CLIENT *connect_to(int port)
 {
+#ifdef GSS_TIRPC_BRIDGE
+	if (rdma_addr) {
+		CLIENT *r = rpcrdma_tirpc_clnt_create(rdma_addr, (unsigned short)port, GSS_TESTPROG,
+						      GSS_TESTPROG_VERS, 0, 0);
+		if (!r)
+			clnt_pcreateerror("rpcrdma_tirpc_clnt_create");
+		return r;
+	}
+#endif
 	struct sockaddr_in sin = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port),
 				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
 	int sock = RPC_ANYSOCK;
@@ -51,18 +80,22 @@ static CLIENT *connect_to(int port)
 	return c;
 }
 
-static int echo(CLIENT *c, size_t n, const char *what)
+static int echo(CLIENT *c, size_t n, const char *what, int bigproc)
 {
 	struct blob in = {.len = (u_int)n, .data = malloc(n)}, out = {0, NULL};
 	for (size_t i = 0; i < n; i++)
 		in.data[i] = (char)(i * 7 + n);
-	enum clnt_stat st = clnt_call(c, GSS_TESTPROG_ECHO, (xdrproc_t)xdr_blob, (caddr_t)&in,
-				      (xdrproc_t)xdr_blob, (caddr_t)&out, tmo);
+	xdrproc_t p = (xdrproc_t)(bigproc ? xdr_bigblob : xdr_blob);
+	enum clnt_stat st = clnt_call(c, bigproc ? GSS_TESTPROG_BIGECHO : GSS_TESTPROG_ECHO,
+				      p, (caddr_t)&in, p, (caddr_t)&out, tmo);
 	int bad = st != RPC_SUCCESS || out.len != n || memcmp(in.data, out.data, n);
 	if (bad)
-		fprintf(stderr, "%s: ECHO %zu: %s\n", what, n, clnt_sperrno(st));
+		fprintf(stderr, "%s: %sECHO %zu: %s\n", what, bigproc ? "BIG" : "", n,
+			clnt_sperrno(st));
+	else if (bigproc)
+		printf("%s: BIGECHO %zu: identical\n", what, n);
 	free(in.data);
-	xdr_free((xdrproc_t)xdr_blob, (char *)&out);
+	xdr_free(p, (char *)&out);
 	return bad;
 }
 
@@ -93,11 +126,16 @@ static int flavour(int port, rpc_gss_svc_t svc, const char *what)
 	} else {
 		fprintf(stderr, "%s: WHOAMI: %s\n", what, clnt_sperrno(st));
 	}
-	bad |= echo(c, 1, what) | echo(c, 40000, what);
+	bad |= echo(c, 1, what, 0) | echo(c, 40000, what, 0);
+	if (big)
+		bad |= echo(c, big, what, 1);
 	st = clnt_call(c, GSS_TESTPROG_NULL, xvoid, NULL, xvoid, NULL,
 		       tmo);
 	bad |= st != RPC_SUCCESS;
-	auth_destroy(c->cl_auth); /* sends RPCSEC_GSS_DESTROY */
+	if (no_destroy) /* the connection goes, the server's context stays */
+		printf("%s: no RPCSEC_GSS_DESTROY\n", what);
+	else
+		auth_destroy(c->cl_auth); /* sends RPCSEC_GSS_DESTROY */
 	clnt_destroy(c);
 	printf("%s: %s\n", what, bad ? "FAILED" : "ok");
 	return bad;
@@ -129,8 +167,27 @@ static int weak(int port)
 
 int main(int argc, char **argv)
 {
+	int o;
+	while ((o = getopt(argc, argv, "b:nr:")) != -1) {
+		if (o == 'n')
+			no_destroy = 1;
+		else if (o == 'b')
+			big = strtoul(optarg, NULL, 0);
+		else if (o == 'r')
+			rdma_addr = optarg;
+		else
+			return 2;
+	}
+#ifndef GSS_TIRPC_BRIDGE
+	if (rdma_addr) {
+		fprintf(stderr, "gss_tirpc_client: -r: built without the TI-RPC bridge\n");
+		return 2;
+	}
+#endif
+	argc -= optind - 1;
+	argv += optind - 1;
 	if (argc != 2 && argc != 3) {
-		fprintf(stderr, "usage: gss_tirpc_client PORT [TARGET]\n");
+		fprintf(stderr, "usage: gss_tirpc_client [-b SIZE] [-n] [-r ADDR] PORT [TARGET]\n");
 		return 2;
 	}
 	if (argc == 3)

@@ -4,7 +4,8 @@
  * and arguments from iovecs cut anywhere, splicing a write chunk's bytes
  * back into a reply, and encoding results whose bulk item goes to chunk
  * space while the rest stays inline -- each checked against libtirpc's own
- * xdrmem streams, byte for byte.
+ * xdrmem streams, byte for byte -- and what a call's credential makes the
+ * bridge do (RPCSEC_GSS: encode once, no bulk item when sealed).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -327,6 +328,81 @@ static void dec_inline(void **state)
 	assert_false(xdr_int32_t(&x, &v));
 }
 
+/*
+ * What libtirpc's xdr_rpc_gss_wrap_data does to the stream (RFC 2203
+ * 5.3.2.2, integrity): skip the length word, encode seq_num and the
+ * results, XDR_INLINE them back for the MIC, write the length, then the
+ * "MIC" (here a sum of the bytes).  FALSE when XDR_INLINE gives nothing,
+ * as authgss has then nothing to sign.
+ */
+static bool_t wrap_like_authgss(XDR *x, struct res *r)
+{
+	u_int start = XDR_GETPOS(x), seq = 7;
+	if (!XDR_SETPOS(x, start + 4) || !xdr_u_int(x, &seq) || !xdr_res(x, r))
+		return FALSE;
+	u_int end = XDR_GETPOS(x), len = end - start - 4;
+	XDR_SETPOS(x, start + 4);
+	const unsigned char *body = (const unsigned char *)XDR_INLINE(x, len);
+	if (!body)
+		return FALSE;
+	u_int mic = 0;
+	for (u_int i = 0; i < len; i++)
+		mic += body[i];
+	return XDR_SETPOS(x, start) && xdr_u_int(x, &len) && XDR_SETPOS(x, end) &&
+	       xdr_u_int(x, &mic);
+}
+
+/* The flat encoder serves it as xdrmem does; the counting one cannot (so
+ * the bridge encodes a call or reply under RPCSEC_GSS once). */
+static void enc_gss_wrap_pattern(void **state)
+{
+	(void)state;
+	struct res r;
+	res_fill(&r, 10, 5000);
+	size_t cap = 8192;
+	char *a = calloc(1, cap), *b = calloc(1, cap);
+	XDR xm, xs;
+	struct rpcrdma__tx_enc e;
+	xdrmem_create(&xm, a, (u_int)cap, XDR_ENCODE);
+	assert_true(wrap_like_authgss(&xm, &r));
+	rpcrdma__tx_enc_init(&xs, &e, b, cap, SIZE_MAX);
+	assert_true(wrap_like_authgss(&xs, &r));
+	assert_int_equal(e.pos, XDR_GETPOS(&xm));
+	assert_memory_equal(a, b, e.pos);
+	assert_int_equal(e.bulk_len, 0);      /* SIZE_MAX: no bulk item */
+	rpcrdma__tx_enc_init(&xs, &e, NULL, cap, RPCRDMA__TX_BULK_MIN);
+	assert_false(wrap_like_authgss(&xs, &r));
+	free(a);
+	free(b);
+	res_free(&r);
+}
+
+/* rpcrdma__tx_auth_kind on the credentials a call can carry. */
+static void auth_kind(void **state)
+{
+	(void)state;
+	uint32_t gss[5] = { htonl(1), htonl(0), htonl(9), htonl(1), htonl(0) };
+	assert_int_equal(rpcrdma__tx_auth_kind(AUTH_NONE, NULL, 0), RPCRDMA__TX_AUTH_PLAIN);
+	assert_int_equal(rpcrdma__tx_auth_kind(AUTH_SYS, gss, sizeof(gss)), RPCRDMA__TX_AUTH_PLAIN);
+	assert_int_equal(rpcrdma__tx_auth_kind(AUTH_SHORT, NULL, 0), RPCRDMA__TX_AUTH_PLAIN);
+	/* DATA, service none */
+	assert_int_equal(rpcrdma__tx_auth_kind(RPCSEC_GSS, gss, sizeof(gss)), RPCRDMA__TX_AUTH_ONCE);
+	gss[3] = htonl(2); /* integrity */
+	assert_int_equal(rpcrdma__tx_auth_kind(RPCSEC_GSS, gss, sizeof(gss)), RPCRDMA__TX_AUTH_SEALED);
+	gss[3] = htonl(3); /* privacy */
+	assert_int_equal(rpcrdma__tx_auth_kind(RPCSEC_GSS, gss, sizeof(gss)), RPCRDMA__TX_AUTH_SEALED);
+	gss[3] = htonl(0xffffffffu); /* a hostile service number */
+	assert_int_equal(rpcrdma__tx_auth_kind(RPCSEC_GSS, gss, sizeof(gss)), RPCRDMA__TX_AUTH_SEALED);
+	gss[1] = htonl(1); /* INIT: not wrapped */
+	assert_int_equal(rpcrdma__tx_auth_kind(RPCSEC_GSS, gss, sizeof(gss)), RPCRDMA__TX_AUTH_ONCE);
+	/* too short a body, or none: still once, never PLAIN */
+	assert_int_equal(rpcrdma__tx_auth_kind(RPCSEC_GSS, gss, 12), RPCRDMA__TX_AUTH_ONCE);
+	assert_int_equal(rpcrdma__tx_auth_kind(RPCSEC_GSS, NULL, 400), RPCRDMA__TX_AUTH_ONCE);
+	/* a flavour the bridge does not know (AUTH_DES, 3; 390003): sealed */
+	assert_int_equal(rpcrdma__tx_auth_kind(3, NULL, 0), RPCRDMA__TX_AUTH_SEALED);
+	assert_int_equal(rpcrdma__tx_auth_kind(390003, NULL, 0), RPCRDMA__TX_AUTH_SEALED);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -335,6 +411,8 @@ int main(void)
 		cmocka_unit_test(enc_matches_xdrmem),
 		cmocka_unit_test(enc_dec_write_chunk),
 		cmocka_unit_test(dec_inline),
+		cmocka_unit_test(enc_gss_wrap_pattern),
+		cmocka_unit_test(auth_kind),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
