@@ -117,7 +117,11 @@ static bool run_here(struct rpcrdma__svc_rdma *r, struct rdma_req *q,
 	/* Only tried: the loop thread's handler may be waiting for this
 	 * poller (a client call), and the round ends sooner this way. */
 	*why = &svc->st.rdma_queued_busy;
-	if (pthread_mutex_trylock(&svc->run_lock))
+	/* Several loops: the handlers are thread-safe, so this thread runs
+	 * its call beside the loops and the other poller threads. */
+	bool shared = svc->opts.loops > 1;
+	if (shared ? pthread_rwlock_tryrdlock(&svc->gate) :
+		     pthread_mutex_trylock(&svc->loops[0].run_lock))
 		return false;
 	int rc = -EAGAIN;
 	if (atomic_load(&svc->own_loop)) { /* else stopping: the loop's */
@@ -130,7 +134,10 @@ static bool run_here(struct rpcrdma__svc_rdma *r, struct rdma_req *q,
 		if (rc == 0)
 			RPCRDMA__STAT_INC(svc, rdma_poller_calls);
 	}
-	pthread_mutex_unlock(&svc->run_lock);
+	if (shared)
+		pthread_rwlock_unlock(&svc->gate);
+	else
+		pthread_mutex_unlock(&svc->loops[0].run_lock);
 	if (rc == -EAGAIN)
 		*why = &svc->st.rdma_queued_embedded;
 	return rc == 0;
