@@ -458,7 +458,8 @@ RPCRDMA_API int rpcrdma_svc_listen_tcp(struct rpcrdma_svc *svc, const struct soc
  * No call changes threads but by a counted exception.  With a workqueue
  * or busy poller, the poller thread that receives a call runs its handler
  * and posts its reply (rdma_poller_calls), one handler at a time for the
- * service (a lock shared with the loop), while the service runs its own
+ * service (a lock shared with the loop; with several loops, see "Several
+ * loops", at once), while the service runs its own
  * thread (rpcrdma_svc_start); it hands the call to the loop thread instead
  * (rdma_queued_*) when handlers switch credentials or may block on the
  * poller (the flags), when the program runs the loop (rpcrdma_svc_poll:

@@ -8,9 +8,11 @@
  * spliced) to on_call() on a poller thread.  With a workqueue or busy
  * poller, that thread runs the call itself (run_here): dispatch, handler,
  * reply, posted with the other replies of its poll round, no thread woken
- * (docs/threading.md).  The service's run_lock, which the loop thread
+ * (docs/threading.md).  Loop 0's run_lock, which the loop thread
  * holds while it handles events, keeps handlers one at a time; a poller
- * thread only tries it, never waits for the loop.  It queues the call for
+ * thread only tries it, never waits for the loop.  A service of several
+ * loops (opts.loops > 1: handlers thread-safe) has poller threads take
+ * the service's gate to read instead, so they run calls at once.  It queues the call for
  * the loop thread instead, and wakes it through an eventfd, in counted
  * cases (rdma_queued_*): handlers that switch credentials (a poller
  * thread's must stay those its device files were opened with) or may
