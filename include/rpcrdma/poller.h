@@ -70,6 +70,14 @@ struct rpcrdma_poller_opts {
 	 * fd then becomes readable for those events only, never for
 	 * completions.  0 (the default) in the other modes. */
 	unsigned direct_spin;
+	/* Completion queues a device's queue pairs are spread over before
+	 * any two share one: each new connection gets a CQ of its own until
+	 * a device has `cqs`, then the least loaded (as before).  A CQ is
+	 * handled by one thread at a time, so with connections on different
+	 * CQs the workqueue's threads reap (and, with a service of several
+	 * loops, run the calls of) as many connections at once.  0 or 1
+	 * (the default): one CQ per device, grown as needed.  At most 64. */
+	unsigned cqs;
 };
 
 /* Fills *opts with the defaults and sets size. */

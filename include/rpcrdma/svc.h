@@ -19,7 +19,9 @@
  *
  * Threads (docs/threading.md).  The event loop runs on one thread at a
  * time: the service's own thread (rpcrdma_svc_start) or whichever thread
- * calls rpcrdma_svc_poll (concurrent callers are serialised).  Handlers
+ * calls rpcrdma_svc_poll (concurrent callers are serialised); a service
+ * may run several loops instead (rpcrdma_svc_opts.loops, "Several loops":
+ * handlers then run at once and must be thread-safe).  Handlers
  * run one at a time: on that thread, or -- RDMA calls of a service
  * running its own thread (rpcrdma_svc_start), on a workqueue or busy
  * poller -- on the poller thread that received the call, which runs the
@@ -369,7 +371,29 @@ struct rpcrdma_svc_opts {
 	void *log_arg;
 	unsigned flags;           /* RPCRDMA_SVC_HANDLERS_SWITCH_CREDS,
 				   * RPCRDMA_SVC_HANDLERS_BLOCK; 0: none */
+	unsigned loops;           /* event loops (see "Several loops" below);
+				   * 0 or 1: one, as before; at most
+				   * RPCRDMA_SVC_MAX_LOOPS */
 };
+
+/*
+ * Several loops (rpcrdma_svc_opts.loops = K > 1), so a server can use the
+ * cores it has (docs/threading.md).  Each loop has its own epoll set and
+ * its own thread, started by rpcrdma_svc_start (rpcrdma_svc_poll then
+ * returns -EOPNOTSUPP: K loops need K threads of the service).  A TCP
+ * connection, accepted or adopted, joins the loop with the fewest TCP
+ * connections (ties in turn) and stays there: its records are read, its
+ * handlers run and its replies are written on that loop's thread, and its
+ * idle timeout is checked there.  Loop 0 also keeps the listeners, the UDP
+ * sockets, a DIRECT RDMA poller and the backward direction.  K > 1
+ * declares the handlers thread-safe: handlers of one loop run one at a
+ * time, but handlers of different loops run at once, and so do RDMA calls
+ * run by the threads of a workqueue or busy poller (each thread runs the
+ * calls of the completion queues it reaps; none waits for a loop).  With
+ * K = 1 nothing changes: one handler of the service at a time.  The
+ * counters of each loop: rpcrdma_svc_get_loop_stats.
+ */
+#define RPCRDMA_SVC_MAX_LOOPS 256u
 
 /*
  * rpcrdma_svc_opts.flags: procedure handlers switch their thread's
@@ -403,8 +427,8 @@ RPCRDMA_API void rpcrdma_svc_opts_init(struct rpcrdma_svc_opts *opts);
  * Creates a service.  opts may be NULL (defaults); opts->size must cover at
  * least the size field, and fields beyond it take their defaults.  -EINVAL
  * when max_calls > 2^20, max_record is outside 32 .. 2^31 - 1,
- * max_datagram outside 32 .. 65536, max_svc_bytes below max_record or an
- * unknown flag;
+ * max_datagram outside 32 .. 65536, max_svc_bytes below max_record, an
+ * unknown flag or loops above RPCRDMA_SVC_MAX_LOOPS;
  * -ENOMEM; -errno from epoll, eventfd or timerfd.
  */
 RPCRDMA_API int rpcrdma_svc_create(const struct rpcrdma_svc_opts *opts,
@@ -434,7 +458,8 @@ RPCRDMA_API int rpcrdma_svc_listen_tcp(struct rpcrdma_svc *svc, const struct soc
  * No call changes threads but by a counted exception.  With a workqueue
  * or busy poller, the poller thread that receives a call runs its handler
  * and posts its reply (rdma_poller_calls), one handler at a time for the
- * service (a lock shared with the loop), while the service runs its own
+ * service (a lock shared with the loop; with several loops, see "Several
+ * loops", at once), while the service runs its own
  * thread (rpcrdma_svc_start); it hands the call to the loop thread instead
  * (rdma_queued_*) when handlers switch credentials or may block on the
  * poller (the flags), when the program runs the loop (rpcrdma_svc_poll:
@@ -491,10 +516,13 @@ RPCRDMA_API int rpcrdma_svc_adopt_stream(struct rpcrdma_svc *svc, int fd);
  * work (an epoll fd; add it to your own poll/epoll set). */
 RPCRDMA_API int rpcrdma_svc_fd(const struct rpcrdma_svc *svc);
 /* One loop step: waits up to timeout_ms (-1: forever) and handles what is
- * ready.  Returns the number of events handled, or -errno. */
+ * ready.  Returns the number of events handled, or -errno (-EOPNOTSUPP:
+ * the service has several loops, which only rpcrdma_svc_start runs). */
 RPCRDMA_API int rpcrdma_svc_poll(struct rpcrdma_svc *svc, int timeout_ms);
 /*
- * Event loop, own thread.  start: -EALREADY if running.  stop: joins it.
+ * Event loop, own thread (one per loop, rpcrdma_svc_opts.loops).  start:
+ * -EALREADY if running; -errno if a thread could not be started (none
+ * is left running).  stop: joins them.
  * The thread inherits the caller's signal mask: a program that handles
  * signals on one thread of its own (sigwait, signalfd) blocks them with
  * pthread_sigmask() before rpcrdma_svc_start(), or a signal may be
@@ -557,6 +585,24 @@ struct rpcrdma_svc_stats {
 /* Copies the counters (at most size bytes of them). */
 RPCRDMA_API void rpcrdma_svc_get_stats(const struct rpcrdma_svc *svc,
 				       struct rpcrdma_svc_stats *st, size_t size);
+
+/* The counters of one event loop (rpcrdma_svc_opts.loops). */
+struct rpcrdma_svc_loop_stats {
+	uint64_t conns;          /* TCP connections on the loop now */
+	uint64_t conns_accepted; /* TCP connections it was given (accepted,
+				  * adopted) */
+	uint64_t calls;          /* TCP calls its connections handed to the
+				  * core (each ran its handler on that loop's
+				  * thread unless the handler made it ASYNC) */
+};
+/*
+ * Copies the counters of loop `loop` (0 .. loops - 1; at most size bytes
+ * of them).  Any thread, at any time; each counter is read on its own, so
+ * a loop busy at that moment may be ahead in one of them.  Returns 0, or
+ * -EINVAL: svc or st is NULL, or there is no such loop.
+ */
+RPCRDMA_API int rpcrdma_svc_get_loop_stats(const struct rpcrdma_svc *svc, unsigned loop,
+					   struct rpcrdma_svc_loop_stats *st, size_t size);
 
 /* --------------------------------------------------------------- rpcbind */
 

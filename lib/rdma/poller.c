@@ -535,6 +535,7 @@ int rpcrdma_poller_create(const struct rpcrdma_poller_opts *uopts, struct rpcrdm
 	}
 	if (opts.mode > RPCRDMA_POLLER_DIRECT || opts.batch == 0 || opts.batch > WC_BATCH_MAX ||
 	    opts.budget < opts.batch || opts.cq_entries < 16 || opts.spin_us > 100000 ||
+	    opts.cqs > RPCRDMA__MAX_CQS ||
 	    (opts.mode == RPCRDMA_POLLER_WORKQUEUE && (opts.threads == 0 || opts.threads > 64)))
 		return -EINVAL;
 	if (opts.mode != RPCRDMA_POLLER_WORKQUEUE)

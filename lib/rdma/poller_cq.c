@@ -2,6 +2,7 @@
 /*
  * The poller's pool of shared completion queues (as Linux's ib_cq_pool_get):
  * several CQs per device, created as needed.  A queue pair's entries go to
+ * a new CQ while its device has fewer than opts.cqs, else to
  * the least-loaded CQ of its device that can hold them, growing it by
  * ibv_resize_cq up to the device's max_cqe; when none can, a new CQ is
  * created (at most RPCRDMA__MAX_CQS over all devices of the poller).  CQs
@@ -112,6 +113,16 @@ out_free:
 	return err;
 }
 
+/* Lock held: the CQs of verbs among the first ncq. */
+static unsigned device_cqs(struct rpcrdma_poller *p, const struct ibv_context *verbs,
+			   unsigned ncq)
+{
+	unsigned n = 0;
+	for (unsigned i = 0; i < ncq; i++)
+		n += p->cqs[i]->verbs == verbs;
+	return n;
+}
+
 int rpcrdma__poller_cq_get(struct rpcrdma_poller *p, struct ibv_context *verbs, int entries,
 			   struct rpcrdma__cq **out)
 {
@@ -122,6 +133,8 @@ int rpcrdma__poller_cq_get(struct rpcrdma_poller *p, struct ibv_context *verbs, 
 	pthread_mutex_lock(&p->lock);
 	ncq = atomic_load(&p->ncqs);
 	i = rpcrdma__cq_pick((struct rpcrdma__cq *const *)p->cqs, ncq, verbs, entries);
+	if (i >= 0 && device_cqs(p, verbs, ncq) < p->opts.cqs)
+		i = -1; /* opts.cqs: a CQ of its own while the device has fewer */
 	if (i >= 0 && cq_grow(p, p->cqs[i], entries) == 0) {
 		cq = p->cqs[i];
 		cq->reserved += entries;

@@ -115,28 +115,55 @@ struct rpcrdma__svc_counters {
 		rdma_queued_embedded, rdma_queued_busy;
 };
 
-struct rpcrdma_svc {
-	struct rpcrdma_svc_opts opts;
+/*
+ * One event loop (docs/threading.md, "Several loops"): an epoll set, the
+ * thread that runs it, and the TCP connections spread to it at accept.
+ * loops[0] also holds the listeners, the UDP sockets, the RDMA transport
+ * and the backward direction's timers; it is the loop rpcrdma_svc_fd and
+ * rpcrdma_svc_poll give the program.
+ */
+struct rpcrdma__svc_loop {
+	struct rpcrdma_svc *svc;
+	unsigned index;
 	int epfd;
-	struct rpcrdma__svc_source wake; /* eventfd: wakes the loop to stop */
-	struct rpcrdma__svc_source idle; /* timerfd: idle sweep, fd -1 if none */
-
-	pthread_rwlock_t progs_lock;
-	struct rpcrdma__svc_prog *progs;
-
-	pthread_mutex_t loop_lock; /* one loop step at a time */
+	struct rpcrdma__svc_source wake; /* eventfd: a stop, memory released,
+					  * a connection of it evicted */
+	struct rpcrdma__svc_source idle; /* timerfd: idle sweep of its TCP
+					  * connections, fd -1 if none */
+	pthread_mutex_t loop_lock; /* one step of this loop at a time */
 	/* Held while handlers may run: by the loop thread around the events
-	 * of a step, by a poller thread around an RDMA call it runs itself
-	 * (svc_rdma.c), so one handler runs at a time however many threads
-	 * reap calls.  Poller threads only try it (never wait for the loop:
+	 * of a step; for loops[0], also by a poller thread around an RDMA
+	 * call it runs itself (svc_rdma.c), so one handler of the loop runs
+	 * at a time.  Poller threads only try it (never wait for the loop:
 	 * a loop thread's handler may wait for the poller). */
 	pthread_mutex_t run_lock;
 	pthread_t thread;
 	bool thread_running;
-	/* The loop runs on the service's own thread (rpcrdma_svc_start), so
+	/* Evicted TCP connections of this loop, each with a reference (a
+	 * list linked by kill_next, pushed by loops[0], taken whole): this
+	 * loop closes them after its next epoll batch (tcp_reap). */
+	_Atomic(struct rpcrdma__svc_tcp_conn *) tcp_reap;
+	atomic_uint nconns; /* TCP connections on it now (spread at accept) */
+	atomic_uint_fast64_t conns_accepted, calls; /* rpcrdma_svc_get_loop_stats */
+};
+
+struct rpcrdma_svc {
+	struct rpcrdma_svc_opts opts;
+	struct rpcrdma__svc_loop *loops; /* opts.loops of them */
+	atomic_uint next_loop;           /* round-robin among the least loaded */
+	/* opts.loops > 1, handlers declared thread-safe: a poller thread runs
+	 * an RDMA call under a read lock of this (any number at once) instead
+	 * of loops[0].run_lock; rpcrdma_svc_stop takes it to write, to wait
+	 * for them. */
+	pthread_rwlock_t gate;
+
+	pthread_rwlock_t progs_lock;
+	struct rpcrdma__svc_prog *progs;
+
+	/* The loops run on the service's own threads (rpcrdma_svc_start), so
 	 * handlers run on no thread of the program: poller threads may run
-	 * RDMA calls themselves.  Set before the thread starts, cleared
-	 * (then run_lock taken once) before it stops. */
+	 * RDMA calls themselves.  Set before the threads start, cleared
+	 * (then run_lock or gate taken once) before they stop. */
 	atomic_bool own_loop;
 	atomic_bool stop;
 
@@ -146,7 +173,6 @@ struct rpcrdma_svc {
 	unsigned nconns; /* TCP connections, live or waiting for their calls */
 	atomic_size_t tcp_bytes;         /* TCP buffers charged (svc_tcp.c) */
 	atomic_uint tcp_mem_waiters;     /* TCP connections parked for memory */
-	struct rpcrdma__svc_tcp_conn *tcp_reap; /* loop thread: evicted, to put */
 	struct rpcrdma__svc_tcp_listener *listeners;
 	struct rpcrdma__svc_tcp_conn *conns;
 	struct rpcrdma__svc_udp *udps;
@@ -176,16 +202,25 @@ static inline void rpcrdma__svc_log(struct rpcrdma_svc *svc, enum rpcrdma_log_ev
 #define RPCRDMA__STAT_INC(svc, f) \
 	atomic_fetch_add_explicit(&(svc)->st.f, 1, memory_order_relaxed)
 
-/* Adds / modifies / removes a source on the epoll set (-errno). */
+/* Adds / modifies / removes a source on a loop's epoll set (-errno). */
+int rpcrdma__svc_loop_watch(struct rpcrdma__svc_loop *l, struct rpcrdma__svc_source *src,
+			    uint32_t events);
+int rpcrdma__svc_loop_rewatch(struct rpcrdma__svc_loop *l, struct rpcrdma__svc_source *src,
+			      uint32_t events);
+void rpcrdma__svc_loop_unwatch(struct rpcrdma__svc_loop *l, struct rpcrdma__svc_source *src);
+/* The same on loops[0]'s. */
 int rpcrdma__svc_watch(struct rpcrdma_svc *svc, struct rpcrdma__svc_source *src,
 		       uint32_t events);
 int rpcrdma__svc_rewatch(struct rpcrdma_svc *svc, struct rpcrdma__svc_source *src,
 			 uint32_t events);
 void rpcrdma__svc_unwatch(struct rpcrdma_svc *svc, struct rpcrdma__svc_source *src);
 
-/* TCP: closes idle connections (the idle timer's handler). */
+/* The loop a new TCP connection joins: the one with the fewest, ties
+ * taken in turn (svc_loop.c). */
+struct rpcrdma__svc_loop *rpcrdma__svc_pick_loop(struct rpcrdma_svc *svc);
+/* TCP: closes idle connections of the timer's loop (its handler). */
 void rpcrdma__svc_tcp_sweep(struct rpcrdma__svc_source *src, uint32_t events);
-/* TCP: re-arms the connections parked for memory that fit now (loop
+/* TCP: re-arms the connections parked for memory that fit now (any loop
  * thread, on a wake-up). */
 void rpcrdma__svc_tcp_unpark(struct rpcrdma_svc *svc);
 /* The kinds of transport (svc_xprt.h), each defined beside its code. */

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* The service object: creation, the epoll event loop, counters, shutdown. */
 #include <errno.h>
+#include <limits.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <sys/epoll.h>
@@ -14,18 +15,18 @@
 
 void rpcrdma__svc_free_programs(struct rpcrdma_svc *svc);
 
-/* The eventfd: a stop request, or TCP memory released for parked
- * connections. */
+/* A loop's eventfd: a stop request, TCP memory released for parked
+ * connections, a connection of the loop evicted (reaped after the batch). */
 static void wake_handle(struct rpcrdma__svc_source *src, uint32_t events)
 {
-	struct rpcrdma_svc *svc = (struct rpcrdma_svc *)((char *)src -
-		offsetof(struct rpcrdma_svc, wake));
+	struct rpcrdma__svc_loop *l = (struct rpcrdma__svc_loop *)((char *)src -
+		offsetof(struct rpcrdma__svc_loop, wake));
 	uint64_t v;
 	(void)events;
 	if (read(src->fd, &v, sizeof(v)) < 0) {
 		/* EAGAIN: someone else drained it; nothing to do. */
 	}
-	rpcrdma__svc_tcp_unpark(svc);
+	rpcrdma__svc_tcp_unpark(l->svc);
 }
 
 void rpcrdma_svc_opts_init(struct rpcrdma_svc_opts *opts)
@@ -34,89 +35,125 @@ void rpcrdma_svc_opts_init(struct rpcrdma_svc_opts *opts)
 	opts->size = sizeof(*opts);
 }
 
-int rpcrdma_svc_create(const struct rpcrdma_svc_opts *opts, struct rpcrdma_svc **out)
+/* Takes the defaults; -EINVAL for values out of range. */
+static int opts_check(const struct rpcrdma_svc_opts *opts, struct rpcrdma_svc_opts *o)
 {
-	if (out)
-		*out = NULL; /* api.h: a failed create leaves *out NULL */
-	struct rpcrdma_svc_opts o = {0};
-	if (!out)
-		return -EINVAL;
 	if (opts) {
 		if (opts->size < sizeof(size_t))
 			return -EINVAL;
-		memcpy(&o, opts, opts->size < sizeof(o) ? opts->size : sizeof(o));
+		memcpy(o, opts, opts->size < sizeof(*o) ? opts->size : sizeof(*o));
 	}
-	o.size = sizeof(o);
-	if (o.max_calls == 0)
-		o.max_calls = 64;
-	if (o.max_record == 0)
-		o.max_record = (1u << 20) + 4096;
-	if (o.max_datagram == 0)
-		o.max_datagram = 65536;
-	if (o.idle_timeout_ms == 0)
-		o.idle_timeout_ms = RPCRDMA_SVC_DEFAULT_IDLE_MS;
-	if (o.max_conns == 0)
-		o.max_conns = RPCRDMA_SVC_DEFAULT_MAX_CONNS;
-	if (o.max_record < 32 || o.max_record > 0x7fffffffu || o.max_datagram < 32 ||
-	    o.max_datagram > 65536 || o.max_calls > 1u << 20 ||
-	    (o.flags & ~(RPCRDMA_SVC_HANDLERS_SWITCH_CREDS | RPCRDMA_SVC_HANDLERS_BLOCK)))
+	o->size = sizeof(*o);
+	if (o->max_calls == 0)
+		o->max_calls = 64;
+	if (o->max_record == 0)
+		o->max_record = (1u << 20) + 4096;
+	if (o->max_datagram == 0)
+		o->max_datagram = 65536;
+	if (o->idle_timeout_ms == 0)
+		o->idle_timeout_ms = RPCRDMA_SVC_DEFAULT_IDLE_MS;
+	if (o->max_conns == 0)
+		o->max_conns = RPCRDMA_SVC_DEFAULT_MAX_CONNS;
+	if (o->loops == 0)
+		o->loops = 1;
+	if (o->max_record < 32 || o->max_record > 0x7fffffffu || o->max_datagram < 32 ||
+	    o->max_datagram > 65536 || o->max_calls > 1u << 20 ||
+	    o->loops > RPCRDMA_SVC_MAX_LOOPS ||
+	    (o->flags & ~(RPCRDMA_SVC_HANDLERS_SWITCH_CREDS | RPCRDMA_SVC_HANDLERS_BLOCK)))
 		return -EINVAL;
-	if (o.max_conn_bytes == 0)
-		o.max_conn_bytes = o.max_record > SIZE_MAX / 4 ? SIZE_MAX : 4 * o.max_record;
-	if (o.max_svc_bytes == 0)
-		o.max_svc_bytes = o.max_conn_bytes > RPCRDMA_SVC_DEFAULT_SVC_BYTES ?
-				  o.max_conn_bytes : RPCRDMA_SVC_DEFAULT_SVC_BYTES;
-	if (o.max_svc_bytes < o.max_record)
+	if (o->max_conn_bytes == 0)
+		o->max_conn_bytes = o->max_record > SIZE_MAX / 4 ? SIZE_MAX : 4 * o->max_record;
+	if (o->max_svc_bytes == 0)
+		o->max_svc_bytes = o->max_conn_bytes > RPCRDMA_SVC_DEFAULT_SVC_BYTES ?
+				   o->max_conn_bytes : RPCRDMA_SVC_DEFAULT_SVC_BYTES;
+	if (o->max_svc_bytes < o->max_record)
 		return -EINVAL;
+	return 0;
+}
 
+static void loop_fini(struct rpcrdma__svc_loop *l)
+{
+	if (l->idle.fd >= 0)
+		close(l->idle.fd);
+	if (l->wake.fd >= 0)
+		close(l->wake.fd);
+	if (l->epfd >= 0)
+		close(l->epfd);
+	pthread_mutex_destroy(&l->run_lock);
+	pthread_mutex_destroy(&l->loop_lock);
+}
+
+/* The loop's epoll set, eventfd and idle timer (-errno; loop_fini undoes
+ * what was done either way). */
+static int loop_init(struct rpcrdma_svc *svc, struct rpcrdma__svc_loop *l, unsigned index)
+{
+	unsigned ms = svc->opts.idle_timeout_ms;
+
+	l->svc = svc;
+	l->index = index;
+	l->wake.fd = l->idle.fd = -1;
+	pthread_mutex_init(&l->loop_lock, NULL);
+	pthread_mutex_init(&l->run_lock, NULL);
+	atomic_init(&l->nconns, 0);
+	atomic_init(&l->conns_accepted, 0);
+	atomic_init(&l->calls, 0);
+	l->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (l->epfd < 0)
+		return -errno;
+	l->wake.fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (l->wake.fd < 0)
+		return -errno;
+	l->wake.handle = wake_handle;
+	int rc = rpcrdma__svc_loop_watch(l, &l->wake, EPOLLIN);
+	if (rc || ms == RPCRDMA_SVC_UNLIMITED)
+		return rc;
+	unsigned tick = ms / 4 < 50 ? 50 : ms / 4;
+	struct itimerspec its = {
+		.it_interval = { tick / 1000, (long)(tick % 1000) * 1000000 },
+		.it_value = { tick / 1000, (long)(tick % 1000) * 1000000 },
+	};
+	l->idle.fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	l->idle.handle = rpcrdma__svc_tcp_sweep;
+	if (l->idle.fd < 0)
+		return -errno;
+	if (timerfd_settime(l->idle.fd, 0, &its, NULL) ||
+	    rpcrdma__svc_loop_watch(l, &l->idle, EPOLLIN))
+		return -EIO;
+	return 0;
+}
+
+int rpcrdma_svc_create(const struct rpcrdma_svc_opts *opts, struct rpcrdma_svc **out)
+{
+	struct rpcrdma_svc_opts o = {0};
+	unsigned i = 0;
+	int rc;
+
+	if (out)
+		*out = NULL; /* api.h: a failed create leaves *out NULL */
+	if (!out)
+		return -EINVAL;
+	rc = opts_check(opts, &o);
+	if (rc)
+		return rc;
 	struct rpcrdma_svc *svc = calloc(1, sizeof(*svc));
 	if (!svc)
 		return -ENOMEM;
 	svc->opts = o;
-	svc->epfd = epoll_create1(EPOLL_CLOEXEC);
-	if (svc->epfd < 0) {
-		int rc = -errno;
-		free(svc);
-		return rc;
+	svc->loops = calloc(o.loops, sizeof(svc->loops[0]));
+	if (!svc->loops) {
+		rc = -ENOMEM;
+		goto out_free;
 	}
-	svc->wake.fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-	if (svc->wake.fd < 0) {
-		int rc = -errno;
-		close(svc->epfd);
-		free(svc);
-		return rc;
-	}
-	svc->wake.handle = wake_handle;
-	int rc = rpcrdma__svc_watch(svc, &svc->wake, EPOLLIN);
-	if (rc) {
-		close(svc->wake.fd);
-		close(svc->epfd);
-		free(svc);
-		return rc;
-	}
-	svc->idle.fd = -1;
-	if (o.idle_timeout_ms != RPCRDMA_SVC_UNLIMITED) {
-		unsigned tick = o.idle_timeout_ms / 4 < 50 ? 50 : o.idle_timeout_ms / 4;
-		struct itimerspec its = {
-			.it_interval = { tick / 1000, (long)(tick % 1000) * 1000000 },
-			.it_value = { tick / 1000, (long)(tick % 1000) * 1000000 },
-		};
-		svc->idle.fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-		svc->idle.handle = rpcrdma__svc_tcp_sweep;
-		if (svc->idle.fd < 0 || timerfd_settime(svc->idle.fd, 0, &its, NULL) ||
-		    rpcrdma__svc_watch(svc, &svc->idle, EPOLLIN)) {
-			rc = svc->idle.fd < 0 ? -errno : -EIO;
-			if (svc->idle.fd >= 0)
-				close(svc->idle.fd);
-			close(svc->wake.fd);
-			close(svc->epfd);
-			free(svc);
-			return rc;
+	for (; i < o.loops; i++) {
+		rc = loop_init(svc, &svc->loops[i], i);
+		if (rc) {
+			loop_fini(&svc->loops[i]);
+			goto out_loops;
 		}
 	}
+	atomic_init(&svc->next_loop, 0);
+	pthread_rwlock_init(&svc->gate, NULL);
 	pthread_rwlock_init(&svc->progs_lock, NULL);
-	pthread_mutex_init(&svc->loop_lock, NULL);
-	pthread_mutex_init(&svc->run_lock, NULL);
 	atomic_init(&svc->own_loop, false);
 	pthread_mutex_init(&svc->lock, NULL);
 	pthread_cond_init(&svc->xprts_gone, NULL);
@@ -125,41 +162,85 @@ int rpcrdma_svc_create(const struct rpcrdma_svc_opts *opts, struct rpcrdma_svc *
 	atomic_init(&svc->tcp_mem_waiters, 0);
 	*out = svc;
 	return 0;
+out_loops:
+	while (i--)
+		loop_fini(&svc->loops[i]);
+	free(svc->loops);
+out_free:
+	free(svc);
+	return rc;
+}
+
+int rpcrdma__svc_loop_watch(struct rpcrdma__svc_loop *l, struct rpcrdma__svc_source *src,
+			    uint32_t events)
+{
+	struct epoll_event ev = { .events = events, .data.ptr = src };
+	return epoll_ctl(l->epfd, EPOLL_CTL_ADD, src->fd, &ev) ? -errno : 0;
+}
+
+int rpcrdma__svc_loop_rewatch(struct rpcrdma__svc_loop *l, struct rpcrdma__svc_source *src,
+			      uint32_t events)
+{
+	struct epoll_event ev = { .events = events, .data.ptr = src };
+	return epoll_ctl(l->epfd, EPOLL_CTL_MOD, src->fd, &ev) ? -errno : 0;
+}
+
+void rpcrdma__svc_loop_unwatch(struct rpcrdma__svc_loop *l, struct rpcrdma__svc_source *src)
+{
+	epoll_ctl(l->epfd, EPOLL_CTL_DEL, src->fd, NULL);
 }
 
 int rpcrdma__svc_watch(struct rpcrdma_svc *svc, struct rpcrdma__svc_source *src,
 		       uint32_t events)
 {
-	struct epoll_event ev = { .events = events, .data.ptr = src };
-	return epoll_ctl(svc->epfd, EPOLL_CTL_ADD, src->fd, &ev) ? -errno : 0;
+	return rpcrdma__svc_loop_watch(&svc->loops[0], src, events);
 }
 
 int rpcrdma__svc_rewatch(struct rpcrdma_svc *svc, struct rpcrdma__svc_source *src,
 			 uint32_t events)
 {
-	struct epoll_event ev = { .events = events, .data.ptr = src };
-	return epoll_ctl(svc->epfd, EPOLL_CTL_MOD, src->fd, &ev) ? -errno : 0;
+	return rpcrdma__svc_loop_rewatch(&svc->loops[0], src, events);
 }
 
 void rpcrdma__svc_unwatch(struct rpcrdma_svc *svc, struct rpcrdma__svc_source *src)
 {
-	epoll_ctl(svc->epfd, EPOLL_CTL_DEL, src->fd, NULL);
+	rpcrdma__svc_loop_unwatch(&svc->loops[0], src);
+}
+
+struct rpcrdma__svc_loop *rpcrdma__svc_pick_loop(struct rpcrdma_svc *svc)
+{
+	unsigned k = svc->opts.loops, start, best, least = UINT_MAX;
+
+	if (k == 1)
+		return &svc->loops[0];
+	start = atomic_fetch_add_explicit(&svc->next_loop, 1, memory_order_relaxed) % k;
+	best = start;
+	for (unsigned i = 0; i < k; i++) {
+		unsigned j = (start + i) % k;
+		unsigned n = atomic_load_explicit(&svc->loops[j].nconns, memory_order_relaxed);
+		if (n < least) {
+			least = n;
+			best = j;
+		}
+	}
+	return &svc->loops[best];
 }
 
 int rpcrdma_svc_fd(const struct rpcrdma_svc *svc)
 {
-	return svc->epfd;
+	return svc->loops[0].epfd;
 }
 
-int rpcrdma_svc_poll(struct rpcrdma_svc *svc, int timeout_ms)
+/* One step of loop l: its events, then what they closed. */
+static int loop_step(struct rpcrdma__svc_loop *l, int timeout_ms)
 {
 	struct epoll_event evs[32];
-	pthread_mutex_lock(&svc->loop_lock);
-	int n = epoll_wait(svc->epfd, evs, 32, timeout_ms);
+	pthread_mutex_lock(&l->loop_lock);
+	int n = epoll_wait(l->epfd, evs, 32, timeout_ms);
 	if (n < 0) {
 		n = errno == EINTR ? 0 : -errno;
 	} else {
-		pthread_mutex_lock(&svc->run_lock);
+		pthread_mutex_lock(&l->run_lock);
 		/* The idle sweep closes and may free other connections, some
 		 * of which may have an event later in this batch: it runs
 		 * after every other handler of the batch (a connection that
@@ -167,64 +248,103 @@ int rpcrdma_svc_poll(struct rpcrdma_svc *svc, int timeout_ms)
 		uint32_t idle_events = 0;
 		for (int i = 0; i < n; i++) {
 			struct rpcrdma__svc_source *src = evs[i].data.ptr;
-			if (src == &svc->idle)
+			if (src == &l->idle)
 				idle_events = evs[i].events;
 			else
 				src->handle(src, evs[i].events);
 		}
 		if (idle_events)
-			svc->idle.handle(&svc->idle, idle_events);
+			l->idle.handle(&l->idle, idle_events);
 		for (const struct rpcrdma__svc_xprt_class *const *k = rpcrdma__svc_xprt_classes;
 		     *k; k++)
 			if ((*k)->reap)
-				(*k)->reap(svc);
-		pthread_mutex_unlock(&svc->run_lock);
+				(*k)->reap(l);
+		pthread_mutex_unlock(&l->run_lock);
 	}
-	pthread_mutex_unlock(&svc->loop_lock);
+	pthread_mutex_unlock(&l->loop_lock);
 	return n;
+}
+
+int rpcrdma_svc_poll(struct rpcrdma_svc *svc, int timeout_ms)
+{
+	if (svc->opts.loops > 1)
+		return -EOPNOTSUPP;
+	return loop_step(&svc->loops[0], timeout_ms);
 }
 
 static void *loop_thread(void *arg)
 {
-	struct rpcrdma_svc *svc = arg;
-	while (!atomic_load(&svc->stop)) {
-		if (rpcrdma_svc_poll(svc, -1) < 0)
+	struct rpcrdma__svc_loop *l = arg;
+	while (!atomic_load(&l->svc->stop)) {
+		if (loop_step(l, -1) < 0)
 			break;
 	}
 	return NULL;
 }
 
+/* Stops and joins the threads of loops[0 .. n-1]. */
+static void stop_threads(struct rpcrdma_svc *svc, unsigned n)
+{
+	uint64_t one = 1;
+
+	atomic_store(&svc->stop, true);
+	for (unsigned i = 0; i < n; i++)
+		if (write(svc->loops[i].wake.fd, &one, sizeof(one)) < 0) {
+			/* The counter cannot overflow here; ignore. */
+		}
+	for (unsigned i = 0; i < n; i++) {
+		pthread_join(svc->loops[i].thread, NULL);
+		svc->loops[i].thread_running = false;
+	}
+}
+
 int rpcrdma_svc_start(struct rpcrdma_svc *svc)
 {
-	if (svc->thread_running)
+	if (svc->loops[0].thread_running)
 		return -EALREADY;
 	atomic_store(&svc->stop, false);
 	atomic_store(&svc->own_loop, true);
-	int rc = pthread_create(&svc->thread, NULL, loop_thread, svc);
-	if (rc) {
-		atomic_store(&svc->own_loop, false);
-		return -rc;
+	for (unsigned i = 0; i < svc->opts.loops; i++) {
+		struct rpcrdma__svc_loop *l = &svc->loops[i];
+		int rc = pthread_create(&l->thread, NULL, loop_thread, l);
+		if (rc) {
+			atomic_store(&svc->own_loop, false);
+			stop_threads(svc, i);
+			return -rc;
+		}
+		l->thread_running = true;
 	}
-	svc->thread_running = true;
 	return 0;
 }
 
 void rpcrdma_svc_stop(struct rpcrdma_svc *svc)
 {
-	if (!svc->thread_running)
+	if (!svc->loops[0].thread_running)
 		return;
 	/* No poller thread runs a handler once stop returns: one that took
-	 * run_lock before the store has let it go when we get it. */
+	 * run_lock (or the gate) before the store has let it go when we get
+	 * it. */
 	atomic_store(&svc->own_loop, false);
-	pthread_mutex_lock(&svc->run_lock);
-	pthread_mutex_unlock(&svc->run_lock);
-	atomic_store(&svc->stop, true);
-	uint64_t one = 1;
-	if (write(svc->wake.fd, &one, sizeof(one)) < 0) {
-		/* The counter cannot overflow here; ignore. */
-	}
-	pthread_join(svc->thread, NULL);
-	svc->thread_running = false;
+	pthread_mutex_lock(&svc->loops[0].run_lock);
+	pthread_mutex_unlock(&svc->loops[0].run_lock);
+	pthread_rwlock_wrlock(&svc->gate);
+	pthread_rwlock_unlock(&svc->gate);
+	stop_threads(svc, svc->opts.loops);
+}
+
+int rpcrdma_svc_get_loop_stats(const struct rpcrdma_svc *svc, unsigned loop,
+			       struct rpcrdma_svc_loop_stats *st, size_t size)
+{
+	if (!svc || !st || loop >= svc->opts.loops)
+		return -EINVAL;
+	const struct rpcrdma__svc_loop *l = &svc->loops[loop];
+	struct rpcrdma_svc_loop_stats s = {
+		.conns = atomic_load(&l->nconns),
+		.conns_accepted = atomic_load(&l->conns_accepted),
+		.calls = atomic_load(&l->calls),
+	};
+	memcpy(st, &s, size < sizeof(s) ? size : sizeof(s));
+	return 0;
 }
 
 void rpcrdma_svc_get_stats(const struct rpcrdma_svc *svc, struct rpcrdma_svc_stats *st,
@@ -274,13 +394,13 @@ void rpcrdma_svc_destroy(struct rpcrdma_svc *svc)
 		if ((*k)->cancel)
 			(*k)->cancel(svc);
 	rpcrdma__rpcbind_unset_all(svc);
-	pthread_mutex_lock(&svc->loop_lock);
-	pthread_mutex_lock(&svc->run_lock);
+	pthread_mutex_lock(&svc->loops[0].loop_lock);
+	pthread_mutex_lock(&svc->loops[0].run_lock);
 	for (k = all; *k; k++)
 		if ((*k)->shutdown)
 			(*k)->shutdown(svc);
-	pthread_mutex_unlock(&svc->run_lock);
-	pthread_mutex_unlock(&svc->loop_lock);
+	pthread_mutex_unlock(&svc->loops[0].run_lock);
+	pthread_mutex_unlock(&svc->loops[0].loop_lock);
 	for (k = all; *k; k++)
 		if ((*k)->drain)
 			(*k)->drain(svc);
@@ -300,14 +420,12 @@ void rpcrdma_svc_destroy(struct rpcrdma_svc *svc)
 	}
 	rpcrdma__svc_free_programs(svc);
 	rpcrdma__gss_svc_free(svc->gss);
-	close(svc->wake.fd);
-	if (svc->idle.fd >= 0)
-		close(svc->idle.fd);
-	close(svc->epfd);
+	for (unsigned i = 0; i < svc->opts.loops; i++)
+		loop_fini(&svc->loops[i]);
+	free(svc->loops);
 	pthread_cond_destroy(&svc->xprts_gone);
 	pthread_mutex_destroy(&svc->lock);
-	pthread_mutex_destroy(&svc->run_lock);
-	pthread_mutex_destroy(&svc->loop_lock);
+	pthread_rwlock_destroy(&svc->gate);
 	pthread_rwlock_destroy(&svc->progs_lock);
 	free(svc);
 }

@@ -8,9 +8,11 @@
  * spliced) to on_call() on a poller thread.  With a workqueue or busy
  * poller, that thread runs the call itself (run_here): dispatch, handler,
  * reply, posted with the other replies of its poll round, no thread woken
- * (docs/threading.md).  The service's run_lock, which the loop thread
+ * (docs/threading.md).  Loop 0's run_lock, which the loop thread
  * holds while it handles events, keeps handlers one at a time; a poller
- * thread only tries it, never waits for the loop.  It queues the call for
+ * thread only tries it, never waits for the loop.  A service of several
+ * loops (opts.loops > 1: handlers thread-safe) has poller threads take
+ * the service's gate to read instead, so they run calls at once.  It queues the call for
  * the loop thread instead, and wakes it through an eventfd, in counted
  * cases (rdma_queued_*): handlers that switch credentials (a poller
  * thread's must stay those its device files were opened with) or may
@@ -117,7 +119,11 @@ static bool run_here(struct rpcrdma__svc_rdma *r, struct rdma_req *q,
 	/* Only tried: the loop thread's handler may be waiting for this
 	 * poller (a client call), and the round ends sooner this way. */
 	*why = &svc->st.rdma_queued_busy;
-	if (pthread_mutex_trylock(&svc->run_lock))
+	/* Several loops: the handlers are thread-safe, so this thread runs
+	 * its call beside the loops and the other poller threads. */
+	bool shared = svc->opts.loops > 1;
+	if (shared ? pthread_rwlock_tryrdlock(&svc->gate) :
+		     pthread_mutex_trylock(&svc->loops[0].run_lock))
 		return false;
 	int rc = -EAGAIN;
 	if (atomic_load(&svc->own_loop)) { /* else stopping: the loop's */
@@ -130,7 +136,10 @@ static bool run_here(struct rpcrdma__svc_rdma *r, struct rdma_req *q,
 		if (rc == 0)
 			RPCRDMA__STAT_INC(svc, rdma_poller_calls);
 	}
-	pthread_mutex_unlock(&svc->run_lock);
+	if (shared)
+		pthread_rwlock_unlock(&svc->gate);
+	else
+		pthread_mutex_unlock(&svc->loops[0].run_lock);
 	if (rc == -EAGAIN)
 		*why = &svc->st.rdma_queued_embedded;
 	return rc == 0;

@@ -91,7 +91,7 @@ static void svc_uncharge(struct rpcrdma_svc *svc, size_t n)
 	atomic_fetch_sub(&svc->tcp_bytes, n);
 	if (atomic_load(&svc->tcp_mem_waiters)) {
 		uint64_t one = 1;
-		if (write(svc->wake.fd, &one, sizeof(one)) < 0) {
+		if (write(svc->loops[0].wake.fd, &one, sizeof(one)) < 0) {
 			/* the counter is far from overflowing; ignore */
 		}
 	}
@@ -180,7 +180,7 @@ void rpcrdma__tcp_update_watch(struct rpcrdma__svc_tcp_conn *c)
 		mem_wait_end(c);
 	}
 	uint32_t ev = (c->reading ? EPOLLIN : 0) | (c->sq_head ? EPOLLOUT : 0);
-	if (ev != c->armed && rpcrdma__svc_rewatch(c->svc, &c->src, ev) == 0)
+	if (ev != c->armed && rpcrdma__svc_loop_rewatch(c->loop, &c->src, ev) == 0)
 		c->armed = ev;
 }
 
@@ -267,10 +267,11 @@ bool rpcrdma__tcp_conn_close(struct rpcrdma__svc_tcp_conn *c, const char *why)
 		sq_pop(c, &done);
 	mem_wait_end(c);
 	c->dead = true;
-	rpcrdma__svc_unwatch(c->svc, &c->src);
+	rpcrdma__svc_loop_unwatch(c->loop, &c->src);
 	close(c->src.fd);
 	c->src.fd = -1;
 	pthread_mutex_unlock(&c->lock);
+	atomic_fetch_sub(&c->loop->nconns, 1);
 	RPCRDMA__STAT_INC(c->svc, conns_closed);
 	rpcrdma__svc_log(c->svc, RPCRDMA_LOG_CONN_CLOSED, rpcrdma__svc_xprt_netid(c->xprt),
 			 (const struct sockaddr *)&c->peer, c->peer_len,
@@ -525,8 +526,11 @@ static bool deliver(struct rpcrdma__svc_tcp_conn *c)
 	c->rec = NULL;
 	c->rec_len = c->rec_cap = 0;
 	atomic_fetch_add_explicit(&c->refs, 1, memory_order_relaxed);
+	/* Counted before: the reply may reach the client before recv returns. */
+	atomic_fetch_add_explicit(&c->loop->calls, 1, memory_order_relaxed);
 	if (rpcrdma__svc_xprt_recv(c->xprt, &tc->iov, 1, (struct sockaddr *)&c->peer,
 				  c->peer_len, tc) != 0) {
+		atomic_fetch_sub_explicit(&c->loop->calls, 1, memory_order_relaxed);
 		call_free(tc);
 		rpcrdma__tcp_conn_put(c);
 	}
@@ -554,9 +558,9 @@ static void conn_handle(struct rpcrdma__svc_source *src, uint32_t events)
 	struct tcp_call *done = NULL;
 	int reads = READ_BUDGET;
 
-	if (c->dead) /* evicted earlier in this epoll batch (loop thread only) */
+	if (c->dead) /* closed earlier in this batch (only its loop closes it) */
 		return;
-	c->last_active = rpcrdma__tcp_now_ms();
+	atomic_store_explicit(&c->last_active, rpcrdma__tcp_now_ms(), memory_order_relaxed);
 	if (events & EPOLLOUT) {
 		pthread_mutex_lock(&c->lock);
 		flush(c, &done);
@@ -611,6 +615,7 @@ int rpcrdma__tcp_conn_add(struct rpcrdma_svc *svc, int fd, const char *netid,
 	c->src.fd = fd;
 	c->src.handle = conn_handle;
 	c->svc = svc;
+	c->loop = rpcrdma__svc_pick_loop(svc);
 	c->peer = *peer;
 	c->peer_len = plen;
 	atomic_init(&c->refs, 1);
@@ -618,7 +623,7 @@ int rpcrdma__tcp_conn_add(struct rpcrdma_svc *svc, int fd, const char *netid,
 	c->sq_tail = &c->sq_head;
 	c->reading = true;
 	c->armed = EPOLLIN;
-	c->last_active = rpcrdma__tcp_now_ms();
+	atomic_store_explicit(&c->last_active, rpcrdma__tcp_now_ms(), memory_order_relaxed);
 	/* Linked before it is watched: once watched, the loop may close and
 	 * free it at any moment (adopt runs on any thread). */
 	pthread_mutex_lock(&svc->lock);
@@ -629,8 +634,13 @@ int rpcrdma__tcp_conn_add(struct rpcrdma_svc *svc, int fd, const char *netid,
 	svc->conns = c;
 	svc->nconns++;
 	pthread_mutex_unlock(&svc->lock);
-	rc = rpcrdma__svc_watch(svc, &c->src, EPOLLIN);
+	/* Counted before it is watched: its loop may serve it at once. */
+	atomic_fetch_add(&c->loop->nconns, 1);
+	atomic_fetch_add(&c->loop->conns_accepted, 1);
+	rc = rpcrdma__svc_loop_watch(c->loop, &c->src, EPOLLIN);
 	if (rc) {
+		atomic_fetch_sub(&c->loop->nconns, 1);
+		atomic_fetch_sub(&c->loop->conns_accepted, 1);
 		c->dead = true;
 		rpcrdma__tcp_conn_put(c); /* unlinks and frees; the fd stays open */
 		return rc;

@@ -17,9 +17,10 @@ struct tcp_call; /* svc_tcp.c */
 struct rpcrdma__svc_tcp_conn {
 	struct rpcrdma__svc_source src;
 	struct rpcrdma_svc *svc;
+	struct rpcrdma__svc_loop *loop; /* the loop it joined at accept, for good */
 	struct rpcrdma__svc_xprt *xprt;
 	struct rpcrdma__svc_tcp_conn *next, **pprev; /* svc->conns, svc->lock */
-	struct rpcrdma__svc_tcp_conn *kill_next;     /* destroy's / sweep's list */
+	struct rpcrdma__svc_tcp_conn *kill_next;     /* destroy's / sweep's / reap list */
 	atomic_int refs;
 	struct sockaddr_storage peer;
 	socklen_t peer_len;
@@ -28,7 +29,7 @@ struct rpcrdma__svc_tcp_conn {
 	int why_err;                /* ... and the errno, negative, or 0 */
 
 	/* loop thread only */
-	uint64_t last_active; /* ms, CLOCK_MONOTONIC: last event */
+
 	uint8_t hdr[4];
 	size_t hdr_got;
 	uint32_t frag_len, frag_got;
@@ -37,12 +38,17 @@ struct rpcrdma__svc_tcp_conn {
 	uint8_t *rec;
 	size_t rec_len, rec_cap;    /* rec_cap is charged */
 
+	/* ms, CLOCK_MONOTONIC: last event; written by its loop, read by
+	 * loops[0] too (make_room) */
+	_Atomic uint64_t last_active;
+
 	/* bytes charged for calls in progress and queued replies */
 	atomic_size_t held;
 
 	/* conn->lock */
 	pthread_mutex_t lock;
 	bool dead;
+	bool evicted;               /* on its loop's reap list (make_room) */
 	bool reading;
 	bool mem_wait;              /* counted in svc->tcp_mem_waiters */
 	size_t want, want_cap;      /* parked: growth wanted, rec_cap then */
@@ -58,7 +64,7 @@ uint64_t rpcrdma__tcp_now_ms(void);
 int rpcrdma__tcp_conn_add(struct rpcrdma_svc *svc, int fd, const char *netid,
 			  const struct sockaddr_storage *local, socklen_t local_len,
 			  const struct sockaddr_storage *peer, socklen_t plen);
-/* Loop thread (or destroy): closes c but keeps the loop's reference;
+/* Its loop's thread (or destroy): closes c but keeps the loop's reference;
  * false if it was closed already. */
 bool rpcrdma__tcp_conn_close(struct rpcrdma__svc_tcp_conn *c, const char *why);
 /* Closes c and drops the loop's reference.  Idempotent. */

@@ -11,6 +11,7 @@
 #include <netinet/tcp.h>
 #include <stdlib.h>
 #include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <unistd.h>
 
 #include "svc_tcp_int.h"
@@ -25,17 +26,29 @@ struct rpcrdma__svc_tcp_listener {
 	int spare_fd; /* given up to accept-and-close when out of fds */
 };
 
+/* When c had its last event (ms, CLOCK_MONOTONIC). */
+static uint64_t active_ms(struct rpcrdma__svc_tcp_conn *c)
+{
+	return atomic_load_explicit(&c->last_active, memory_order_relaxed);
+}
+
 /* Under svc->lock and c->lock: nothing in progress, nothing to send. */
 static bool conn_idle(struct rpcrdma__svc_tcp_conn *c)
 {
-	return !c->dead && !c->sq_head && rpcrdma__svc_xprt_in_progress(c->xprt) == 0;
+	return !c->dead && !c->evicted && !c->sq_head &&
+	       rpcrdma__svc_xprt_in_progress(c->xprt) == 0;
 }
 
 /*
- * Loop thread, before a new connection is added: at max_conns, closes the
+ * loops[0], before a new connection is added: at max_conns, evicts the
  * idle connection (conn_idle; a partial record does not count) whose last
  * event is the oldest, as Linux's svc_check_conn_limits closes its oldest
  * (counted in conns_evicted).  false: at the limit with none idle.
+ *
+ * The connection is closed by its own loop, after that loop's current
+ * epoll batch (tcp_reap): only the thread of a connection's loop reads
+ * its socket and closes it, so no read can meet a closed (or reused)
+ * descriptor.  Until then it counts no more (evicted).
  */
 static bool make_room(struct rpcrdma_svc *svc)
 {
@@ -50,23 +63,34 @@ static bool make_room(struct rpcrdma_svc *svc)
 	unsigned live = 0;
 	for (struct rpcrdma__svc_tcp_conn *c = svc->conns; c; c = c->next) {
 		pthread_mutex_lock(&c->lock);
-		live += !c->dead;
-		if (conn_idle(c) && (!oldest || c->last_active < oldest->last_active))
+		live += !c->dead && !c->evicted;
+		if (conn_idle(c) && (!oldest || active_ms(c) < active_ms(oldest)))
 			oldest = c;
 		pthread_mutex_unlock(&c->lock);
 	}
+	if (live < svc->opts.max_conns || !oldest) {
+		pthread_mutex_unlock(&svc->lock);
+		return live < svc->opts.max_conns;
+	}
+	/* Still linked (so not freed) and, under its lock, live: the
+	 * reference taken here keeps it for the reap list. */
+	pthread_mutex_lock(&oldest->lock);
+	bool take = !oldest->dead;
+	if (take) {
+		oldest->evicted = true;
+		atomic_fetch_add(&oldest->refs, 1);
+	}
+	pthread_mutex_unlock(&oldest->lock);
 	pthread_mutex_unlock(&svc->lock);
-	if (live < svc->opts.max_conns)
-		return true;
-	if (!oldest)
-		return false;
-	/* Only the loop thread kills: oldest is still live here.  It may have
-	 * an event later in this epoll batch: its loop reference is dropped
-	 * after the batch (tcp_reap). */
+	if (!take)
+		return true; /* its loop closed it just now: room made */
 	RPCRDMA__STAT_INC(svc, conns_evicted);
-	rpcrdma__tcp_conn_close(oldest, "evicted: the oldest idle connection, at max_conns");
-	oldest->kill_next = svc->tcp_reap;
-	svc->tcp_reap = oldest;
+	struct rpcrdma__svc_loop *owner = oldest->loop;
+	oldest->kill_next = atomic_load(&owner->tcp_reap);
+	while (!atomic_compare_exchange_weak(&owner->tcp_reap, &oldest->kill_next, oldest))
+		;
+	if (owner != &svc->loops[0])
+		eventfd_write(owner->wake.fd, 1);
 	return true;
 }
 
@@ -195,22 +219,27 @@ out_close:
 }
 
 /*
- * Closes every live connection or, with idle, those with nothing in
- * progress or queued and no event for opts.idle_timeout_ms before now
- * (counted in conns_idle).  Only on the loop thread, or with the loop
- * stopped: no one else kills, so a connection collected live here (it
- * holds its loop reference) is still live when conn_kill runs.
+ * Closes every live connection (l NULL) or, with idle, those of loop l
+ * with nothing in progress or queued and no event for
+ * opts.idle_timeout_ms before now (counted in conns_idle).  Only on l's
+ * thread, or with every loop stopped: no one else drops a connection's
+ * loop reference, so one collected live here is still there when
+ * conn_kill runs (make_room may close it first: conn_kill then does
+ * nothing).
  */
-static void kill_conns(struct rpcrdma_svc *svc, bool idle, uint64_t now)
+static void kill_conns(struct rpcrdma_svc *svc, const struct rpcrdma__svc_loop *l,
+		       bool idle, uint64_t now)
 {
 	struct rpcrdma__svc_tcp_conn *kill = NULL;
 
 	pthread_mutex_lock(&svc->lock);
 	for (struct rpcrdma__svc_tcp_conn *c = svc->conns; c; c = c->next) {
+		if (l && c->loop != l)
+			continue;
 		pthread_mutex_lock(&c->lock);
 		if (!c->dead &&
 		    (!idle || (conn_idle(c) &&
-			       now - c->last_active >= svc->opts.idle_timeout_ms))) {
+			       now - active_ms(c) >= svc->opts.idle_timeout_ms))) {
 			c->kill_next = kill;
 			kill = c;
 		}
@@ -223,6 +252,20 @@ static void kill_conns(struct rpcrdma_svc *svc, bool idle, uint64_t now)
 		if (idle)
 			RPCRDMA__STAT_INC(svc, conns_idle);
 		rpcrdma__tcp_conn_kill(c, idle ? "idle timeout" : "service shutting down");
+	}
+}
+
+/* After each epoll batch of loop l (the class's reap; on l's thread), and
+ * at shutdown: closes its connections evicted since (make_room) and drops
+ * the reference the list held. */
+static void tcp_reap(struct rpcrdma__svc_loop *l)
+{
+	struct rpcrdma__svc_tcp_conn *list = atomic_exchange(&l->tcp_reap, NULL);
+	while (list) {
+		struct rpcrdma__svc_tcp_conn *c = list;
+		list = c->kill_next;
+		rpcrdma__tcp_conn_kill(c, "evicted: the oldest idle connection, at max_conns");
+		rpcrdma__tcp_conn_put(c);
 	}
 }
 
@@ -241,19 +284,21 @@ static void tcp_shutdown(struct rpcrdma_svc *svc)
 		free(l);
 	}
 	pthread_mutex_unlock(&svc->lock);
-	kill_conns(svc, false, 0); /* the loop is stopped */
+	kill_conns(svc, NULL, false, 0); /* the loops are stopped */
+	for (unsigned i = 0; i < svc->opts.loops; i++)
+		tcp_reap(&svc->loops[i]); /* evicted after their loop's last batch */
 }
 
 void rpcrdma__svc_tcp_sweep(struct rpcrdma__svc_source *src, uint32_t events)
 {
-	struct rpcrdma_svc *svc = (struct rpcrdma_svc *)((char *)src -
-		offsetof(struct rpcrdma_svc, idle));
+	struct rpcrdma__svc_loop *l = (struct rpcrdma__svc_loop *)((char *)src -
+		offsetof(struct rpcrdma__svc_loop, idle));
 	uint64_t ticks;
 	(void)events;
 
 	if (read(src->fd, &ticks, sizeof(ticks)) < 0)
 		return;
-	kill_conns(svc, true, rpcrdma__tcp_now_ms()); /* on the loop thread */
+	kill_conns(l->svc, l, true, rpcrdma__tcp_now_ms()); /* on l's thread */
 }
 
 void rpcrdma__svc_tcp_unpark(struct rpcrdma_svc *svc)
@@ -268,17 +313,6 @@ void rpcrdma__svc_tcp_unpark(struct rpcrdma_svc *svc)
 		pthread_mutex_unlock(&c->lock);
 	}
 	pthread_mutex_unlock(&svc->lock);
-}
-
-/* After each epoll batch (the class's reap): drops the loop references of
- * the connections the batch closed. */
-static void tcp_reap(struct rpcrdma_svc *svc)
-{
-	while (svc->tcp_reap) {
-		struct rpcrdma__svc_tcp_conn *c = svc->tcp_reap;
-		svc->tcp_reap = c->kill_next;
-		rpcrdma__tcp_conn_put(c);
-	}
 }
 
 const struct rpcrdma__svc_xprt_class rpcrdma__svc_tcp_class = {

@@ -15,6 +15,7 @@
 #include <rpcrdma/svc.h>
 
 struct rpcrdma__svc_xprt;
+struct rpcrdma__svc_loop;   /* svc_int.h */
 struct rpcrdma__svc_bc_slot; /* svc_backward.h */
 
 /* The transport's per-call context (RDMA: the chunk lists of the call). */
@@ -82,14 +83,15 @@ struct rpcrdma__svc_xprt_ops {
  */
 struct rpcrdma__svc_xprt_class {
 	const char *name;
-	/* After each epoll batch, on the loop thread, loop_lock held: frees
-	 * what the batch closed (TCP: the connections it evicted). */
-	void (*reap)(struct rpcrdma_svc *svc);
+	/* After each epoll batch, on the thread of loop l, its loop_lock
+	 * held: frees what was closed for it (TCP: the connections evicted). */
+	void (*reap)(struct rpcrdma__svc_loop *l);
 	/* rpcrdma_svc_destroy, the loop stopped, in four steps, each run over
 	 * every kind before the next:
 	 *   cancel   -- before rpcbind is told: fails what waits on a peer
 	 *               and refuses new calls (the backward direction);
-	 *   shutdown -- loop_lock held: closes listeners and connections;
+	 *   shutdown -- loops[0]'s loop_lock held, every loop stopped:
+	 *               closes listeners and connections;
 	 *   drain    -- loop_lock not held: drops queued calls and waits for
 	 *               those in progress (RDMA);
 	 *   free     -- every transport instance gone: frees what the kind

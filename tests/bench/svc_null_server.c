@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * rpcrdma-svc-null-server ADDR PORT [--threads N] [--direct] [--busy] [--creds] [--block]
+ *                         [--loops K] [--cqs N]
  *
  * The echo program's NULL procedure (ECHO_PROG, version 1) served by the
  * service core over RDMA (rpcrdma_svc_listen_rdma), for measuring the
@@ -11,7 +12,9 @@
  * service's work per call with read, write and reply chunks
  * (tests/vm/payloads/rdma-cg-ab); SINK answers PROC_UNAVAIL.  --threads N: a workqueue poller of N threads
  * (default 1); --direct: a DIRECT poller the service drives; --busy: a busy
- * poller; --creds, --block: the service options that handlers change
+ * poller; --loops K: K event loops, handlers declared thread-safe (poller
+ * threads run calls at once); --cqs N: the poller spreads connections over
+ * N completion queues per device; --creds, --block: the service options that handlers change
  * credentials, that they may block on the poller.  Prints "listening" once
  * ready; runs until SIGINT/SIGTERM, then prints its counters.
  */
@@ -157,6 +160,12 @@ int main(int argc, char **argv)
 #ifdef RPCRDMA_SVC_HANDLERS_BLOCK
 		else if (!strcmp(argv[i], "--block"))
 			sopts.flags |= RPCRDMA_SVC_HANDLERS_BLOCK;
+#endif
+#ifdef RPCRDMA_SVC_MAX_LOOPS
+		else if (!strcmp(argv[i], "--loops") && i + 1 < argc)
+			sopts.loops = (unsigned)atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--cqs") && i + 1 < argc)
+			popts.cqs = (unsigned)atoi(argv[++i]);
 #endif
 #ifdef RPCRDMA_SVC_HANDLERS_SWITCH_CREDS
 		else if (!strcmp(argv[i], "--creds"))

@@ -191,12 +191,50 @@ static void test_devices_and_limit(void **state)
 	assert_int_equal(cqs_live, 0);
 }
 
+/* opts.cqs = 3: the first three connections of a device get a CQ each,
+ * the next ones the least loaded; another device starts its own three;
+ * 65 is refused. */
+static void test_spread(void **state)
+{
+	struct rpcrdma_poller_opts o;
+	struct rpcrdma_poller *p;
+	struct ibv_context *a = (struct ibv_context *)(uintptr_t)0x10;
+	struct ibv_context *b = (struct ibv_context *)(uintptr_t)0x20;
+	struct rpcrdma__cq *got[6], *x;
+
+	(void)state;
+	rpcrdma_poller_opts_init(&o);
+	o.mode = RPCRDMA_POLLER_DIRECT;
+	o.direct_spin = 1;
+	o.cq_entries = 100;
+	o.cqs = 65;
+	assert_int_equal(rpcrdma_poller_create(&o, &p), -EINVAL);
+	o.cqs = 3;
+	assert_int_equal(rpcrdma_poller_create(&o, &p), 0);
+	for (unsigned i = 0; i < 3; i++)
+		assert_int_equal(rpcrdma__poller_cq_get(p, a, 10, &got[i]), 0);
+	assert_ptr_not_equal(got[0], got[1]);
+	assert_ptr_not_equal(got[1], got[2]);
+	assert_ptr_not_equal(got[0], got[2]);
+	assert_int_equal(atomic_load(&p->ncqs), 3);
+	got[1]->reserved += 50; /* made busier: the next goes elsewhere */
+	assert_int_equal(rpcrdma__poller_cq_get(p, a, 10, &got[3]), 0);
+	assert_int_equal(atomic_load(&p->ncqs), 3);
+	assert_true(got[3] == got[0] || got[3] == got[2]);
+	assert_int_equal(rpcrdma__poller_cq_get(p, b, 10, &x), 0);
+	assert_int_equal(atomic_load(&p->ncqs), 4); /* b's first, its own */
+	assert_ptr_equal(x->verbs, b);
+	rpcrdma_poller_destroy(p);
+	assert_int_equal(cqs_live, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pick),
 		cmocka_unit_test(test_pool_grows),
 		cmocka_unit_test(test_devices_and_limit),
+		cmocka_unit_test(test_spread),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
