@@ -18,6 +18,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <rpcrdma/svc.h>
+
 #define FH_HDR 8
 #define FH_HANDLE_MAX (NFS4_FHSIZE - FH_HDR)
 #define LABEL_XATTR "security.selinux"
@@ -255,8 +257,10 @@ uint32_t tnfs_fs_from_fh(const struct tnfs_export *x, const uint8_t *fh,
 	/* open_by_handle_at needs CAP_DAC_READ_SEARCH, which a thread loses
 	 * while its fsuid is not 0: act as root for this call only. */
 	uint32_t fsuid = (uint32_t)syscall(SYS_setfsuid, -1);
-	if (fsuid != 0)
+	if (fsuid != 0) {
+		rpcrdma_svc_creds_switching(); /* see tnfs_fs_become */
 		syscall(SYS_setfsuid, 0);
+	}
 	fd = open_by_handle_at(x->rootfd, &fb.h, O_PATH | O_CLOEXEC);
 	int err = errno;
 	/*

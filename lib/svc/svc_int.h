@@ -183,6 +183,10 @@ int rpcrdma__svc_rewatch(struct rpcrdma_svc *svc, struct rpcrdma__svc_source *sr
 			 uint32_t events);
 void rpcrdma__svc_unwatch(struct rpcrdma_svc *svc, struct rpcrdma__svc_source *src);
 
+/* Whether the calling thread called rpcrdma_svc_creds_switching()
+ * (svc_loop.c). */
+bool rpcrdma__svc_thread_switching(void);
+
 /* TCP: closes idle connections (the idle timer's handler). */
 void rpcrdma__svc_tcp_sweep(struct rpcrdma__svc_source *src, uint32_t events);
 /* TCP: re-arms the connections parked for memory that fit now (loop
