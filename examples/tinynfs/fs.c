@@ -662,6 +662,11 @@ static uint32_t set_size(const struct tnfs_node *n, uint64_t size, int wfd)
 uint32_t tnfs_fs_setattr(const struct tnfs_node *n, const struct tnfs_sattr *a, int wfd,
 			 tnfs_setattr_hook *hook, void *hook_arg)
 {
+	/* Nothing to set (a CREATE or OPEN whose mode the create already
+	 * gave): no fstat either. */
+	if (!a->set_size && !a->set_mode && !a->set_uid && !a->set_gid && !a->atime_how &&
+	    !a->mtime_how)
+		return n->fd < 0 ? NFS4ERR_NOFILEHANDLE : NFS4_OK;
 	struct stat st;
 	uint32_t s = tnfs_fs_stat(n, &st);
 	if (s != NFS4_OK)
