@@ -18,6 +18,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <rpcrdma/svc.h>
+
 #define FH_HDR 8
 #define FH_HANDLE_MAX (NFS4_FHSIZE - FH_HDR)
 #define LABEL_XATTR "security.selinux"
@@ -255,8 +257,10 @@ uint32_t tnfs_fs_from_fh(const struct tnfs_export *x, const uint8_t *fh,
 	/* open_by_handle_at needs CAP_DAC_READ_SEARCH, which a thread loses
 	 * while its fsuid is not 0: act as root for this call only. */
 	uint32_t fsuid = (uint32_t)syscall(SYS_setfsuid, -1);
-	if (fsuid != 0)
+	if (fsuid != 0) {
+		rpcrdma_svc_creds_switching(); /* see tnfs_fs_become */
 		syscall(SYS_setfsuid, 0);
+	}
 	fd = open_by_handle_at(x->rootfd, &fb.h, O_PATH | O_CLOEXEC);
 	int err = errno;
 	/*
@@ -658,6 +662,11 @@ static uint32_t set_size(const struct tnfs_node *n, uint64_t size, int wfd)
 uint32_t tnfs_fs_setattr(const struct tnfs_node *n, const struct tnfs_sattr *a, int wfd,
 			 tnfs_setattr_hook *hook, void *hook_arg)
 {
+	/* Nothing to set (a CREATE or OPEN whose mode the create already
+	 * gave): no fstat either. */
+	if (!a->set_size && !a->set_mode && !a->set_uid && !a->set_gid && !a->atime_how &&
+	    !a->mtime_how)
+		return n->fd < 0 ? NFS4ERR_NOFILEHANDLE : NFS4_OK;
 	struct stat st;
 	uint32_t s = tnfs_fs_stat(n, &st);
 	if (s != NFS4_OK)

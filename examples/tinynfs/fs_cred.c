@@ -10,6 +10,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <rpcrdma/svc.h>
+
 #define NGROUPS_WIRE 16 /* AUTH_SYS carries at most 16 groups */
 
 /*
@@ -123,7 +125,10 @@ uint32_t tnfs_fs_become(const struct tnfs_cred *c, const struct tnfs_fs_saved *s
 	gid_t ng[NGROUPS_WIRE];
 	for (uint32_t i = 0; i < cnt; i++)
 		ng[i] = c->groups[i];
-	/* Raw syscalls: these change only the calling thread. */
+	/* Raw syscalls: these change only the calling thread, which from
+	 * here on is told to the service core (RPCRDMA_SVC_HANDLERS_TELL_CREDS:
+	 * it asks the kernel nothing for a thread that never switched). */
+	rpcrdma_svc_creds_switching();
 	if (syscall(SYS_setgroups, (size_t)cnt, ng) != 0)
 		return NFS4ERR_SERVERFAULT;
 	s->switched = true;
@@ -184,6 +189,7 @@ uint32_t tnfs_fs_open_checked(const struct tnfs_node *n, int flags, int *fd)
 	uint32_t fsuid = (uint32_t)syscall(SYS_setfsuid, -1);
 	if (fsuid == 0)
 		return s;
+	rpcrdma_svc_creds_switching(); /* see tnfs_fs_become */
 	syscall(SYS_setfsuid, 0);
 	s = tnfs_fs_open(n, flags, fd);
 	syscall(SYS_setfsuid, fsuid);

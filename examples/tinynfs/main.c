@@ -663,7 +663,7 @@ static int service_setup(const struct config *c, struct tnfs_server *srv,
 		.idle_timeout_ms = 6 * 60 * 1000,
 		.max_conns = 512,
 		/* handlers take the caller's fsuid/fsgid (fs_cred.c) */
-		.flags = RPCRDMA_SVC_HANDLERS_SWITCH_CREDS,
+		.flags = RPCRDMA_SVC_HANDLERS_SWITCH_CREDS | RPCRDMA_SVC_HANDLERS_TELL_CREDS,
 	};
 	int rc = rpcrdma_svc_create(&vo, svc);
 	if (rc) {

@@ -61,7 +61,8 @@ enum rpcrdma_stat {
 	RPCRDMA_STAT_IDLE_CLOSES,      /* connections closed by the listener's idle_timeout_ms */
 	RPCRDMA_STAT_CAP_CLOSES,       /* connections closed to make room under max_conns */
 	RPCRDMA_STAT_SEND_WAITED,      /* calls that waited for a send context before being
-					* handled (queued, resumed by a send completion; xprt.h) */
+					* handled (queued, resumed by a send completion; xprt.h);
+					* on a client, each time a call found none to be sent */
 	RPCRDMA_STAT_SEND_DROPPED,     /* replies or RDMA_ERRORs dropped for want of a send
 					* context or send-queue room: always 0 (xprt.h) */
 	RPCRDMA_STAT_READ_WAITS,       /* calls that waited for the read budget before their

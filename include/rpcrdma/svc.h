@@ -410,6 +410,17 @@ struct rpcrdma_svc_opts {
  */
 #define RPCRDMA_SVC_HANDLERS_SWITCH_CREDS 0x1u
 /*
+ * rpcrdma_svc_opts.flags, only with RPCRDMA_SVC_HANDLERS_SWITCH_CREDS:
+ * the handlers tell the core when they switch, calling
+ * rpcrdma_svc_creds_switching() on their thread before its first switch.
+ * The core then asks the kernel nothing for a thread that never called it
+ * (no system call before a poll or a reply's post: one to three a call
+ * fewer), and asks as with RPCRDMA_SVC_HANDLERS_SWITCH_CREDS alone for one
+ * that did.  A handler that switches without telling gets its thread's
+ * replies refused by the kernel (soft-RoCE), and their connections closed.
+ */
+#define RPCRDMA_SVC_HANDLERS_TELL_CREDS 0x4u
+/*
  * rpcrdma_svc_opts.flags: procedure handlers may block until RDMA traffic
  * of the poller their calls arrive on is handled (a synchronous RPC over
  * RDMA on that same poller, waiting for another RDMA call of this
@@ -422,6 +433,14 @@ struct rpcrdma_svc_opts {
 
 /* Fills *opts with the defaults (every field 0) and sets size. */
 RPCRDMA_API void rpcrdma_svc_opts_init(struct rpcrdma_svc_opts *opts);
+
+/*
+ * Tells the service core that the calling thread is about to switch its
+ * credentials (setfsuid, setfsgid, setgroups and the like), for the rest of
+ * the thread's life: see RPCRDMA_SVC_HANDLERS_TELL_CREDS.  Any thread, any
+ * time, as often as it likes; no effect on services without that flag.
+ */
+RPCRDMA_API void rpcrdma_svc_creds_switching(void);
 
 /*
  * Creates a service.  opts may be NULL (defaults); opts->size must cover at

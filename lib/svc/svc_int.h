@@ -215,6 +215,10 @@ int rpcrdma__svc_rewatch(struct rpcrdma_svc *svc, struct rpcrdma__svc_source *sr
 			 uint32_t events);
 void rpcrdma__svc_unwatch(struct rpcrdma_svc *svc, struct rpcrdma__svc_source *src);
 
+/* Whether the calling thread called rpcrdma_svc_creds_switching()
+ * (svc_loop.c). */
+bool rpcrdma__svc_thread_switching(void);
+
 /* The loop a new TCP connection joins: the one with the fewest, ties
  * taken in turn (svc_loop.c). */
 struct rpcrdma__svc_loop *rpcrdma__svc_pick_loop(struct rpcrdma_svc *svc);

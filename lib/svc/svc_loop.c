@@ -35,6 +35,20 @@ void rpcrdma_svc_opts_init(struct rpcrdma_svc_opts *opts)
 	opts->size = sizeof(*opts);
 }
 
+/* Whether this thread said it switches its credentials
+ * (RPCRDMA_SVC_HANDLERS_TELL_CREDS): per thread, as the switch is. */
+static _Thread_local bool thread_switching;
+
+void rpcrdma_svc_creds_switching(void)
+{
+	thread_switching = true;
+}
+
+bool rpcrdma__svc_thread_switching(void)
+{
+	return thread_switching;
+}
+
 /* Takes the defaults; -EINVAL for values out of range. */
 static int opts_check(const struct rpcrdma_svc_opts *opts, struct rpcrdma_svc_opts *o)
 {
@@ -59,7 +73,11 @@ static int opts_check(const struct rpcrdma_svc_opts *opts, struct rpcrdma_svc_op
 	if (o->max_record < 32 || o->max_record > 0x7fffffffu || o->max_datagram < 32 ||
 	    o->max_datagram > 65536 || o->max_calls > 1u << 20 ||
 	    o->loops > RPCRDMA_SVC_MAX_LOOPS ||
-	    (o->flags & ~(RPCRDMA_SVC_HANDLERS_SWITCH_CREDS | RPCRDMA_SVC_HANDLERS_BLOCK)))
+	    (o->flags & ~(RPCRDMA_SVC_HANDLERS_SWITCH_CREDS | RPCRDMA_SVC_HANDLERS_BLOCK |
+			  RPCRDMA_SVC_HANDLERS_TELL_CREDS)))
+		return -EINVAL;
+	if ((o->flags & RPCRDMA_SVC_HANDLERS_TELL_CREDS) &&
+	    !(o->flags & RPCRDMA_SVC_HANDLERS_SWITCH_CREDS))
 		return -EINVAL;
 	if (o->max_conn_bytes == 0)
 		o->max_conn_bytes = o->max_record > SIZE_MAX / 4 ? SIZE_MAX : 4 * o->max_record;

@@ -390,7 +390,7 @@ static void *sender_main(void *arg)
  * sender_main). */
 static bool may_post_here(const struct rpcrdma__svc_rdma *r, const struct rdma_req *q)
 {
-	return !r->switch_creds || rpcrdma__svc_rdma_may(q->call, -1);
+	return !r->switch_creds || rpcrdma__svc_rdma_may(r->svc, q->call, -1);
 }
 
 /*

@@ -25,11 +25,14 @@
  * when set back), so a refused thread asks no more.
  */
 static _Thread_local bool thread_refused;
-
-bool rpcrdma__svc_rdma_may(const struct rpcrdma_call *call, int fd)
+bool rpcrdma__svc_rdma_may(const struct rpcrdma_svc *svc, const struct rpcrdma_call *call, int fd)
 {
 	int rc;
 
+	/* Told, and this thread never switched: nothing to ask. */
+	if ((svc->opts.flags & RPCRDMA_SVC_HANDLERS_TELL_CREDS) &&
+	    !rpcrdma__svc_thread_switching())
+		return true;
 	if (thread_refused)
 		return false;
 	rc = call ? rpcrdma__call_may_post(call) : rpcrdma__may_command(fd);
@@ -56,7 +59,7 @@ static void on_poller(struct rpcrdma__svc_source *src, uint32_t events)
 
 	/* Every rdma_cm and uverbs file was opened with the same credentials
 	 * (by threads that never switched), so this one answers for all. */
-	if (d->probe && !rpcrdma__svc_rdma_may(NULL, d->probe->fd)) {
+	if (d->probe && !rpcrdma__svc_rdma_may(d->svc, NULL, d->probe->fd)) {
 		rdrive_hand_over(d);
 		return;
 	}

@@ -136,11 +136,13 @@ void rpcrdma__svc_req_pool_fini(struct rpcrdma__svc_rdma *r);
 /* Loop thread: hands r's queued calls to the core while it has slots
  * (svc_rdma.c). */
 void rpcrdma__svc_rdma_drain(struct rpcrdma__svc_rdma *r);
-/* Whether the calling thread may give RDMA commands: asks the kernel (for
- * call with rpcrdma__call_may_post, else with a write of no bytes to fd)
- * until its first refusal, which is kept for the thread
+/* Whether the calling thread may give RDMA commands: with
+ * RPCRDMA_SVC_HANDLERS_TELL_CREDS, yes without asking while the thread
+ * never said it switches (rpcrdma_svc_creds_switching); else asks the
+ * kernel (for call with rpcrdma__call_may_post, else with a write of no
+ * bytes to fd) until its first refusal, which is kept for the thread
  * (svc_rdma_drive.c). */
-bool rpcrdma__svc_rdma_may(const struct rpcrdma_call *call, int fd);
+bool rpcrdma__svc_rdma_may(const struct rpcrdma_svc *svc, const struct rpcrdma_call *call, int fd);
 /* The service's driver for DIRECT poller p, made on first use (svc->lock
  * held); -EINVAL when the service already drives another poller.  Freed
  * with rpcrdma__svc_rdrive_free (NULL: nothing), which stops its thread. */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * rpcrdma-svc-null-server ADDR PORT [--threads N] [--direct] [--busy] [--creds] [--block]
- *                         [--loops K] [--cqs N]
+ * rpcrdma-svc-null-server ADDR PORT [--threads N] [--direct] [--busy] [--creds] [--tell-creds]
+ *                         [--block] [--loops K] [--cqs N]
  *
  * The echo program's NULL procedure (ECHO_PROG, version 1) served by the
  * service core over RDMA (rpcrdma_svc_listen_rdma), for measuring the
@@ -15,7 +15,9 @@
  * poller; --loops K: K event loops, handlers declared thread-safe (poller
  * threads run calls at once); --cqs N: the poller spreads connections over
  * N completion queues per device; --creds, --block: the service options that handlers change
- * credentials, that they may block on the poller.  Prints "listening" once
+ * credentials, that they may block on the poller; --tell-creds: --creds
+ * with RPCRDMA_SVC_HANDLERS_TELL_CREDS (its handlers never switch, so the
+ * core asks the kernel nothing).  Prints "listening" once
  * ready; runs until SIGINT/SIGTERM, then prints its counters.
  */
 #include <errno.h>
@@ -170,6 +172,11 @@ int main(int argc, char **argv)
 #ifdef RPCRDMA_SVC_HANDLERS_SWITCH_CREDS
 		else if (!strcmp(argv[i], "--creds"))
 			sopts.flags |= RPCRDMA_SVC_HANDLERS_SWITCH_CREDS;
+#endif
+#ifdef RPCRDMA_SVC_HANDLERS_TELL_CREDS
+		else if (!strcmp(argv[i], "--tell-creds"))
+			sopts.flags |= RPCRDMA_SVC_HANDLERS_SWITCH_CREDS |
+				       RPCRDMA_SVC_HANDLERS_TELL_CREDS;
 #endif
 		else
 			return fprintf(stderr, "unknown option %s\n", argv[i]), 2;

@@ -531,7 +531,8 @@ static void test_svc_one_direct_poller(void **state)
 	rpcrdma_poller_destroy(d1);
 }
 
-/* The credential rule is a service option: an unknown flag is refused;
+/* The credential rule is a service option: an unknown flag is refused,
+ * RPCRDMA_SVC_HANDLERS_TELL_CREDS without SWITCH_CREDS too;
  * with RPCRDMA_SVC_HANDLERS_SWITCH_CREDS the DIRECT poller's driver makes
  * its probe file before the service takes the poller, so without a device
  * a failed listen leaves the service free to take another. */
@@ -547,9 +548,19 @@ static void test_svc_creds_option(void **state)
 	(void)state;
 	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	rpcrdma_svc_opts_init(&so);
-	so.flags = 0x4;
+	so.flags = 0x8;
 	assert_int_equal(rpcrdma_svc_create(&so, &svc), -EINVAL);
 	assert_null(svc);
+	/* Handlers that tell when they switch: only with SWITCH_CREDS; the
+	 * call is any thread's, any time, with or without a service. */
+	so.flags = RPCRDMA_SVC_HANDLERS_TELL_CREDS;
+	assert_int_equal(rpcrdma_svc_create(&so, &svc), -EINVAL);
+	assert_null(svc);
+	rpcrdma_svc_creds_switching();
+	so.flags = RPCRDMA_SVC_HANDLERS_SWITCH_CREDS | RPCRDMA_SVC_HANDLERS_TELL_CREDS;
+	assert_int_equal(rpcrdma_svc_create(&so, &svc), 0);
+	rpcrdma_svc_creds_switching();
+	rpcrdma_svc_destroy(svc);
 	/* Handlers that may block on the poller: a known flag, with the other;
 	 * its counters start at 0, and a caller's older, shorter struct gets
 	 * no byte beyond its size. */

@@ -90,6 +90,36 @@ static int cconn_resolve(struct cconn *cc, int tmo)
 	return wait_event(cc->ech, RDMA_CM_EVENT_ROUTE_RESOLVED, NULL, tmo);
 }
 
+/*
+ * The Sends a connection holds at most: one for each call in flight (up to
+ * credits), given back only by the completion of a signaled Send at or
+ * after it; the finished calls' Sends since the last signaled one (fewer
+ * than sig_every); the replies to the server's calls (BC_RECVS).  One Send
+ * in sig_every is signaled, sig_every at most a quarter of the pool (so an
+ * empty pool holds a signaled Send) and at most RPCRDMA__SIG_EVERY.  Short
+ * of one, a call waits for a send completion (send_waited).  One WR of the
+ * QP stays for the drain.
+ */
+uint32_t rpcrdma__client_send_depth(uint32_t credits, uint32_t max_wr, uint32_t *sig_every)
+{
+	uint64_t sig = ((uint64_t)credits + RPCRDMA__CLIENT_BC_RECVS) / 3;
+	uint64_t depth;
+
+	if (sig > RPCRDMA__SIG_EVERY)
+		sig = RPCRDMA__SIG_EVERY;
+	if (sig == 0)
+		sig = 1;
+	depth = (uint64_t)credits + sig + RPCRDMA__CLIENT_BC_RECVS;
+	if (max_wr < 2)
+		max_wr = 2;
+	if (depth > max_wr - 1)
+		depth = max_wr - 1;
+	if (sig > depth / 4)
+		sig = depth / 4 ? depth / 4 : 1;
+	*sig_every = (uint32_t)sig;
+	return (uint32_t)depth;
+}
+
 /* The protection domain, the CQ, the QP and the context pools, sized by
  * the credits we ask for within what the device allows (*attr). */
 static int cconn_resources(struct cconn *cc, const struct ibv_device_attr *attr)
@@ -101,9 +131,8 @@ static int cconn_resources(struct cconn *cc, const struct ibv_device_attr *attr)
 	cc->pd = ibv_alloc_pd(cc->id->verbs);
 	if (!cc->pd)
 		return -ENOMEM;
-	cc->sq_depth = credits * 2 + 4;
-	if (cc->sq_depth > (uint32_t)attr->max_qp_wr)
-		cc->sq_depth = (uint32_t)attr->max_qp_wr;
+	cc->sq_depth = rpcrdma__client_send_depth(credits, (uint32_t)attr->max_qp_wr,
+						  &cc->sig_every);
 	if (credits > (uint32_t)attr->max_qp_wr)
 		credits = (uint32_t)attr->max_qp_wr;
 	/* One more Send than the pool holds: the drain (rpcrdma__client_break).  The
@@ -142,13 +171,9 @@ static int cconn_resources(struct cconn *cc, const struct ibv_device_attr *attr)
 				  sizeof(struct csend), c->opts.send_inline, IBV_ACCESS_LOCAL_WRITE);
 }
 
-/* How often a Send asks for a completion, and the drain's Send. */
+/* The drain's Send. */
 static int cconn_send_setup(struct cconn *cc)
 {
-	cc->sig_every = cc->sq_depth / 4 < RPCRDMA__SIG_EVERY ? cc->sq_depth / 4 :
-								RPCRDMA__SIG_EVERY;
-	if (cc->sig_every == 0)
-		cc->sig_every = 1;
 	cc->drain = calloc(1, sizeof(*cc->drain));
 	if (!cc->drain)
 		return -ENOMEM;

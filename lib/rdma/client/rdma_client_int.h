@@ -202,6 +202,10 @@ bool rpcrdma__client_bc_recv(struct rpcrdma_client *c, struct cconn *cc, struct 
 /* rdma_client_bufs.c: a buffer of at least len bytes with `access`
  * (b->len = len): 0 or -ENOMEM (never -ENOBUFS, which means "wait for a
  * send buffer" to req_send's callers). */
+/* The send contexts (and send queue WRs, the drain's apart) of a
+ * connection asking for credits, within max_wr; *sig_every: one Send in
+ * that many is signaled (rdma_client_connect.c). */
+uint32_t rpcrdma__client_send_depth(uint32_t credits, uint32_t max_wr, uint32_t *sig_every);
 int rpcrdma__client_bufs_get(struct cconn *cc, struct rpcrdma__mrbuf *b, size_t len, int access);
 /* Gives r's bounce buffers back to cc's cache. */
 void rpcrdma__client_req_release(struct cconn *cc, struct creq *r);

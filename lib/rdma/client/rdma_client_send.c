@@ -216,8 +216,11 @@ static void pump_locked(struct rpcrdma_client *c, struct rpcrdma__list *failed, 
 		struct creq *r = rpcrdma__container_of(c->waiting.next, struct creq, node);
 		int err = req_send(c, cc, r);
 
-		if (err == -ENOBUFS)
-			break;  /* send buffers come back with send completions */
+		if (err == -ENOBUFS) {
+			/* send buffers come back with send completions */
+			rpcrdma__count(&c->stats, NULL, RPCRDMA_STAT_SEND_WAITED, 1);
+			break;
+		}
 		rpcrdma__list_del(&r->node);
 		if (err) {
 			*status = err;
@@ -329,6 +332,7 @@ int rpcrdma_client_call_async(struct rpcrdma_client *c, struct rpcrdma_client_ca
 			pthread_mutex_unlock(&c->lock);
 			return err;
 		}
+		rpcrdma__count(&c->stats, NULL, RPCRDMA_STAT_SEND_WAITED, 1);
 	}
 	rpcrdma__list_add_tail(&c->waiting, &r->node);
 	pthread_mutex_unlock(&c->lock);
