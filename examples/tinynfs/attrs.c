@@ -38,6 +38,38 @@ static const uint32_t set_w1 = B(FATTR4_MODE) | B(FATTR4_OWNER) |
 			       B(FATTR4_OWNER_GROUP) | B(FATTR4_TIME_ACCESS_SET) |
 			       B(FATTR4_TIME_MODIFY_SET);
 static const uint32_t wronly_w1 = B(FATTR4_TIME_ACCESS_SET) | B(FATTR4_TIME_MODIFY_SET);
+/* RFC 9754, minor version 2: the delegated times, set by the holder of a
+ * delegation with them, never read back (GETATTR: NFS4ERR_INVAL, as
+ * nfsd); open_arguments, read-only */
+static const uint32_t deleg_times_w2 = B(FATTR4_TIME_DELEG_ACCESS) | B(FATTR4_TIME_DELEG_MODIFY);
+static const uint32_t v42_w2 = B(FATTR4_TIME_DELEG_ACCESS) | B(FATTR4_TIME_DELEG_MODIFY) |
+			       B(FATTR4_OPEN_ARGUMENTS);
+
+/* open_arguments4 (RFC 9754): what tnfs_op_open accepts.  Share access
+ * READ, WRITE, BOTH; every deny; the wants ANY_DELEG, NO_DELEG, CANCEL
+ * and DELEG_TIMESTAMPS (not OPEN_XOR_DELEGATION, which it refuses);
+ * claims NULL, PREVIOUS, DELEGATE_CUR, FH, DELEG_CUR_FH (not the
+ * DELEGATE_PREV ones: NFS4ERR_NOTSUPP); all four create modes. */
+#define OA_ACCESS (1u << OPEN4_SHARE_ACCESS_READ | 1u << OPEN4_SHARE_ACCESS_WRITE | \
+		   1u << OPEN4_SHARE_ACCESS_BOTH)
+#define OA_DENY 0xfu
+#define OA_WANT (1u << OPEN_ARGS_SHARE_ACCESS_WANT_ANY_DELEG | \
+		 1u << OPEN_ARGS_SHARE_ACCESS_WANT_NO_DELEG | \
+		 1u << OPEN_ARGS_SHARE_ACCESS_WANT_CANCEL | \
+		 1u << OPEN_ARGS_SHARE_ACCESS_WANT_DELEG_TIMESTAMPS)
+#define OA_CLAIM (1u << CLAIM_NULL | 1u << CLAIM_PREVIOUS | 1u << CLAIM_DELEGATE_CUR | \
+		  1u << CLAIM_FH | 1u << CLAIM_DELEG_CUR_FH)
+#define OA_CREATE (1u << UNCHECKED4 | 1u << GUARDED4 | 1u << EXCLUSIVE4 | 1u << EXCLUSIVE4_1)
+#define OA_SIZE (5 * 8)
+
+void tnfs_attrs_open_arguments(uint32_t out[5])
+{
+	out[0] = OA_ACCESS;
+	out[1] = OA_DENY;
+	out[2] = OA_WANT;
+	out[3] = OA_CLAIM;
+	out[4] = OA_CREATE;
+}
 
 static bool label_on(const struct tnfs_export *x, uint32_t minor)
 {
@@ -53,6 +85,8 @@ void tnfs_attrs_supported(const struct tnfs_export *x, uint32_t minor,
 	out->w[2] = supp_w2;
 	if (label_on(x, minor))
 		out->w[2] |= B(FATTR4_SEC_LABEL);
+	if (minor >= 2)
+		out->w[2] |= v42_w2;
 }
 
 /* attributes settable at EXCLUSIVE4_1 creation: all settable but times */
@@ -68,6 +102,16 @@ static void exclcreat(const struct tnfs_export *x, uint32_t minor, struct nfs4_b
 uint64_t tnfs_change_of(const struct stat *st)
 {
 	return (uint64_t)st->st_ctim.tv_sec * 1000000000u + (uint64_t)st->st_ctim.tv_nsec;
+}
+
+static void put_open_arguments(struct xdr_out *x)
+{
+	uint32_t oa[5];
+	tnfs_attrs_open_arguments(oa);
+	for (int i = 0; i < 5; i++) {
+		xdr_put_u32(x, 1); /* a bitmap4 of one word */
+		xdr_put_u32(x, oa[i]);
+	}
 }
 
 static uint32_t ftype(mode_t m)
@@ -147,6 +191,8 @@ static size_t attr_max(unsigned bit)
 		return 12;
 	case FATTR4_SEC_LABEL:
 		return 12 + TNFS_LABEL_MAX;
+	case FATTR4_OPEN_ARGUMENTS:
+		return OA_SIZE;
 	default:
 		return 0;
 	}
@@ -174,7 +220,7 @@ uint32_t tnfs_attrs_encode(struct xdr_out *x, const struct nfs4_bitmap *req,
 	const struct stat *st = src->st;
 	struct nfs4_bitmap supp, ret;
 	tnfs_attrs_supported(ex, src->minor, &supp);
-	if (req->w[1] & wronly_w1)
+	if ((req->w[1] & wronly_w1) || (req->w[2] & supp.w[2] & deleg_times_w2))
 		return NFS4ERR_INVAL;
 	memset(&ret, 0, sizeof(ret));
 	for (int i = 0; i < FATTR4_WORDS; i++)
@@ -275,6 +321,7 @@ uint32_t tnfs_attrs_encode(struct xdr_out *x, const struct nfs4_bitmap *req,
 			xdr_put_u32(x, 0); /* lfs_pi */
 			xdr_put_opaque(x, label, (uint32_t)label_len);
 			break;
+		case FATTR4_OPEN_ARGUMENTS: put_open_arguments(x); break;
 		default:
 			break;
 		}
@@ -304,6 +351,20 @@ static uint32_t get_id(struct xdr_in *x, uint32_t *id)
 	return NFS4_OK;
 }
 
+/* An nfstime4: NFS4ERR_BADXDR short, NFS4ERR_INVAL nseconds >= 10^9. */
+static uint32_t get_time(struct xdr_in *x, struct timespec *t)
+{
+	int64_t sec = (int64_t)xdr_get_u64(x);
+	uint32_t nsec = xdr_get_u32(x);
+	if (x->bad)
+		return NFS4ERR_BADXDR;
+	if (nsec >= 1000000000u)
+		return NFS4ERR_INVAL;
+	t->tv_sec = (time_t)sec;
+	t->tv_nsec = (long)nsec;
+	return NFS4_OK;
+}
+
 static uint32_t get_settime(struct xdr_in *x, int *how, struct timespec *t)
 {
 	uint32_t h = xdr_get_u32(x);
@@ -313,20 +374,14 @@ static uint32_t get_settime(struct xdr_in *x, int *how, struct timespec *t)
 	}
 	if (h != SET_TO_CLIENT_TIME4)
 		return x->bad ? NFS4ERR_BADXDR : NFS4ERR_INVAL;
-	int64_t sec = (int64_t)xdr_get_u64(x);
-	uint32_t nsec = xdr_get_u32(x);
-	if (x->bad)
-		return NFS4ERR_BADXDR;
-	if (nsec >= 1000000000u)
-		return NFS4ERR_INVAL;
-	*how = 2;
-	t->tv_sec = (time_t)sec;
-	t->tv_nsec = (long)nsec;
-	return NFS4_OK;
+	uint32_t s = get_time(x, t);
+	if (s == NFS4_OK)
+		*how = 2;
+	return s;
 }
 
-uint32_t tnfs_attrs_decode(const struct tnfs_export *x, uint32_t minor,
-			   const struct nfs4_fattr_in *in, struct tnfs_attrs_in *out)
+static uint32_t decode(const struct tnfs_export *x, uint32_t minor,
+		       const struct nfs4_fattr_in *in, struct tnfs_attrs_in *out, bool deleg_times)
 {
 	memset(out, 0, sizeof(*out));
 	if (in->mask.extra)
@@ -334,7 +389,8 @@ uint32_t tnfs_attrs_decode(const struct tnfs_export *x, uint32_t minor,
 	struct nfs4_bitmap supp;
 	tnfs_attrs_supported(x, minor, &supp);
 	const uint32_t setw[FATTR4_WORDS] = {
-		set_w0, set_w1, label_on(x, minor) ? B(FATTR4_SEC_LABEL) : 0 };
+		set_w0, set_w1, (label_on(x, minor) ? B(FATTR4_SEC_LABEL) : 0) |
+				(minor >= 2 && deleg_times ? deleg_times_w2 : 0) };
 	for (int i = 0; i < FATTR4_WORDS; i++) {
 		if (in->mask.w[i] & ~supp.w[i])
 			return NFS4ERR_ATTRNOTSUPP;
@@ -378,7 +434,27 @@ uint32_t tnfs_attrs_decode(const struct tnfs_export *x, uint32_t minor,
 		out->label = xdr_get_opaque(&v, TNFS_LABEL_MAX);
 		out->set_label = true;
 	}
+	if (nfs4_bm_isset(&in->mask, FATTR4_TIME_DELEG_ACCESS) &&
+	    (s = get_time(&v, &out->deleg_atime)) != NFS4_OK)
+		return s;
+	if (nfs4_bm_isset(&in->mask, FATTR4_TIME_DELEG_MODIFY) &&
+	    (s = get_time(&v, &out->deleg_mtime)) != NFS4_OK)
+		return s;
+	out->set_deleg_atime = nfs4_bm_isset(&in->mask, FATTR4_TIME_DELEG_ACCESS);
+	out->set_deleg_mtime = nfs4_bm_isset(&in->mask, FATTR4_TIME_DELEG_MODIFY);
 	if (v.bad || xdr_in_left(&v) != 0)
 		return NFS4ERR_BADXDR;
 	return NFS4_OK;
+}
+
+uint32_t tnfs_attrs_decode(const struct tnfs_export *x, uint32_t minor,
+			   const struct nfs4_fattr_in *in, struct tnfs_attrs_in *out)
+{
+	return decode(x, minor, in, out, false);
+}
+
+uint32_t tnfs_attrs_decode_setattr(const struct tnfs_export *x, uint32_t minor,
+				   const struct nfs4_fattr_in *in, struct tnfs_attrs_in *out)
+{
+	return decode(x, minor, in, out, true);
 }

@@ -7,7 +7,12 @@
  * Supported: the REQUIRED attributes of RFC 8881 (0-11, 19, 75) and the
  * RECOMMENDED ones a POSIX file system answers (see supported_attrs() in
  * attrs.c).  sec_label (80) only for minor version >= 2 on an export with
- * TNFS_EXP_SECURITY_LABEL.
+ * TNFS_EXP_SECURITY_LABEL.  RFC 9754's time_deleg_access (84),
+ * time_deleg_modify (85) and open_arguments (86) only for minor version
+ * 2, as the RFC extends NFSv4.2 alone: the delegated times are settable
+ * (by the holder of a delegation with delegated timestamps, checked by
+ * SETATTR) and write-only (GETATTR of them: NFS4ERR_INVAL, as nfsd);
+ * open_arguments is read-only.
  *
  * GETATTR rules (RFC 8881 18.7.3): a requested attribute the server does
  * not support is simply left out of the reply bitmap; a write-only one
@@ -61,10 +66,22 @@ struct tnfs_attrs_in {
 	bool set_label;
 	struct xdr_opaque label;
 	struct nfs4_bitmap set; /* the bits present */
+	/* RFC 9754's time_deleg_access, time_deleg_modify (minor 2): the
+	 * holder's times, vetted by SETATTR (ops_deleg.h) */
+	bool set_deleg_atime, set_deleg_mtime;
+	struct timespec deleg_atime, deleg_mtime;
 };
 
+/* OPEN's and CREATE's: the delegated times are NFS4ERR_INVAL there. */
 uint32_t tnfs_attrs_decode(const struct tnfs_export *x, uint32_t minor,
 			   const struct nfs4_fattr_in *in, struct tnfs_attrs_in *out);
+/* SETATTR's: with the delegated times (minor 2). */
+uint32_t tnfs_attrs_decode_setattr(const struct tnfs_export *x, uint32_t minor,
+				   const struct nfs4_fattr_in *in, struct tnfs_attrs_in *out);
+
+/* open_arguments4 (RFC 9754) as GETATTR gives it: the share access,
+ * deny, want, claim and create-mode bitmaps, one word each. */
+void tnfs_attrs_open_arguments(uint32_t out[5]);
 
 /* change attribute from ctime */
 uint64_t tnfs_change_of(const struct stat *st);

@@ -16,7 +16,7 @@
 enum { PATH_PROBING = 0, PATH_UP, PATH_DOWN };
 
 struct pending {
-	bool getattr;
+	bool getattr, times;
 	struct nfs4_stateid sid;
 	uint32_t fhlen;
 	uint8_t fh[NFS4_FHSIZE];
@@ -54,8 +54,8 @@ struct cbcall {
 	struct tnfs_cb_recall_args a;
 	uint32_t status;
 	bool seq_ok;
-	bool ga_ok; /* CB_GETATTR answered: ga_change, ga_size */
-	uint64_t ga_change, ga_size;
+	bool ga_ok; /* CB_GETATTR answered: ga */
+	struct tnfs_deleg_cbattrs ga;
 };
 
 int tnfs_cb_new(struct tnfs_cb **out)
@@ -157,11 +157,16 @@ int tnfs_cb_enc_recall(struct rpcrdma_xdr_enc *e, const struct tnfs_cb_recall_ar
 	rc |= rpcrdma_xdr_put_u32(e, 0);	    /* highest slot */
 	rc |= rpcrdma_xdr_put_bool(e, 0);	    /* cachethis */
 	rc |= rpcrdma_xdr_put_u32(e, 0);	    /* referring call lists */
-	if (a->getattr) { /* the handle, a bitmap of change and size */
+	if (a->getattr) { /* the handle, a bitmap of change and size (and times) */
 		rc |= rpcrdma_xdr_put_u32(e, OP_CB_GETATTR);
 		rc |= rpcrdma_xdr_put_opaque(e, a->fh, a->fhlen);
-		rc |= rpcrdma_xdr_put_u32(e, 1);
+		rc |= rpcrdma_xdr_put_u32(e, a->times ? 3 : 1);
 		rc |= rpcrdma_xdr_put_u32(e, 1u << FATTR4_CHANGE | 1u << FATTR4_SIZE);
+		if (a->times) {
+			rc |= rpcrdma_xdr_put_u32(e, 0);
+			rc |= rpcrdma_xdr_put_u32(e, 1u << (FATTR4_TIME_DELEG_ACCESS - 64) |
+							     1u << (FATTR4_TIME_DELEG_MODIFY - 64));
+		}
 		return rc ? -EMSGSIZE : 0;
 	}
 	rc |= rpcrdma_xdr_put_u32(e, OP_CB_RECALL);
@@ -196,11 +201,26 @@ int tnfs_cb_dec_recall_res(struct rpcrdma_xdr_dec *d, const struct tnfs_cb_recal
 	return 0;
 }
 
-int tnfs_cb_dec_getattr_res(struct rpcrdma_xdr_dec *d, bool *ok, uint64_t *change,
-			    uint64_t *size)
+/* An nfstime4 into *t: 0, -EBADMSG (short), -ERANGE (nseconds). */
+static int get_time(struct rpcrdma_xdr_dec *d, struct timespec *t)
 {
-	uint32_t op, st, n, w0 = 0, w, len;
+	uint64_t sec;
+	uint32_t nsec;
+	if (rpcrdma_xdr_get_u64(d, &sec) || rpcrdma_xdr_get_u32(d, &nsec))
+		return -EBADMSG;
+	if (nsec >= 1000000000u)
+		return -ERANGE;
+	t->tv_sec = (time_t)(int64_t)sec;
+	t->tv_nsec = (long)nsec;
+	return 0;
+}
+
+int tnfs_cb_dec_getattr_res(struct rpcrdma_xdr_dec *d, bool *ok,
+			    struct tnfs_deleg_cbattrs *out)
+{
+	uint32_t op, st, n, w[3] = { 0, 0, 0 }, extra = 0, v, len;
 	*ok = false;
+	memset(out, 0, sizeof(*out));
 	if (rpcrdma_xdr_get_u32(d, &op) || rpcrdma_xdr_get_u32(d, &st) || op != OP_CB_GETATTR)
 		return -EBADMSG;
 	if (st != NFS4_OK)
@@ -208,17 +228,32 @@ int tnfs_cb_dec_getattr_res(struct rpcrdma_xdr_dec *d, bool *ok, uint64_t *chang
 	if (rpcrdma_xdr_get_u32(d, &n) || n > 8)
 		return -EBADMSG;
 	for (uint32_t i = 0; i < n; i++) {
-		if (rpcrdma_xdr_get_u32(d, &w))
+		if (rpcrdma_xdr_get_u32(d, &v))
 			return -EBADMSG;
-		if (i == 0)
-			w0 = w;
+		if (i < 3)
+			w[i] = v;
+		else
+			extra |= v;
 	}
-	/* attrlist4: change (attribute 3) then size (4), the only ones */
+	/* attrlist4 in attribute order: change (3), size (4), then
+	 * time_deleg_access (84) and time_deleg_modify (85) if both came;
+	 * anything else (one time alone) cannot be read as an answer */
 	uint32_t want = 1u << FATTR4_CHANGE | 1u << FATTR4_SIZE;
-	if (rpcrdma_xdr_get_u32(d, &len) || (w0 & want) != want || len < 16)
-		return (w0 & want) != want ? 0 : -EBADMSG;
-	if (rpcrdma_xdr_get_u64(d, change) || rpcrdma_xdr_get_u64(d, size))
+	uint32_t times = 1u << (FATTR4_TIME_DELEG_ACCESS - 64) | 1u << (FATTR4_TIME_DELEG_MODIFY - 64);
+	if (w[0] != want || w[1] || (w[2] && w[2] != times) || extra)
+		return 0;
+	out->times = w[2] == times;
+	if (rpcrdma_xdr_get_u32(d, &len) || len != (out->times ? 40u : 16u))
 		return -EBADMSG;
+	if (rpcrdma_xdr_get_u64(d, &out->change) || rpcrdma_xdr_get_u64(d, &out->size))
+		return -EBADMSG;
+	int rc = out->times ? get_time(d, &out->atime) : 0;
+	if (rc == 0 && out->times)
+		rc = get_time(d, &out->mtime);
+	if (rc == -ERANGE)
+		return 0; /* a bad time: no answer */
+	if (rc)
+		return rc;
 	*ok = true;
 	return 0;
 }
@@ -233,7 +268,7 @@ static int dec_recall(struct rpcrdma_xdr_dec *d, void *res)
 	struct cbcall *k = res;
 	int rc = tnfs_cb_dec_recall_res(d, &k->a, &k->status, &k->seq_ok);
 	if (rc == 0 && k->a.getattr && k->status == NFS4_OK)
-		rc = tnfs_cb_dec_getattr_res(d, &k->ga_ok, &k->ga_change, &k->ga_size);
+		rc = tnfs_cb_dec_getattr_res(d, &k->ga_ok, &k->ga);
 	return rc;
 }
 
@@ -274,8 +309,8 @@ static void cb_done(struct rpcrdma_clnt_req *req, int status, void *arg)
 	pthread_mutex_unlock(&cb->mu);
 	if (k->a.getattr && !k->probe && cb->deleg)
 		tnfs_deleg_cb_getattr_done(cb->deleg, clientid, &k->a.sid,
-					   status == 0 && k->status == NFS4_OK && k->ga_ok,
-					   k->ga_change, k->ga_size);
+					   status == 0 && k->status == NFS4_OK && k->ga_ok ?
+						   &k->ga : NULL);
 	free(k);
 	if (came_up && cb->deleg)
 		tnfs_deleg_resend(cb->deleg, clientid);
@@ -328,6 +363,7 @@ static void send_next(struct tnfs_cb *cb, struct chan *ch)
 	k->a.seqid = ch->seq;
 	k->a.sid = p->sid;
 	k->a.getattr = p->getattr;
+	k->a.times = p->times;
 	k->a.fhlen = p->fhlen;
 	memcpy(k->a.fh, p->fh, p->fhlen);
 	bool p_getattr = p->getattr;
@@ -482,22 +518,22 @@ uint32_t tnfs_cb_seq_flags(struct tnfs_cb *cb, uint64_t clientid, const uint8_t 
 }
 
 static void queue(struct tnfs_cb *cb, uint64_t clientid, const struct nfs4_stateid *sid,
-		  const uint8_t *fh, uint32_t fhlen, bool getattr);
+		  const uint8_t *fh, uint32_t fhlen, bool getattr, bool times);
 
 void tnfs_cb_recall(struct tnfs_cb *cb, uint64_t clientid, const struct nfs4_stateid *sid,
 		    const uint8_t *fh, uint32_t fhlen)
 {
-	queue(cb, clientid, sid, fh, fhlen, false);
+	queue(cb, clientid, sid, fh, fhlen, false, false);
 }
 
 void tnfs_cb_getattr(struct tnfs_cb *cb, uint64_t clientid, const struct nfs4_stateid *sid,
-		     const uint8_t *fh, uint32_t fhlen)
+		     const uint8_t *fh, uint32_t fhlen, bool times)
 {
-	queue(cb, clientid, sid, fh, fhlen, true);
+	queue(cb, clientid, sid, fh, fhlen, true, times);
 }
 
 static void queue(struct tnfs_cb *cb, uint64_t clientid, const struct nfs4_stateid *sid,
-		  const uint8_t *fh, uint32_t fhlen, bool getattr)
+		  const uint8_t *fh, uint32_t fhlen, bool getattr, bool times)
 {
 	pthread_mutex_lock(&cb->mu);
 	struct chan *ch = find_chan(cb, clientid);
@@ -506,6 +542,7 @@ static void queue(struct tnfs_cb *cb, uint64_t clientid, const struct nfs4_state
 		p = calloc(1, sizeof(*p));
 	if (p) {
 		p->getattr = getattr;
+		p->times = times;
 		p->sid = *sid;
 		p->fhlen = fhlen;
 		memcpy(p->fh, fh, fhlen);

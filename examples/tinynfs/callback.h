@@ -32,6 +32,7 @@
 
 #include <rpcrdma/svc.h>
 
+#include "deleg.h"
 #include "nfs4_xdr.h"
 
 #define TNFS_CB_QUEUE 256
@@ -77,10 +78,11 @@ void tnfs_cb_recall(struct tnfs_cb *cb, uint64_t clientid, const struct nfs4_sta
 		    const uint8_t *fh, uint32_t fhlen);
 
 /* Queues CB_GETATTR (RFC 8881 20.1, 10.4.3) of the change attribute and
- * size of file fh, under clientid's write delegation sid; the answer (or
- * the failure) goes to tnfs_deleg_cb_getattr_done(). */
+ * size of file fh, and if times of time_deleg_access and
+ * time_deleg_modify (RFC 9754), under clientid's write delegation sid;
+ * the answer (or the failure) goes to tnfs_deleg_cb_getattr_done(). */
 void tnfs_cb_getattr(struct tnfs_cb *cb, uint64_t clientid, const struct nfs4_stateid *sid,
-		     const uint8_t *fh, uint32_t fhlen);
+		     const uint8_t *fh, uint32_t fhlen, bool times);
 
 void tnfs_cb_stats(struct tnfs_cb *cb, struct tnfs_cb_stats *out);
 
@@ -94,11 +96,14 @@ struct tnfs_cb_recall_args {
 	uint32_t fhlen;
 	uint8_t fh[NFS4_FHSIZE];
 	bool getattr; /* CB_GETATTR of change and size instead of CB_RECALL */
+	bool times;   /* getattr: and of the delegated times (RFC 9754) */
 };
 /* CB_GETATTR's result after tnfs_cb_dec_recall_res: *ok if CB_GETATTR
- * succeeded and gave both attributes.  0 or -EBADMSG. */
-int tnfs_cb_dec_getattr_res(struct rpcrdma_xdr_dec *d, bool *ok, uint64_t *change,
-			    uint64_t *size);
+ * succeeded and gave the change attribute and size (out), and no
+ * attribute but those and the delegated times (out->times if it gave
+ * both of these: a holder may leave them out).  0 or -EBADMSG. */
+int tnfs_cb_dec_getattr_res(struct rpcrdma_xdr_dec *d, bool *ok,
+			    struct tnfs_deleg_cbattrs *out);
 int tnfs_cb_enc_recall(struct rpcrdma_xdr_enc *e, const struct tnfs_cb_recall_args *a);
 /* *status the CB_COMPOUND's, *seq_ok whether CB_SEQUENCE succeeded (for
  * sessionid/seqid equal to a's). 0 or -EBADMSG. */

@@ -83,6 +83,7 @@ int tnfs_deleg_new(uint32_t boot32, const struct tnfs_deleg_ops *ops, struct tnf
 	d->ops = *ops;
 	d->boot32 = boot32;
 	d->enabled = true;
+	d->write_on = true;
 	d->timeout = lease_break_time();
 	default_limits(d);
 	d->clock = mono;
@@ -167,6 +168,21 @@ void tnfs_deleg_set_enabled(struct tnfs_deleg *d, bool on)
 	pthread_mutex_unlock(&d->mu);
 }
 
+void tnfs_deleg_set_write(struct tnfs_deleg *d, bool on)
+{
+	pthread_mutex_lock(&d->mu);
+	d->write_on = on;
+	pthread_mutex_unlock(&d->mu);
+}
+
+bool tnfs_deleg_write_on(struct tnfs_deleg *d)
+{
+	pthread_mutex_lock(&d->mu);
+	bool on = d->write_on;
+	pthread_mutex_unlock(&d->mu);
+	return on;
+}
+
 void tnfs_deleg_set_timeout(struct tnfs_deleg *d, unsigned secs)
 {
 	pthread_mutex_lock(&d->mu);
@@ -225,6 +241,12 @@ static struct deleg *find_sid(struct tnfs_deleg *d, uint64_t clientid,
 		return NULL;
 	*status = g->state == D_REVOKED ? NFS4ERR_DELEG_REVOKED : NFS4_OK;
 	return g;
+}
+
+struct deleg *tnfs__deleg_find_sid(struct tnfs_deleg *d, uint64_t clientid,
+				   const struct nfs4_stateid *sid, uint32_t *status)
+{
+	return find_sid(d, clientid, sid, status);
 }
 
 struct deleg *tnfs__deleg_alloc(struct tnfs_deleg *d)
@@ -387,13 +409,27 @@ static struct deleg *other_write(struct tnfs_deleg *d, uint64_t clientid,
 	return NULL;
 }
 
+/* The holder's answer g->ga_got's times into out, vetted (mutex held). */
+static void ga_times(struct deleg *g, struct tnfs_deleg_ga *out)
+{
+	out->atime_set = out->mtime_set = false;
+	if (!g->attrs || !g->ga_got.times)
+		return;
+	out->atime = g->ga_got.atime;
+	out->mtime = g->ga_got.mtime;
+	out->atime_set = tnfs__deleg_vet_time(&out->atime, &g->at0);
+	out->mtime_set = tnfs__deleg_vet_time(&out->mtime, &g->mt0);
+}
+
 uint32_t tnfs_deleg_getattr(struct tnfs_deleg *d, uint64_t clientid, struct tnfs_file_key key,
-			    uint64_t change, bool *set, uint64_t *size, uint64_t *bump)
+			    uint64_t change, bool times_only, bool *set, struct tnfs_deleg_ga *out)
 {
 	uint32_t s = NFS4_OK;
 	*set = false;
 	pthread_mutex_lock(&d->mu);
 	struct deleg *g = other_write(d, clientid, key);
+	if (g && times_only && !g->attrs)
+		g = NULL; /* the times are the file's without delegated ones */
 	bool fallback = g && (!d->ops.getattr || g->state != D_GRANTED ||
 			      (g->ga == GA_ASKED && now(d) - g->ga_at > GA_WAIT_S));
 	if (g && !fallback && g->ga == GA_ANSWERED) {
@@ -404,8 +440,9 @@ uint32_t tnfs_deleg_getattr(struct tnfs_deleg *d, uint64_t clientid, struct tnfs
 		g->ga_seen = true;
 		g->ga_last = g->ga_change;
 		*set = true;
-		*size = g->ga_size;
-		*bump = g->ga_bump;
+		out->size = g->ga_size;
+		out->bump = g->ga_bump;
+		ga_times(g, out);
 		g->ga = GA_NONE; /* one answer, one GETATTR */
 	} else if (g && !fallback) {
 		if (g->ga == GA_NONE) {
@@ -413,7 +450,7 @@ uint32_t tnfs_deleg_getattr(struct tnfs_deleg *d, uint64_t clientid, struct tnfs
 			tnfs__deleg_sid(d, g, &sid);
 			g->ga = GA_ASKED;
 			g->ga_at = now(d);
-			d->ops.getattr(d->ops.arg, g->clientid, &sid, g->fh, g->fhlen);
+			d->ops.getattr(d->ops.arg, g->clientid, &sid, g->fh, g->fhlen, g->attrs);
 		}
 		s = NFS4ERR_DELAY;
 	}
@@ -424,16 +461,17 @@ uint32_t tnfs_deleg_getattr(struct tnfs_deleg *d, uint64_t clientid, struct tnfs
 }
 
 void tnfs_deleg_cb_getattr_done(struct tnfs_deleg *d, uint64_t clientid,
-				const struct nfs4_stateid *sid, bool ok, uint64_t change,
-				uint64_t size)
+				const struct nfs4_stateid *sid,
+				const struct tnfs_deleg_cbattrs *a)
 {
 	uint32_t s;
 	pthread_mutex_lock(&d->mu);
 	struct deleg *g = find_sid(d, clientid, sid, &s);
 	if (g && s == NFS4_OK && g->ga == GA_ASKED) {
-		if (ok) {
-			g->ga_change = change;
-			g->ga_size = size;
+		if (a) {
+			g->ga_change = a->change;
+			g->ga_size = a->size;
+			g->ga_got = *a;
 			g->ga = GA_ANSWERED;
 		} else {
 			g->ga = GA_NONE;

@@ -43,6 +43,8 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/stat.h>
+#include <time.h>
 
 #include "state.h"
 
@@ -50,16 +52,26 @@
 
 struct tnfs_deleg;
 
+/* What a holder answered to CB_GETATTR: the change attribute and size,
+ * and with delegated timestamps (RFC 9754) time_deleg_access and
+ * time_deleg_modify when it gave them. */
+struct tnfs_deleg_cbattrs {
+	uint64_t change, size;
+	bool times;
+	struct timespec atime, mtime;
+};
+
 struct tnfs_deleg_ops {
 	/* Sends CB_RECALL (any thread, deleg's mutex held: must not call
 	 * back into deleg). */
 	void (*recall)(void *arg, uint64_t clientid, const struct nfs4_stateid *sid,
 		       const uint8_t *fh, uint32_t fhlen);
-	/* Sends CB_GETATTR of the change attribute and size (same rules;
-	 * NULL: another client's GETATTR recalls the delegation instead).
-	 * The answer comes back through tnfs_deleg_cb_getattr_done(). */
+	/* Sends CB_GETATTR of the change attribute and size, and of the
+	 * delegated times if `times` (same rules; NULL: another client's
+	 * GETATTR recalls the delegation instead).  The answer comes back
+	 * through tnfs_deleg_cb_getattr_done(). */
 	void (*getattr)(void *arg, uint64_t clientid, const struct nfs4_stateid *sid,
-			const uint8_t *fh, uint32_t fhlen);
+			const uint8_t *fh, uint32_t fhlen, bool times);
 	/* Is the client's callback path up? (same rules) */
 	bool (*path_up)(void *arg, uint64_t clientid);
 	/* Has the client's lease run out (a courtesy client)?  Called
@@ -138,6 +150,30 @@ bool tnfs_deleg_grant_why(struct tnfs_deleg *d, uint64_t clientid, struct tnfs_f
 bool tnfs_deleg_grant_write(struct tnfs_deleg *d, uint64_t clientid, struct tnfs_file_key key,
 			    int wfd, const uint8_t *fh, uint32_t fhlen, struct nfs4_stateid *out,
 			    uint32_t *why);
+/* tnfs_deleg_grant_write with delegated timestamps (RFC 9754,
+ * OPEN_DELEGATE_WRITE_ATTRS_DELEG): st, the file's attributes at the
+ * grant, gives "the original time" its times are vetted against
+ * (tnfs_deleg_times). */
+bool tnfs_deleg_grant_write_attrs(struct tnfs_deleg *d, uint64_t clientid,
+				  struct tnfs_file_key key, int wfd, const uint8_t *fh,
+				  uint32_t fhlen, const struct stat *st,
+				  struct nfs4_stateid *out, uint32_t *why);
+/* Grant write delegations (default true; --no-write-delegations)? */
+void tnfs_deleg_set_write(struct tnfs_deleg *d, bool on);
+bool tnfs_deleg_write_on(struct tnfs_deleg *d);
+
+/*
+ * SETATTR of time_deleg_access (*at, if *set_at) and time_deleg_modify
+ * (*mt, if *set_mt) with stateid sid on key (RFC 9754): only clientid's
+ * own delegation with delegated timestamps (granted or being recalled:
+ * the return's SETATTR) allows it, else NFS4ERR_BAD_STATEID (as nfsd),
+ * or the errors of tnfs_deleg_check.  Each time is vetted as the RFC
+ * says: one not after the original time (the file's at the grant) is
+ * ignored (*set_* false), one in the future is clamped to now.
+ */
+uint32_t tnfs_deleg_times(struct tnfs_deleg *d, uint64_t clientid,
+			  const struct nfs4_stateid *sid, struct tnfs_file_key key,
+			  struct timespec *at, bool *set_at, struct timespec *mt, bool *set_mt);
 
 /* The holder's own opens never conflict with its delegation (RFC 8881
  * 10.4; nfsd does the same): before clientid opens key -- for writing
@@ -161,19 +197,31 @@ uint32_t tnfs_deleg_io(struct tnfs_deleg *d, uint64_t clientid, const struct nfs
  * 8881 10.4.3): NFS4_OK and *set false when no other client holds a
  * write delegation of it.  Else the holder is asked with CB_GETATTR and
  * the GETATTR gets NFS4ERR_DELAY until it answered; then NFS4_OK, *set,
- * the size it reported and *bump, by how much the change attribute is to
- * be above the file's (`change`): it grows by one each time the holder
- * reports a change attribute other than the file's and than the one it
- * reported last (the file was modified under the delegation; RFC 8881
- * 10.4.3, as nfsd counts it).  An answer serves one GETATTR.  A
- * holder that does not answer (callback error, no answer within 20 s)
- * or a recall in progress: the delegation is recalled, NFS4ERR_DELAY. */
+ * the size it reported (out->size) and out->bump, by how much the change
+ * attribute is to be above the file's (`change`): it grows by one each
+ * time the holder reports a change attribute other than the file's and
+ * than the one it reported last (the file was modified under the
+ * delegation; RFC 8881 10.4.3, as nfsd counts it).  An answer serves one
+ * GETATTR.  A holder that does not answer (callback error, no answer
+ * within 20 s) or a recall in progress: the delegation is recalled,
+ * NFS4ERR_DELAY.  With delegated timestamps (RFC 9754) the CB_GETATTR
+ * asks for the delegated times too, and out->atime_set, out->mtime_set
+ * say the holder gave times that pass the vetting of tnfs_deleg_times
+ * (out->atime, out->mtime; one that does not leaves the file's).
+ * times_only: the GETATTR asked for the access or modify time and
+ * neither size nor change attribute: NFS4_OK, *set false, unless the
+ * delegation has delegated timestamps. */
+struct tnfs_deleg_ga {
+	uint64_t size, bump;
+	bool atime_set, mtime_set;
+	struct timespec atime, mtime;
+};
 uint32_t tnfs_deleg_getattr(struct tnfs_deleg *d, uint64_t clientid, struct tnfs_file_key key,
-			    uint64_t change, bool *set, uint64_t *size, uint64_t *bump);
-/* The holder's answer to CB_GETATTR for delegation sid (ok false: none). */
+			    uint64_t change, bool times_only, bool *set, struct tnfs_deleg_ga *out);
+/* The holder's answer to CB_GETATTR for delegation sid (a NULL: none came). */
 void tnfs_deleg_cb_getattr_done(struct tnfs_deleg *d, uint64_t clientid,
-				const struct nfs4_stateid *sid, bool ok, uint64_t change,
-				uint64_t size);
+				const struct nfs4_stateid *sid,
+				const struct tnfs_deleg_cbattrs *a);
 /* Was a write delegation ever granted?  (GETATTR's fast path: no
  * lookup of the file until then.) */
 bool tnfs_deleg_writes_ever(struct tnfs_deleg *d);

@@ -17,7 +17,7 @@
 static uint32_t may_grant(struct tnfs_deleg *d, uint64_t clientid, struct tnfs_file_key key,
 			  bool write)
 {
-	if (!d->enabled || !d->running)
+	if (!d->enabled || !d->running || (write && !d->write_on))
 		return WND4_RESOURCE;
 	const struct holder *h = *holder_of(d, clientid);
 	if (d->st.held - d->nrevoked >= d->max)
@@ -174,26 +174,34 @@ static uint32_t take_lease(struct tnfs_deleg *d, struct deleg *g, uint64_t clien
 }
 
 static bool grant(struct tnfs_deleg *d, uint64_t clientid, struct tnfs_file_key key, int path,
-		  int wfd, const uint8_t *fh, uint32_t fhlen, struct nfs4_stateid *out,
-		  uint32_t *why);
+		  int wfd, const uint8_t *fh, uint32_t fhlen, const struct stat *st,
+		  struct nfs4_stateid *out, uint32_t *why);
 
 bool tnfs_deleg_grant_why(struct tnfs_deleg *d, uint64_t clientid, struct tnfs_file_key key,
 			  int path, const uint8_t *fh, uint32_t fhlen, struct nfs4_stateid *out,
 			  uint32_t *why)
 {
-	return grant(d, clientid, key, path, -1, fh, fhlen, out, why);
+	return grant(d, clientid, key, path, -1, fh, fhlen, NULL, out, why);
 }
 
 bool tnfs_deleg_grant_write(struct tnfs_deleg *d, uint64_t clientid, struct tnfs_file_key key,
 			    int wfd, const uint8_t *fh, uint32_t fhlen, struct nfs4_stateid *out,
 			    uint32_t *why)
 {
-	return grant(d, clientid, key, -1, wfd, fh, fhlen, out, why);
+	return grant(d, clientid, key, -1, wfd, fh, fhlen, NULL, out, why);
+}
+
+bool tnfs_deleg_grant_write_attrs(struct tnfs_deleg *d, uint64_t clientid,
+				  struct tnfs_file_key key, int wfd, const uint8_t *fh,
+				  uint32_t fhlen, const struct stat *st,
+				  struct nfs4_stateid *out, uint32_t *why)
+{
+	return grant(d, clientid, key, -1, wfd, fh, fhlen, st, out, why);
 }
 
 static bool grant(struct tnfs_deleg *d, uint64_t clientid, struct tnfs_file_key key, int path,
-		  int wfd, const uint8_t *fh, uint32_t fhlen, struct nfs4_stateid *out,
-		  uint32_t *why)
+		  int wfd, const uint8_t *fh, uint32_t fhlen, const struct stat *st,
+		  struct nfs4_stateid *out, uint32_t *why)
 {
 	bool write = wfd >= 0;
 	*why = WND4_RESOURCE;
@@ -229,6 +237,11 @@ static bool grant(struct tnfs_deleg *d, uint64_t clientid, struct tnfs_file_key 
 		g->key = key;
 		g->fhlen = fhlen;
 		memcpy(g->fh, fh, fhlen);
+		if (st && g->write) {
+			g->attrs = true;
+			g->at0 = st->st_atim;
+			g->mt0 = st->st_mtim;
+		}
 		unsigned b = bucket_of(key);
 		g->fnext = d->bucket[b];
 		d->bucket[b] = g;

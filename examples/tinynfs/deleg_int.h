@@ -30,6 +30,9 @@ struct deleg {
 	uint64_t ga_size, ga_change, ga_bump;
 	uint64_t ga_last;     /* the change attribute the last GETATTR used */
 	bool ga_seen;	      /* ga_last is set */
+	bool attrs;	      /* delegated timestamps (RFC 9754, write only) */
+	struct timespec at0, mt0; /* attrs: the file's times at the grant */
+	struct tnfs_deleg_cbattrs ga_got; /* attrs: the holder's last answer */
 	uint32_t fhlen;
 	uint8_t fh[NFS4_FHSIZE];
 	struct deleg *fnext; /* same bucket */
@@ -47,6 +50,7 @@ struct tnfs_deleg {
 	struct tnfs_deleg_ops ops;
 	uint32_t boot32, gen;
 	bool enabled, running;
+	bool write_on; /* grant write delegations (tnfs_deleg_set_write) */
 	unsigned timeout;
 	tnfs_clock_fn *clock;
 	void *clock_arg;
@@ -105,6 +109,10 @@ void tnfs__deleg_revoke_now(struct tnfs_deleg *d, struct deleg *g);
 void tnfs__lapsed_add(struct lapsed *l, uint64_t id);
 void tnfs__lapsed_ask(const struct tnfs_deleg *d, struct lapsed *l);
 bool tnfs__lapsed_is(const struct lapsed *l, uint64_t id);
+struct deleg *tnfs__deleg_find_sid(struct tnfs_deleg *d, uint64_t clientid,
+				   const struct nfs4_stateid *sid, uint32_t *status);
+/* deleg_times.c: t after orig (else false); clamped to now (realtime) */
+bool tnfs__deleg_vet_time(struct timespec *t, const struct timespec *orig);
 /* deleg_grant.c */
 void tnfs__deleg_rearm(struct tnfs_deleg *d, struct deleg *g);
 

@@ -67,7 +67,7 @@ struct config {
 	unsigned rdma_port;
 	unsigned rdma_spin_us;
 	const char *rdma_poller;
-	bool udp, rpcbind, print_versions, stats, inode_handles, no_deleg;
+	bool udp, rpcbind, print_versions, stats, inode_handles, no_deleg, no_wdeleg;
 	unsigned recall_timeout;
 	unsigned max_calls;
 	const char *state_dir;
@@ -108,6 +108,8 @@ static void usage(FILE *f)
 		"                         early once every recorded client is back)\n"
 		"      --no-delegations   never grant a delegation (they are granted by\n"
 		"                         default to clients with a back channel)\n"
+		"      --no-write-delegations  read delegations only (an OPEN for\n"
+		"                         writing gets none, as from Linux 6.1's nfsd)\n"
 		"      --recall-timeout S a recalled delegation not returned in S seconds\n"
 		"                         is revoked (default: the lease, 90, or the\n"
 		"                         kernel's lease-break-time if shorter)\n"
@@ -141,7 +143,7 @@ static int parse_port(const char *what, const char *arg, unsigned *out)
 
 /* The long options without a short form. */
 enum { O_EXPORT = 256, O_NOUDP, O_PRINTV, O_RPCBIND, O_STATS, O_INODE, O_MAXCALLS,
-       O_RDMA, O_RDMAPORT, O_RDMASPIN, O_RDMAPOLLER, O_STATEDIR, O_GRACE, O_NODELEG,
+       O_RDMA, O_RDMAPORT, O_RDMASPIN, O_RDMAPOLLER, O_STATEDIR, O_GRACE, O_NODELEG, O_NOWDELEG,
        O_RECALLTO, O_VERSION, O_KEYTAB };
 static const struct option longopts[] = {
 	{ "exports", required_argument, NULL, 'e' },
@@ -162,6 +164,7 @@ static const struct option longopts[] = {
 	{ "state-dir", required_argument, NULL, O_STATEDIR },
 	{ "grace", required_argument, NULL, O_GRACE },
 	{ "no-delegations", no_argument, NULL, O_NODELEG },
+	{ "no-write-delegations", no_argument, NULL, O_NOWDELEG },
 	{ "recall-timeout", required_argument, NULL, O_RECALLTO },
 	{ "keytab", required_argument, NULL, O_KEYTAB },
 	{ "help", no_argument, NULL, 'h' },
@@ -238,6 +241,9 @@ static int parse_opt(struct config *c, int o, const char *arg)
 		return 0;
 	case O_NODELEG:
 		c->no_deleg = true;
+		return 0;
+	case O_NOWDELEG:
+		c->no_wdeleg = true;
 		return 0;
 	case O_RECALLTO:
 		if (parse_uint("--recall-timeout", arg, 1, 3600, &c->recall_timeout) != 0)
@@ -689,6 +695,8 @@ static int service_setup(const struct config *c, struct tnfs_server *srv,
 	}
 	if (c->recall_timeout)
 		tnfs_deleg_set_timeout(srv->deleg, c->recall_timeout);
+	if (c->no_wdeleg)
+		tnfs_deleg_set_write(srv->deleg, false);
 	rc = tnfs_server_start_callbacks(srv);
 	if (rc) {
 		fprintf(stderr, "tinynfs: delegations: %s\n", strerror(-rc));

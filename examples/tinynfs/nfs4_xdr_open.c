@@ -17,11 +17,13 @@ void nfs4_enc_open_deleg(struct xdr_out *x, const union nfs4_res *r)
 	xdr_put_u32(x, r->open.deleg);
 	switch (r->open.deleg) {
 	case OPEN_DELEGATE_READ: /* open_read_delegation4: stateid, recall, ace */
+	case OPEN_DELEGATE_READ_ATTRS_DELEG: /* RFC 9754: the same arm */
 		nfs4_enc_stateid(x, &r->open.deleg_sid);
 		xdr_put_u32(x, 0);
 		empty_ace(x);
 		break;
 	case OPEN_DELEGATE_WRITE:
+	case OPEN_DELEGATE_WRITE_ATTRS_DELEG: /* RFC 9754: the same arm */
 		/* open_write_delegation4: stateid, recall, a space limit
 		 * that says none (NFS_LIMIT_SIZE of ~0, as nfsd), ace */
 		nfs4_enc_stateid(x, &r->open.deleg_sid);

@@ -70,10 +70,22 @@ static void none_ext(union nfs4_res *r, uint32_t why)
  *    WANT_CANCEL: WND4_CANCELLED (nothing to cancel: no push or signal
  *    is ever promised);
  *  - NO_PREFERENCE (0), WANT_ANY_DELEG: a read delegation for an OPEN
- *    for reading only, a write one for an OPEN for both (wfd: a dup of
- *    its descriptor, owned here), as nfsd grants write delegations; for
- *    writing only none (WND4_RESOURCE);
- *  - WANT_READ_DELEG on an OPEN for both: WND4_NOT_SUPP_DOWNGRADE,
+ *    for reading only, a write one for an OPEN for writing or both (wfd:
+ *    a dup of its descriptor, owned here), as nfsd grants them.  For
+ *    writing only, only when the caller may read the file too (wfd is
+ *    then open O_RDWR: tnfs_op_open opens write-only opens so unless
+ *    permissions forbid), else none (WND4_RESOURCE): the holder of a
+ *    write delegation handles the file's other opens, for reading as
+ *    well, locally (RFC 8881 10.4) -- the server never sees them to
+ *    check the mode -- and reads through the delegation stateid;
+ *    nfsd's rule too (nfsd4_add_rdaccess_to_wrdeleg: no read access, no
+ *    delegation);
+ *  - WANT_DELEG_TIMESTAMPS (RFC 9754, minor version 2) with a write
+ *    delegation granted: OPEN_DELEGATE_WRITE_ATTRS_DELEG, the holder
+ *    owning the file's access and modify times (tnfs_deleg_times); a
+ *    read delegation stays OPEN_DELEGATE_READ (the client keeps asking
+ *    the server for the times);
+ *  - WANT_READ_DELEG on an OPEN for writing: WND4_NOT_SUPP_DOWNGRADE,
  *    WANT_WRITE_DELEG on one for reading: WND4_NOT_SUPP_UPGRADE (nfsd's
  *    answers, nfsd4_deleg_xgrade_none_ext);
  *  - a wanted delegation not granted is OPEN_DELEGATE_NONE_EXT and why:
@@ -88,31 +100,35 @@ static uint32_t open_why(uint32_t share_access, uint32_t claim, const struct tnf
 		return WND4_NOT_WANTED;
 	if (want == OPEN4_SHARE_ACCESS_WANT_CANCEL)
 		return WND4_CANCELLED;
-	if (access == OPEN4_SHARE_ACCESS_BOTH && want == OPEN4_SHARE_ACCESS_WANT_READ_DELEG)
+	if ((access & OPEN4_SHARE_ACCESS_WRITE) && want == OPEN4_SHARE_ACCESS_WANT_READ_DELEG)
 		return WND4_NOT_SUPP_DOWNGRADE;
 	if (access == OPEN4_SHARE_ACCESS_READ && want == OPEN4_SHARE_ACCESS_WANT_WRITE_DELEG)
 		return WND4_NOT_SUPP_UPGRADE;
-	if (access == OPEN4_SHARE_ACCESS_WRITE || (claim != CLAIM_NULL && claim != CLAIM_FH) ||
-	    n->fd < 0)
+	if ((claim != CLAIM_NULL && claim != CLAIM_FH) || n->fd < 0)
 		return WND4_RESOURCE;
 	return UINT32_MAX; /* may be granted */
 }
 
 void tnfs_deleg_open_grant(struct tnfs_ctx *c, const struct tnfs_node *n, struct tnfs_file_key k,
-			   uint32_t share_access, uint32_t claim, int wfd, union nfs4_res *r)
+			   const struct stat *st, uint32_t share_access, uint32_t claim, int wfd,
+			   union nfs4_res *r)
 {
 	r->open.deleg = OPEN_DELEGATE_NONE;
 	uint32_t why = open_why(share_access, claim, n);
-	bool write = (share_access & 3) == OPEN4_SHARE_ACCESS_BOTH;
+	bool write = share_access & OPEN4_SHARE_ACCESS_WRITE;
+	bool times = c->minor >= 2 && (share_access & OPEN4_SHARE_ACCESS_WANT_DELEG_TIMESTAMPS);
 	struct tnfs_fh fh;
 	if (why == UINT32_MAX && tnfs_fs_to_fh(c->exp, n, &fh) != NFS4_OK)
 		why = WND4_RESOURCE;
 	if (why == UINT32_MAX && write && wfd >= 0) {
-		bool ok = tnfs_deleg_grant_write(c->srv->deleg, c->clientid, k, wfd, fh.data, fh.len,
-						 &r->open.deleg_sid, &why);
+		struct tnfs_deleg *d = c->srv->deleg;
+		bool ok = times ? tnfs_deleg_grant_write_attrs(d, c->clientid, k, wfd, fh.data,
+							       fh.len, st, &r->open.deleg_sid, &why) :
+				  tnfs_deleg_grant_write(d, c->clientid, k, wfd, fh.data, fh.len,
+							 &r->open.deleg_sid, &why);
 		wfd = -1;
 		if (ok) {
-			r->open.deleg = OPEN_DELEGATE_WRITE;
+			r->open.deleg = times ? OPEN_DELEGATE_WRITE_ATTRS_DELEG : OPEN_DELEGATE_WRITE;
 			return;
 		}
 	} else if (why == UINT32_MAX && !write &&
@@ -150,21 +166,63 @@ uint32_t tnfs_deleg_getattr_conflict(struct tnfs_ctx *c, const struct nfs4_bitma
 {
 	struct tnfs_file_key k;
 	*set = false;
-	if ((!nfs4_bm_isset(mask, FATTR4_SIZE) && !nfs4_bm_isset(mask, FATTR4_CHANGE)) ||
-	    !tnfs_deleg_writes_ever(c->srv->deleg) || c->cpseudo != TNFS_NOT_PSEUDO ||
-	    c->cfh.fd < 0 || tnfs_fs_stat(&c->cfh, st) != NFS4_OK || !key_of(st, &k))
+	bool sizes = nfs4_bm_isset(mask, FATTR4_SIZE) || nfs4_bm_isset(mask, FATTR4_CHANGE);
+	/* the times, from the holder with delegated timestamps (RFC 9754) */
+	bool times = c->minor >= 2 &&
+		     (nfs4_bm_isset(mask, FATTR4_TIME_ACCESS) || nfs4_bm_isset(mask, FATTR4_TIME_MODIFY));
+	if ((!sizes && !times) || !tnfs_deleg_writes_ever(c->srv->deleg) ||
+	    c->cpseudo != TNFS_NOT_PSEUDO || c->cfh.fd < 0 || tnfs_fs_stat(&c->cfh, st) != NFS4_OK ||
+	    !key_of(st, &k))
 		return NFS4_OK;
-	uint64_t size, bump;
-	uint32_t s = tnfs_deleg_getattr(c->srv->deleg, c->clientid, k, tnfs_change_of(st), set,
-					&size, &bump);
+	struct tnfs_deleg_ga ga;
+	uint32_t s = tnfs_deleg_getattr(c->srv->deleg, c->clientid, k, tnfs_change_of(st), !sizes,
+					set, &ga);
 	if (s == NFS4_OK && *set) {
-		st->st_size = (off_t)size;
+		st->st_size = (off_t)ga.size;
 		/* the change attribute is ctime in nanoseconds (attrs.c) */
-		uint64_t ns = (uint64_t)st->st_ctim.tv_nsec + bump;
+		uint64_t ns = (uint64_t)st->st_ctim.tv_nsec + ga.bump;
 		st->st_ctim.tv_sec += (time_t)(ns / 1000000000u);
 		st->st_ctim.tv_nsec = (long)(ns % 1000000000u);
+		if (ga.atime_set)
+			st->st_atim = ga.atime;
+		if (ga.mtime_set)
+			st->st_mtim = ga.mtime;
 	}
 	return s;
+}
+
+uint32_t tnfs_deleg_setattr_times(struct tnfs_ctx *c, const struct nfs4_stateid *stateid,
+				  struct tnfs_attrs_in *ai)
+{
+	if (!ai->set_deleg_atime && !ai->set_deleg_mtime)
+		return NFS4_OK;
+	/* one way to set each time in one SETATTR */
+	if ((ai->set_deleg_atime && ai->sa.atime_how) || (ai->set_deleg_mtime && ai->sa.mtime_how))
+		return NFS4ERR_INVAL;
+	struct nfs4_stateid sid;
+	struct stat st;
+	struct tnfs_file_key k;
+	uint32_t s = tnfs_ctx_stateid(c, stateid, &sid);
+	if (s != NFS4_OK)
+		return s;
+	if ((s = tnfs_fs_stat(&c->cfh, &st)) != NFS4_OK)
+		return s;
+	if (!key_of(&st, &k) || !tnfs_deleg_is_sid(&sid))
+		return NFS4ERR_BAD_STATEID;
+	bool at = ai->set_deleg_atime, mt = ai->set_deleg_mtime;
+	s = tnfs_deleg_times(c->srv->deleg, c->clientid, &sid, k, &ai->deleg_atime, &at,
+			     &ai->deleg_mtime, &mt);
+	if (s != NFS4_OK)
+		return s;
+	if (at) {
+		ai->sa.atime_how = 2;
+		ai->sa.atime = ai->deleg_atime;
+	}
+	if (mt) {
+		ai->sa.mtime_how = 2;
+		ai->sa.mtime = ai->deleg_mtime;
+	}
+	return NFS4_OK;
 }
 
 uint32_t tnfs_deleg_node_conflict(struct tnfs_ctx *c, const struct tnfs_node *n)

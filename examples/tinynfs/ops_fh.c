@@ -270,7 +270,10 @@ uint32_t tnfs_op_getattr(struct tnfs_ctx *c, const union nfs4_args *a,
  * are compared byte for byte with the client's fattr4: NFS4ERR_SAME or
  * NFS4ERR_NOT_SAME.  An attribute GETATTR cannot produce for this file
  * (it leaves it out of its bitmap) or values of another length are not
- * the same.
+ * the same.  The size and change attribute (and delegated times) of a
+ * file another client holds a write delegation of are the holder's, as
+ * GETATTR gives them (CB_GETATTR, RFC 8881 10.4.3): NFS4ERR_DELAY until
+ * it answered.
  */
 static uint32_t attrs_compare(struct tnfs_ctx *c, const struct nfs4_fattr_in *in)
 {
@@ -293,7 +296,11 @@ static uint32_t attrs_compare(struct tnfs_ctx *c, const struct nfs4_fattr_in *in
 		return NFS4ERR_DELAY;
 	struct xdr_out w;
 	xdr_out_init(&w, buf, cap);
-	uint32_t s = cfh_attrs(c, &in->mask, &w, NULL);
+	struct stat st;
+	bool set;
+	uint32_t s = tnfs_deleg_getattr_conflict(c, &in->mask, &st, &set);
+	if (s == NFS4_OK)
+		s = cfh_attrs(c, &in->mask, &w, set ? &st : NULL);
 	if (s == NFS4ERR_RESOURCE || (s == NFS4_OK && w.bad)) {
 		s = NFS4ERR_NOT_SAME;
 	} else if (s == NFS4_OK) {

@@ -213,9 +213,12 @@ uint32_t tnfs_op_open(struct tnfs_ctx *c, const union nfs4_args *a,
 		      union nfs4_res *r, struct xdr_out *x)
 {
 	(void)x;
+	/* RFC 9754's WANT_DELEG_TIMESTAMPS from minor version 2 on (not
+	 * WANT_OPEN_XOR_DELEGATION: left out of open_arguments, invalid) */
 	uint32_t access = a->open.share_access & ~(uint32_t)(OPEN4_SHARE_ACCESS_WANT_MASK |
 		OPEN4_SHARE_ACCESS_WANT_SIGNAL_DELEG_WHEN_RESRC_AVAIL |
-		OPEN4_SHARE_ACCESS_WANT_PUSH_DELEG_WHEN_UNCONTENDED);
+		OPEN4_SHARE_ACCESS_WANT_PUSH_DELEG_WHEN_UNCONTENDED |
+		(c->minor >= 2 ? OPEN4_SHARE_ACCESS_WANT_DELEG_TIMESTAMPS : 0));
 	uint32_t deny = a->open.share_deny;
 	/* a want outside RFC 8881 18.16.3's list: invalid (nfsd: BADXDR) */
 	if (access < OPEN4_SHARE_ACCESS_READ || access > OPEN4_SHARE_ACCESS_BOTH ||
@@ -251,9 +254,13 @@ uint32_t tnfs_op_open(struct tnfs_ctx *c, const union nfs4_args *a,
 	struct tnfs_file_key k;
 	if ((s = file_key(&n, &k, &st)) != NFS4_OK)
 		goto fail;
-	/* an OPEN for both may get a write delegation on its own open */
-	int wfd = access == OPEN4_SHARE_ACCESS_BOTH && fd >= 0 ?
-			  fcntl(fd, F_DUPFD_CLOEXEC, 0) : -1;
+	/* an OPEN for writing may get a write delegation on its own open,
+	 * if that is open for reading too (tnfs_deleg_open_grant) */
+	int wfd = -1;
+	if ((access & OPEN4_SHARE_ACCESS_WRITE) && fd >= 0 &&
+	    (access == OPEN4_SHARE_ACCESS_BOTH || (fcntl(fd, F_GETFL) & O_ACCMODE) == O_RDWR) &&
+	    tnfs_deleg_write_on(c->srv->deleg))
+		wfd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
 	s = tnfs_state_open(c->srv->state, c->clientid, a->open.owner.owner.data,
 			    a->open.owner.owner.len, k, access, deny, fd, &r->open.stateid);
 	fd = -1; /* the state owns it now */
@@ -263,7 +270,7 @@ uint32_t tnfs_op_open(struct tnfs_ctx *c, const union nfs4_args *a,
 		goto fail;
 	}
 	r->open.rflags = OPEN4_RESULT_LOCKTYPE_POSIX;
-	tnfs_deleg_open_grant(c, &n, k, a->open.share_access, claim, wfd, r);
+	tnfs_deleg_open_grant(c, &n, k, &st, a->open.share_access, claim, wfd, r);
 	tnfs_ctx_set_cfh(c, &n, NULL);
 	tnfs_ctx_set_stateid(c, &r->open.stateid);
 	return NFS4_OK;
@@ -486,11 +493,14 @@ uint32_t tnfs_op_setattr(struct tnfs_ctx *c, const union nfs4_args *a,
 	(void)x;
 	memset(&r->setattr.attrset, 0, sizeof(r->setattr.attrset));
 	struct tnfs_attrs_in ai;
-	uint32_t s = tnfs_attrs_decode(c->exp, c->minor, &a->setattr.attrs, &ai);
+	uint32_t s = tnfs_attrs_decode_setattr(c->exp, c->minor, &a->setattr.attrs, &ai);
 	if (s != NFS4_OK)
 		return s;
 	if (tnfs_ctx_readonly(c))
 		return NFS4ERR_ROFS;
+	/* the delegated times: the holder's, vetted (RFC 9754) */
+	if ((s = tnfs_deleg_setattr_times(c, &a->setattr.stateid, &ai)) != NFS4_OK)
+		return s;
 	int fd = -1;
 	if (ai.sa.set_size) {
 		/* the stateid must allow writing (unless special), and the

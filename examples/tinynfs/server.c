@@ -79,10 +79,10 @@ static void deleg_recall(void *arg, uint64_t clientid, const struct nfs4_stateid
 }
 
 static void deleg_getattr(void *arg, uint64_t clientid, const struct nfs4_stateid *sid,
-			  const uint8_t *fh, uint32_t fhlen)
+			  const uint8_t *fh, uint32_t fhlen, bool times)
 {
 	struct tnfs_server *s = arg;
-	tnfs_cb_getattr(s->cb, clientid, sid, fh, fhlen);
+	tnfs_cb_getattr(s->cb, clientid, sid, fh, fhlen, times);
 }
 
 static bool deleg_path_up(void *arg, uint64_t clientid)

@@ -31,6 +31,9 @@ struct cl {
 	unsigned ngetattr;	     /* CB_GETATTRs answered */
 	uint64_t ga_change, ga_size; /* what CB_GETATTR answers */
 	uint32_t ga_status;	     /* its status (NFS4_OK) */
+	bool ga_asked_times;	     /* the last CB_GETATTR asked for the delegated times */
+	bool ga_times;		     /* answer them (RFC 9754) when asked: */
+	int64_t ga_atime, ga_mtime;  /* seconds (nseconds 0) */
 	bool silent;  /* answer no callback at all */
 };
 
@@ -50,9 +53,16 @@ static inline bool cl_getattr(struct cl *cl, struct xdr_in *x, struct xdr_out *o
 	*x = peek;
 	struct fh fh;
 	get_fh(x, &fh);
-	assert_int_equal(xdr_get_u32(x), 1);
+	uint32_t nw = xdr_get_u32(x);
+	assert_true(nw == 1 || nw == 3);
 	assert_int_equal(xdr_get_u32(x), W0(FATTR4_CHANGE) | W0(FATTR4_SIZE));
+	cl->ga_asked_times = nw == 3;
+	if (nw == 3) { /* and time_deleg_access, time_deleg_modify */
+		assert_int_equal(xdr_get_u32(x), 0);
+		assert_int_equal(xdr_get_u32(x), W2(FATTR4_TIME_DELEG_ACCESS) | W2(FATTR4_TIME_DELEG_MODIFY));
+	}
 	assert_false(x->bad);
+	bool times = cl->ga_asked_times && cl->ga_times;
 	cl->ngetattr++;
 	xdr_put_u32(o, cl->ga_status);
 	xdr_put_u32(o, 0); /* tag */
@@ -67,11 +77,21 @@ static inline bool cl_getattr(struct cl *cl, struct xdr_in *x, struct xdr_out *o
 	xdr_put_u32(o, OP_CB_GETATTR);
 	xdr_put_u32(o, cl->ga_status);
 	if (cl->ga_status == NFS4_OK) {
-		xdr_put_u32(o, 1);
+		xdr_put_u32(o, times ? 3 : 1);
 		xdr_put_u32(o, W0(FATTR4_CHANGE) | W0(FATTR4_SIZE));
-		xdr_put_u32(o, 16);
+		if (times) {
+			xdr_put_u32(o, 0);
+			xdr_put_u32(o, W2(FATTR4_TIME_DELEG_ACCESS) | W2(FATTR4_TIME_DELEG_MODIFY));
+		}
+		xdr_put_u32(o, times ? 40 : 16);
 		xdr_put_u64(o, cl->ga_change);
 		xdr_put_u64(o, cl->ga_size);
+		if (times) {
+			xdr_put_u64(o, (uint64_t)cl->ga_atime);
+			xdr_put_u32(o, 0);
+			xdr_put_u64(o, (uint64_t)cl->ga_mtime);
+			xdr_put_u32(o, 0);
+		}
 	}
 	return true;
 }

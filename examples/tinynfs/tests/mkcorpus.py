@@ -135,6 +135,16 @@ cases = {
     "verify": lambda seq: frame(compound([
         seq(), PUTROOT, lookup("f"), u32(17) + bitmap(0x2) + opaque(u32(2)),
         u32(37) + bitmap(0x2) + opaque(u32(1)), GETFH])),
+    # RFC 9754: OPEN wanting delegated timestamps, GETATTR open_arguments,
+    # SETATTR of time_deleg_access and time_deleg_modify, VERIFY of one
+    # (write-only: NFS4ERR_INVAL), DELEGRETURN
+    "v42_deleg_attrs": lambda seq: frame(
+        compound([seq(), PUTROOT, open_("new", 3 | 0x100000), GETFH, getattr_(0, 0, 1 << 22),
+                  u32(34) + CUR_SID + bitmap(0, 0, 3 << 20) +
+                  opaque(u64(1) + u32(0) + u64(2) + u32(999999999)),
+                  u32(8) + CUR_SID], minor=2),
+        compound([seq(), PUTROOT, lookup("new"), u32(37) + bitmap(0, 0, 1 << 21) +
+                  opaque(u64(1) + u32(0))], minor=2)),
     "errors": lambda seq: frame(compound([seq(), u32(999)]), compound([seq(), PUTROOT, u32(7) + u64(0)]),
                     compound([PUTROOT]), compound([], minor=0), b"\0\0\0\x09", cap=0),
     "replay": lambda seq: frame(compound([seq(slot=3, cache=True), PUTROOT, GETFH]),
