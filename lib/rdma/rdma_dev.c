@@ -117,6 +117,57 @@ int rpcrdma__create_qp(struct rdma_cm_id *id, struct ibv_pd *pd, struct ibv_qp_i
 	return rdma_create_qp(id, pd, qa) ? -errno : 0;
 }
 
+/* Creates dev's SRQ and its receive pool, and posts every receive.  A
+ * device that makes no SRQ leaves the connections their own receive queues
+ * (and the SRQ's charge goes back).  0, or a negative errno with nothing
+ * of the SRQ left. */
+static int dev_srq_init(struct rpcrdma_listener *l, struct rpcrdma__dev *dev,
+			const struct ibv_device_attr *attr, bool channel)
+{
+	uint32_t depth = l->opts.srq_depth, slack = RPCRDMA__EARLY_SLACK;
+	struct ibv_srq_init_attr sa = { 0 };
+	int err;
+
+	if (depth > (uint32_t)attr->max_srq_wr)
+		depth = (uint32_t)attr->max_srq_wr;
+	/* Posted beyond what grants may promise: the receives of replies
+	 * sent before their buffer was reposted (early_open). */
+	if (slack > (uint32_t)attr->max_srq_wr - depth)
+		slack = (uint32_t)attr->max_srq_wr - depth;
+	depth += slack;
+	sa.attr.max_wr = depth;
+	sa.attr.max_sge = 1;
+	dev->srq = ibv_create_srq(dev->pd, &sa);
+	if (!dev->srq) {
+		/* Per-connection receive queues: no SRQ, no SRQ MR. */
+		(void)rpcrdma__rescg_ledger_uncharge(&dev->led, RPCRDMA_RES_HCA_OBJECT,
+						     rpcrdma__rescg_dev_objects(true, channel) -
+						     rpcrdma__rescg_dev_objects(false, channel));
+		return 0;
+	}
+	err = rpcrdma__pool_init(&dev->srq_pool, dev->pd, rpcrdma__recv_done, depth,
+				 sizeof(struct rpcrdma_call), l->opts.recv_inline,
+				 IBV_ACCESS_LOCAL_WRITE);
+	if (err)
+		goto out_srq; /* a failed init undoes itself */
+	dev->srq_posted = depth;
+	for (uint32_t i = 0; i < depth; i++) {
+		struct rpcrdma_call *call = (struct rpcrdma_call *)rpcrdma__pool_get(&dev->srq_pool);
+
+		call->conn = NULL;
+		call->dev = dev;
+		rpcrdma__recv_repost(call);
+	}
+	dev->srq_unpromised = depth - slack;
+	dev->early_slack = slack;
+	return 0;
+
+out_srq:
+	ibv_destroy_srq(dev->srq);
+	dev->srq = NULL;
+	return err;
+}
+
 int rpcrdma__dev_get(struct rpcrdma_listener *l, struct ibv_context *verbs,
 		     struct rpcrdma__dev **out)
 {
@@ -170,42 +221,9 @@ int rpcrdma__dev_get(struct rpcrdma_listener *l, struct ibv_context *verbs,
 	for (unsigned i = 0; i < atomic_load(&l->nregions); i++)
 		(void)dev_region_reg(l, dev, i);
 	if (use_srq) {
-		uint32_t depth = l->opts.srq_depth, slack = RPCRDMA__EARLY_SLACK;
-		struct ibv_srq_init_attr sa = { 0 };
-
-		if (depth > (uint32_t)attr.max_srq_wr)
-			depth = (uint32_t)attr.max_srq_wr;
-		/* Posted beyond what grants may promise: the receives of
-		 * replies sent before their buffer was reposted (early_open). */
-		if (slack > (uint32_t)attr.max_srq_wr - depth)
-			slack = (uint32_t)attr.max_srq_wr - depth;
-		depth += slack;
-		sa.attr.max_wr = depth;
-		sa.attr.max_sge = 1;
-		dev->srq = ibv_create_srq(dev->pd, &sa);
-		if (dev->srq) {
-			err = rpcrdma__pool_init(&dev->srq_pool, dev->pd, rpcrdma__recv_done, depth,
-						 sizeof(struct rpcrdma_call), l->opts.recv_inline,
-						 IBV_ACCESS_LOCAL_WRITE);
-			if (err)
-				goto out_srq; /* a failed init undoes itself */
-			dev->srq_posted = depth;
-			for (uint32_t i = 0; i < depth; i++) {
-				struct rpcrdma_call *call = (struct rpcrdma_call *)
-					rpcrdma__pool_get(&dev->srq_pool);
-
-				call->conn = NULL;
-				call->dev = dev;
-				rpcrdma__recv_repost(call);
-			}
-			dev->srq_unpromised = depth - slack;
-			dev->early_slack = slack;
-		} else {
-			/* Per-connection receive queues: no SRQ, no SRQ MR. */
-			(void)rpcrdma__rescg_ledger_uncharge(&dev->led, RPCRDMA_RES_HCA_OBJECT,
-							     rpcrdma__rescg_dev_objects(true, channel) -
-							     rpcrdma__rescg_dev_objects(false, channel));
-		}
+		err = dev_srq_init(l, dev, &attr, channel);
+		if (err)
+			goto out_regions;
 	}
 	rpcrdma__list_add_tail(&l->devs, &dev->node);
 	*out = dev;
@@ -213,8 +231,7 @@ int rpcrdma__dev_get(struct rpcrdma_listener *l, struct ibv_context *verbs,
 
 	/* In the reverse order of the above (rpcrdma__dev_destroy undoes a
 	 * whole device; here nothing is posted and no CQ is attached). */
-out_srq:
-	ibv_destroy_srq(dev->srq);
+out_regions:
 	for (unsigned i = 0; i < RPCRDMA_LISTENER_REGIONS_MAX; i++)
 		if (dev->region_mr[i])
 			ibv_dereg_mr(dev->region_mr[i]);
