@@ -12,6 +12,7 @@
 
 #include "rdma_backward.h"
 #include "rdma_internal.h"
+#include "util/diag_int.h"
 #include "util/trace.h"
 
 /* ---- references and teardown ---- */
@@ -71,6 +72,20 @@ static void conn_free(struct rpcrdma__conn *conn)
 	dev->nconns--;
 	pthread_cond_broadcast(&l->conns_cond);
 	pthread_mutex_unlock(&l->lock);
+}
+
+/* Reports a connection event to the listener's log hook (if any). */
+void rpcrdma__conn_log(const struct rpcrdma_listener *l, enum rpcrdma_log_event ev,
+		       struct rdma_cm_id *id, const char *why, int err)
+{
+	if (!l || !l->opts.log_fn)
+		return;
+	struct sockaddr *peer = id ? rdma_get_peer_addr(id) : NULL;
+	socklen_t plen = !peer ? 0 : peer->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6)
+				 : peer->sa_family == AF_INET ? sizeof(struct sockaddr_in) : 0;
+	const char *netid = peer && peer->sa_family == AF_INET6 ? "rdma6" : "rdma";
+	rpcrdma__log(l->opts.log_fn, l->opts.log_arg, ev, netid, plen ? peer : NULL, plen,
+		     why ? why : "closed", err);
 }
 
 void rpcrdma__conn_established(struct rpcrdma__conn *conn)

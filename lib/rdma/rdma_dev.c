@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Per-device resources of a listener: the PD, the SRQ and its receive
- * pool, the bulk cache, the registered regions and the device's resource
- * charges; each device is shared by the listener's connections on it.
+ * pool, the bulk cache, the registered regions, the device's resource
+ * charges and its share of the poller's CQ pool (which CQs its
+ * connections were given, and the SRQ's receives reserved on each); each
+ * device is shared by the listener's connections on it.
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "rdma_internal.h"
 
@@ -243,6 +246,56 @@ out_ledger:
 	rpcrdma__qpmap_fini(dev);
 	free(dev);
 	return err;
+}
+
+/* ---- the device's CQs: its share of the poller's CQ pool (poller_cq.c) ---- */
+
+int rpcrdma__conn_cq_get(struct rpcrdma__conn *conn, int entries)
+{
+	struct rpcrdma__dev *dev = conn->dev;
+	struct rpcrdma_listener *l = conn->l;
+	/* The SRQ's receives complete on the CQ of the queue pair that takes
+	 * them: every CQ of the device must hold them all. */
+	int share = dev->srq ? (int)dev->srq_posted : 0;
+	struct rpcrdma__cq *cqs[RPCRDMA__MAX_CQS];
+	unsigned ncqs;
+	bool known = false, took_share;
+	int err;
+
+	/* A CQ that holds the share already needs room for entries alone
+	 * (asking every CQ for the share again gave each connection a CQ of
+	 * its own, and refused the 65th, once the share passed max_cqe / 2).
+	 * Accepts of one listener are serialized: the list stays as read. */
+	pthread_mutex_lock(&l->lock);
+	ncqs = dev->ncqs;
+	memcpy(cqs, dev->cqs, ncqs * sizeof(cqs[0]));
+	pthread_mutex_unlock(&l->lock);
+	err = rpcrdma__poller_cq_get_among(l->poller, dev->verbs, entries, share, cqs, ncqs,
+					   &conn->cq, &took_share);
+	if (err)
+		return err;
+	pthread_mutex_lock(&l->lock);
+	for (unsigned i = 0; i < dev->ncqs && !known; i++)
+		known = dev->cqs[i] == conn->cq;
+	if (!known)
+		dev->cqs[dev->ncqs++] = conn->cq;  /* at most the pool's size */
+	pthread_mutex_unlock(&l->lock);
+	if (known && took_share && share)
+		rpcrdma__poller_cq_put(conn->cq, share);
+	return 0;
+}
+
+void rpcrdma__dev_cqs_put(struct rpcrdma__dev *dev, bool drop)
+{
+	int share = dev->srq ? (int)dev->srq_posted : 0;
+
+	for (unsigned i = 0; i < dev->ncqs; i++) {
+		if (share)
+			rpcrdma__poller_cq_put(dev->cqs[i], share);
+		if (drop)
+			rpcrdma__poller_cq_drop(dev->l->poller, dev->cqs[i]);
+	}
+	dev->ncqs = 0;
 }
 
 struct rpcrdma__conn *rpcrdma__dev_find_conn(struct rpcrdma__dev *dev, uint32_t qp_num)

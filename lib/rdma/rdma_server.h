@@ -64,7 +64,7 @@ struct rpcrdma__conn *rpcrdma__qpmap_find(const struct rpcrdma__dev *dev, uint32
 /* The connection of dev whose QP is qp_num, with a reference; NULL if none. */
 struct rpcrdma__conn *rpcrdma__dev_find_conn(struct rpcrdma__dev *dev, uint32_t qp_num);
 
-/* ---- connection limits and the device's CQs (rdma_conn_limits.c) ---- */
+/* ---- the device's CQs (rdma_dev.c) ---- */
 
 /* Reserves entries for conn on a CQ of the pool (sets conn->cq) and, the
  * first time the device uses that CQ, the SRQ's share on it.  0 or the
@@ -73,6 +73,9 @@ int rpcrdma__conn_cq_get(struct rpcrdma__conn *conn, int entries);
 /* Gives the device's SRQ shares back (rpcrdma__dev_destroy); with drop,
  * destroys the CQs nothing else uses (after a device removal). */
 void rpcrdma__dev_cqs_put(struct rpcrdma__dev *dev, bool drop);
+
+/* ---- connection limits (rdma_conn_limits.c) ---- */
+
 /* A connection request: when max_conns connections are open (not
  * closing), closes the least recently active one with no call in progress
  * (or, every one busy, the least recently active), counted in
