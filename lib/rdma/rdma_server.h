@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * Internal functions of the listener side, shared by rdma_conn.c,
- * rdma_dev.c, rdma_devrm.c, rdma_listener.c, rdma_conn_limits.c and
- * rdma_qpmap.c (and rpcrdma__dev_find_conn by rdma_recv.c).  Included by
+ * Internal functions of the listener side, shared by rdma_accept.c,
+ * rdma_conn.c, rdma_dev.c, rdma_devrm.c, rdma_listener.c,
+ * rdma_conn_limits.c and rdma_qpmap.c (and rpcrdma__dev_find_conn by
+ * rdma_recv.c).  Included by
  * rdma_internal.h (after its structures); include that one.
  */
 #ifndef RPCRDMA_RDMA_SERVER_H
@@ -44,7 +45,7 @@ void rpcrdma__dev_remove(struct rpcrdma_listener *l, struct ibv_context *verbs, 
  * connection left, then listens again when the listening id was removed. */
 int rpcrdma__devrm_handle(struct rpcrdma__source *s, unsigned budget);
 
-/* ---- accept (rdma_conn.c) ---- */
+/* ---- accept (rdma_accept.c) ---- */
 
 /* A CONNECT_REQUEST (ev, not acked yet): sets up the connection and
  * accepts it.  0, or a negative errno (-EAGAIN: over the resource group's
