@@ -16,11 +16,6 @@
 
 /* ---- references and teardown ---- */
 
-void rpcrdma__conn_get(struct rpcrdma__conn *conn)
-{
-	atomic_fetch_add_explicit(&conn->refs, 1, memory_order_relaxed);
-}
-
 static void conn_free(struct rpcrdma__conn *conn)
 {
 	struct rpcrdma_listener *l = conn->l;

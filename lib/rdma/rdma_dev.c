@@ -297,19 +297,3 @@ void rpcrdma__dev_cqs_put(struct rpcrdma__dev *dev, bool drop)
 	}
 	dev->ncqs = 0;
 }
-
-struct rpcrdma__conn *rpcrdma__dev_find_conn(struct rpcrdma__dev *dev, uint32_t qp_num)
-{
-	struct rpcrdma_listener *l = dev->l;
-	struct rpcrdma__conn *found = NULL;
-
-	/* QP numbers are per device, and so is the table. */
-	pthread_mutex_lock(&l->lock);
-	found = rpcrdma__qpmap_find(dev, qp_num);
-	if (found && !found->freeing)
-		rpcrdma__conn_get(found);
-	else
-		found = NULL;
-	pthread_mutex_unlock(&l->lock);
-	return found;
-}

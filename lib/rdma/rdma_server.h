@@ -2,8 +2,8 @@
 /*
  * Internal functions of the listener side, shared by rdma_accept.c,
  * rdma_conn.c, rdma_dev.c, rdma_devrm.c, rdma_listener.c,
- * rdma_conn_limits.c and rdma_qpmap.c (and rpcrdma__dev_find_conn by
- * rdma_recv.c).  Included by
+ * rdma_conn_limits.c and rdma_qpmap.c (and rpcrdma__dev_find_conn, in
+ * rdma_qpmap.c, by rdma_recv.c).  Included by
  * rdma_internal.h (after its structures); include that one.
  */
 #ifndef RPCRDMA_RDMA_SERVER_H
