@@ -2,67 +2,14 @@
 /*
  * Limits on a listener's connections (xprt.h, CONNECTION LIMITS): the idle
  * timeout's sweep, the connection cap that closes the least recently
- * active connection; the device's share of the poller's CQ pool
- * (poller_cq.c): which CQs its connections were given, and the SRQ's
- * receives reserved on each; and rpcrdma_listener_foreach_conn.
+ * active connection; and rpcrdma_listener_foreach_conn.
  */
 #include <errno.h>
 #include <limits.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "util/diag_int.h"
 #include "rdma_internal.h"
-
-/* ---- the device's CQs ---- */
-
-int rpcrdma__conn_cq_get(struct rpcrdma__conn *conn, int entries)
-{
-	struct rpcrdma__dev *dev = conn->dev;
-	struct rpcrdma_listener *l = conn->l;
-	/* The SRQ's receives complete on the CQ of the queue pair that takes
-	 * them: every CQ of the device must hold them all. */
-	int share = dev->srq ? (int)dev->srq_posted : 0;
-	struct rpcrdma__cq *cqs[RPCRDMA__MAX_CQS];
-	unsigned ncqs;
-	bool known = false, took_share;
-	int err;
-
-	/* A CQ that holds the share already needs room for entries alone
-	 * (asking every CQ for the share again gave each connection a CQ of
-	 * its own, and refused the 65th, once the share passed max_cqe / 2).
-	 * Accepts of one listener are serialized: the list stays as read. */
-	pthread_mutex_lock(&l->lock);
-	ncqs = dev->ncqs;
-	memcpy(cqs, dev->cqs, ncqs * sizeof(cqs[0]));
-	pthread_mutex_unlock(&l->lock);
-	err = rpcrdma__poller_cq_get_among(l->poller, dev->verbs, entries, share, cqs, ncqs,
-					   &conn->cq, &took_share);
-	if (err)
-		return err;
-	pthread_mutex_lock(&l->lock);
-	for (unsigned i = 0; i < dev->ncqs && !known; i++)
-		known = dev->cqs[i] == conn->cq;
-	if (!known)
-		dev->cqs[dev->ncqs++] = conn->cq;  /* at most the pool's size */
-	pthread_mutex_unlock(&l->lock);
-	if (known && took_share && share)
-		rpcrdma__poller_cq_put(conn->cq, share);
-	return 0;
-}
-
-void rpcrdma__dev_cqs_put(struct rpcrdma__dev *dev, bool drop)
-{
-	int share = dev->srq ? (int)dev->srq_posted : 0;
-
-	for (unsigned i = 0; i < dev->ncqs; i++) {
-		if (share)
-			rpcrdma__poller_cq_put(dev->cqs[i], share);
-		if (drop)
-			rpcrdma__poller_cq_drop(dev->l->poller, dev->cqs[i]);
-	}
-	dev->ncqs = 0;
-}
 
 /* ---- the connection cap ---- */
 
@@ -212,18 +159,4 @@ int rpcrdma_listener_foreach_conn(struct rpcrdma_listener *l,
 	}
 	pthread_mutex_unlock(&l->lock);
 	return n;
-}
-
-/* Reports a connection event to the listener's log hook (if any). */
-void rpcrdma__conn_log(const struct rpcrdma_listener *l, enum rpcrdma_log_event ev,
-		       struct rdma_cm_id *id, const char *why, int err)
-{
-	if (!l || !l->opts.log_fn)
-		return;
-	struct sockaddr *peer = id ? rdma_get_peer_addr(id) : NULL;
-	socklen_t plen = !peer ? 0 : peer->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6)
-				 : peer->sa_family == AF_INET ? sizeof(struct sockaddr_in) : 0;
-	const char *netid = peer && peer->sa_family == AF_INET6 ? "rdma6" : "rdma";
-	rpcrdma__log(l->opts.log_fn, l->opts.log_arg, ev, netid, plen ? peer : NULL, plen,
-		     why ? why : "closed", err);
 }

@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Per-device resources of a listener: the PD, the SRQ and its receive
- * pool, the bulk cache, the registered regions and the device's resource
- * charges; each device is shared by the listener's connections on it.
+ * pool, the bulk cache, the registered regions, the device's resource
+ * charges and its share of the poller's CQ pool (which CQs its
+ * connections were given, and the SRQ's receives reserved on each); each
+ * device is shared by the listener's connections on it.
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "rdma_internal.h"
 
@@ -117,6 +120,57 @@ int rpcrdma__create_qp(struct rdma_cm_id *id, struct ibv_pd *pd, struct ibv_qp_i
 	return rdma_create_qp(id, pd, qa) ? -errno : 0;
 }
 
+/* Creates dev's SRQ and its receive pool, and posts every receive.  A
+ * device that makes no SRQ leaves the connections their own receive queues
+ * (and the SRQ's charge goes back).  0, or a negative errno with nothing
+ * of the SRQ left. */
+static int dev_srq_init(struct rpcrdma_listener *l, struct rpcrdma__dev *dev,
+			const struct ibv_device_attr *attr, bool channel)
+{
+	uint32_t depth = l->opts.srq_depth, slack = RPCRDMA__EARLY_SLACK;
+	struct ibv_srq_init_attr sa = { 0 };
+	int err;
+
+	if (depth > (uint32_t)attr->max_srq_wr)
+		depth = (uint32_t)attr->max_srq_wr;
+	/* Posted beyond what grants may promise: the receives of replies
+	 * sent before their buffer was reposted (early_open). */
+	if (slack > (uint32_t)attr->max_srq_wr - depth)
+		slack = (uint32_t)attr->max_srq_wr - depth;
+	depth += slack;
+	sa.attr.max_wr = depth;
+	sa.attr.max_sge = 1;
+	dev->srq = ibv_create_srq(dev->pd, &sa);
+	if (!dev->srq) {
+		/* Per-connection receive queues: no SRQ, no SRQ MR. */
+		(void)rpcrdma__rescg_ledger_uncharge(&dev->led, RPCRDMA_RES_HCA_OBJECT,
+						     rpcrdma__rescg_dev_objects(true, channel) -
+						     rpcrdma__rescg_dev_objects(false, channel));
+		return 0;
+	}
+	err = rpcrdma__pool_init(&dev->srq_pool, dev->pd, rpcrdma__recv_done, depth,
+				 sizeof(struct rpcrdma_call), l->opts.recv_inline,
+				 IBV_ACCESS_LOCAL_WRITE);
+	if (err)
+		goto out_srq; /* a failed init undoes itself */
+	dev->srq_posted = depth;
+	for (uint32_t i = 0; i < depth; i++) {
+		struct rpcrdma_call *call = (struct rpcrdma_call *)rpcrdma__pool_get(&dev->srq_pool);
+
+		call->conn = NULL;
+		call->dev = dev;
+		rpcrdma__recv_repost(call);
+	}
+	dev->srq_unpromised = depth - slack;
+	dev->early_slack = slack;
+	return 0;
+
+out_srq:
+	ibv_destroy_srq(dev->srq);
+	dev->srq = NULL;
+	return err;
+}
+
 int rpcrdma__dev_get(struct rpcrdma_listener *l, struct ibv_context *verbs,
 		     struct rpcrdma__dev **out)
 {
@@ -170,42 +224,9 @@ int rpcrdma__dev_get(struct rpcrdma_listener *l, struct ibv_context *verbs,
 	for (unsigned i = 0; i < atomic_load(&l->nregions); i++)
 		(void)dev_region_reg(l, dev, i);
 	if (use_srq) {
-		uint32_t depth = l->opts.srq_depth, slack = RPCRDMA__EARLY_SLACK;
-		struct ibv_srq_init_attr sa = { 0 };
-
-		if (depth > (uint32_t)attr.max_srq_wr)
-			depth = (uint32_t)attr.max_srq_wr;
-		/* Posted beyond what grants may promise: the receives of
-		 * replies sent before their buffer was reposted (early_open). */
-		if (slack > (uint32_t)attr.max_srq_wr - depth)
-			slack = (uint32_t)attr.max_srq_wr - depth;
-		depth += slack;
-		sa.attr.max_wr = depth;
-		sa.attr.max_sge = 1;
-		dev->srq = ibv_create_srq(dev->pd, &sa);
-		if (dev->srq) {
-			err = rpcrdma__pool_init(&dev->srq_pool, dev->pd, rpcrdma__recv_done, depth,
-						 sizeof(struct rpcrdma_call), l->opts.recv_inline,
-						 IBV_ACCESS_LOCAL_WRITE);
-			if (err)
-				goto out_srq; /* a failed init undoes itself */
-			dev->srq_posted = depth;
-			for (uint32_t i = 0; i < depth; i++) {
-				struct rpcrdma_call *call = (struct rpcrdma_call *)
-					rpcrdma__pool_get(&dev->srq_pool);
-
-				call->conn = NULL;
-				call->dev = dev;
-				rpcrdma__recv_repost(call);
-			}
-			dev->srq_unpromised = depth - slack;
-			dev->early_slack = slack;
-		} else {
-			/* Per-connection receive queues: no SRQ, no SRQ MR. */
-			(void)rpcrdma__rescg_ledger_uncharge(&dev->led, RPCRDMA_RES_HCA_OBJECT,
-							     rpcrdma__rescg_dev_objects(true, channel) -
-							     rpcrdma__rescg_dev_objects(false, channel));
-		}
+		err = dev_srq_init(l, dev, &attr, channel);
+		if (err)
+			goto out_regions;
 	}
 	rpcrdma__list_add_tail(&l->devs, &dev->node);
 	*out = dev;
@@ -213,8 +234,7 @@ int rpcrdma__dev_get(struct rpcrdma_listener *l, struct ibv_context *verbs,
 
 	/* In the reverse order of the above (rpcrdma__dev_destroy undoes a
 	 * whole device; here nothing is posted and no CQ is attached). */
-out_srq:
-	ibv_destroy_srq(dev->srq);
+out_regions:
 	for (unsigned i = 0; i < RPCRDMA_LISTENER_REGIONS_MAX; i++)
 		if (dev->region_mr[i])
 			ibv_dereg_mr(dev->region_mr[i]);
@@ -228,18 +248,52 @@ out_ledger:
 	return err;
 }
 
-struct rpcrdma__conn *rpcrdma__dev_find_conn(struct rpcrdma__dev *dev, uint32_t qp_num)
-{
-	struct rpcrdma_listener *l = dev->l;
-	struct rpcrdma__conn *found = NULL;
+/* ---- the device's CQs: its share of the poller's CQ pool (poller_cq.c) ---- */
 
-	/* QP numbers are per device, and so is the table. */
+int rpcrdma__conn_cq_get(struct rpcrdma__conn *conn, int entries)
+{
+	struct rpcrdma__dev *dev = conn->dev;
+	struct rpcrdma_listener *l = conn->l;
+	/* The SRQ's receives complete on the CQ of the queue pair that takes
+	 * them: every CQ of the device must hold them all. */
+	int share = dev->srq ? (int)dev->srq_posted : 0;
+	struct rpcrdma__cq *cqs[RPCRDMA__MAX_CQS];
+	unsigned ncqs;
+	bool known = false, took_share;
+	int err;
+
+	/* A CQ that holds the share already needs room for entries alone
+	 * (asking every CQ for the share again gave each connection a CQ of
+	 * its own, and refused the 65th, once the share passed max_cqe / 2).
+	 * Accepts of one listener are serialized: the list stays as read. */
 	pthread_mutex_lock(&l->lock);
-	found = rpcrdma__qpmap_find(dev, qp_num);
-	if (found && !found->freeing)
-		rpcrdma__conn_get(found);
-	else
-		found = NULL;
+	ncqs = dev->ncqs;
+	memcpy(cqs, dev->cqs, ncqs * sizeof(cqs[0]));
 	pthread_mutex_unlock(&l->lock);
-	return found;
+	err = rpcrdma__poller_cq_get_among(l->poller, dev->verbs, entries, share, cqs, ncqs,
+					   &conn->cq, &took_share);
+	if (err)
+		return err;
+	pthread_mutex_lock(&l->lock);
+	for (unsigned i = 0; i < dev->ncqs && !known; i++)
+		known = dev->cqs[i] == conn->cq;
+	if (!known)
+		dev->cqs[dev->ncqs++] = conn->cq;  /* at most the pool's size */
+	pthread_mutex_unlock(&l->lock);
+	if (known && took_share && share)
+		rpcrdma__poller_cq_put(conn->cq, share);
+	return 0;
+}
+
+void rpcrdma__dev_cqs_put(struct rpcrdma__dev *dev, bool drop)
+{
+	int share = dev->srq ? (int)dev->srq_posted : 0;
+
+	for (unsigned i = 0; i < dev->ncqs; i++) {
+		if (share)
+			rpcrdma__poller_cq_put(dev->cqs[i], share);
+		if (drop)
+			rpcrdma__poller_cq_drop(dev->l->poller, dev->cqs[i]);
+	}
+	dev->ncqs = 0;
 }

@@ -588,7 +588,13 @@ static inline bool rpcrdma__call_on_srq(const struct rpcrdma_call *call)
 	return call->c.pool == &call->dev->srq_pool;
 }
 
-void rpcrdma__conn_get(struct rpcrdma__conn *conn);
+/* A reference on conn (taken where one is held already, or under the
+ * listener lock while conn is not freeing); rpcrdma__conn_put drops it,
+ * and the last one frees conn (rdma_conn.c). */
+static inline void rpcrdma__conn_get(struct rpcrdma__conn *conn)
+{
+	atomic_fetch_add_explicit(&conn->refs, 1, memory_order_relaxed);
+}
 void rpcrdma__conn_put(struct rpcrdma__conn *conn);
 /* Starts closing (disconnect + flush); idempotent, any thread. */
 void rpcrdma__conn_close(struct rpcrdma__conn *conn, const char *why);

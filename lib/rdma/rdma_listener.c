@@ -119,6 +119,84 @@ int rpcrdma_listener_create(struct rpcrdma_poller *poller, const struct sockaddr
 	return rpcrdma__listener_create(poller, addr, uopts, handler, handler_arg, 0, out);
 }
 
+/* The listener's sources on the poller, in order: the device-removal
+ * timer, the idle timer, the receive budget, the backward direction, the
+ * CM events.  0, or a negative errno with none of them left. */
+static int listener_start(struct rpcrdma_listener *l)
+{
+	int err = rpcrdma__timer_open(&l->timer_src);
+
+	if (err)
+		return err;
+	l->timer_src.handle = rpcrdma__devrm_handle;
+	err = rpcrdma__poller_add(l->poller, &l->timer_src);
+	if (err)
+		goto out_timer;
+	err = rpcrdma__idle_start(l); /* a failed start undoes itself */
+	if (err)
+		goto out_timer_del;
+	err = rpcrdma__budget_start(l);
+	if (err)
+		goto out_idle;
+	err = rpcrdma__bc_listener_start(l);
+	if (err)
+		goto out_budget;
+	l->cm_src.fd = l->ech->fd;
+	l->cm_src.handle = cm_handle;
+	err = rpcrdma__poller_add(l->poller, &l->cm_src);
+	if (err)
+		goto out_bc;
+	return 0;
+
+	/* In the reverse order of the above. */
+out_bc:
+	rpcrdma__bc_listener_stop(l);
+out_budget:
+	rpcrdma__budget_stop(l);
+	rpcrdma__budget_free(l);
+out_idle:
+	rpcrdma__idle_stop(l);
+	if (l->idle_src.fd >= 0)
+		close(l->idle_src.fd);
+	l->idle_src.fd = -1;
+out_timer_del:
+	rpcrdma__poller_del(l->poller, &l->timer_src);
+out_timer:
+	close(l->timer_src.fd);
+	l->timer_src.fd = -1;
+	return err;
+}
+
+/* Opens l's event channel and listens on l->addr, whose port becomes the
+ * bound one.  0, or a negative errno with neither left. */
+static int listener_listen(struct rpcrdma_listener *l)
+{
+	int err;
+
+	l->ech = rdma_create_event_channel();
+	if (!l->ech)
+		return -errno;
+	fcntl(l->ech->fd, F_SETFL, fcntl(l->ech->fd, F_GETFL) | O_NONBLOCK);
+	err = rpcrdma__listen_on(l);
+	if (err)
+		goto out_id;
+	l->port = ntohs(rdma_get_src_port(l->id));
+	/* Listening again on the bound port after a removal. */
+	if (l->addr.ss_family == AF_INET)
+		((struct sockaddr_in *)&l->addr)->sin_port = htons((uint16_t)l->port);
+	else
+		((struct sockaddr_in6 *)&l->addr)->sin6_port = htons((uint16_t)l->port);
+	return 0;
+
+out_id:
+	if (l->id) /* listen_on may make it, then fail */
+		rdma_destroy_id(l->id);
+	l->id = NULL;
+	rdma_destroy_event_channel(l->ech);
+	l->ech = NULL;
+	return err;
+}
+
 int rpcrdma__listener_create(struct rpcrdma_poller *poller, const struct sockaddr *addr,
 			     const struct rpcrdma_listener_opts *uopts, rpcrdma_call_handler handler,
 			     void *handler_arg, unsigned bc_recvs, struct rpcrdma_listener **out)
@@ -158,61 +236,18 @@ int rpcrdma__listener_create(struct rpcrdma_poller *poller, const struct sockadd
 	l->idle_src.fd = -1;
 	memcpy(&l->addr, addr, addr->sa_family == AF_INET ? sizeof(struct sockaddr_in)
 							  : sizeof(struct sockaddr_in6));
-	l->ech = rdma_create_event_channel();
-	if (!l->ech) {
-		err = -errno;
+	err = listener_listen(l);
+	if (err)
 		goto out_locks;
-	}
-	fcntl(l->ech->fd, F_SETFL, fcntl(l->ech->fd, F_GETFL) | O_NONBLOCK);
-	err = rpcrdma__listen_on(l);
+	err = listener_start(l);
 	if (err)
-		goto out_id;
-	l->port = ntohs(rdma_get_src_port(l->id));
-	/* Listening again on the bound port after a removal. */
-	if (l->addr.ss_family == AF_INET)
-		((struct sockaddr_in *)&l->addr)->sin_port = htons((uint16_t)l->port);
-	else
-		((struct sockaddr_in6 *)&l->addr)->sin6_port = htons((uint16_t)l->port);
-	err = rpcrdma__timer_open(&l->timer_src);
-	if (err)
-		goto out_id;
-	l->timer_src.handle = rpcrdma__devrm_handle;
-	err = rpcrdma__poller_add(poller, &l->timer_src);
-	if (err)
-		goto out_timer;
-	err = rpcrdma__idle_start(l);
-	if (err)
-		goto out_timer_del;
-	err = rpcrdma__budget_start(l);
-	if (err)
-		goto out_idle;
-	err = rpcrdma__bc_listener_start(l);
-	if (err)
-		goto out_budget;
-	l->cm_src.fd = l->ech->fd;
-	l->cm_src.handle = cm_handle;
-	err = rpcrdma__poller_add(poller, &l->cm_src);
-	if (err)
-		goto out_bc;
+		goto out_listen;
 	*out = l;
 	return 0;
 
 	/* In the reverse order of the above. */
-out_bc:
-	rpcrdma__bc_listener_stop(l);
-out_budget:
-	rpcrdma__budget_stop(l);
-	rpcrdma__budget_free(l);
-out_idle:
-	rpcrdma__idle_stop(l);
-out_timer_del:
-	rpcrdma__poller_del(poller, &l->timer_src);
-	if (l->idle_src.fd >= 0) /* idle_start may open it, then fail */
-		close(l->idle_src.fd);
-out_timer:
-	close(l->timer_src.fd);
-out_id:
-	if (l->id) /* listen_on may make it, then fail */
+out_listen:
+	if (l->id)
 		rdma_destroy_id(l->id);
 	rdma_destroy_event_channel(l->ech);
 out_locks:

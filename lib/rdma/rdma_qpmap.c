@@ -5,7 +5,8 @@
  * back the connection (rpcrdma__dev_find_conn).  Chains through
  * conn->qp_hnext, a bucket the number's low bits; the table starts on the
  * 64 buckets inside the device and doubles while there are more than two
- * connections a bucket.  Every function runs under the listener lock.
+ * connections a bucket.  Every function runs under the listener lock but
+ * rpcrdma__dev_find_conn, which takes it.
  */
 #include <stdlib.h>
 
@@ -80,4 +81,21 @@ struct rpcrdma__conn *rpcrdma__qpmap_find(const struct rpcrdma__dev *dev, uint32
 		if (c->qp_num == qp_num)
 			return c;
 	return NULL;
+}
+
+/* Takes the listener lock itself, unlike the functions above. */
+struct rpcrdma__conn *rpcrdma__dev_find_conn(struct rpcrdma__dev *dev, uint32_t qp_num)
+{
+	struct rpcrdma_listener *l = dev->l;
+	struct rpcrdma__conn *found = NULL;
+
+	/* QP numbers are per device, and so is the table. */
+	pthread_mutex_lock(&l->lock);
+	found = rpcrdma__qpmap_find(dev, qp_num);
+	if (found && !found->freeing)
+		rpcrdma__conn_get(found);
+	else
+		found = NULL;
+	pthread_mutex_unlock(&l->lock);
+	return found;
 }

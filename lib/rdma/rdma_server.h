@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * Internal functions of the listener side, shared by rdma_conn.c,
- * rdma_dev.c, rdma_devrm.c, rdma_listener.c, rdma_conn_limits.c and
- * rdma_qpmap.c (and rpcrdma__dev_find_conn by rdma_recv.c).  Included by
+ * Internal functions of the listener side, shared by rdma_accept.c,
+ * rdma_conn.c, rdma_dev.c, rdma_devrm.c, rdma_listener.c,
+ * rdma_conn_limits.c and rdma_qpmap.c (and rpcrdma__dev_find_conn, in
+ * rdma_qpmap.c, by rdma_recv.c).  Included by
  * rdma_internal.h (after its structures); include that one.
  */
 #ifndef RPCRDMA_RDMA_SERVER_H
@@ -44,7 +45,7 @@ void rpcrdma__dev_remove(struct rpcrdma_listener *l, struct ibv_context *verbs, 
  * connection left, then listens again when the listening id was removed. */
 int rpcrdma__devrm_handle(struct rpcrdma__source *s, unsigned budget);
 
-/* ---- accept (rdma_conn.c) ---- */
+/* ---- accept (rdma_accept.c) ---- */
 
 /* A CONNECT_REQUEST (ev, not acked yet): sets up the connection and
  * accepts it.  0, or a negative errno (-EAGAIN: over the resource group's
@@ -64,7 +65,7 @@ struct rpcrdma__conn *rpcrdma__qpmap_find(const struct rpcrdma__dev *dev, uint32
 /* The connection of dev whose QP is qp_num, with a reference; NULL if none. */
 struct rpcrdma__conn *rpcrdma__dev_find_conn(struct rpcrdma__dev *dev, uint32_t qp_num);
 
-/* ---- connection limits and the device's CQs (rdma_conn_limits.c) ---- */
+/* ---- the device's CQs (rdma_dev.c) ---- */
 
 /* Reserves entries for conn on a CQ of the pool (sets conn->cq) and, the
  * first time the device uses that CQ, the SRQ's share on it.  0 or the
@@ -73,6 +74,9 @@ int rpcrdma__conn_cq_get(struct rpcrdma__conn *conn, int entries);
 /* Gives the device's SRQ shares back (rpcrdma__dev_destroy); with drop,
  * destroys the CQs nothing else uses (after a device removal). */
 void rpcrdma__dev_cqs_put(struct rpcrdma__dev *dev, bool drop);
+
+/* ---- connection limits (rdma_conn_limits.c) ---- */
+
 /* A connection request: when max_conns connections are open (not
  * closing), closes the least recently active one with no call in progress
  * (or, every one busy, the least recently active), counted in

@@ -436,6 +436,61 @@ static bool too_weak(const struct rpcrdma_svc_version *ver, const struct rpcrdma
 	       f != RPCRDMA__AUTH_GSS;
 }
 
+/* Steps 5-8: the call's program, version and procedure, and whether its
+ * flavour is strong enough for them.  NULL: refused, the reply sent (g is
+ * the reply's, as reply_small takes it). */
+static const struct rpcrdma_svc_proc *find_proc(struct rpcrdma__svc_xprt *x, void *ctx,
+						 const struct rpcrdma__call_hdr *h,
+						 struct rpcrdma__gss_call *g,
+						 const struct rpcrdma__svc_prog **prog)
+{
+	struct rpcrdma_svc *svc = x->svc;
+	const struct rpcrdma__svc_prog *sp;
+	const struct rpcrdma_svc_version *ver = NULL;
+	bool has_cc = x->flags & RPCRDMA__SVC_XPRT_CONGESTION_CONTROL;
+	uint32_t low = 0, high = 0;
+
+	/* Programs are never unregistered, so sp stays valid after unlock. */
+	pthread_rwlock_rdlock(&svc->progs_lock);
+	for (sp = svc->progs; sp; sp = sp->next)
+		if (sp->p.prog == h->prog)
+			break;
+	pthread_rwlock_unlock(&svc->progs_lock);
+	if (!sp)
+		goto out_prog_unavail;
+	for (uint32_t i = 0; i < sp->p.nvers; i++)
+		if (sp->vers[i].vers == h->vers)
+			ver = &sp->vers[i];
+	if (!ver || ((ver->flags & RPCRDMA_SVC_VERS_NEEDS_CC) && !has_cc))
+		goto out_prog_mismatch;
+	if (h->proc >= ver->nprocs || !ver->procs[h->proc].handler)
+		goto out_proc_unavail;
+	if (too_weak(ver, h))
+		goto out_too_weak;
+	*prog = sp;
+	return &ver->procs[h->proc];
+
+out_too_weak:
+	reply_small(x, ctx, h->xid, SMALL_AUTH, RPCRDMA_AUTH_TOOWEAK, 0, 0, g);
+	return NULL;
+out_proc_unavail:
+	reply_small(x, ctx, h->xid, SMALL_ACCEPTED, RPCRDMA_SVC_PROC_UNAVAIL, 0, 0, g);
+	return NULL;
+out_prog_mismatch:
+	/* A transport that may use no version (NFSv4 alone over UDP) still
+	 * gets PROG_MISMATCH, with the registered range, as Linux answers:
+	 * the program exists, this version here not. */
+	if (allowed_range(sp, has_cc, false, &low, &high) ||
+	    allowed_range(sp, has_cc, true, &low, &high)) {
+		reply_small(x, ctx, h->xid, SMALL_ACCEPTED, RPCRDMA_SVC_PROG_MISMATCH, low, high,
+			    g);
+		return NULL;
+	}
+out_prog_unavail:
+	reply_small(x, ctx, h->xid, SMALL_ACCEPTED, RPCRDMA_SVC_PROG_UNAVAIL, 0, 0, g);
+	return NULL;
+}
+
 static void dispatch(struct rpcrdma__svc_xprt *x, const struct iovec *iov, unsigned niov,
 		     const struct sockaddr *peer, socklen_t peer_len, void *ctx)
 {
@@ -443,65 +498,24 @@ static void dispatch(struct rpcrdma__svc_xprt *x, const struct iovec *iov, unsig
 	struct rpcrdma__call_hdr h;
 	enum rpcrdma__call_verdict v;
 	const struct rpcrdma__svc_prog *sp;
-	const struct rpcrdma_svc_version *ver = NULL;
 	const struct rpcrdma_svc_proc *proc;
-	bool has_cc = x->flags & RPCRDMA__SVC_XPRT_CONGESTION_CONTROL;
-	uint32_t low = 0, high = 0;
+	struct rpcrdma_svc_call *c;
 	struct rpcrdma__gss_call *g = NULL;
 
-	const char *why = "not an RPC call (too short, or not a CALL)";
 	if (niov == 0)
 		goto out_drop;
 	v = rpcrdma__svc_call_decode(iov[0].iov_base, iov[0].iov_len, &h);
-	if (__builtin_expect(v != RPCRDMA__CALL_OK, 0)) {
-		if (v == RPCRDMA__CALL_RPC_MISMATCH)
-			reply_small(x, ctx, h.xid, SMALL_RPC_MISMATCH, 0, 0, 0, NULL);
-		else if (v == RPCRDMA__CALL_AUTH_ERROR)
-			reply_small(x, ctx, h.xid, SMALL_AUTH, h.auth_stat, 0, 0, NULL);
-		else if (v == RPCRDMA__CALL_GARBAGE)
-			reply_small(x, ctx, h.xid, SMALL_ACCEPTED, RPCRDMA_SVC_GARBAGE_ARGS, 0, 0,
-				    NULL);
-		else
-			goto out_drop;
-		return;
-	}
+	if (__builtin_expect(v != RPCRDMA__CALL_OK, 0))
+		goto out_bad_header;
 	if (h.cred.flavor == RPCRDMA__AUTH_GSS &&
 	    !gss_accept(x, iov, niov, &h, peer, peer_len, ctx, &g))
 		return;
-
-	/* Programs are never unregistered, so sp stays valid after unlock. */
-	pthread_rwlock_rdlock(&svc->progs_lock);
-	for (sp = svc->progs; sp; sp = sp->next)
-		if (sp->p.prog == h.prog)
-			break;
-	pthread_rwlock_unlock(&svc->progs_lock);
-	if (!sp)
-		goto out_prog_unavail;
-	for (uint32_t i = 0; i < sp->p.nvers; i++)
-		if (sp->vers[i].vers == h.vers)
-			ver = &sp->vers[i];
-	if (!ver || ((ver->flags & RPCRDMA_SVC_VERS_NEEDS_CC) && !has_cc)) {
-		/* A transport that may use no version (NFSv4 alone over UDP)
-		 * still gets PROG_MISMATCH, with the registered range, as
-		 * Linux answers: the program exists, this version here not. */
-		if (!allowed_range(sp, has_cc, false, &low, &high) &&
-		    !allowed_range(sp, has_cc, true, &low, &high))
-			goto out_prog_unavail;
-		reply_small(x, ctx, h.xid, SMALL_ACCEPTED, RPCRDMA_SVC_PROG_MISMATCH, low, high, g);
+	proc = find_proc(x, ctx, &h, g, &sp);
+	if (!proc)
 		return;
-	}
-	if (h.proc >= ver->nprocs || !ver->procs[h.proc].handler) {
-		reply_small(x, ctx, h.xid, SMALL_ACCEPTED, RPCRDMA_SVC_PROC_UNAVAIL, 0, 0, g);
-		return;
-	}
-	proc = &ver->procs[h.proc];
-	if (too_weak(ver, &h)) {
-		reply_small(x, ctx, h.xid, SMALL_AUTH, RPCRDMA_AUTH_TOOWEAK, 0, 0, g);
-		return;
-	}
 
 	size_t asz = align_up(proc->args_size), rsz = align_up(proc->res_size);
-	struct rpcrdma_svc_call *c = call_get(x, sizeof(*c) + asz + rsz);
+	c = call_get(x, sizeof(*c) + asz + rsz);
 	if (!c)
 		goto out_system_err;
 	c->xprt = x;
@@ -523,17 +537,12 @@ static void dispatch(struct rpcrdma__svc_xprt *x, const struct iovec *iov, unsig
 		size_t skip;
 		rpcrdma__gss_call_args(g, iov, niov, h.len, &aiov, &aniov, &skip);
 		rpcrdma_xdr_dec_init(&dec, aiov, aniov);
-		if (rpcrdma_xdr_skip(&dec, skip) || proc->decode_args(&dec, c->args)) {
-			free_call(c);
-			reply_small(x, ctx, h.xid, SMALL_ACCEPTED, RPCRDMA_SVC_GARBAGE_ARGS, 0, 0, g);
-			return;
-		}
+		if (rpcrdma_xdr_skip(&dec, skip) || proc->decode_args(&dec, c->args))
+			goto out_garbage_args;
 	}
 	size_t est = proc->estimate ? proc->estimate(c, c->args) : 0; /* NULL: void */
-	if (est > ((size_t)1 << 31)) {
-		free_call(c);
-		goto out_system_err;
-	}
+	if (est > ((size_t)1 << 31))
+		goto out_free_call;
 	c->rmax = RPCRDMA__REPLY_ACCEPTED_LEN + ((est + 3) & ~(size_t)3);
 	if (!reserve_reply(c)) {
 		reply_done(c, NULL, 0, false, "the transport refused a reply buffer");
@@ -545,14 +554,28 @@ static void dispatch(struct rpcrdma__svc_xprt *x, const struct iovec *iov, unsig
 		rpcrdma_svc_reply(c, st);
 	return;
 
-out_prog_unavail:
-	reply_small(x, ctx, h.xid, SMALL_ACCEPTED, RPCRDMA_SVC_PROG_UNAVAIL, 0, 0, g);
+out_garbage_args:
+	free_call(c);
+	reply_small(x, ctx, h.xid, SMALL_ACCEPTED, RPCRDMA_SVC_GARBAGE_ARGS, 0, 0, g);
 	return;
+out_free_call:
+	free_call(c);
 out_system_err:
 	reply_small(x, ctx, h.xid, SMALL_ACCEPTED, RPCRDMA_SVC_SYSTEM_ERR, 0, 0, g);
 	return;
+out_bad_header:
+	if (v == RPCRDMA__CALL_RPC_MISMATCH)
+		reply_small(x, ctx, h.xid, SMALL_RPC_MISMATCH, 0, 0, 0, NULL);
+	else if (v == RPCRDMA__CALL_AUTH_ERROR)
+		reply_small(x, ctx, h.xid, SMALL_AUTH, h.auth_stat, 0, 0, NULL);
+	else if (v == RPCRDMA__CALL_GARBAGE)
+		reply_small(x, ctx, h.xid, SMALL_ACCEPTED, RPCRDMA_SVC_GARBAGE_ARGS, 0, 0, NULL);
+	else
+		goto out_drop;
+	return;
 out_drop:
-	rpcrdma__svc_log(svc, RPCRDMA_LOG_CALL_DROPPED, x->netid, peer, peer_len, why, 0);
+	rpcrdma__svc_log(svc, RPCRDMA_LOG_CALL_DROPPED, x->netid, peer, peer_len,
+			 "not an RPC call (too short, or not a CALL)", 0);
 	finish(x, ctx, NULL, 0, NULL);
 }
 

@@ -222,11 +222,6 @@ bool rpcrdma__svc_thread_switching(void);
 /* The loop a new TCP connection joins: the one with the fewest, ties
  * taken in turn (svc_loop.c). */
 struct rpcrdma__svc_loop *rpcrdma__svc_pick_loop(struct rpcrdma_svc *svc);
-/* TCP: closes idle connections of the timer's loop (its handler). */
-void rpcrdma__svc_tcp_sweep(struct rpcrdma__svc_source *src, uint32_t events);
-/* TCP: re-arms the connections parked for memory that fit now (any loop
- * thread, on a wake-up). */
-void rpcrdma__svc_tcp_unpark(struct rpcrdma_svc *svc);
 /* The kinds of transport (svc_xprt.h), each defined beside its code. */
 extern const struct rpcrdma__svc_xprt_class rpcrdma__svc_tcp_class;  /* svc_tcp_listen.c */
 extern const struct rpcrdma__svc_xprt_class rpcrdma__svc_udp_class;  /* svc_udp.c */

@@ -26,7 +26,24 @@ static void wake_handle(struct rpcrdma__svc_source *src, uint32_t events)
 	if (read(src->fd, &v, sizeof(v)) < 0) {
 		/* EAGAIN: someone else drained it; nothing to do. */
 	}
-	rpcrdma__svc_tcp_unpark(l->svc);
+	for (const struct rpcrdma__svc_xprt_class *const *k = rpcrdma__svc_xprt_classes; *k; k++)
+		if ((*k)->wake)
+			(*k)->wake(l);
+}
+
+/* A loop's idle timer: each kind of transport closes what of the loop has
+ * been idle. */
+static void idle_handle(struct rpcrdma__svc_source *src, uint32_t events)
+{
+	struct rpcrdma__svc_loop *l = (struct rpcrdma__svc_loop *)((char *)src -
+		offsetof(struct rpcrdma__svc_loop, idle));
+	uint64_t ticks;
+	(void)events;
+	if (read(src->fd, &ticks, sizeof(ticks)) < 0)
+		return;
+	for (const struct rpcrdma__svc_xprt_class *const *k = rpcrdma__svc_xprt_classes; *k; k++)
+		if ((*k)->idle)
+			(*k)->idle(l);
 }
 
 void rpcrdma_svc_opts_init(struct rpcrdma_svc_opts *opts)
@@ -131,7 +148,7 @@ static int loop_init(struct rpcrdma_svc *svc, struct rpcrdma__svc_loop *l, unsig
 		.it_value = { tick / 1000, (long)(tick % 1000) * 1000000 },
 	};
 	l->idle.fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-	l->idle.handle = rpcrdma__svc_tcp_sweep;
+	l->idle.handle = idle_handle;
 	if (l->idle.fd < 0)
 		return -errno;
 	if (timerfd_settime(l->idle.fd, 0, &its, NULL) ||

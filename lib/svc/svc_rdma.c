@@ -239,8 +239,9 @@ static struct rdma_req *dequeue(struct rpcrdma__svc_rdma *r)
 	return q;
 }
 
-/* Loop thread: hand queued calls to the core while it has slots. */
-void rpcrdma__svc_rdma_drain(struct rpcrdma__svc_rdma *r)
+/* Loop thread: hand queued calls to the core while it has slots (on a
+ * kick, and from the driver after a poll of a DIRECT poller). */
+static void drain(struct rpcrdma__svc_rdma *r)
 {
 	pthread_mutex_lock(&r->lock);
 	r->kicked = false;
@@ -291,7 +292,7 @@ static void on_kick(struct rpcrdma__svc_source *src, uint32_t events)
 	 * but for handlers that switch credentials (see on_poller). */
 	if (!r->switch_creds)
 		rpcrdma__batch_begin();
-	rpcrdma__svc_rdma_drain(r);
+	drain(r);
 	if (!r->switch_creds)
 		rpcrdma__batch_end();
 }
@@ -513,7 +514,7 @@ static int svc_rdma_plug(struct rpcrdma__svc_rdma *r, struct rpcrdma_poller *pol
 	 * on_call. */
 	if (rpcrdma__poller_is_direct(poller)) {
 		pthread_mutex_lock(&svc->lock);
-		rc = rpcrdma__svc_rdrive_get(svc, poller, &r->drive);
+		rc = rpcrdma__svc_rdrive_get(svc, poller, drain, &r->drive);
 		pthread_mutex_unlock(&svc->lock);
 		if (rc)
 			rpcrdma__svc_unwatch(svc, &r->src);

@@ -79,7 +79,7 @@ static void on_poller(struct rpcrdma__svc_source *src, uint32_t events)
 		struct rpcrdma__svc_rdma *r = d->pending;
 		d->pending = r->pending_next;
 		r->pending = false;
-		rpcrdma__svc_rdma_drain(r);
+		d->drain(r);
 	}
 	if (batch)
 		rpcrdma__batch_end();
@@ -147,6 +147,7 @@ void rpcrdma__svc_rdrive_free(struct rpcrdma__svc_rdrive *d)
  * until handed the poller).  -EINVAL: the service already
  * drives another poller. */
 int rpcrdma__svc_rdrive_get(struct rpcrdma_svc *svc, struct rpcrdma_poller *p,
+			    void (*drain)(struct rpcrdma__svc_rdma *r),
 			    struct rpcrdma__svc_rdrive **out)
 {
 	struct rpcrdma__svc_rdrive *d = svc->rdrive;
@@ -163,6 +164,7 @@ int rpcrdma__svc_rdrive_get(struct rpcrdma_svc *svc, struct rpcrdma_poller *p,
 		return -ENOMEM;
 	d->svc = svc;
 	d->poller = p;
+	d->drain = drain;
 	d->src.fd = rpcrdma_poller_fd(p);
 	d->src.handle = on_poller;
 	atomic_init(&d->loop_polling, false);

@@ -72,6 +72,10 @@ struct rpcrdma__svc_rdrive {
 	atomic_bool loop_polling;
 	pthread_t loop_tid;
 	struct rpcrdma__svc_rdma *pending;
+	/* The transport's (svc_rdma.c), given to rpcrdma__svc_rdrive_get:
+	 * hands a pending listener's queued calls to the core, after the
+	 * poll that queued them. */
+	void (*drain)(struct rpcrdma__svc_rdma *r);
 
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
@@ -133,9 +137,6 @@ void rpcrdma__svc_req_free(struct rpcrdma__svc_rdma *r, struct rdma_req *q);
 int rpcrdma__svc_req_pool_init(struct rpcrdma__svc_rdma *r, unsigned grant, size_t own_cap);
 void rpcrdma__svc_req_pool_fini(struct rpcrdma__svc_rdma *r);
 
-/* Loop thread: hands r's queued calls to the core while it has slots
- * (svc_rdma.c). */
-void rpcrdma__svc_rdma_drain(struct rpcrdma__svc_rdma *r);
 /* Whether the calling thread may give RDMA commands: with
  * RPCRDMA_SVC_HANDLERS_TELL_CREDS, yes without asking while the thread
  * never said it switches (rpcrdma_svc_creds_switching); else asks the
@@ -144,9 +145,13 @@ void rpcrdma__svc_rdma_drain(struct rpcrdma__svc_rdma *r);
  * (svc_rdma_drive.c). */
 bool rpcrdma__svc_rdma_may(const struct rpcrdma_svc *svc, const struct rpcrdma_call *call, int fd);
 /* The service's driver for DIRECT poller p, made on first use (svc->lock
- * held); -EINVAL when the service already drives another poller.  Freed
- * with rpcrdma__svc_rdrive_free (NULL: nothing), which stops its thread. */
+ * held); -EINVAL when the service already drives another poller.  drain:
+ * the transport's (see struct rpcrdma__svc_rdrive), the same at each
+ * call.  Freed with rpcrdma__svc_rdrive_free (NULL: nothing), which stops
+ * its thread.  The driver sits below the transport: it names none of its
+ * functions, it calls drain. */
 int rpcrdma__svc_rdrive_get(struct rpcrdma_svc *svc, struct rpcrdma_poller *p,
+			    void (*drain)(struct rpcrdma__svc_rdma *r),
 			    struct rpcrdma__svc_rdrive **out);
 void rpcrdma__svc_rdrive_free(struct rpcrdma__svc_rdrive *d);
 

@@ -23,9 +23,9 @@
  * is never stopped by its own cap); otherwise the connection parks: it
  * stops watching EPOLLIN (counted in mem_pauses) until memory is released.
  * Its own calls finishing re-arm it (rpcrdma__tcp_update_watch); another
- * connection's release wakes the loop (svc->wake), which re-arms every
- * parked connection (rpcrdma__svc_tcp_unpark).  Replies are charged but
- * never refused.  A parked connection with no call in progress is idle:
+ * connection's release wakes the loop (svc->wake), whose TCP class's
+ * wake (svc_tcp_listen.c) re-arms every parked connection.  Replies are
+ * charged but never refused.  A parked connection with no call in progress is idle:
  * the idle timeout frees what it holds.
  *
  * Fairness.  One pass of the loop reads at most READ_BUDGET times and

@@ -289,20 +289,19 @@ static void tcp_shutdown(struct rpcrdma_svc *svc)
 		tcp_reap(&svc->loops[i]); /* evicted after their loop's last batch */
 }
 
-void rpcrdma__svc_tcp_sweep(struct rpcrdma__svc_source *src, uint32_t events)
+/* Loop l's idle timer (the class's idle): closes l's idle connections;
+ * on l's thread. */
+static void tcp_idle(struct rpcrdma__svc_loop *l)
 {
-	struct rpcrdma__svc_loop *l = (struct rpcrdma__svc_loop *)((char *)src -
-		offsetof(struct rpcrdma__svc_loop, idle));
-	uint64_t ticks;
-	(void)events;
-
-	if (read(src->fd, &ticks, sizeof(ticks)) < 0)
-		return;
-	kill_conns(l->svc, l, true, rpcrdma__tcp_now_ms()); /* on l's thread */
+	kill_conns(l->svc, l, true, rpcrdma__tcp_now_ms());
 }
 
-void rpcrdma__svc_tcp_unpark(struct rpcrdma_svc *svc)
+/* A loop's wake-up (the class's wake): re-arms the connections parked for
+ * memory that fit now; on that loop's thread. */
+static void tcp_wake(struct rpcrdma__svc_loop *l)
 {
+	struct rpcrdma_svc *svc = l->svc;
+
 	if (!atomic_load(&svc->tcp_mem_waiters))
 		return;
 	pthread_mutex_lock(&svc->lock);
@@ -318,5 +317,7 @@ void rpcrdma__svc_tcp_unpark(struct rpcrdma_svc *svc)
 const struct rpcrdma__svc_xprt_class rpcrdma__svc_tcp_class = {
 	.name = "tcp",
 	.reap = tcp_reap,
+	.wake = tcp_wake,
+	.idle = tcp_idle,
 	.shutdown = tcp_shutdown,
 };

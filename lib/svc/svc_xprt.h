@@ -86,6 +86,14 @@ struct rpcrdma__svc_xprt_class {
 	/* After each epoll batch, on the thread of loop l, its loop_lock
 	 * held: frees what was closed for it (TCP: the connections evicted). */
 	void (*reap)(struct rpcrdma__svc_loop *l);
+	/* Loop l's wake-up (its eventfd), on l's thread: takes up what waited
+	 * for it (TCP: connections parked for memory that fit now). */
+	void (*wake)(struct rpcrdma__svc_loop *l);
+	/* Loop l's idle timer's tick (opts.idle_timeout_ms / 4, at least 50
+	 * ms), on l's thread after every other event of its batch: closes
+	 * what of l has been idle for opts.idle_timeout_ms (TCP:
+	 * connections). */
+	void (*idle)(struct rpcrdma__svc_loop *l);
 	/* rpcrdma_svc_destroy, the loop stopped, in four steps, each run over
 	 * every kind before the next:
 	 *   cancel   -- before rpcbind is told: fails what waits on a peer

@@ -578,6 +578,23 @@ static inline uint32_t fx_lock(struct fx *f, const struct fh *fh, uint32_t type,
 	return st;
 }
 
+/* Starts a request of SEQUENCE, PUTFH fh, LOCKU of type over [off, off +
+ * len) with the lock stateid sid (seqid 0); the caller may add operations
+ * before fx_call. */
+static inline void fx_locku_req(struct fx *f, const struct fh *fh, uint32_t type,
+				const struct nfs4_stateid *sid, uint64_t off, uint64_t len)
+{
+	fx_seq(f);
+	req_op(&f->rq, OP_PUTFH);
+	put_fh(&f->rq.x, fh);
+	req_op(&f->rq, OP_LOCKU);
+	xdr_put_u32(&f->rq.x, type);
+	xdr_put_u32(&f->rq.x, 0);
+	put_stateid(&f->rq.x, sid);
+	xdr_put_u64(&f->rq.x, off);
+	xdr_put_u64(&f->rq.x, len);
+}
+
 /* SEQUENCE, PUTFH fh, CLOSE (seqid 0) of sid; returns the COMPOUND's
  * status, the reply not yet read. */
 static inline uint32_t fx_close(struct fx *f, const struct fh *fh, const struct nfs4_stateid *sid)

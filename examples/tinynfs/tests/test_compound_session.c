@@ -254,15 +254,7 @@ void test_locks(void **state)
 	put_str(&f->rq.x, "lockownerB");
 	assert_int_equal(fx_call(f), NFS4ERR_DENIED);
 	/* A unlocks the middle: [0,40) and [60,100) stay; B locks 45..55 */
-	fx_seq(f);
-	req_op(&f->rq, OP_PUTFH);
-	put_fh(&f->rq.x, &fh);
-	req_op(&f->rq, OP_LOCKU);
-	xdr_put_u32(&f->rq.x, WRITE_LT);
-	xdr_put_u32(&f->rq.x, 0);
-	put_stateid(&f->rq.x, &la);
-	xdr_put_u64(&f->rq.x, 40);
-	xdr_put_u64(&f->rq.x, 20);
+	fx_locku_req(f, &fh, WRITE_LT, &la, 40, 20);
 	assert_int_equal(fx_call(f), NFS4_OK);
 	fx_seq_ok(f);
 	assert_int_equal(rep_op(&f->rp, OP_PUTFH), NFS4_OK);
@@ -306,15 +298,7 @@ void test_locks(void **state)
 	req_op(&f->rq, OP_FREE_STATEID);
 	put_stateid(&f->rq.x, &la2);
 	assert_int_equal(fx_call(f), NFS4ERR_LOCKS_HELD);
-	fx_seq(f);
-	req_op(&f->rq, OP_PUTFH);
-	put_fh(&f->rq.x, &fh);
-	req_op(&f->rq, OP_LOCKU);
-	xdr_put_u32(&f->rq.x, WRITE_LT);
-	xdr_put_u32(&f->rq.x, 0);
-	put_stateid(&f->rq.x, &la2);
-	xdr_put_u64(&f->rq.x, 0);
-	xdr_put_u64(&f->rq.x, NFS4_UINT64_MAX);
+	fx_locku_req(f, &fh, WRITE_LT, &la2, 0, NFS4_UINT64_MAX);
 	req_op(&f->rq, OP_FREE_STATEID);
 	xdr_put_u32(&f->rq.x, 1); /* the current stateid (set by LOCKU) */
 	xdr_put_fixed(&f->rq.x, zero.other, 12);

@@ -13,68 +13,15 @@
  * distinct files).  Real
  * Linux file leases on a file of a temporary directory.
  */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-
-#include <cmocka.h>
-
 #include <errno.h>
-#include <fcntl.h>
 #include <signal.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
-#include <unistd.h>
 
-#include "deleg.h"
-
-struct fake {
-	unsigned recalls, asked;
-	uint64_t recalled_client;
-	bool lapsed[8]; /* by clientid */
-};
-
-static void fake_recall(void *arg, uint64_t clientid, const struct nfs4_stateid *sid,
-			const uint8_t *fh, uint32_t fhlen)
-{
-	(void)sid, (void)fh, (void)fhlen;
-	struct fake *f = arg;
-	f->recalls++;
-	f->recalled_client = clientid;
-}
-
-static bool fake_path_up(void *arg, uint64_t clientid)
-{
-	(void)arg, (void)clientid;
-	return true;
-}
-
-static bool fake_lapsed(void *arg, uint64_t clientid)
-{
-	struct fake *f = arg;
-	f->asked++;
-	return clientid < 8 && f->lapsed[clientid];
-}
-
-struct env {
-	char dir[64];
-	struct fake fake;
-	struct tnfs_deleg *d;
-};
+#include "deleg_fake.h"
 
 static int setup(void **state)
 {
-	struct env *e = calloc(1, sizeof(*e));
-	assert_non_null(e);
-	snprintf(e->dir, sizeof(e->dir), "/tmp/tinynfs-dlap-XXXXXX");
-	assert_non_null(mkdtemp(e->dir));
-	const struct tnfs_deleg_ops ops = { .recall = fake_recall, .path_up = fake_path_up,
-					    .lapsed = fake_lapsed,
-					    .arg = &e->fake };
-	assert_int_equal(tnfs_deleg_new(0x12345678, &ops, &e->d), 0);
+	struct env *e = env_new("/tmp/tinynfs-dlap-XXXXXX");
 	assert_int_equal(tnfs_deleg_start(e->d), 0);
 	*state = e;
 	return 0;
@@ -82,34 +29,9 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	struct env *e = *state;
-	tnfs_deleg_free(e->d);
-	char cmd[128];
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", e->dir);
-	assert_int_equal(system(cmd), 0);
-	free(e);
+	env_free(*state);
 	return 0;
 }
-
-/* Creates dir/name; its O_PATH descriptor and key. */
-static int mkfile(const struct env *e, const char *name, struct tnfs_file_key *k)
-{
-	char path[128];
-	snprintf(path, sizeof(path), "%s/%s", e->dir, name);
-	int fd = open(path, O_CREAT | O_WRONLY | O_TRUNC, 0644);
-	assert_true(fd >= 0);
-	assert_int_equal(write(fd, "hello", 5), 5);
-	close(fd);
-	fd = open(path, O_PATH | O_CLOEXEC);
-	assert_true(fd >= 0);
-	struct stat st;
-	assert_int_equal(fstat(fd, &st), 0);
-	k->dev = st.st_dev;
-	k->ino = st.st_ino;
-	return fd;
-}
-
-static const uint8_t fh[4] = { 1, 2, 3, 4 };
 
 static void grant(struct env *e, uint64_t client, int path, struct tnfs_file_key k,
 		  struct nfs4_stateid *sid)
@@ -124,7 +46,7 @@ static void test_one_per_client(void **state)
 	struct env *e = *state;
 	struct tnfs_file_key k;
 	struct nfs4_stateid s1, s2;
-	int path = mkfile(e, "one", &k);
+	int path = env_mkfile(e, "one", &k);
 	grant(e, 1, path, k, &s1);
 	assert_false(tnfs_deleg_grant(e->d, 1, k, path, fh, sizeof(fh), &s2));
 	grant(e, 2, path, k, &s2);
@@ -143,7 +65,7 @@ static void test_conflict_revokes_lapsed(void **state)
 	struct env *e = *state;
 	struct tnfs_file_key k, k2;
 	struct nfs4_stateid sid, sid2;
-	int path = mkfile(e, "c", &k), path2 = mkfile(e, "live", &k2);
+	int path = env_mkfile(e, "c", &k), path2 = env_mkfile(e, "live", &k2);
 	grant(e, 1, path, k, &sid);
 	grant(e, 3, path2, k2, &sid2);
 	e->fake.lapsed[1] = true;
@@ -192,7 +114,7 @@ static void test_local_writer_lapsed(void **state)
 	struct env *e = *state;
 	struct tnfs_file_key k;
 	struct nfs4_stateid sid;
-	int path = mkfile(e, "w", &k);
+	int path = env_mkfile(e, "w", &k);
 	grant(e, 5, path, k, &sid);
 	e->fake.lapsed[5] = true;
 	char p[128];
@@ -233,7 +155,7 @@ static void test_limits(void **state)
 	unsigned got1 = 0;
 	for (int i = 0; i < 8; i++) {
 		snprintf(name, sizeof(name), "m%d", i);
-		path[i] = mkfile(e, name, &k[i]);
+		path[i] = env_mkfile(e, name, &k[i]);
 		got1 += tnfs_deleg_grant(e->d, 1, k[i], path[i], fh, sizeof(fh), &sid[i]);
 	}
 	assert_int_equal(got1, 3); /* m0..m2 */

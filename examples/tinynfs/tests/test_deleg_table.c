@@ -13,107 +13,27 @@
  *  - the default limit is sized like nfsd's: an eighth of RLIMIT_NOFILE,
  *    at most 4 per MiB of memory and TNFS_MAX_DELEGS.
  */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-
-#include <cmocka.h>
-
-#include <fcntl.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <sys/resource.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
-#include <unistd.h>
 
-#include "deleg.h"
-
-struct fake {
-	unsigned recalls, asked;
-	bool lapsed[8]; /* by clientid */
-};
-
-static uint64_t fake_now = 1000;
-
-static uint64_t fake_clock(void *arg)
-{
-	(void)arg;
-	return fake_now;
-}
-
-static void fake_recall(void *arg, uint64_t clientid, const struct nfs4_stateid *sid,
-			const uint8_t *fh, uint32_t fhlen)
-{
-	(void)clientid, (void)sid, (void)fh, (void)fhlen;
-	((struct fake *)arg)->recalls++;
-}
-
-static bool fake_path_up(void *arg, uint64_t clientid)
-{
-	(void)arg, (void)clientid;
-	return true;
-}
-
-static bool fake_lapsed(void *arg, uint64_t clientid)
-{
-	struct fake *f = arg;
-	f->asked++;
-	return clientid < 8 && f->lapsed[clientid];
-}
-
-struct env {
-	char dir[64];
-	struct fake fake;
-	struct tnfs_deleg *d;
-	int path[16];
-	struct tnfs_file_key key[16];
-};
-
-static const uint8_t fh[4] = { 1, 2, 3, 4 };
+#include "deleg_fake.h"
 
 static int setup(void **state)
 {
-	struct env *e = calloc(1, sizeof(*e));
-	assert_non_null(e);
-	snprintf(e->dir, sizeof(e->dir), "/tmp/tinynfs-dtab-XXXXXX");
-	assert_non_null(mkdtemp(e->dir));
-	const struct tnfs_deleg_ops ops = { .recall = fake_recall, .path_up = fake_path_up,
-					    .lapsed = fake_lapsed, .arg = &e->fake };
-	assert_int_equal(tnfs_deleg_new(0x12345678, &ops, &e->d), 0);
-	fake_now = 1000;
-	tnfs_deleg_set_clock(e->d, fake_clock, NULL);
+	struct env *e = env_new("/tmp/tinynfs-dtab-XXXXXX");
+	e->fake.now = 1000;
+	tnfs_deleg_set_clock(e->d, fake_clock, &e->fake);
 	tnfs_deleg_set_timeout(e->d, 5);
 	tnfs_deleg_set_limits(e->d, 4, 4);
 	assert_int_equal(tnfs_deleg_start(e->d), 0);
-	for (int i = 0; i < 16; i++) {
-		char p[128];
-		snprintf(p, sizeof(p), "%s/f%d", e->dir, i);
-		int fd = open(p, O_CREAT | O_WRONLY | O_TRUNC, 0644);
-		assert_true(fd >= 0);
-		close(fd);
-		e->path[i] = open(p, O_PATH | O_CLOEXEC);
-		assert_true(e->path[i] >= 0);
-		struct stat st;
-		assert_int_equal(fstat(e->path[i], &st), 0);
-		e->key[i].dev = st.st_dev;
-		e->key[i].ino = st.st_ino;
-	}
+	env_files(e, ENV_FILES);
 	*state = e;
 	return 0;
 }
 
 static int teardown(void **state)
 {
-	struct env *e = *state;
-	tnfs_deleg_free(e->d);
-	for (int i = 0; i < 16; i++)
-		close(e->path[i]);
-	char cmd[128];
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", e->dir);
-	assert_int_equal(system(cmd), 0);
-	free(e);
+	env_free(*state);
 	return 0;
 }
 
@@ -158,7 +78,7 @@ static void test_revoked_leave_count(void **state)
 	assert_int_equal(tnfs_deleg_break(e->d, 3, e->key[2], false), NFS4ERR_DELAY);
 	assert_int_equal(e->fake.recalls, 1);
 	assert_int_equal(grant(e, 3, 5, NULL), WND4_RESOURCE); /* recalling: still in */
-	fake_now += 6;
+	e->fake.now += 6;
 	tnfs_deleg_tick(e->d);
 	assert_int_equal(tnfs_deleg_check(e->d, 2, &s2, &e->key[2]), NFS4ERR_DELEG_REVOKED);
 	assert_int_equal(grant(e, 3, 5, NULL), UINT32_MAX);
@@ -186,7 +106,7 @@ static void test_full_takes_back_courtesy(void **state)
 	e->fake.lapsed[1] = true;
 	assert_int_equal(grant(e, 2, 4, NULL), WND4_RESOURCE); /* not looked again yet */
 	assert_int_equal(e->fake.asked, 1);
-	fake_now += 1;
+	e->fake.now += 1;
 	assert_int_equal(grant(e, 2, 4, NULL), UINT32_MAX);
 	assert_int_equal(e->fake.asked, 2);
 	struct tnfs_deleg_stats st = stats(e);

@@ -21,6 +21,7 @@
  * a call header of 132 bytes (AUTH_SYS) and replies get one of 24.
  */
 #include "nfstest.h"
+#include "session_util.h"
 
 #include "state.h"
 
@@ -36,23 +37,6 @@ static int setup(void **state)
 	return 0;
 }
 
-struct chan {
-	uint32_t maxreq, maxresp, cached, maxops, maxreqs;
-};
-
-static const struct chan BACK = { 4096, 4096, 0, 2, 1 };
-
-static void put_attrs(struct xdr_out *x, const struct chan *c)
-{
-	xdr_put_u32(x, 0);
-	xdr_put_u32(x, c->maxreq);
-	xdr_put_u32(x, c->maxresp);
-	xdr_put_u32(x, c->cached);
-	xdr_put_u32(x, c->maxops);
-	xdr_put_u32(x, c->maxreqs);
-	xdr_put_u32(x, 0);
-}
-
 /* EXCHANGE_ID for a new client: its client ID, *seq its sequence id. */
 static uint64_t new_client(struct fx *f, const char *owner, uint32_t *seq)
 {
@@ -66,36 +50,17 @@ static uint64_t new_client(struct fx *f, const char *owner, uint32_t *seq)
 	return id;
 }
 
-/* CREATE_SESSION with fore channel `fore`; on NFS4_OK sid and what the
- * fore channel was granted (*got). */
+/* CREATE_SESSION with fore channel `fore`, then *seq moves on; on NFS4_OK
+ * sid and what the fore channel was granted (*got). */
 static uint32_t create(struct fx *f, uint64_t cid, uint32_t *seq, const struct chan *fore,
 		       uint8_t sid[16], struct chan *got)
 {
-	fx_begin(f);
-	req_op(&f->rq, OP_CREATE_SESSION);
-	xdr_put_u64(&f->rq.x, cid);
-	xdr_put_u32(&f->rq.x, *seq);
-	xdr_put_u32(&f->rq.x, 0);
-	put_attrs(&f->rq.x, fore);
-	put_attrs(&f->rq.x, &BACK);
-	xdr_put_u32(&f->rq.x, 0x40000000);
-	xdr_put_u32(&f->rq.x, 1);
-	xdr_put_u32(&f->rq.x, AUTH_NONE);
-	uint32_t st = fx_call(f);
-	assert_int_equal(rep_op(&f->rp, OP_CREATE_SESSION), st);
-	if (st != NFS4_OK)
-		return st;
-	(*seq)++;
-	xdr_get_fixed(&f->rp.x, sid, 16);
-	(void)xdr_get_u32(&f->rp.x); /* seqid */
-	(void)xdr_get_u32(&f->rp.x); /* flags */
-	(void)xdr_get_u32(&f->rp.x); /* headerpadsize */
-	got->maxreq = xdr_get_u32(&f->rp.x);
-	got->maxresp = xdr_get_u32(&f->rp.x);
-	got->cached = xdr_get_u32(&f->rp.x);
-	got->maxops = xdr_get_u32(&f->rp.x);
-	got->maxreqs = xdr_get_u32(&f->rp.x);
-	assert_false(f->rp.x.bad);
+	struct chan g[2];
+	uint32_t st = create_session(f, cid, *seq, 0, fore, &BACK, sid, g);
+	if (st == NFS4_OK) {
+		(*seq)++;
+		*got = g[0];
+	}
 	return st;
 }
 
@@ -114,21 +79,7 @@ static void session(struct fx *f, uint64_t cid, uint32_t *seq, const struct chan
 /* SEQUENCE on slot 0 with sequence id seqid; a tag of `tag` bytes. */
 static void seq_req(struct fx *f, uint32_t seqid, bool cachethis, uint32_t tag)
 {
-	static const char t[600] = { 0 };
-	struct req *r = &f->rq;
-	fx_begin(f);
-	xdr_out_init(&r->x, r->buf, BUFSZ);
-	xdr_put_opaque(&r->x, t, tag);
-	xdr_put_u32(&r->x, f->minor);
-	r->nops_at = xdr_reserve(&r->x, 4);
-	xdr_wr32(r->nops_at, 0);
-	r->nops = 0;
-	req_op(r, OP_SEQUENCE);
-	xdr_put_fixed(&r->x, f->sessionid, 16);
-	xdr_put_u32(&r->x, seqid);
-	xdr_put_u32(&r->x, 0);
-	xdr_put_u32(&r->x, 0);
-	xdr_put_bool(&r->x, cachethis);
+	seq_tagged(f, f->sessionid, seqid, tag, cachethis);
 }
 
 static void test_small_fore_channels(void **state)

@@ -165,15 +165,7 @@ static void test_destroy_clientid_busy(void **state)
 	assert_int_equal(destroy_session(f, f->sessionid), NFS4_OK);
 	assert_int_equal(destroy_clientid(f, f->clientid), NFS4ERR_CLIENTID_BUSY);
 	new_session(f, "A");
-	fx_seq(f);
-	req_op(&f->rq, OP_PUTFH);
-	put_fh(&f->rq.x, &fh);
-	req_op(&f->rq, OP_LOCKU);
-	xdr_put_u32(&f->rq.x, WRITE_LT);
-	xdr_put_u32(&f->rq.x, 0);
-	put_stateid(&f->rq.x, &lock);
-	xdr_put_u64(&f->rq.x, 0);
-	xdr_put_u64(&f->rq.x, 10);
+	fx_locku_req(f, &fh, WRITE_LT, &lock, 0, 10);
 	assert_int_equal(fx_call(f), NFS4_OK);
 	/* an unlocked lock stateid is still state until freed */
 	assert_int_equal(destroy_session(f, f->sessionid), NFS4_OK);
@@ -358,15 +350,7 @@ static void test_other_client_lock(void **state)
 	fx_save(f, &b);
 	fx_use(f, &a);
 	f->cred = CRED_A;
-	fx_seq(f);
-	req_op(&f->rq, OP_PUTFH);
-	put_fh(&f->rq.x, &fh);
-	req_op(&f->rq, OP_LOCKU);
-	xdr_put_u32(&f->rq.x, WRITE_LT);
-	xdr_put_u32(&f->rq.x, 0);
-	put_stateid(&f->rq.x, &alock);
-	xdr_put_u64(&f->rq.x, 0);
-	xdr_put_u64(&f->rq.x, 10);
+	fx_locku_req(f, &fh, WRITE_LT, &alock, 0, 10);
 	assert_int_equal(fx_call(f), NFS4_OK);
 }
 
