@@ -14,6 +14,7 @@
 
 #include "rdma/rdma_internal.h"
 #include "svc_int.h"
+#include "util/bcache.h"
 
 struct rdma_req;
 struct rpcrdma_call;
@@ -35,12 +36,11 @@ struct rpcrdma__svc_rdma {
 	unsigned live;                  /* requests not yet freed */
 	atomic_size_t pre_bytes;        /* reply buffers registered at arrival */
 	pthread_cond_t gone;            /* live reached 0 */
-	struct rdma_req *free;          /* the pool of requests (lock) */
-	unsigned nfree, nkeep;          /* on it; the most it keeps */
+	struct rpcrdma__bcache reqs;    /* the pool of requests (lock) */
 	size_t own_cap;                 /* each one's reply buffer */
 	/* Reply buffers larger than own_cap (replies by reply chunk) kept
 	 * for reuse, at most SVC_RDMA_BIG_KEEP_BYTES of them (lock). */
-	struct rpcrdma__svc_big *bigs;
+	struct rpcrdma__bcache bigs;
 	size_t big_bytes;
 	bool switch_creds;              /* RPCRDMA_SVC_HANDLERS_SWITCH_CREDS */
 
@@ -94,8 +94,8 @@ struct rpcrdma__svc_rdrive {
  * when more calls are in progress (the sum of the connections' grants
  * bounds them), kept up to SVC_RDMA_KEEP grants' worth.  A reply larger
  * than own_cap (a reply chunk's) takes a buffer from the listener's cache
- * of large buffers (struct rpcrdma__svc_big), or a new one that goes back
- * to it, up to SVC_RDMA_BIG_KEEP_BYTES.
+ * of large buffers (a block cache, util/bcache.h), or a new one that goes
+ * back to it, up to SVC_RDMA_BIG_KEEP_BYTES.
  */
 struct rdma_req {
 	struct rdma_req *next;
@@ -120,7 +120,6 @@ struct rdma_req {
 #define SVC_RDMA_PRE_BUDGET ((size_t)64 << 20)
 
 /* svc_rdma_req.c: the listener's requests and reply buffers. */
-struct rpcrdma__svc_big;
 /* A buffer of at least len bytes (its size in *cap), NULL: out of memory. */
 void *rpcrdma__svc_big_get(struct rpcrdma__svc_rdma *r, size_t len, size_t *cap);
 /* Takes len bytes of the budget; false when they would exceed it. */

@@ -12,55 +12,42 @@
 
 #include "svc_rdma_int.h"
 
-/* A large reply buffer on the cache. */
-struct rpcrdma__svc_big {
-	struct rpcrdma__svc_big *next;
-	size_t cap;
-};
-
 #define SVC_RDMA_BIG_KEEP_BYTES ((size_t)8 << 20)
 #define SVC_RDMA_BIG_ROUND ((size_t)64 << 10)
+
+RPCRDMA__BCACHE_TYPED(req_cache, struct rdma_req)
 
 /* A buffer of at least len bytes (its size in *cap): a cached one, else a
  * new one rounded up to 64 KiB.  NULL when out of memory. */
 void *rpcrdma__svc_big_get(struct rpcrdma__svc_rdma *r, size_t len, size_t *cap)
 {
-	struct rpcrdma__svc_big *b, **pp;
-
 	pthread_mutex_lock(&r->lock);
-	for (pp = &r->bigs; (b = *pp) != NULL; pp = &b->next)
-		if (b->cap >= len) {
-			*pp = b->next;
-			r->big_bytes -= b->cap;
-			break;
-		}
+	void *b = rpcrdma__bcache_get(&r->bigs, len, cap);
+	if (b)
+		r->big_bytes -= *cap;
 	pthread_mutex_unlock(&r->lock);
-	if (b) {
-		*cap = b->cap;
+	if (b)
 		return b;
-	}
 	if (len > SIZE_MAX - SVC_RDMA_BIG_ROUND)
 		return NULL;
 	*cap = (len + SVC_RDMA_BIG_ROUND - 1) & ~(SVC_RDMA_BIG_ROUND - 1);
 	return malloc(*cap);
 }
 
-/* Back to the cache, or freed when the cache is full. */
+/* Back to the cache, or freed when the cache is full (in blocks or in
+ * bytes). */
 static void big_put(struct rpcrdma__svc_rdma *r, void *buf, size_t cap)
 {
-	struct rpcrdma__svc_big *b = buf;
+	bool kept = false;
 
 	pthread_mutex_lock(&r->lock);
-	if (cap <= SVC_RDMA_BIG_KEEP_BYTES - r->big_bytes) {
-		b->cap = cap;
-		b->next = r->bigs;
-		r->bigs = b;
+	if (cap <= SVC_RDMA_BIG_KEEP_BYTES - r->big_bytes)
+		kept = rpcrdma__bcache_put(&r->bigs, buf, cap);
+	if (kept)
 		r->big_bytes += cap;
-		b = NULL;
-	}
 	pthread_mutex_unlock(&r->lock);
-	if (b) /* NULL: cached */
-		free(b);
+	if (!kept)
+		free(buf);
 }
 
 
@@ -98,11 +85,7 @@ struct rdma_req *rpcrdma__svc_req_get(struct rpcrdma__svc_rdma *r)
 	struct rdma_req *q;
 
 	pthread_mutex_lock(&r->lock);
-	q = r->free;
-	if (q) {
-		r->free = q->next;
-		r->nfree--;
-	}
+	q = req_cache_pop(&r->reqs);
 	pthread_mutex_unlock(&r->lock);
 	if (rpcrdma__unlikely(!q))
 		return req_new(r);
@@ -116,12 +99,7 @@ struct rdma_req *rpcrdma__svc_req_get(struct rpcrdma__svc_rdma *r)
  * caller frees it after unlocking). */
 struct rdma_req *rpcrdma__svc_req_put_locked(struct rpcrdma__svc_rdma *r, struct rdma_req *q)
 {
-	if (r->nfree >= r->nkeep)
-		return q;
-	q->next = r->free;
-	r->free = q;
-	r->nfree++;
-	return NULL;
+	return req_cache_put(&r->reqs, q, sizeof(*q)) ? NULL : q;
 }
 
 /* Gives back q's share of the budget and the reply buffer it may own. */
@@ -151,34 +129,27 @@ int rpcrdma__svc_req_pool_init(struct rpcrdma__svc_rdma *r, unsigned grant, size
 {
 	size_t most = SVC_RDMA_KEEP_BYTES / (sizeof(struct rdma_req) + own_cap);
 
+	unsigned keep = (unsigned)((size_t)grant * SVC_RDMA_KEEP < most ?
+				   (size_t)grant * SVC_RDMA_KEEP : most);
+
 	r->own_cap = own_cap;
-	r->nkeep = (unsigned)((size_t)grant * SVC_RDMA_KEEP < most ?
-			      (size_t)grant * SVC_RDMA_KEEP : most);
-	for (unsigned i = 0; i < grant && i < r->nkeep; i++) {
+	rpcrdma__bcache_init(&r->reqs, keep);
+	rpcrdma__bcache_init(&r->bigs, SVC_RDMA_BIG_KEEP_BYTES / SVC_RDMA_BIG_ROUND);
+	for (unsigned i = 0; i < grant && i < keep; i++) {
 		struct rdma_req *q = req_new(r);
 
 		if (!q)
 			return -ENOMEM;
-		q->next = r->free;
-		r->free = q;
-		r->nfree++;
+		req_cache_put(&r->reqs, q, sizeof(*q));
 	}
 	return 0;
 }
 
 void rpcrdma__svc_req_pool_fini(struct rpcrdma__svc_rdma *r)
 {
-	while (r->bigs) {
-		struct rpcrdma__svc_big *b = r->bigs;
-
-		r->bigs = b->next;
+	for (void *b; (b = rpcrdma__bcache_pop(&r->bigs));)
 		free(b);
-	}
-	while (r->free) {
-		struct rdma_req *q = r->free;
-
-		r->free = q->next;
+	for (struct rdma_req *q; (q = req_cache_pop(&r->reqs));)
 		free(q);
-	}
-	r->nfree = 0;
+	r->big_bytes = 0;
 }
