@@ -19,20 +19,32 @@ static bool key_of(const struct stat *st, struct tnfs_file_key *k)
 	return true;
 }
 
+/* The current file's key and the delegation stateid that stateid names
+ * (NFS4ERR_BAD_STATEID when it names no delegation or the file is not a
+ * regular one). */
+static uint32_t deleg_of_cfh(struct tnfs_ctx *c, const struct nfs4_stateid *stateid,
+			     struct nfs4_stateid *sid, struct tnfs_file_key *k)
+{
+	struct stat st;
+	uint32_t s = tnfs_ctx_stateid(c, stateid, sid);
+	if (s != NFS4_OK)
+		return s;
+	if ((s = tnfs_fs_stat(&c->cfh, &st)) != NFS4_OK)
+		return s;
+	if (!key_of(&st, k) || !tnfs_deleg_is_sid(sid))
+		return NFS4ERR_BAD_STATEID;
+	return NFS4_OK;
+}
+
 uint32_t tnfs_op_delegreturn(struct tnfs_ctx *c, const union nfs4_args *a,
 			     union nfs4_res *r, struct xdr_out *x)
 {
 	(void)r, (void)x;
 	struct nfs4_stateid sid;
-	struct stat st;
 	struct tnfs_file_key k;
-	uint32_t s = tnfs_ctx_stateid(c, &a->free_stateid.stateid, &sid);
+	uint32_t s = deleg_of_cfh(c, &a->free_stateid.stateid, &sid, &k);
 	if (s != NFS4_OK)
 		return s;
-	if ((s = tnfs_fs_stat(&c->cfh, &st)) != NFS4_OK)
-		return s;
-	if (!key_of(&st, &k) || !tnfs_deleg_is_sid(&sid))
-		return NFS4ERR_BAD_STATEID;
 	return tnfs_deleg_return(c->srv->deleg, c->clientid, &sid, k);
 }
 
@@ -200,15 +212,10 @@ uint32_t tnfs_deleg_setattr_times(struct tnfs_ctx *c, const struct nfs4_stateid 
 	if ((ai->set_deleg_atime && ai->sa.atime_how) || (ai->set_deleg_mtime && ai->sa.mtime_how))
 		return NFS4ERR_INVAL;
 	struct nfs4_stateid sid;
-	struct stat st;
 	struct tnfs_file_key k;
-	uint32_t s = tnfs_ctx_stateid(c, stateid, &sid);
+	uint32_t s = deleg_of_cfh(c, stateid, &sid, &k);
 	if (s != NFS4_OK)
 		return s;
-	if ((s = tnfs_fs_stat(&c->cfh, &st)) != NFS4_OK)
-		return s;
-	if (!key_of(&st, &k) || !tnfs_deleg_is_sid(&sid))
-		return NFS4ERR_BAD_STATEID;
 	bool at = ai->set_deleg_atime, mt = ai->set_deleg_mtime;
 	s = tnfs_deleg_times(c->srv->deleg, c->clientid, &sid, k, &ai->deleg_atime, &at,
 			     &ai->deleg_mtime, &mt);

@@ -366,8 +366,9 @@ static inline void mkfile(const struct cl *cl, const char *name)
 	close(fd);
 }
 
-/* OPEN name (no create) with access; returns the status, and on NFS4_OK
- * the open stateid, the delegation type and stateid, the file handle. */
+/* OPEN name (no create) with access (and want bits); returns the status,
+ * and on NFS4_OK the open stateid, the delegation type (RFC 9754's too)
+ * and its stateid or why none, the file handle. */
 static inline uint32_t open_file_why(struct cl *cl, const char *owner, const char *name,
 				     uint32_t access, struct nfs4_stateid *osid, uint32_t *dtype,
 				     struct nfs4_stateid *dsid, struct fh *fh, uint32_t *why)
@@ -395,10 +396,11 @@ static inline uint32_t open_file_why(struct cl *cl, const char *owner, const cha
 		if (*why == WND4_CONTENTION || *why == WND4_RESOURCE)
 			assert_int_equal(xdr_get_u32(&f->rp.x), 0); /* no push, no signal */
 	}
-	if (*dtype == OPEN_DELEGATE_READ || *dtype == OPEN_DELEGATE_WRITE) {
+	bool w = *dtype == OPEN_DELEGATE_WRITE || *dtype == OPEN_DELEGATE_WRITE_ATTRS_DELEG;
+	if (w || *dtype == OPEN_DELEGATE_READ || *dtype == OPEN_DELEGATE_READ_ATTRS_DELEG) {
 		get_stateid(&f->rp.x, dsid);
 		assert_int_equal(xdr_get_u32(&f->rp.x), 0); /* recall */
-		if (*dtype == OPEN_DELEGATE_WRITE) { /* space limit: none */
+		if (w) { /* space limit: none */
 			assert_int_equal(xdr_get_u32(&f->rp.x), 1); /* NFS_LIMIT_SIZE */
 			assert_int_equal(xdr_get_u64(&f->rp.x), UINT64_MAX);
 		}

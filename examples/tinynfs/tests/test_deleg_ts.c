@@ -35,51 +35,6 @@ static const struct nfs4_stateid anon; /* the anonymous stateid */
 #define TS_CLAIMS (1u << CLAIM_NULL | 1u << CLAIM_PREVIOUS | 1u << CLAIM_DELEGATE_CUR | \
 		   1u << CLAIM_FH | 1u << CLAIM_DELEG_CUR_FH)
 
-/* OPEN name for access (with want bits); the status, and on NFS4_OK the
- * open stateid, delegation type (any of RFC 9754's too), its stateid or
- * why none, the handle. */
-static uint32_t open42(struct cl *cl, const char *owner, const char *name, uint32_t access,
-		       struct nfs4_stateid *osid, uint32_t *dtype, struct nfs4_stateid *dsid,
-		       struct fh *fh, uint32_t *why)
-{
-	struct fx *f = cl->f;
-	fx_seq(f);
-	req_op(&f->rq, OP_PUTROOTFH);
-	req_op(&f->rq, OP_OPEN);
-	put_open(&f->rq.x, owner, access, false, 0, name);
-	req_op(&f->rq, OP_GETFH);
-	uint32_t st = fx_call(f);
-	fx_seq_ok(f);
-	assert_int_equal(rep_op(&f->rp, OP_PUTROOTFH), NFS4_OK);
-	if (rep_op(&f->rp, OP_OPEN) != NFS4_OK)
-		return st;
-	get_stateid(&f->rp.x, osid);
-	for (int i = 0; i < 6; i++)
-		(void)xdr_get_u32(&f->rp.x); /* cinfo, rflags */
-	for (uint32_t n = xdr_get_u32(&f->rp.x); n > 0; n--)
-		(void)xdr_get_u32(&f->rp.x); /* attrset */
-	*dtype = xdr_get_u32(&f->rp.x);
-	*why = UINT32_MAX;
-	bool w = *dtype == OPEN_DELEGATE_WRITE || *dtype == OPEN_DELEGATE_WRITE_ATTRS_DELEG;
-	if (*dtype == OPEN_DELEGATE_NONE_EXT) {
-		*why = xdr_get_u32(&f->rp.x);
-		if (*why == WND4_CONTENTION || *why == WND4_RESOURCE)
-			assert_int_equal(xdr_get_u32(&f->rp.x), 0);
-	} else if (*dtype != OPEN_DELEGATE_NONE) {
-		get_stateid(&f->rp.x, dsid);
-		assert_int_equal(xdr_get_u32(&f->rp.x), 0); /* recall */
-		if (w) {
-			assert_int_equal(xdr_get_u32(&f->rp.x), 1); /* NFS_LIMIT_SIZE */
-			assert_int_equal(xdr_get_u64(&f->rp.x), UINT64_MAX);
-		}
-		for (int i = 0; i < 3; i++)
-			(void)xdr_get_u32(&f->rp.x);
-		(void)xdr_get_opaque(&f->rp.x, 64);
-	}
-	fx_getfh_after(f, fh);
-	return st;
-}
-
 /* PUTFH fh, SETATTR with sid of the delegated times (at, mt: seconds,
  * < 0: left out), and DELEGRETURN of sid if ret.  The COMPOUND status. */
 static uint32_t set_times(struct cl *cl, const struct fh *fh, const struct nfs4_stateid *sid,
@@ -188,7 +143,7 @@ static void test_attributes(void **state)
 	struct fh fh;
 	uint32_t dt, why, w[3];
 	mkfile(&e->a, "f");
-	assert_int_equal(open42(&e->b, "b", "f", OPEN4_SHARE_ACCESS_READ, &osid, &dt, &dsid, &fh,
+	assert_int_equal(open_file_why(&e->b, "b", "f", OPEN4_SHARE_ACCESS_READ, &osid, &dt, &dsid, &fh,
 				&why),
 			 NFS4_OK);
 	/* minor version 1: none of RFC 9754's */
@@ -205,7 +160,7 @@ static void test_attributes(void **state)
 			 NFS4_OK);
 	(void)get_fattr(&e->b.f->rp.x, w);
 	assert_int_equal(w[2], 0);
-	assert_int_equal(open42(&e->b, "b", "f",
+	assert_int_equal(open_file_why(&e->b, "b", "f",
 				OPEN4_SHARE_ACCESS_READ | OPEN4_SHARE_ACCESS_WANT_DELEG_TIMESTAMPS,
 				&osid, &dt, &dsid, &fh, &why),
 			 NFS4ERR_INVAL);
@@ -257,7 +212,7 @@ static void test_attributes(void **state)
 	}
 	assert_int_equal(fx_call(f), NFS4ERR_INVAL);
 	/* not offered: OPEN_XOR_DELEGATION */
-	assert_int_equal(open42(&e->b, "b", "f",
+	assert_int_equal(open_file_why(&e->b, "b", "f",
 				OPEN4_SHARE_ACCESS_READ | OPEN4_SHARE_ACCESS_WANT_OPEN_XOR_DELEGATION,
 				&osid, &dt, &dsid, &fh, &why),
 			 NFS4ERR_INVAL);
@@ -291,13 +246,13 @@ static void test_timestamps(void **state)
 	e->a.f->minor = e->b.f->minor = 2;
 	mkfile_at(e, "t", t0);
 	mkfile(&e->a, "p");
-	assert_int_equal(open42(&e->a, "a", "t",
+	assert_int_equal(open_file_why(&e->a, "a", "t",
 				OPEN4_SHARE_ACCESS_BOTH | OPEN4_SHARE_ACCESS_WANT_DELEG_TIMESTAMPS,
 				&osid, &dt, &dsid, &fh, &why),
 			 NFS4_OK);
 	assert_int_equal(dt, OPEN_DELEGATE_WRITE_ATTRS_DELEG);
 	/* without the want: a plain write delegation */
-	assert_int_equal(open42(&e->a, "a", "p", OPEN4_SHARE_ACCESS_BOTH, &o2, &dt, &d2, &fh2, &why),
+	assert_int_equal(open_file_why(&e->a, "a", "p", OPEN4_SHARE_ACCESS_BOTH, &o2, &dt, &d2, &fh2, &why),
 			 NFS4_OK);
 	assert_int_equal(dt, OPEN_DELEGATE_WRITE);
 	/* the holder sets them */
@@ -350,7 +305,7 @@ static void test_timestamps(void **state)
 	assert_int_equal(getattr_raw(&e->b, &fh2, 0, W1(FATTR4_TIME_MODIFY), 0), NFS4_OK);
 	assert_int_equal(e->a.ngetattr, n0);
 	/* recalled: the holder sets them in the compound of its return */
-	assert_int_equal(open42(&e->b, "b", "t", OPEN4_SHARE_ACCESS_READ, &o3, &dt, &d3, &fh3, &why),
+	assert_int_equal(open_file_why(&e->b, "b", "t", OPEN4_SHARE_ACCESS_READ, &o3, &dt, &d3, &fh3, &why),
 			 NFS4ERR_DELAY);
 	cl_wait(&e->a, &e->a.nrecall, 1);
 	assert_memory_equal(e->a.recalled.other, dsid.other, 12);
@@ -359,7 +314,7 @@ static void test_timestamps(void **state)
 	assert_int_equal(at, t0 + 900);
 	assert_int_equal(mt, t0 + 950);
 	assert_int_equal(set_times(&e->a, &fh, &dsid, -1, t0 + 990, false), NFS4ERR_BAD_STATEID);
-	assert_int_equal(open42(&e->b, "b", "t", OPEN4_SHARE_ACCESS_READ, &o3, &dt, &d3, &fh3, &why),
+	assert_int_equal(open_file_why(&e->b, "b", "t", OPEN4_SHARE_ACCESS_READ, &o3, &dt, &d3, &fh3, &why),
 			 NFS4_OK);
 	stop(e);
 	assert_int_equal(counter(e, "deleg_granted_write"), 2);
@@ -386,13 +341,13 @@ static void test_write_only(void **state)
 	uint32_t dt, why;
 	char p[200];
 	mkfile(&e->a, "wo");
-	assert_int_equal(open42(&e->a, "a", "wo", OPEN4_SHARE_ACCESS_WRITE, &osid, &dt, &dsid, &fh,
+	assert_int_equal(open_file_why(&e->a, "a", "wo", OPEN4_SHARE_ACCESS_WRITE, &osid, &dt, &dsid, &fh,
 				&why),
 			 NFS4_OK);
 	assert_int_equal(dt, OPEN_DELEGATE_WRITE);
 	/* its stateid reads as well as writes */
 	assert_int_equal(sid_op(&e->a, &fh, OP_READ, &dsid), NFS4_OK);
-	assert_int_equal(open42(&e->b, "b", "wo", OPEN4_SHARE_ACCESS_READ, &o2, &dt, &d2, &fh2,
+	assert_int_equal(open_file_why(&e->b, "b", "wo", OPEN4_SHARE_ACCESS_READ, &o2, &dt, &d2, &fh2,
 				&why),
 			 NFS4ERR_DELAY);
 	recall_and_return(e, 1, &dsid, &fh);
@@ -402,7 +357,7 @@ static void test_write_only(void **state)
 	snprintf(p, sizeof(p), "%s/wn", e->a.f->dir);
 	assert_int_equal(chmod(p, 0222), 0);
 	e->a.c.uid = e->a.c.gid = 65534;
-	assert_int_equal(open42(&e->a, "n", "wn",
+	assert_int_equal(open_file_why(&e->a, "n", "wn",
 				OPEN4_SHARE_ACCESS_WRITE | OPEN4_SHARE_ACCESS_WANT_ANY_DELEG, &o2, &dt,
 				&d2, &fh2, &why),
 			 NFS4_OK);
@@ -411,7 +366,7 @@ static void test_write_only(void **state)
 	/* the same caller once it may read it: granted */
 	assert_int_equal(chmod(p, 0666), 0);
 	assert_int_equal(close_file(&e->a, &fh2, &o2), NFS4_OK);
-	assert_int_equal(open42(&e->a, "n2", "wn", OPEN4_SHARE_ACCESS_WRITE, &o2, &dt, &d2, &fh2,
+	assert_int_equal(open_file_why(&e->a, "n2", "wn", OPEN4_SHARE_ACCESS_WRITE, &o2, &dt, &d2, &fh2,
 				&why),
 			 NFS4_OK);
 	assert_int_equal(dt, OPEN_DELEGATE_WRITE);
@@ -454,7 +409,7 @@ static void test_verify(void **state)
 	struct fh fh;
 	uint32_t dt, why;
 	mkfile(&e->a, "v"); /* 5 bytes on the server */
-	assert_int_equal(open42(&e->a, "a", "v", OPEN4_SHARE_ACCESS_BOTH, &osid, &dt, &dsid, &fh,
+	assert_int_equal(open_file_why(&e->a, "a", "v", OPEN4_SHARE_ACCESS_BOTH, &osid, &dt, &dsid, &fh,
 				&why),
 			 NFS4_OK);
 	assert_int_equal(dt, OPEN_DELEGATE_WRITE);
