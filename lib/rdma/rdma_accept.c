@@ -121,6 +121,9 @@ static void conn_setup(struct rpcrdma_listener *l, struct rpcrdma__conn *conn,
 	 * less (grant 8: 41 WRs, as the 64 of before kept sig_every). */
 	if (conn->sq_depth < 2 * conn->sig_every)
 		conn->sig_every = 1;    /* a small queue: every Send signaled */
+	conn->no_drain = conn->dev->verbs->device->transport_type == IBV_TRANSPORT_IWARP;
+	if (conn->no_drain)
+		conn->sig_every = 1;
 	conn->sq_avail = conn->sq_depth - 1;
 }
 

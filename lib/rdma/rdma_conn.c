@@ -129,6 +129,27 @@ void rpcrdma__conn_drain_done(struct rpcrdma__cqe *cqe, const struct ibv_wc *wc)
 	rpcrdma__conn_put(conn);
 }
 
+/*
+ * After the QP went to the error state: receives taken from a shared queue
+ * are not flushed; only a Send's completion, queued after theirs, tells
+ * that the poller has handled them, and Sends that completed silently are
+ * given back by it.  The send queue keeps a WR for it.  If the QP refuses
+ * it all the same, it takes no more work and completes none: the Sends are
+ * given back at once.  (Not on iWARP: see conn->no_drain.)
+ */
+static void conn_drain(struct rpcrdma__conn *conn)
+{
+	struct ibv_send_wr wr = { .wr_id = (uintptr_t)&conn->drain, .opcode = IBV_WR_SEND,
+				  .send_flags = IBV_SEND_SIGNALED }, *bad;
+
+	conn->drain.cqe.done = rpcrdma__conn_drain_done;
+	rpcrdma__conn_get(conn);
+	if (ibv_post_send(conn->qp, &wr, &bad)) {
+		sends_release_all(conn);
+		rpcrdma__conn_put(conn);
+	}
+}
+
 void rpcrdma__conn_close(struct rpcrdma__conn *conn, const char *why)
 {
 	bool drop;
@@ -147,22 +168,10 @@ void rpcrdma__conn_close(struct rpcrdma__conn *conn, const char *why)
 	rdma_disconnect(conn->id);
 	if (conn->qp) {
 		struct ibv_qp_attr attr = { .qp_state = IBV_QPS_ERR };
-		struct ibv_send_wr wr = { .wr_id = (uintptr_t)&conn->drain, .opcode = IBV_WR_SEND,
-					  .send_flags = IBV_SEND_SIGNALED }, *bad;
 
 		ibv_modify_qp(conn->qp, &attr, IBV_QP_STATE);
-		/* Receives taken from a shared queue are not flushed: only
-		 * this Send's completion, queued after theirs, tells that the
-		 * poller has handled them; and Sends that completed silently
-		 * are given back by it.  The send queue keeps a WR for it.  If
-		 * the QP refuses it all the same, it takes no more work and
-		 * completes none: the Sends are given back at once. */
-		conn->drain.cqe.done = rpcrdma__conn_drain_done;
-		rpcrdma__conn_get(conn);
-		if (ibv_post_send(conn->qp, &wr, &bad)) {
-			sends_release_all(conn);
-			rpcrdma__conn_put(conn);
-		}
+		if (!conn->no_drain)
+			conn_drain(conn);
 	}
 	rpcrdma__budget_conn_close(conn);  /* calls waiting to be pulled */
 	/* Chains still waiting for send-queue room are never posted. */
@@ -309,7 +318,7 @@ static int conn_post(struct rpcrdma__conn *conn, struct ibv_send_wr *first, unsi
 		conn->sq_avail -= n;
 		RPCRDMA__PCAP(conn->l->pcap,
 			      rpcrdma__pcap_post(conn->l->pcap, &conn->pcap, conn->id, true, first));
-		if (send && may_batch && rpcrdma__batch_open())
+		if (send && may_batch && !conn->no_drain && rpcrdma__batch_open())
 			batch_queue_locked(conn, first, n);
 		else
 			err = post_locked(conn, first, &lost);

@@ -405,6 +405,16 @@ struct rpcrdma__conn {
 	struct rpcrdma__list sends;
 	unsigned unsignaled, sig_every; /* Sends since the last signaled one */
 	/*
+	 * The device is iWARP.  Soft-iWARP never completes a WR its user
+	 * posts once the QP left RTS (the WQE stays in the ring it shares
+	 * with the kernel, which flushes that ring only at the move to
+	 * ERROR), so no drain can be posted at close: every Send asks for a
+	 * completion (sig_every 1), replies are not batched (a batch that
+	 * finds the connection closing has its chains given back only by a
+	 * drain), and each chain's own completion or flush gives it back.
+	 */
+	bool no_drain;
+	/*
 	 * Replies queued by a thread's batch (poller_int.h), posted as one
 	 * list at its end (conn->lock): the first WR of the first chain, the
 	 * Send ending the last, the item on the batch's list (bq_listed: on

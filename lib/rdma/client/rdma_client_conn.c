@@ -200,7 +200,8 @@ void rpcrdma__client_break(struct rpcrdma_client *c, struct cconn *cc, int statu
 		struct ibv_qp_attr attr = { .qp_state = IBV_QPS_ERR };
 
 		ibv_modify_qp(cc->qp, &attr, IBV_QP_STATE);
-		cconn_drain(c, cc);
+		if (!cc->no_drain)
+			cconn_drain(c, cc);
 	}
 	rpcrdma__count(&c->stats, NULL, RPCRDMA_STAT_DISCONNECTS, 1);
 	while (!rpcrdma__list_empty(&failed)) {

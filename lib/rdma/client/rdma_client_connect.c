@@ -133,6 +133,9 @@ static int cconn_resources(struct cconn *cc, const struct ibv_device_attr *attr)
 		return -ENOMEM;
 	cc->sq_depth = rpcrdma__client_send_depth(credits, (uint32_t)attr->max_qp_wr,
 						  &cc->sig_every);
+	cc->no_drain = cc->id->verbs->device->transport_type == IBV_TRANSPORT_IWARP;
+	if (cc->no_drain)
+		cc->sig_every = 1;
 	if (credits > (uint32_t)attr->max_qp_wr)
 		credits = (uint32_t)attr->max_qp_wr;
 	/* One more Send than the pool holds: the drain (rpcrdma__client_break).  The

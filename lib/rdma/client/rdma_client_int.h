@@ -84,6 +84,11 @@ struct cconn {
 	struct rpcrdma__list posted;
 	uint32_t unsignaled, sig_every; /* Sends since the last signaled one */
 	struct csend *drain;            /* posted at break: flushes the rest */
+	/* iWARP: soft-iWARP never completes a WR posted once the QP left
+	 * RTS, so no drain is posted at break; every Send asks for a
+	 * completion instead (sig_every 1), and each one's own completion
+	 * or flush gives it back. */
+	bool no_drain;
 	/* Replies whose done callback ran before their receive was posted
 	 * again, at most RPCRDMA__EARLY_SLACK at once: the receive queue
 	 * holds that many (early_slack) beyond the credits we ask for. */
