@@ -1,5 +1,6 @@
 # kdc.sh: a throw-away Kerberos realm on loopback for the host tests
-# (tests/gss/gss-krb5-test.sh, examples/tinynfs/tests/tinynfs-krb5-test.sh).
+# (tests/gss/gss-krb5-test.sh, gss-tirpc-svc-test.sh,
+# examples/tinynfs/tests/tinynfs-krb5-test.sh).
 # Sourced, POSIX sh.
 #
 # kdc_need: exits 77 (skipped) without the krb5 programs (Debian: krb5-kdc,
@@ -10,6 +11,10 @@
 # ticket.  Exports the KRB5_* variables the GSS-API reads; sets kdc_pid
 # (the caller kills it on every path) and kdc_port.  Exits 1 if the KDC
 # does not start.
+# kdc_wait_port OUT PID NAME [LOG...]: waits (5 s at most) for the test
+# service PID to print "port N" into OUT and prints N; if PID exits or the
+# time runs out, prints "NAME did not start:" and the LOGs on stderr and
+# returns 1.  Use: sport=$(kdc_wait_port ...) || exit 1.
 
 kdc_need() {
 	PATH=$PATH:/usr/sbin:/sbin
@@ -78,4 +83,19 @@ kdc_start() { # DIR SERVICE KEYTAB
 		sleep 0.1
 	done
 	echo "KDC on 127.0.0.1:$kdc_port, ticket for gssuser@GSS.TEST"
+}
+
+kdc_wait_port() { # OUT PID NAME [LOG...]
+	_out=$1 _pid=$2 _name=$3
+	shift 3
+	_i=0
+	until grep -q '^port ' "$_out" 2>/dev/null; do
+		_i=$((_i + 1))
+		if [ $_i -ge 50 ] || ! kill -0 "$_pid" 2>/dev/null; then
+			{ echo "$_name did not start:"; cat "$@"; } >&2
+			return 1
+		fi
+		sleep 0.1
+	done
+	sed -n 's/^port //p' "$_out"
 }

@@ -35,15 +35,7 @@ mkfifo "$T/svc.in"
 "$svc" "$T/svc.keytab" <"$T/svc.in" >"$T/svc.out" 2>"$T/svc.err" &
 svc_pid=$!
 exec 3>"$T/svc.in"
-i=0
-until grep -q '^port ' "$T/svc.out" 2>/dev/null; do
-	i=$((i + 1))
-	if [ $i -ge 50 ] || ! kill -0 "$svc_pid" 2>/dev/null; then
-		echo "the service did not start:"; cat "$T/svc.err"; exit 1
-	fi
-	sleep 0.1
-done
-sport=$(sed -n 's/^port //p' "$T/svc.out")
+sport=$(kdc_wait_port "$T/svc.out" "$svc_pid" "the service" "$T/svc.err") || exit 1
 
 rc=0
 echo "--- libtirpc's RPCSEC_GSS client"
@@ -66,15 +58,7 @@ if [ -n "$ours" ] && [ -n "$forge" ]; then
 	for mode in good init none call; do
 		"$forge" "$T/svc.keytab" "$mode" >"$T/forge.out" 2>&1 &
 		fpid=$!
-		i=0
-		until grep -q '^port ' "$T/forge.out" 2>/dev/null; do
-			i=$((i + 1))
-			if [ $i -ge 50 ] || ! kill -0 "$fpid" 2>/dev/null; then
-				echo "gss_forgesvc $mode did not start:"; cat "$T/forge.out"; rc=1; break
-			fi
-			sleep 0.1
-		done
-		fport=$(sed -n 's/^port //p' "$T/forge.out")
+		fport=$(kdc_wait_port "$T/forge.out" "$fpid" "gss_forgesvc $mode" "$T/forge.out") || rc=1
 		[ -n "$fport" ] && { timeout 30 "$ours" "$fport" forged "$mode" || rc=1; }
 		kill "$fpid" 2>/dev/null || true
 		wait "$fpid" 2>/dev/null || true

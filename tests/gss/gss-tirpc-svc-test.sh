@@ -40,15 +40,7 @@ LSAN_OPTIONS=suppressions=$T/lsan.supp \
 	"$svc" "$T/svc.keytab" host@localhost <"$T/svc.in" >"$T/svc.out" 2>"$T/svc.err" &
 svc_pid=$!
 exec 3>"$T/svc.in"
-i=0
-until grep -q '^port ' "$T/svc.out" 2>/dev/null; do
-	i=$((i + 1))
-	if [ $i -ge 50 ] || ! kill -0 "$svc_pid" 2>/dev/null; then
-		echo "gss_tirpc_svc did not start:"; cat "$T/svc.err"; exit 1
-	fi
-	sleep 0.1
-done
-sport=$(sed -n 's/^port //p' "$T/svc.out")
+sport=$(kdc_wait_port "$T/svc.out" "$svc_pid" gss_tirpc_svc "$T/svc.err") || exit 1
 
 rc=0
 echo "--- libtirpc's authgss client against libtirpc's svc_auth_gss over TCP"
