@@ -5,7 +5,8 @@
  * client A with a back channel serving the callback program (the small
  * handler below: CB_NULL; CB_COMPOUND of CB_SEQUENCE + CB_RECALL, whose
  * session, sequence ids, program and credential it records), client B
- * without one, and the operations the tests share.
+ * without one, and the operations the tests share; deleg_run, their
+ * main().
  */
 #ifndef TNFS_TEST_DELEG_ENV_H
 #define TNFS_TEST_DELEG_ENV_H
@@ -18,6 +19,24 @@
 #define CB_PROG 0x40000000u
 
 static const char *tinynfs_path;
+
+/* main()'s arguments: the tinynfs program; false (a usage line on
+ * stderr) without it. */
+static inline bool deleg_args(int argc, char **argv)
+{
+	if (argc < 2) {
+		fprintf(stderr, "usage: %s TINYNFS\n", argv[0]);
+		return false;
+	}
+	tinynfs_path = argv[1];
+	signal(SIGPIPE, SIG_IGN);
+	return true;
+}
+
+/* main()'s body: runs the array `tests` with the tinynfs program of
+ * argv[1]; 2 without it. */
+#define deleg_run(argc, argv, tests) \
+	(deleg_args(argc, argv) ? cmocka_run_group_tests(tests, NULL, NULL) : 2)
 
 struct cl {
 	struct fx *f;
@@ -480,6 +499,20 @@ static inline void recall_and_return(struct env *e, unsigned n, const struct nfs
 	assert_memory_equal(e->a.cb_sid, e->a.f->sessionid, 16);
 	assert_int_equal(e->a.cb_seq, n); /* one slot, sequence 1, 2, ... */
 	assert_int_equal(sid_op(&e->a, fh, OP_DELEGRETURN, dsid), NFS4_OK);
+}
+
+/* CLOSE of osid (seqid 0) on fh by cl. */
+static inline uint32_t close_file(struct cl *cl, const struct fh *fh,
+				  const struct nfs4_stateid *osid)
+{
+	struct fx *f = cl->f;
+	fx_seq(f);
+	req_op(&f->rq, OP_PUTFH);
+	put_fh(&f->rq.x, fh);
+	req_op(&f->rq, OP_CLOSE);
+	xdr_put_u32(&f->rq.x, 0);
+	put_stateid(&f->rq.x, osid);
+	return fx_call(f);
 }
 
 /* SEQUENCE alone: its sr_status_flags. */

@@ -286,12 +286,6 @@ static void test_no_delegations(void **state)
 
 int main(int argc, char **argv)
 {
-	if (argc < 2) {
-		fprintf(stderr, "usage: %s TINYNFS\n", argv[0]);
-		return 2;
-	}
-	tinynfs_path = argv[1];
-	signal(SIGPIPE, SIG_IGN);
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_open_recall, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_remove_rename_setattr, setup, teardown),
@@ -301,5 +295,5 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_no_delegations, setup_nodeleg, teardown),
 		cmocka_unit_test_setup_teardown(test_cb_null_unanswered, setup_silent, teardown),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return deleg_run(argc, argv, tests);
 }

@@ -158,16 +158,10 @@ static void test_hostile(void **state)
 
 int main(int argc, char **argv)
 {
-	if (argc < 2) {
-		fprintf(stderr, "usage: %s TINYNFS\n", argv[0]);
-		return 2;
-	}
-	tinynfs_path = argv[1];
-	signal(SIGPIPE, SIG_IGN);
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_bind_and_path, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_hostile, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bind_hostile, setup, teardown),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return deleg_run(argc, argv, tests);
 }

@@ -321,18 +321,6 @@ static void test_timestamps(void **state)
 	assert_int_equal(counter(e, "deleg_returned"), 1);
 }
 
-static uint32_t close_file(struct cl *cl, const struct fh *fh, const struct nfs4_stateid *osid)
-{
-	struct fx *f = cl->f;
-	fx_seq(f);
-	req_op(&f->rq, OP_PUTFH);
-	put_fh(&f->rq.x, fh);
-	req_op(&f->rq, OP_CLOSE);
-	xdr_put_u32(&f->rq.x, 0);
-	put_stateid(&f->rq.x, osid);
-	return fx_call(f);
-}
-
 static void test_write_only(void **state)
 {
 	struct env *e = *state;
@@ -430,17 +418,11 @@ static void test_verify(void **state)
 
 int main(int argc, char **argv)
 {
-	if (argc < 2) {
-		fprintf(stderr, "usage: %s TINYNFS\n", argv[0]);
-		return 2;
-	}
-	tinynfs_path = argv[1];
-	signal(SIGPIPE, SIG_IGN);
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_attributes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_timestamps, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_write_only, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_verify, setup, teardown),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return deleg_run(argc, argv, tests);
 }

@@ -312,12 +312,6 @@ static void test_contention(void **state)
 
 int main(int argc, char **argv)
 {
-	if (argc < 2) {
-		fprintf(stderr, "usage: %s TINYNFS\n", argv[0]);
-		return 2;
-	}
-	tinynfs_path = argv[1];
-	signal(SIGPIPE, SIG_IGN);
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_holder, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_recalled_by_others, setup, teardown),
@@ -325,5 +319,5 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_contention, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cb_getattr, setup, teardown),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return deleg_run(argc, argv, tests);
 }
