@@ -5,6 +5,10 @@
 #
 # kdc_need: exits 77 (skipped) without the krb5 programs (Debian: krb5-kdc,
 # krb5-admin-server, krb5-user).
+# kdc_workdir NAME: a temporary directory /tmp/NAME.XXXXXX in T, and the
+# traps that, on every exit, kill the KDC (kdc_pid) and the test's
+# service (svc_pid: the caller sets it once it runs, and empties it once
+# it has waited for it) and remove T.
 # kdc_start DIR SERVICE KEYTAB: realm GSS.TEST with its database,
 # configuration and credential cache in DIR, krb5kdc on 127.0.0.1 at a
 # free port; SERVICE's random key into KEYTAB; the user gssuser with its
@@ -21,6 +25,19 @@ kdc_need() {
 	for p in kdb5_util krb5kdc kadmin.local kinit; do
 		command -v "$p" >/dev/null 2>&1 || { echo "skip: no $p"; exit 77; }
 	done
+}
+
+kdc_workdir() { # NAME
+	T=$(mktemp -d "/tmp/$1.XXXXXX")
+	kdc_pid="" svc_pid=""
+	trap kdc_cleanup EXIT
+	trap 'exit 1' INT TERM HUP
+}
+
+kdc_cleanup() {
+	[ -n "$kdc_pid" ] && kill "$kdc_pid" 2>/dev/null && wait "$kdc_pid" 2>/dev/null
+	[ -n "$svc_pid" ] && kill "$svc_pid" 2>/dev/null && wait "$svc_pid" 2>/dev/null
+	rm -rf "$T"
 }
 
 kdc_config() { # DIR PORT

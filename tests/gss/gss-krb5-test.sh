@@ -19,15 +19,7 @@ svc=$1 client=$2 raw=$3 ours=${4:-} forge=${5:-}
 . "$(dirname "$0")/../common/kdc.sh"
 kdc_need
 
-T=$(mktemp -d /tmp/gss-krb5-test.XXXXXX)
-kdc_pid="" svc_pid=""
-cleanup() {
-	[ -n "$kdc_pid" ] && kill "$kdc_pid" 2>/dev/null && wait "$kdc_pid" 2>/dev/null
-	[ -n "$svc_pid" ] && kill "$svc_pid" 2>/dev/null
-	rm -rf "$T"
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM HUP
+kdc_workdir gss-krb5-test
 
 kdc_start "$T" host/localhost "$T/svc.keytab"
 

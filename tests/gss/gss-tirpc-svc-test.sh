@@ -18,15 +18,7 @@ svc=$1 client=$2 ours=${3:-}
 . "$(dirname "$0")/../common/kdc.sh"
 kdc_need
 
-T=$(mktemp -d /tmp/gss-tirpc-svc-test.XXXXXX)
-kdc_pid="" svc_pid=""
-cleanup() {
-	[ -n "$kdc_pid" ] && kill "$kdc_pid" 2>/dev/null && wait "$kdc_pid" 2>/dev/null
-	[ -n "$svc_pid" ] && kill "$svc_pid" 2>/dev/null
-	rm -rf "$T"
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM HUP
+kdc_workdir gss-tirpc-svc-test
 
 kdc_start "$T" host/localhost "$T/svc.keytab"
 

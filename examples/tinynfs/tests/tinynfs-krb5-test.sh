@@ -16,26 +16,18 @@ tinynfs=$1 client=$2
 . "$(dirname "$0")/../../../tests/common/kdc.sh"
 kdc_need
 
-T=$(mktemp -d /tmp/tinynfs-krb5-test.XXXXXX)
-kdc_pid="" srv_pid=""
-cleanup() {
-	[ -n "$kdc_pid" ] && kill "$kdc_pid" 2>/dev/null && wait "$kdc_pid" 2>/dev/null
-	[ -n "$srv_pid" ] && kill "$srv_pid" 2>/dev/null && wait "$srv_pid" 2>/dev/null
-	rm -rf "$T"
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM HUP
+kdc_workdir tinynfs-krb5-test
 
 kdc_start "$T" nfs/localhost "$T/nfs.keytab"
 
 mkdir "$T/export"
 "$tinynfs" --export "$T/export rw,sec=krb5i:krb5p" -l 127.0.0.1 -p 0 --no-udp \
 	--keytab "$T/nfs.keytab" --stats >"$T/tinynfs.out" 2>"$T/tinynfs.err" &
-srv_pid=$!
+svc_pid=$!
 i=0
 until grep -q '^tinynfs: ready' "$T/tinynfs.out" 2>/dev/null; do
 	i=$((i + 1))
-	if [ $i -ge 100 ] || ! kill -0 "$srv_pid" 2>/dev/null; then
+	if [ $i -ge 100 ] || ! kill -0 "$svc_pid" 2>/dev/null; then
 		echo "tinynfs did not start:"; cat "$T/tinynfs.out" "$T/tinynfs.err"; exit 1
 	fi
 	sleep 0.1
@@ -45,9 +37,9 @@ grep '^tinynfs: RPCSEC_GSS' "$T/tinynfs.out"
 
 rc=0
 timeout 60 "$client" "$sport" || rc=1
-kill -TERM "$srv_pid"
-wait "$srv_pid" || rc=1
-srv_pid=""
+kill -TERM "$svc_pid"
+wait "$svc_pid" || rc=1
+svc_pid=""
 grep '^tinynfs: calls' "$T/tinynfs.out" || rc=1
 grep -q 'system_err 0,' "$T/tinynfs.out" || { echo "tinynfs answered SYSTEM_ERR"; rc=1; }
 if [ $rc -ne 0 ]; then cat "$T/tinynfs.out" "$T/tinynfs.err"; fi
