@@ -246,13 +246,7 @@ static inline void cl_open(struct cl *cl, const struct tnfsproc *p, const char *
 static inline void cl_mount(struct cl *cl, const char *owner, bool back)
 {
 	struct fx *f = cl->f;
-	fx_begin(f);
-	req_op(&f->rq, OP_EXCHANGE_ID);
-	put_exchange_id(&f->rq.x, owner, 0x1122334455667788ull);
-	assert_int_equal(fx_call(f), NFS4_OK);
-	assert_int_equal(rep_op(&f->rp, OP_EXCHANGE_ID), NFS4_OK);
-	f->clientid = xdr_get_u64(&f->rp.x);
-	uint32_t seq = xdr_get_u32(&f->rp.x);
+	uint32_t seq = fx_exchange_id(f, owner, 0x1122334455667788ull);
 	fx_begin(f);
 	req_op(&f->rq, OP_CREATE_SESSION);
 	xdr_put_u64(&f->rq.x, f->clientid);

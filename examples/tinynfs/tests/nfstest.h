@@ -350,17 +350,25 @@ static inline void put_create_session(struct xdr_out *x, uint64_t clientid, uint
 	xdr_put_u32(x, AUTH_NONE);
 }
 
+/* EXCHANGE_ID as client `owner` with verifier verf, checked: sets
+ * f->clientid and returns the sequence id; the rest of the result (from
+ * eir_flags on) is next in f->rp.x. */
+static inline uint32_t fx_exchange_id(struct fx *f, const char *owner, uint64_t verf)
+{
+	fx_begin(f);
+	req_op(&f->rq, OP_EXCHANGE_ID);
+	put_exchange_id(&f->rq.x, owner, verf);
+	assert_int_equal(fx_call(f), NFS4_OK);
+	assert_int_equal(rep_op(&f->rp, OP_EXCHANGE_ID), NFS4_OK);
+	f->clientid = xdr_get_u64(&f->rp.x);
+	return xdr_get_u32(&f->rp.x);
+}
+
 /* EXCHANGE_ID + CREATE_SESSION + RECLAIM_COMPLETE as client `owner`,
  * checked; the fixture then speaks for that client. */
 static inline void fx_mount_as(struct fx *f, const char *owner)
 {
-	fx_begin(f);
-	req_op(&f->rq, OP_EXCHANGE_ID);
-	put_exchange_id(&f->rq.x, owner, 0x1122334455667788ull);
-	assert_int_equal(fx_call(f), NFS4_OK);
-	assert_int_equal(rep_op(&f->rp, OP_EXCHANGE_ID), NFS4_OK);
-	f->clientid = xdr_get_u64(&f->rp.x);
-	uint32_t seq = xdr_get_u32(&f->rp.x);
+	uint32_t seq = fx_exchange_id(f, owner, 0x1122334455667788ull);
 	uint32_t flags = xdr_get_u32(&f->rp.x);
 	assert_int_equal(flags & EXCHGID4_FLAG_CONFIRMED_R, 0);
 	assert_int_equal(flags & EXCHGID4_FLAG_USE_NON_PNFS, EXCHGID4_FLAG_USE_NON_PNFS);

@@ -247,13 +247,7 @@ static void test_clnt_recall(void **state)
 	struct fx *a = tnfsproc_fx_new("/tmp/tinynfs-dlc-XXXXXX");
 	a->call = clnt_fx_call;
 	a->call_arg = clnt;
-	fx_begin(a);
-	req_op(&a->rq, OP_EXCHANGE_ID);
-	put_exchange_id(&a->rq.x, "library client", 1);
-	assert_int_equal(fx_call(a), NFS4_OK);
-	assert_int_equal(rep_op(&a->rp, OP_EXCHANGE_ID), NFS4_OK);
-	a->clientid = xdr_get_u64(&a->rp.x);
-	uint32_t seq = xdr_get_u32(&a->rp.x);
+	uint32_t seq = fx_exchange_id(a, "library client", 1);
 	fx_begin(a);
 	req_op(&a->rq, OP_CREATE_SESSION);
 	xdr_put_u64(&a->rq.x, a->clientid);

@@ -103,13 +103,7 @@ static uint32_t reclaim_complete(struct fx *f)
 /* EXCHANGE_ID + CREATE_SESSION as `owner`, without RECLAIM_COMPLETE. */
 static void mount_only(struct fx *f, const char *owner)
 {
-	fx_begin(f);
-	req_op(&f->rq, OP_EXCHANGE_ID);
-	put_exchange_id(&f->rq.x, owner, 0x1122334455667788ull);
-	assert_int_equal(fx_call(f), NFS4_OK);
-	assert_int_equal(rep_op(&f->rp, OP_EXCHANGE_ID), NFS4_OK);
-	f->clientid = xdr_get_u64(&f->rp.x);
-	uint32_t seq = xdr_get_u32(&f->rp.x);
+	uint32_t seq = fx_exchange_id(f, owner, 0x1122334455667788ull);
 	fx_begin(f);
 	req_op(&f->rq, OP_CREATE_SESSION);
 	put_create_session(&f->rq.x, f->clientid, seq);
