@@ -317,7 +317,9 @@ static int dup_xid_check(struct rpcrdma_client *c, const struct cfg *cf, uint32_
 		if (st.bad)
 			bad = 1;
 	}
-	printf("duplicate xid: %s\n", refused ? "refused (-EEXIST)" : "never refused");
+	printf("duplicate xid check: %s\n",
+	       refused ? "ok, a second call with an xid in flight is refused (-EEXIST)"
+		       : "FAIL, a second call with an xid in flight was never refused");
 	return refused && !bad ? 0 : -1;
 }
 
