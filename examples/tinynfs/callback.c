@@ -33,6 +33,13 @@ struct chan {
 	struct rpcrdma_svc_cred cred;
 	int path;
 	bool busy; /* a CB_COMPOUND (or the probe) in flight */
+	/* The CB_NULL in flight, on this binding or an earlier one: one at
+	 * a time per client, whatever the BIND_CONN_TO_SESSION calls (a
+	 * client whose probes go unanswered would else have the server
+	 * hold one, and its buffers, per bind); reprobe: a bind came
+	 * meanwhile, probe it when that one ends. */
+	const struct cbcall *probe_k;
+	bool reprobe;
 	struct pending *queue, **tail;
 	unsigned nqueue;
 	struct chan *next;
@@ -272,6 +279,8 @@ static int dec_recall(struct rpcrdma_xdr_dec *d, void *res)
 	return rc;
 }
 
+static void probe(struct tnfs_cb *cb, struct chan *ch);
+
 /* The reply of a callback (the service's loop thread). */
 static void cb_done(struct rpcrdma_clnt_req *req, int status, void *arg)
 {
@@ -282,6 +291,14 @@ static void cb_done(struct rpcrdma_clnt_req *req, int status, void *arg)
 	pthread_mutex_lock(&cb->mu);
 	struct chan *ch = find_chan(cb, k->clientid);
 	bool current = ch && ch->gen == k->gen;
+	bool reprobe = false;
+	if (ch && ch->probe_k == k) {
+		ch->probe_k = NULL;
+		reprobe = !current && ch->reprobe && ch->path == PATH_PROBING;
+		ch->reprobe = false;
+	}
+	if (reprobe)
+		probe(cb, ch); /* the binding that came meanwhile */
 	if (status != 0 || (!k->probe && k->status != NFS4_OK))
 		cb->st.cb_errors++;
 	if (k->probe && status == 0)
@@ -341,6 +358,8 @@ static void start(struct tnfs_cb *cb, struct chan *ch, struct cbcall *k)
 		return;
 	cb->st.cb_errors++;
 	ch->busy = false;
+	if (ch->probe_k == k)
+		ch->probe_k = NULL;
 	if (rc != -EAGAIN)
 		ch->path = PATH_DOWN;
 	free(k);
@@ -389,11 +408,16 @@ static void probe(struct tnfs_cb *cb, struct chan *ch)
 	}
 	if (ch->busy)
 		return; /* the call in flight decides */
+	if (ch->probe_k) { /* an earlier binding's: this one's comes after */
+		ch->reprobe = true;
+		return;
+	}
 	struct cbcall *k = new_call(cb, ch, true);
 	if (!k) {
 		ch->path = PATH_DOWN;
 		return;
 	}
+	ch->probe_k = k;
 	k->req.proc = CB_NULL;
 	cb->st.cb_null++;
 	start(cb, ch, k);

@@ -269,7 +269,7 @@ struct deleg *tnfs__deleg_alloc(struct tnfs_deleg *d)
 	return NULL;
 }
 
-static void recall(struct tnfs_deleg *d, struct deleg *g)
+void tnfs__deleg_recall(struct tnfs_deleg *d, struct deleg *g)
 {
 	struct nfs4_stateid sid;
 	tnfs__deleg_sid(d, g, &sid);
@@ -320,7 +320,7 @@ static void recall_or_revoke(struct tnfs_deleg *d, struct deleg *g, const struct
 	if (tnfs__lapsed_is(l, g->clientid))
 		tnfs__deleg_revoke_now(d, g);
 	else
-		recall(d, g);
+		tnfs__deleg_recall(d, g);
 }
 
 static bool conflicts(const struct deleg *g, uint64_t clientid, struct tnfs_file_key key,
@@ -477,7 +477,7 @@ void tnfs_deleg_cb_getattr_done(struct tnfs_deleg *d, uint64_t clientid,
 			g->ga = GA_NONE;
 			g->ga_at = 0; /* the next GETATTR recalls */
 			if (g->state == D_GRANTED)
-				recall(d, g);
+				tnfs__deleg_recall(d, g);
 		}
 	}
 	pthread_mutex_unlock(&d->mu);
@@ -584,7 +584,7 @@ void tnfs_deleg_resend(struct tnfs_deleg *d, uint64_t clientid)
 	for (uint32_t i = 0; i < TNFS_MAX_DELEGS && d->st.held; i++) {
 		struct deleg *g = d->byid[i];
 		if (g && g->clientid == clientid && g->state == D_RECALLING)
-			recall(d, g);
+			tnfs__deleg_recall(d, g);
 	}
 	pthread_mutex_unlock(&d->mu);
 }

@@ -85,6 +85,7 @@ struct tnfs_deleg_stats {
 	uint64_t revoked_lapsed; /* of revoked: unrecalled, the holder lapsed */
 	uint64_t refused_limit;	 /* grants refused by the limits below */
 	uint64_t granted_write;	 /* of granted: write delegations */
+	uint64_t recalls_share;	 /* of recalls: from a client past its share */
 	unsigned held; /* delegations held now (recalled ones included) */
 	unsigned unleased; /* of held: lease released for the holder's write open */
 	unsigned limit, limit_per_client; /* tnfs_deleg_set_limits */
@@ -98,8 +99,15 @@ void tnfs_deleg_set_enabled(struct tnfs_deleg *d, bool on);
 /* Recall timeout in seconds (default: see above); the clock as in
  * state.h (NULL: CLOCK_MONOTONIC). */
 void tnfs_deleg_set_timeout(struct tnfs_deleg *d, unsigned secs);
-/* At most max delegations in all and per_client per client; 0: the
- * default (max: tnfs_deleg_default_max(); per client: a quarter of max).
+/* At most max delegations in all; per_client is a client's share (0:
+ * the default; max: tnfs_deleg_default_max(); per client: a quarter of
+ * max).  A client may go past its share while the table has room (a lone
+ * client uses it all).  When the table is full, a client within its
+ * share that asks for one has one delegation of the client furthest past
+ * its share (granted ones counted, not those being recalled) recalled
+ * (recalls_share counts them) and is refused this time: its next OPEN
+ * finds the room once that is returned or revoked; one past its share is
+ * refused.  So no client keeps more than its share from the others.
  * Revoked delegations not yet freed (FREE_STATEID) hold no descriptor
  * and leave the count at once (a client's own count keeps them until
  * it frees them).  When the table is full, the delegations of courtesy
@@ -158,6 +166,13 @@ bool tnfs_deleg_grant_write_attrs(struct tnfs_deleg *d, uint64_t clientid,
 				  struct tnfs_file_key key, int wfd, const uint8_t *fh,
 				  uint32_t fhlen, const struct stat *st,
 				  struct nfs4_stateid *out, uint32_t *why);
+/* tnfs_deleg_grant_why with delegated timestamps when st is not NULL
+ * (RFC 9754, OPEN_DELEGATE_READ_ATTRS_DELEG): the holder owns the access
+ * time (tnfs_deleg_times), st gives the original one. */
+bool tnfs_deleg_grant_read_attrs(struct tnfs_deleg *d, uint64_t clientid,
+				 struct tnfs_file_key key, int path, const uint8_t *fh,
+				 uint32_t fhlen, const struct stat *st,
+				 struct nfs4_stateid *out, uint32_t *why);
 /* Grant write delegations (default true; --no-write-delegations)? */
 void tnfs_deleg_set_write(struct tnfs_deleg *d, bool on);
 bool tnfs_deleg_write_on(struct tnfs_deleg *d);
@@ -167,7 +182,8 @@ bool tnfs_deleg_write_on(struct tnfs_deleg *d);
  * (*mt, if *set_mt) with stateid sid on key (RFC 9754): only clientid's
  * own delegation with delegated timestamps (granted or being recalled:
  * the return's SETATTR) allows it, else NFS4ERR_BAD_STATEID (as nfsd),
- * or the errors of tnfs_deleg_check.  Each time is vetted as the RFC
+ * or the errors of tnfs_deleg_check; a read one (READ_ATTRS_DELEG) the
+ * access time only (time_deleg_modify: NFS4ERR_BAD_STATEID).  Each time is vetted as the RFC
  * says: one not after the original time (the file's at the grant) is
  * ignored (*set_* false), one in the future is clamped to now.
  */

@@ -19,13 +19,9 @@ static uint32_t may_grant(struct tnfs_deleg *d, uint64_t clientid, struct tnfs_f
 {
 	if (!d->enabled || !d->running || (write && !d->write_on))
 		return WND4_RESOURCE;
-	const struct holder *h = *holder_of(d, clientid);
+	/* the share (max_per_client) binds only a full table: recall_share */
 	if (d->st.held - d->nrevoked >= d->max)
 		return TABLE_FULL;
-	if (h && h->n >= d->max_per_client) {
-		d->st.refused_limit++;
-		return WND4_RESOURCE;
-	}
 	for (struct deleg *g = d->bucket[bucket_of(key)]; g; g = g->fnext) {
 		if (!same_key(g->key, key))
 			continue;
@@ -82,7 +78,36 @@ static bool take_back(struct tnfs_deleg *d)
 	return freed > 0;
 }
 
-/* may_grant, with a full table refilled from courtesy clients. */
+/* The table is full and clientid asks: if it is within its share, one
+ * delegation of the holder furthest past its share (counting those
+ * granted, not being recalled) is recalled (mutex held). */
+static void recall_share(struct tnfs_deleg *d, uint64_t clientid)
+{
+	const struct holder *me = *holder_of(d, clientid);
+	if (me && me->n >= d->max_per_client)
+		return; /* past its own share: refused, no recall */
+	for (struct holder *h = d->holders; h; h = h->next)
+		h->live = 0;
+	for (uint32_t i = 0; i < TNFS_MAX_DELEGS; i++)
+		if (d->byid[i] && d->byid[i]->state == D_GRANTED)
+			d->byid[i]->h->live++;
+	struct holder *far = NULL;
+	for (struct holder *h = d->holders; h; h = h->next)
+		if (h->clientid != clientid && h->live > d->max_per_client &&
+		    (!far || h->live > far->live))
+			far = h;
+	for (uint32_t i = 0; far && i < TNFS_MAX_DELEGS; i++) {
+		struct deleg *g = d->byid[i];
+		if (g && g->h == far && g->state == D_GRANTED) {
+			d->st.recalls_share++;
+			tnfs__deleg_recall(d, g);
+			return;
+		}
+	}
+}
+
+/* may_grant, with a full table refilled from courtesy clients, then
+ * from the client furthest past its share. */
 static uint32_t may_grant_now(struct tnfs_deleg *d, uint64_t clientid, struct tnfs_file_key key,
 			      bool write)
 {
@@ -96,6 +121,7 @@ static uint32_t may_grant_now(struct tnfs_deleg *d, uint64_t clientid, struct tn
 	}
 	if (why == TABLE_FULL) {
 		pthread_mutex_lock(&d->mu);
+		recall_share(d, clientid);
 		d->st.refused_limit++;
 		pthread_mutex_unlock(&d->mu);
 		why = WND4_RESOURCE;
@@ -121,16 +147,16 @@ static int lease_fd(int path)
 	return fd;
 }
 
-/* One more delegation of clientid counted; false without memory. */
-static bool holder_get(struct tnfs_deleg *d, uint64_t clientid)
+/* One more delegation of clientid counted; NULL without memory. */
+static struct holder *holder_get(struct tnfs_deleg *d, uint64_t clientid)
 {
 	struct holder **pp = holder_of(d, clientid);
 	if (!*pp && (*pp = calloc(1, sizeof(**pp))) != NULL)
 		(*pp)->clientid = clientid;
 	if (!*pp)
-		return false;
+		return NULL;
 	(*pp)->n++;
-	return true;
+	return *pp;
 }
 
 /* A delegation of tnfs__deleg_alloc not granted after all. */
@@ -170,7 +196,8 @@ static uint32_t take_lease(struct tnfs_deleg *d, struct deleg *g, uint64_t clien
 	if (g->fd < 0)
 		return errno == EAGAIN ? WND4_CONTENTION : WND4_RESOURCE;
 	*wfd = -1;
-	return holder_get(d, clientid) ? GRANT_OK : WND4_RESOURCE;
+	g->h = holder_get(d, clientid);
+	return g->h ? GRANT_OK : WND4_RESOURCE;
 }
 
 static bool grant(struct tnfs_deleg *d, uint64_t clientid, struct tnfs_file_key key, int path,
@@ -182,6 +209,14 @@ bool tnfs_deleg_grant_why(struct tnfs_deleg *d, uint64_t clientid, struct tnfs_f
 			  uint32_t *why)
 {
 	return grant(d, clientid, key, path, -1, fh, fhlen, NULL, out, why);
+}
+
+bool tnfs_deleg_grant_read_attrs(struct tnfs_deleg *d, uint64_t clientid,
+				 struct tnfs_file_key key, int path, const uint8_t *fh,
+				 uint32_t fhlen, const struct stat *st,
+				 struct nfs4_stateid *out, uint32_t *why)
+{
+	return grant(d, clientid, key, path, -1, fh, fhlen, st, out, why);
 }
 
 bool tnfs_deleg_grant_write(struct tnfs_deleg *d, uint64_t clientid, struct tnfs_file_key key,
@@ -237,7 +272,7 @@ static bool grant(struct tnfs_deleg *d, uint64_t clientid, struct tnfs_file_key 
 		g->key = key;
 		g->fhlen = fhlen;
 		memcpy(g->fh, fh, fhlen);
-		if (st && g->write) {
+		if (st) {
 			g->attrs = true;
 			g->at0 = st->st_atim;
 			g->mt0 = st->st_mtim;

@@ -20,6 +20,7 @@ struct deleg {
 	int fd; /* O_RDONLY with the read lease; -1 once revoked */
 	int path; /* O_PATH while the lease is released (own_write), else -1 */
 	uint64_t clientid;
+	struct holder *h; /* its holder's count (lives as long as g) */
 	struct tnfs_file_key key;
 	uint64_t recall_at;
 	uint64_t released_at; /* tnfs_deleg_own_open */
@@ -30,7 +31,7 @@ struct deleg {
 	uint64_t ga_size, ga_change, ga_bump;
 	uint64_t ga_last;     /* the change attribute the last GETATTR used */
 	bool ga_seen;	      /* ga_last is set */
-	bool attrs;	      /* delegated timestamps (RFC 9754, write only) */
+	bool attrs;	      /* delegated timestamps (RFC 9754) */
 	struct timespec at0, mt0; /* attrs: the file's times at the grant */
 	struct tnfs_deleg_cbattrs ga_got; /* attrs: the holder's last answer */
 	uint32_t fhlen;
@@ -42,6 +43,7 @@ struct deleg {
 struct holder {
 	uint64_t clientid;
 	unsigned n;
+	unsigned live; /* scratch of over_share: granted, not recalled */
 	struct holder *next;
 };
 
@@ -106,6 +108,7 @@ void tnfs__deleg_drop_lease(struct tnfs_deleg *d, struct deleg *g);
 void tnfs__deleg_sid(const struct tnfs_deleg *d, const struct deleg *g, struct nfs4_stateid *out);
 struct deleg *tnfs__deleg_alloc(struct tnfs_deleg *d);
 void tnfs__deleg_revoke_now(struct tnfs_deleg *d, struct deleg *g);
+void tnfs__deleg_recall(struct tnfs_deleg *d, struct deleg *g);
 void tnfs__lapsed_add(struct lapsed *l, uint64_t id);
 void tnfs__lapsed_ask(const struct tnfs_deleg *d, struct lapsed *l);
 bool tnfs__lapsed_is(const struct lapsed *l, uint64_t id);

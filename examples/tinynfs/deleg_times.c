@@ -35,8 +35,9 @@ uint32_t tnfs_deleg_times(struct tnfs_deleg *d, uint64_t clientid,
 	uint32_t s;
 	pthread_mutex_lock(&d->mu);
 	struct deleg *g = tnfs__deleg_find_sid(d, clientid, sid, &s);
-	if (g && s == NFS4_OK && (!g->attrs || !same_key(g->key, key)))
-		s = NFS4ERR_BAD_STATEID;
+	if (g && s == NFS4_OK &&
+	    (!g->attrs || !same_key(g->key, key) || (!g->write && *set_mt)))
+		s = NFS4ERR_BAD_STATEID; /* a read one: the access time only */
 	if (s == NFS4_OK && *set_at)
 		*set_at = tnfs__deleg_vet_time(at, &g->at0);
 	if (s == NFS4_OK && *set_mt)

@@ -49,6 +49,7 @@
 
 #include "clientrec.h"
 #include "exports.h"
+#include "nofile.h"
 #include "rpc.h"
 #include "server.h"
 #include "versions.h"
@@ -68,6 +69,8 @@ struct config {
 	unsigned rdma_spin_us;
 	const char *rdma_poller;
 	bool udp, rpcbind, print_versions, stats, inode_handles, no_deleg, no_wdeleg;
+	bool keep_nofile;
+	unsigned long long nofile; /* the open-file limit at start */
 	unsigned recall_timeout;
 	unsigned max_calls;
 	const char *state_dir;
@@ -110,6 +113,9 @@ static void usage(FILE *f)
 		"                         default to clients with a back channel)\n"
 		"      --no-write-delegations  read delegations only (an OPEN for\n"
 		"                         writing gets none, as from Linux 6.1's nfsd)\n"
+		"      --keep-nofile      keep the hard open-file limit (as root it is\n"
+		"                         raised to fs.nr_open, the delegations bounded by\n"
+		"                         memory, 4 per MiB, as nfsd's)\n"
 		"      --recall-timeout S a recalled delegation not returned in S seconds\n"
 		"                         is revoked (default: the lease, 90, or the\n"
 		"                         kernel's lease-break-time if shorter)\n"
@@ -144,7 +150,7 @@ static int parse_port(const char *what, const char *arg, unsigned *out)
 /* The long options without a short form. */
 enum { O_EXPORT = 256, O_NOUDP, O_PRINTV, O_RPCBIND, O_STATS, O_INODE, O_MAXCALLS,
        O_RDMA, O_RDMAPORT, O_RDMASPIN, O_RDMAPOLLER, O_STATEDIR, O_GRACE, O_NODELEG, O_NOWDELEG,
-       O_RECALLTO, O_VERSION, O_KEYTAB };
+       O_RECALLTO, O_VERSION, O_KEYTAB, O_KEEPNOFILE };
 static const struct option longopts[] = {
 	{ "exports", required_argument, NULL, 'e' },
 	{ "export", required_argument, NULL, O_EXPORT },
@@ -165,6 +171,7 @@ static const struct option longopts[] = {
 	{ "grace", required_argument, NULL, O_GRACE },
 	{ "no-delegations", no_argument, NULL, O_NODELEG },
 	{ "no-write-delegations", no_argument, NULL, O_NOWDELEG },
+	{ "keep-nofile", no_argument, NULL, O_KEEPNOFILE },
 	{ "recall-timeout", required_argument, NULL, O_RECALLTO },
 	{ "keytab", required_argument, NULL, O_KEYTAB },
 	{ "help", no_argument, NULL, 'h' },
@@ -244,6 +251,9 @@ static int parse_opt(struct config *c, int o, const char *arg)
 		return 0;
 	case O_NOWDELEG:
 		c->no_wdeleg = true;
+		return 0;
+	case O_KEEPNOFILE:
+		c->keep_nofile = true;
 		return 0;
 	case O_RECALLTO:
 		if (parse_uint("--recall-timeout", arg, 1, 3600, &c->recall_timeout) != 0)
@@ -509,13 +519,14 @@ static void print_deleg_stats(struct tnfs_server *srv)
 	       "deleg_revoked %llu, lease_breaks %llu, deleg_held %u, cb_null %llu, "
 	       "cb_null_ok %llu, cb_errors %llu, deleg_revoked_lapsed %llu, "
 	       "deleg_refused_limit %llu, deleg_granted_write %llu, deleg_unleased %u, "
-	       "cb_getattr %llu\n",
+	       "cb_getattr %llu, deleg_recalls_share %llu\n",
 	       (unsigned long long)d.granted, (unsigned long long)b.cb_recall,
 	       (unsigned long long)d.returned, (unsigned long long)d.revoked,
 	       (unsigned long long)d.lease_breaks, d.held, (unsigned long long)b.cb_null,
 	       (unsigned long long)b.cb_null_ok, (unsigned long long)b.cb_errors,
 	       (unsigned long long)d.revoked_lapsed, (unsigned long long)d.refused_limit,
-	       (unsigned long long)d.granted_write, d.unleased, (unsigned long long)b.cb_getattr);
+	       (unsigned long long)d.granted_write, d.unleased, (unsigned long long)b.cb_getattr,
+	       (unsigned long long)d.recalls_share);
 	fflush(stdout);
 }
 
@@ -533,18 +544,6 @@ static void print_stats(const struct rpcrdma_svc *svc)
 	       (unsigned long long)st.conns_accepted, (unsigned long long)st.rdma_loop_calls,
 	       (unsigned long long)st.rdma_direct,
 	       (unsigned long long)st.rdma_handed);
-}
-
-/* Open files: the soft limit raised to the hard one (often 1024 of
- * 524288), before the state sizes each client's share from it. */
-static void raise_nofile(void)
-{
-	struct rlimit rl;
-	if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == rl.rlim_max)
-		return;
-	rl.rlim_cur = rl.rlim_max;
-	if (setrlimit(RLIMIT_NOFILE, &rl) != 0)
-		fprintf(stderr, "tinynfs: raising the open-file limit: %s\n", strerror(errno));
 }
 
 /* The versions of c (-V) into *vers, printed into vbuf: -1 to go on,
@@ -724,8 +723,9 @@ static void print_ready(const struct config *c, const struct tnfs_server *srv, c
 	if (!c->no_deleg) {
 		struct tnfs_deleg_stats d;
 		tnfs_deleg_stats(srv->deleg, &d);
-		printf("tinynfs: delegations: at most %u, %u per client (an eighth of the "
-		       "open-file limit, 4 per MiB of memory)\n", d.limit, d.limit_per_client);
+		printf("tinynfs: delegations: at most %u, a share of %u per client (an "
+		       "eighth of the open-file limit, %llu; 4 per MiB of memory)\n", d.limit,
+		       d.limit_per_client, c->nofile);
 	}
 	printf("tinynfs: ready\n");
 	fflush(stdout);
@@ -749,7 +749,7 @@ int main(int argc, char **argv)
 
 	sigset_t sigs;
 	block_signals(&sigs);
-	raise_nofile();
+	c.nofile = tnfs_raise_nofile(c.keep_nofile);
 	status = 1;
 	struct tnfs_server *srv = NULL;
 	struct rpcrdma_svc *svc = NULL;

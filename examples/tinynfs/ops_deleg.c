@@ -94,9 +94,9 @@ static void none_ext(union nfs4_res *r, uint32_t why)
  *    delegation);
  *  - WANT_DELEG_TIMESTAMPS (RFC 9754, minor version 2) with a write
  *    delegation granted: OPEN_DELEGATE_WRITE_ATTRS_DELEG, the holder
- *    owning the file's access and modify times (tnfs_deleg_times); a
- *    read delegation stays OPEN_DELEGATE_READ (the client keeps asking
- *    the server for the times);
+ *    owning the file's access and modify times (tnfs_deleg_times); with
+ *    a read one OPEN_DELEGATE_READ_ATTRS_DELEG, the holder owning the
+ *    access time only (as nfsd; the file cannot be modified under it);
  *  - WANT_READ_DELEG on an OPEN for writing: WND4_NOT_SUPP_DOWNGRADE,
  *    WANT_WRITE_DELEG on one for reading: WND4_NOT_SUPP_UPGRADE (nfsd's
  *    answers, nfsd4_deleg_xgrade_none_ext);
@@ -144,9 +144,10 @@ void tnfs_deleg_open_grant(struct tnfs_ctx *c, const struct tnfs_node *n, struct
 			return;
 		}
 	} else if (why == UINT32_MAX && !write &&
-		   tnfs_deleg_grant_why(c->srv->deleg, c->clientid, k, n->fd, fh.data, fh.len,
-					&r->open.deleg_sid, &why)) {
-		r->open.deleg = OPEN_DELEGATE_READ;
+		   tnfs_deleg_grant_read_attrs(c->srv->deleg, c->clientid, k, n->fd, fh.data,
+					       fh.len, times ? st : NULL, &r->open.deleg_sid,
+					       &why)) {
+		r->open.deleg = times ? OPEN_DELEGATE_READ_ATTRS_DELEG : OPEN_DELEGATE_READ;
 	}
 	if (wfd >= 0)
 		close(wfd);
@@ -156,6 +157,23 @@ void tnfs_deleg_open_grant(struct tnfs_ctx *c, const struct tnfs_node *n, struct
 	if (r->open.deleg == OPEN_DELEGATE_NONE && want != OPEN4_SHARE_ACCESS_WANT_NO_PREFERENCE &&
 	    why != TNFS_WND_HELD)
 		none_ext(r, why);
+}
+
+void tnfs_deleg_open_xor(struct tnfs_ctx *c, struct tnfs_file_key k, uint32_t share_access,
+			 union nfs4_res *r)
+{
+	uint32_t t = r->open.deleg;
+	bool granted = t == OPEN_DELEGATE_READ || t == OPEN_DELEGATE_WRITE ||
+		       t == OPEN_DELEGATE_READ_ATTRS_DELEG || t == OPEN_DELEGATE_WRITE_ATTRS_DELEG;
+	/* a new open stateid starts at seqid 1, an upgrade goes past it */
+	if (c->minor < 2 || !(share_access & OPEN4_SHARE_ACCESS_WANT_OPEN_XOR_DELEGATION) ||
+	    !granted || r->open.stateid.seqid != 1)
+		return;
+	struct nfs4_stateid gone;
+	if (tnfs_state_close(c->srv->state, c->clientid, &r->open.stateid, k, &gone) != NFS4_OK)
+		return; /* (cannot fail: just made) the open stateid stays */
+	memset(&r->open.stateid, 0, sizeof(r->open.stateid));
+	r->open.rflags |= OPEN4_RESULT_NO_OPEN_STATEID;
 }
 
 uint32_t tnfs_deleg_name_conflict(struct tnfs_ctx *c, const struct tnfs_node *dir,

@@ -23,6 +23,15 @@ uint32_t tnfs_deleg_open_conflict(struct tnfs_ctx *c, struct tnfs_file_key k, ui
 void tnfs_deleg_open_grant(struct tnfs_ctx *c, const struct tnfs_node *n, struct tnfs_file_key k,
 			   const struct stat *st, uint32_t share_access, uint32_t claim, int wfd,
 			   union nfs4_res *r);
+/* WANT_OPEN_XOR_DELEGATION (RFC 9754, minor version 2): after
+ * tnfs_deleg_open_grant, when a delegation was granted and the OPEN made
+ * a new open stateid (not an upgrade of the owner's), that stateid goes
+ * at once (closed: no CLOSE or OPEN_DOWNGRADE knows it), r->open.stateid
+ * is the anonymous one and r->open.rflags has
+ * OPEN4_RESULT_NO_OPEN_STATEID; the client does its I/O, and ends it,
+ * with the delegation stateid (as nfsd). */
+void tnfs_deleg_open_xor(struct tnfs_ctx *c, struct tnfs_file_key k, uint32_t share_access,
+			 union nfs4_res *r);
 /* REMOVE or RENAME of dir/name (source or target) by another client. */
 uint32_t tnfs_deleg_name_conflict(struct tnfs_ctx *c, const struct tnfs_node *dir,
 				  const char *name);

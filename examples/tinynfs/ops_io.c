@@ -213,12 +213,13 @@ uint32_t tnfs_op_open(struct tnfs_ctx *c, const union nfs4_args *a,
 		      union nfs4_res *r, struct xdr_out *x)
 {
 	(void)x;
-	/* RFC 9754's WANT_DELEG_TIMESTAMPS from minor version 2 on (not
-	 * WANT_OPEN_XOR_DELEGATION: left out of open_arguments, invalid) */
+	/* RFC 9754's WANT_DELEG_TIMESTAMPS and WANT_OPEN_XOR_DELEGATION
+	 * from minor version 2 on (before: invalid) */
 	uint32_t access = a->open.share_access & ~(uint32_t)(OPEN4_SHARE_ACCESS_WANT_MASK |
 		OPEN4_SHARE_ACCESS_WANT_SIGNAL_DELEG_WHEN_RESRC_AVAIL |
 		OPEN4_SHARE_ACCESS_WANT_PUSH_DELEG_WHEN_UNCONTENDED |
-		(c->minor >= 2 ? OPEN4_SHARE_ACCESS_WANT_DELEG_TIMESTAMPS : 0));
+		(c->minor >= 2 ? OPEN4_SHARE_ACCESS_WANT_DELEG_TIMESTAMPS |
+				 OPEN4_SHARE_ACCESS_WANT_OPEN_XOR_DELEGATION : 0));
 	uint32_t deny = a->open.share_deny;
 	/* a want outside RFC 8881 18.16.3's list: invalid (nfsd: BADXDR) */
 	if (access < OPEN4_SHARE_ACCESS_READ || access > OPEN4_SHARE_ACCESS_BOTH ||
@@ -271,6 +272,7 @@ uint32_t tnfs_op_open(struct tnfs_ctx *c, const union nfs4_args *a,
 	}
 	r->open.rflags = OPEN4_RESULT_LOCKTYPE_POSIX;
 	tnfs_deleg_open_grant(c, &n, k, &st, a->open.share_access, claim, wfd, r);
+	tnfs_deleg_open_xor(c, k, a->open.share_access, r);
 	tnfs_ctx_set_cfh(c, &n, NULL);
 	tnfs_ctx_set_stateid(c, &r->open.stateid);
 	return NFS4_OK;

@@ -54,6 +54,7 @@ struct cl {
 	bool ga_times;		     /* answer them (RFC 9754) when asked: */
 	int64_t ga_atime, ga_mtime;  /* seconds (nseconds 0) */
 	bool silent;  /* answer no callback at all */
+	uint32_t rflags; /* of the last OPEN (open_file_why) */
 };
 
 struct env {
@@ -398,8 +399,9 @@ static inline uint32_t open_file_why(struct cl *cl, const char *owner, const cha
 	if (rep_op(&f->rp, OP_OPEN) != NFS4_OK)
 		return st;
 	get_stateid(&f->rp.x, osid);
-	for (int i = 0; i < 6; i++)
-		(void)xdr_get_u32(&f->rp.x); /* cinfo, rflags */
+	for (int i = 0; i < 5; i++)
+		(void)xdr_get_u32(&f->rp.x); /* cinfo */
+	cl->rflags = xdr_get_u32(&f->rp.x);
 	for (uint32_t n = xdr_get_u32(&f->rp.x); n > 0; n--)
 		(void)xdr_get_u32(&f->rp.x); /* attrset */
 	*dtype = xdr_get_u32(&f->rp.x);

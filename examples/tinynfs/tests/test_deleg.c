@@ -268,6 +268,43 @@ static void test_cb_null_unanswered(void **state)
 	assert_int_equal(counter(e, "cb_errors"), 1);
 }
 
+/* Binds whose probes go unanswered: one CB_NULL in flight per client,
+ * not one per BIND_CONN_TO_SESSION (each would hold its call and
+ * buffers until its timeout); the last binding is probed once the
+ * probe in flight ends, and the path comes up when that is answered. */
+static void test_binds_one_probe(void **state)
+{
+	struct env *e = *state;
+	const unsigned nbinds = 40;
+	for (unsigned i = 0; i < nbinds; i++)
+		assert_int_equal(bind_conn(&e->a, e->a.f->sessionid, CDFC4_BACK_OR_BOTH),
+				 CDFS4_BOTH);
+	/* a round trip more: any probe sent is read by now */
+	(void)seq_flags(&e->a);
+	assert_int_equal(e->a.nnull, 1); /* the mount's, still out */
+	/* the mount's times out (TNFS_CB_TIMEOUT_MS); the binding's
+	 * probe follows and is answered: a delegation again */
+	e->a.silent = false;
+	struct nfs4_stateid dsid;
+	struct fh fh;
+	mkfile(&e->a, "p");
+	uint32_t dtype = OPEN_DELEGATE_NONE;
+	for (int i = 0; dtype == OPEN_DELEGATE_NONE && i < 60; i++) {
+		struct nfs4_stateid osid;
+		if (i)
+			sleep(1);
+		char owner[32];
+		snprintf(owner, sizeof(owner), "a-owner%d", i);
+		assert_int_equal(open_file(&e->a, owner, "p", OPEN4_SHARE_ACCESS_READ, &osid,
+					   &dtype, &dsid, &fh), NFS4_OK);
+	}
+	assert_int_equal(dtype, OPEN_DELEGATE_READ);
+	assert_int_equal(e->a.nnull, 2);
+	stop(e);
+	assert_int_equal(counter(e, "cb_null"), 2);
+	assert_int_equal(counter(e, "cb_null_ok"), 1);
+}
+
 static void test_no_delegations(void **state)
 {
 	struct env *e = *state;
@@ -294,6 +331,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_client_gone, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_delegations, setup_nodeleg, teardown),
 		cmocka_unit_test_setup_teardown(test_cb_null_unanswered, setup_silent, teardown),
+		cmocka_unit_test_setup_teardown(test_binds_one_probe, setup_silent, teardown),
 	};
 	return deleg_run(argc, argv, tests);
 }

@@ -142,45 +142,59 @@ static void test_local_writer_lapsed(void **state)
 }
 
 /* A flood of OPENs of distinct files, each asking for a delegation:
- * at most per_client to one client, at most max in all; a return makes
- * room again. */
+ * a lone client fills the table past its share (per_client); then
+ * another client's asks take back, one recall each, what the first
+ * holds past its share, never more; a client past its share that asks
+ * of a full table recalls nothing.  (Before issue 36's change a client
+ * got no more than its share even from an empty table: got1 was 3.) */
 static void test_limits(void **state)
 {
 	struct env *e = *state;
 	tnfs_deleg_set_limits(e->d, 5, 3);
-	struct tnfs_file_key k[8];
-	struct nfs4_stateid sid[8];
-	int path[8];
+	struct tnfs_file_key k[9];
+	struct nfs4_stateid sid[9];
+	int path[9];
 	char name[8];
 	unsigned got1 = 0;
-	for (int i = 0; i < 8; i++) {
+	for (int i = 0; i < 9; i++) {
 		snprintf(name, sizeof(name), "m%d", i);
 		path[i] = env_mkfile(e, name, &k[i]);
-		got1 += tnfs_deleg_grant(e->d, 1, k[i], path[i], fh, sizeof(fh), &sid[i]);
 	}
-	assert_int_equal(got1, 3); /* m0..m2 */
+	for (int i = 0; i < 7; i++)
+		got1 += tnfs_deleg_grant(e->d, 1, k[i], path[i], fh, sizeof(fh), &sid[i]);
+	assert_int_equal(got1, 5); /* m0..m4: the whole table */
 	struct tnfs_deleg_stats st;
 	tnfs_deleg_stats(e->d, &st);
-	assert_int_equal(st.refused_limit, 5);
-	/* another client: two more reach the limit in all */
+	assert_int_equal(st.refused_limit, 2);
+	assert_int_equal(e->fake.recalls, 0); /* client 1 is the one past */
+	/* client 2 asks: refused, one of client 1's recalled, each time
+	 * until client 1 is down to its share (3 of 5 granted) */
 	struct nfs4_stateid s2[3];
-	grant(e, 2, path[5], k[5], &s2[0]);
-	grant(e, 2, path[6], k[6], &s2[1]);
-	assert_false(tnfs_deleg_grant(e->d, 2, k[7], path[7], fh, sizeof(fh), &s2[2]));
-	assert_false(tnfs_deleg_grant(e->d, 3, k[7], path[7], fh, sizeof(fh), &s2[2]));
+	for (int i = 0; i < 4; i++)
+		assert_false(tnfs_deleg_grant(e->d, 2, k[7], path[7], fh, sizeof(fh), &s2[0]));
+	assert_int_equal(e->fake.recalls, 2);
+	assert_int_equal(e->fake.recalled_client, 1);
+	tnfs_deleg_stats(e->d, &st);
+	assert_int_equal(st.recalls_share, 2);
+	assert_int_equal(st.refused_limit, 6);
+	/* client 1 returns them (m0, m1): client 2 gets two */
+	assert_int_equal(tnfs_deleg_return(e->d, 1, &sid[0], k[0]), NFS4_OK);
+	assert_int_equal(tnfs_deleg_return(e->d, 1, &sid[1], k[1]), NFS4_OK);
+	grant(e, 2, path[7], k[7], &s2[0]);
+	grant(e, 2, path[8], k[8], &s2[1]);
+	/* full again, nobody past a share: client 3 is refused, and no
+	 * recall takes anything from clients within theirs */
+	assert_false(tnfs_deleg_grant(e->d, 3, k[5], path[5], fh, sizeof(fh), &s2[2]));
+	assert_false(tnfs_deleg_grant(e->d, 1, k[5], path[5], fh, sizeof(fh), &s2[2]));
+	assert_int_equal(e->fake.recalls, 2);
 	tnfs_deleg_stats(e->d, &st);
 	assert_int_equal(st.held, 5);
-	assert_int_equal(st.refused_limit, 7);
-	/* client 1 returns one: room for it again, once */
-	assert_int_equal(tnfs_deleg_return(e->d, 1, &sid[0], k[0]), NFS4_OK);
-	grant(e, 1, path[3], k[3], &sid[3]);
-	assert_false(tnfs_deleg_grant(e->d, 1, k[4], path[4], fh, sizeof(fh), &sid[4]));
-	/* a client that goes frees its share */
+	/* a client that goes frees its delegations */
 	tnfs_deleg_forget_client(e->d, 1);
 	tnfs_deleg_stats(e->d, &st);
 	assert_int_equal(st.held, 2);
-	grant(e, 3, path[7], k[7], &s2[2]);
-	for (int i = 0; i < 8; i++)
+	grant(e, 3, path[5], k[5], &s2[2]);
+	for (int i = 0; i < 9; i++)
 		close(path[i]);
 }
 

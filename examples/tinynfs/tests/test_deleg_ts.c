@@ -9,8 +9,8 @@
  *    (85) are in supported_attrs for minor version 2 only; open_arguments
  *    gives the OPEN arguments OPEN takes, and is read-only; the delegated
  *    times are write-only (GETATTR, VERIFY: NFS4ERR_INVAL), not settable
- *    at creation, WANT_OPEN_XOR_DELEGATION (not offered) is invalid, as
- *    is WANT_DELEG_TIMESTAMPS before minor version 2;
+ *    at creation; WANT_OPEN_XOR_DELEGATION and WANT_DELEG_TIMESTAMPS are
+ *    invalid before minor version 2;
  *  - an OPEN for writing with WANT_DELEG_TIMESTAMPS gets
  *    OPEN_DELEGATE_WRITE_ATTRS_DELEG; its holder, and only with that
  *    delegation's stateid, sets the delegated times by SETATTR: a time
@@ -22,7 +22,15 @@
  *  - a write-only OPEN gets a write delegation when the caller may read
  *    the file as well, none (WND4_RESOURCE) when it may not;
  *  - VERIFY and NVERIFY of the size of a write-delegated file compare the
- *    holder's size (CB_GETATTR), as GETATTR gives it.
+ *    holder's size (CB_GETATTR), as GETATTR gives it;
+ *  - an OPEN for reading with WANT_DELEG_TIMESTAMPS gets
+ *    OPEN_DELEGATE_READ_ATTRS_DELEG, whose holder sets time_deleg_access
+ *    with its stateid, not time_deleg_modify (test_read_attrs);
+ *  - WANT_OPEN_XOR_DELEGATION: a granted delegation comes with
+ *    OPEN4_RESULT_NO_OPEN_STATEID and the anonymous stateid, no open
+ *    stateid is kept (the owner's next OPEN makes a new one); an upgrade
+ *    of an open stateid, or no delegation, gives the open stateid as
+ *    usual (test_open_xor).
  */
 #include "deleg_env.h"
 
@@ -31,7 +39,7 @@
 
 static const struct nfs4_stateid anon; /* the anonymous stateid */
 
-#define TS_WANTS (1u << 3 | 1u << 4 | 1u << 5 | 1u << 20)
+#define TS_WANTS (1u << 3 | 1u << 4 | 1u << 5 | 1u << 20 | 1u << 21)
 #define TS_CLAIMS (1u << CLAIM_NULL | 1u << CLAIM_PREVIOUS | 1u << CLAIM_DELEGATE_CUR | \
 		   1u << CLAIM_FH | 1u << CLAIM_DELEG_CUR_FH)
 
@@ -164,6 +172,10 @@ static void test_attributes(void **state)
 				OPEN4_SHARE_ACCESS_READ | OPEN4_SHARE_ACCESS_WANT_DELEG_TIMESTAMPS,
 				&osid, &dt, &dsid, &fh, &why),
 			 NFS4ERR_INVAL);
+	assert_int_equal(open_file_why(&e->b, "b", "f",
+				OPEN4_SHARE_ACCESS_READ | OPEN4_SHARE_ACCESS_WANT_OPEN_XOR_DELEGATION,
+				&osid, &dt, &dsid, &fh, &why),
+			 NFS4ERR_INVAL);
 	/* minor version 2 */
 	e->b.f->minor = 2;
 	assert_int_equal(getattr_raw(&e->b, &fh, W0(FATTR4_SUPPORTED_ATTRS), 0, 0), NFS4_OK);
@@ -211,11 +223,6 @@ static void test_attributes(void **state)
 		xdr_put_u32(&f->rq.x, 0);
 	}
 	assert_int_equal(fx_call(f), NFS4ERR_INVAL);
-	/* not offered: OPEN_XOR_DELEGATION */
-	assert_int_equal(open_file_why(&e->b, "b", "f",
-				OPEN4_SHARE_ACCESS_READ | OPEN4_SHARE_ACCESS_WANT_OPEN_XOR_DELEGATION,
-				&osid, &dt, &dsid, &fh, &why),
-			 NFS4ERR_INVAL);
 	/* not at creation: OPEN4_CREATE with time_deleg_modify */
 	fx_seq(f);
 	req_op(&f->rq, OP_PUTROOTFH);
@@ -416,6 +423,117 @@ static void test_verify(void **state)
 	assert_int_equal(e->a.nrecall, 0);
 }
 
+/* OPEN_DELEGATE_READ_ATTRS_DELEG: the holder owns the access time. */
+static void test_read_attrs(void **state)
+{
+	struct env *e = *state;
+	struct nfs4_stateid osid, dsid, o2, d2;
+	struct fh fh, fh2;
+	uint32_t dt, why;
+	int64_t t0 = (int64_t)time(NULL) - 1000, at, mt;
+	e->a.f->minor = e->b.f->minor = 2;
+	mkfile_at(e, "r", t0);
+	mkfile_at(e, "r2", t0);
+	assert_int_equal(open_file_why(&e->a, "a", "r",
+				OPEN4_SHARE_ACCESS_READ | OPEN4_SHARE_ACCESS_WANT_DELEG_TIMESTAMPS,
+				&osid, &dt, &dsid, &fh, &why),
+			 NFS4_OK);
+	assert_int_equal(dt, OPEN_DELEGATE_READ_ATTRS_DELEG);
+	assert_int_equal(sid_op(&e->a, &fh, OP_READ, &dsid), NFS4_OK);
+	assert_int_equal(set_times(&e->a, &fh, &dsid, t0 + 400, -1, false), NFS4_OK);
+	file_times(e, "r", &at, &mt);
+	assert_int_equal(at, t0 + 400);
+	assert_int_equal(mt, t0);
+	/* not the modify time: nothing changes under a read delegation */
+	assert_int_equal(set_times(&e->a, &fh, &dsid, -1, t0 + 500, false), NFS4ERR_BAD_STATEID);
+	assert_int_equal(set_times(&e->a, &fh, &dsid, t0 + 450, t0 + 500, false),
+			 NFS4ERR_BAD_STATEID);
+	/* not after the original time: ignored */
+	assert_int_equal(set_times(&e->a, &fh, &dsid, t0 - 5, -1, false), NFS4_OK);
+	file_times(e, "r", &at, &mt);
+	assert_int_equal(at, t0 + 400);
+	assert_int_equal(set_times(&e->b, &fh, &dsid, t0 + 600, -1, false), NFS4ERR_BAD_STATEID);
+	/* without the want: OPEN_DELEGATE_READ, which owns no time */
+	assert_int_equal(open_file_why(&e->a, "a", "r2", OPEN4_SHARE_ACCESS_READ, &o2, &dt, &d2, &fh2,
+				&why),
+			 NFS4_OK);
+	assert_int_equal(dt, OPEN_DELEGATE_READ);
+	assert_int_equal(set_times(&e->a, &fh2, &d2, t0 + 400, -1, false), NFS4ERR_BAD_STATEID);
+	/* recalled by a writer: returned with its access time */
+	assert_int_equal(open_file_why(&e->b, "b", "r", OPEN4_SHARE_ACCESS_BOTH, &o2, &dt, &d2, &fh2,
+				&why),
+			 NFS4ERR_DELAY);
+	cl_wait(&e->a, &e->a.nrecall, 1);
+	assert_int_equal(set_times(&e->a, &fh, &dsid, t0 + 700, -1, true), NFS4_OK);
+	file_times(e, "r", &at, &mt);
+	assert_int_equal(at, t0 + 700);
+}
+
+static bool is_anon(const struct nfs4_stateid *s)
+{
+	return memcmp(s, &anon, sizeof(anon)) == 0;
+}
+
+/* WANT_OPEN_XOR_DELEGATION: the delegation stateid, not both. */
+static void test_open_xor(void **state)
+{
+	struct env *e = *state;
+	const uint32_t xor = OPEN4_SHARE_ACCESS_WANT_OPEN_XOR_DELEGATION;
+	struct nfs4_stateid osid, dsid, o2, d2;
+	struct fh fh, fh2;
+	uint32_t dt, why;
+	e->a.f->minor = e->b.f->minor = 2;
+	mkfile(&e->a, "x");
+	assert_int_equal(open_file_why(&e->a, "a", "x", OPEN4_SHARE_ACCESS_READ | xor, &osid, &dt,
+				&dsid, &fh, &why),
+			 NFS4_OK);
+	assert_int_equal(dt, OPEN_DELEGATE_READ);
+	assert_true(e->a.rflags & OPEN4_RESULT_NO_OPEN_STATEID);
+	assert_true(is_anon(&osid));
+	assert_int_equal(sid_op(&e->a, &fh, OP_READ, &dsid), NFS4_OK);
+	/* no open stateid was kept: the owner's next OPEN makes a new one */
+	assert_int_equal(open_file_why(&e->a, "a", "x", OPEN4_SHARE_ACCESS_READ, &o2, &dt, &d2, &fh2,
+				&why),
+			 NFS4_OK);
+	assert_int_equal(o2.seqid, 1);
+	assert_false(e->a.rflags & OPEN4_RESULT_NO_OPEN_STATEID);
+	/* an open stateid there already: upgraded and given, as usual */
+	mkfile(&e->a, "y");
+	assert_int_equal(open_file_why(&e->a, "a", "y",
+				OPEN4_SHARE_ACCESS_READ | OPEN4_SHARE_ACCESS_WANT_NO_DELEG, &osid, &dt,
+				&dsid, &fh, &why),
+			 NFS4_OK);
+	assert_int_equal(open_file_why(&e->a, "a", "y", OPEN4_SHARE_ACCESS_READ | xor, &o2, &dt,
+				&d2, &fh2, &why),
+			 NFS4_OK);
+	assert_int_equal(dt, OPEN_DELEGATE_READ);
+	assert_false(e->a.rflags & OPEN4_RESULT_NO_OPEN_STATEID);
+	assert_int_equal(o2.seqid, 2);
+	assert_memory_equal(o2.other, osid.other, 12);
+	/* no delegation (B has no back channel): the open stateid */
+	assert_int_equal(open_file_why(&e->b, "b", "x", OPEN4_SHARE_ACCESS_READ | xor, &osid, &dt,
+				&dsid, &fh, &why),
+			 NFS4_OK);
+	assert_false(e->b.rflags & OPEN4_RESULT_NO_OPEN_STATEID);
+	assert_false(is_anon(&osid));
+	assert_int_equal(sid_op(&e->b, &fh, OP_READ, &osid), NFS4_OK);
+	/* a write delegation: its stateid only, good for READ */
+	mkfile(&e->a, "w");
+	assert_int_equal(open_file_why(&e->a, "a", "w", OPEN4_SHARE_ACCESS_BOTH | xor, &osid, &dt,
+				&dsid, &fh, &why),
+			 NFS4_OK);
+	assert_int_equal(dt, OPEN_DELEGATE_WRITE);
+	assert_true(e->a.rflags & OPEN4_RESULT_NO_OPEN_STATEID);
+	assert_true(is_anon(&osid));
+	assert_int_equal(sid_op(&e->a, &fh, OP_READ, &dsid), NFS4_OK);
+	/* returned: nothing of A's stays on the file (B opens it to write) */
+	assert_int_equal(sid_op(&e->a, &fh, OP_DELEGRETURN, &dsid), NFS4_OK);
+	assert_int_equal(open_file_why(&e->b, "b", "w", OPEN4_SHARE_ACCESS_BOTH, &o2, &dt, &d2, &fh2,
+				&why),
+			 NFS4_OK);
+	assert_int_equal(dt, OPEN_DELEGATE_NONE);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -423,6 +541,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_timestamps, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_write_only, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_verify, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_read_attrs, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_open_xor, setup, teardown),
 	};
 	return deleg_run(argc, argv, tests);
 }

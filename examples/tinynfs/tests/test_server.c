@@ -11,6 +11,8 @@
  * PROG_MISMATCH 4..4; another program: PROG_UNAVAIL; a COMPOUND header
  * that does not decode: GARBAGE_ARGS); one client flooding OPENs on a
  * server started with 256 descriptors while another is still served;
+ * the server raising its hard open-file limit to fs.nr_open when it may,
+ * its delegation table sized from that and memory, said at start-up;
  * and a clean SIGTERM exit whose counters show no estimate exceeded.
  */
 #include "nfstest.h"
@@ -367,6 +369,69 @@ static void test_principal(void **state)
 	assert_true(cid2 == cid);
 }
 
+static unsigned long long nr_open(void)
+{
+	unsigned long long n = 0;
+	FILE *f = fopen("/proc/sys/fs/nr_open", "re");
+	assert_non_null(f);
+	assert_int_equal(fscanf(f, "%llu", &n), 1);
+	fclose(f);
+	return n;
+}
+
+/* May this process raise its hard open-file limit (CAP_SYS_RESOURCE)?
+ * Tried in a child, which exits. */
+static bool may_raise_hard(rlim_t to)
+{
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct rlimit up = { to, to };
+		_exit(setrlimit(RLIMIT_NOFILE, &up) == 0 ? 0 : 1);
+	}
+	int st;
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	return WIFEXITED(st) && WEXITSTATUS(st) == 0;
+}
+
+/* The server (started with the test's limits) raises its hard limit up
+ * to fs.nr_open when it may (root with CAP_SYS_RESOURCE; else it keeps
+ * the hard one), and sizes the delegation table from that and memory as
+ * nfsd's: an eighth, at most 4 per MiB and TNFS_MAX_DELEGS (16384), a
+ * quarter of it a client's share.  Said at start-up with the limit.
+ * (Before: the hard limit stayed, and the figure was not said.) */
+static void test_nofile_raised(void **state)
+{
+	struct env *e = *state;
+	unsigned max = 0, share = 0;
+	unsigned long long nofile = 0, want = nr_open();
+	const char *l = strstr(e->p.log, "tinynfs: delegations: at most ");
+	assert_non_null(l);
+	assert_int_equal(sscanf(l, "tinynfs: delegations: at most %u, a share of %u per client "
+				   "(an eighth of the open-file limit, %llu;",
+				&max, &share, &nofile),
+			 3);
+	struct rlimit rl;
+	assert_int_equal(getrlimit(RLIMIT_NOFILE, &rl), 0);
+	bool up = rl.rlim_max != RLIM_INFINITY && want > rl.rlim_max &&
+		  may_raise_hard((rlim_t)want);
+	print_message("open-file limit: hard %llu, fs.nr_open %llu, the server's %llu (%s)\n",
+		      (unsigned long long)rl.rlim_max, want, nofile,
+		      up ? "raised" : "no CAP_SYS_RESOURCE: kept");
+	if (!up)
+		want = rl.rlim_max;
+	assert_int_equal(nofile, want);
+	unsigned long long mem = (unsigned long long)sysconf(_SC_PHYS_PAGES) *
+				 (unsigned long long)sysconf(_SC_PAGESIZE) >> 20;
+	unsigned long long m = want / 8;
+	if (m > 16384)
+		m = 16384;
+	if (m > mem * 4)
+		m = mem * 4;
+	assert_int_equal(max, m);
+	assert_int_equal(share, m / 4);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
@@ -381,6 +446,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_session_io, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_principal, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fd_flood, setup_few_fds, teardown),
+		cmocka_unit_test_setup_teardown(test_nofile_raised, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

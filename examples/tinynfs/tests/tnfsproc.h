@@ -68,7 +68,7 @@ static inline int tnfsproc_read_log(struct tnfsproc *p, const char *until)
 /* Starts `binary` serving `dir` with the export options given, on
  * 127.0.0.1 port 0, and on ::1 too if ipv6, with up to 4 more arguments
  * (NULL-terminated `more`, or NULL); nofile: RLIMIT_NOFILE (soft and
- * hard) of the server, 0 for the inherited one.  Its stderr goes to the
+ * hard) of the server (kept: --keep-nofile), 0 for the inherited one.  Its stderr goes to the
  * test's. */
 static inline void tnfsproc_start_full(struct tnfsproc *p, const char *binary, const char *dir,
 				       const char *options, bool ipv6, rlim_t nofile,
@@ -86,6 +86,8 @@ static inline void tnfsproc_start_full(struct tnfsproc *p, const char *binary, c
 		argv[n++] = "-l";
 		argv[n++] = "::1";
 	}
+	if (nofile)
+		argv[n++] = "--keep-nofile";
 	for (int i = 0; more && more[i]; i++) {
 		assert_true(i < 4);
 		argv[n++] = more[i];
