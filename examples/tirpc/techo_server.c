@@ -51,9 +51,19 @@ static int count_threads(void)
 	return n;
 }
 
+/* This thread's id, asked once per thread. */
+static long self_tid(void)
+{
+	static _Thread_local long tid;
+
+	if (!tid)
+		tid = syscall(SYS_gettid);
+	return tid;
+}
+
 static void serve(struct svc_req *rq, SVCXPRT *x)
 {
-	if (syscall(SYS_gettid) == main_tid)
+	if (self_tid() == main_tid)
 		on_main++;
 	else
 		elsewhere++;
@@ -89,7 +99,7 @@ int main(int argc, char **argv)
 		else
 			break;
 	}
-	main_tid = syscall(SYS_gettid);
+	main_tid = self_tid();
 	if (argc == 4 && !strcmp(argv[1], "rdma"))
 		x = rpcrdma_tirpc_svc_create_flags(argv[2], (unsigned short)atoi(argv[3]), 0, 0,
 						   flags);
