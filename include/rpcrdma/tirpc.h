@@ -76,9 +76,9 @@
  * call and writes the connection transport's eventfd): about one context
  * switch and a few system calls more per call, counted by
  * rpcrdma_tirpc_svc_counts().  svc_destroy() of the rendezvous transport
- * must come from the svc_run thread too, outside a dispatch routine.  A CLIENT is used by one thread
- * at a time (as clnt_vc); distinct CLIENTs may be used from distinct
- * threads.
+ * must come from the svc_run thread too, outside a dispatch routine.  A
+ * CLIENT is used by one thread at a time (as clnt_vc); distinct CLIENTs
+ * may be used from distinct threads.
  */
 #ifndef RPCRDMA_TIRPC_H
 #define RPCRDMA_TIRPC_H
@@ -128,8 +128,9 @@ RPCRDMA_API SVCXPRT *rpcrdma_tirpc_svc_create_flags(const char *addr, unsigned s
 /* Where the calls of a rendezvous transport were reaped and dispatched. */
 struct rpcrdma_tirpc_svc_counts {
 	size_t size;             /* sizeof(struct rpcrdma_tirpc_svc_counts), set by the caller */
-	/* Reaped from the completion queue by the thread that ran their
-	 * dispatch routine (svc_run's; DIRECT mode). */
+	/* Reaped from the completion queue by the thread that then gave
+	 * them to libtirpc's svc_getreq_common() (svc_run's; DIRECT mode),
+	 * those libtirpc refused before any dispatch routine included. */
 	uint64_t calls_direct;
 	/* Reaped by a poller thread and handed to svc_run's through an
 	 * eventfd (RPCRDMA_TIRPC_SVC_THREAD): the calls that changed threads. */
