@@ -1,17 +1,36 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The server side of the bridge: an RDMA listener behind libtirpc's
- * SVCXPRT (see <rpcrdma/tirpc.h>).
+ * SVCXPRT (see <rpcrdma/tirpc.h>).  Two modes:
  *
- * The rendezvous transport's fd is an eventfd.  on_call(), on a poller
- * thread, queues each call on its connection's transport and writes that
- * transport's eventfd (a semaphore: one count per call); a call of a
- * connection that has no transport yet goes to the rendezvous queue and
- * wakes the rendezvous fd, whose xp_recv (on the svc_run thread) makes the
- * transport, registers it with xprt_register() and moves the connection's
- * calls over (in arrival order: both under the same lock).  Everything
- * libtirpc calls runs on the svc_run thread; `lock` guards the queues, the
- * connection list and `closing` against on_call.
+ * DIRECT (the default).  The listener's poller is a DIRECT one, polled by
+ * the svc_run thread: the rendezvous transport's fd is an epoll fd over
+ * the poller's fd and an eventfd `again`, so svc_run's poll wakes when a
+ * completion or a connection event is ready, and its xp_recv (rv_recv)
+ * polls.  on_call() then runs on that thread, inside the poll: it hands
+ * the call to its connection's transport through `hand` and calls
+ * libtirpc's svc_getreq_common() on that transport's fd, which takes it
+ * (cn_recv), runs the dispatch routine and its svc_sendreply() (cn_reply,
+ * the reply posted when the poll's batch ends).  A call of a connection
+ * that has no transport yet waits on the rendezvous queue until the poll
+ * returns; rv_recv then makes the transport and dispatches it the same
+ * way, on the same thread.  No call changes threads: calls_direct counts
+ * them.  rv_recv polls until nothing is ready or it has polled AGAIN_POLLS
+ * times; then it writes `again`, so that svc_run's next poll returns at
+ * once and the program's other descriptors get their turn.
+ *
+ * THREAD (RPCRDMA_TIRPC_SVC_THREAD).  A workqueue poller thread reaps the
+ * completions.  The rendezvous transport's fd is an eventfd.  on_call(),
+ * on that thread, queues each call on its connection's transport and
+ * writes that transport's eventfd (a semaphore: one count per call); a
+ * call of a connection that has no transport yet goes to the rendezvous
+ * queue and wakes the rendezvous fd, whose xp_recv (on the svc_run thread)
+ * makes the transport, registers it with xprt_register() and moves the
+ * connection's calls over (in arrival order: both under the same lock).
+ * Every call is handed over: calls_handed counts them.
+ *
+ * Everything libtirpc calls runs on the svc_run thread; `lock` guards the
+ * queues, the connection list and `closing` against on_call.
  *
  * A connection's transport handles one call at a time: xp_recv takes the
  * next call and decodes its header with xdr_callmsg from the received
@@ -21,146 +40,19 @@
  */
 #include <errno.h>
 #include <netinet/in.h>
-#include <pthread.h>
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/eventfd.h>
-#include <time.h>
 #include <unistd.h>
 
-#include <rpc/rpc.h>
-#include <rpc/svc_auth.h>
-#include <rpc/svc_mt.h>
-
-#include <rpcrdma/poller.h>
-#include <rpcrdma/xprt.h>
 #include <rpcrdma/tirpc.h>
 
-#include "internal.h"
-
-struct tcall {
-	struct tcall *next;
-	struct rpcrdma_call *call;
-	uint64_t conn;
-};
-
-struct tsvc {
-	SVCXPRT *xprt;                  /* the rendezvous transport */
-	struct rpcrdma_poller *poller;
-	struct rpcrdma_listener *listener;
-	u_int sendsz;
-	struct sockaddr_storage local;
-	socklen_t local_len;
-
-	pthread_mutex_t lock;
-	bool closing;                   /* on_call drops */
-	struct tcall *pend, **pend_tail;
-	struct tconn *conns;
-	struct tgrave *graves;          /* svc_run thread only */
-};
-
-/*
- * libtirpc's svc_auth_gss keeps each transport's RPCSEC_GSS context in a
- * cache keyed by the SVCXPRT's address, and forgets it on
- * RPCSEC_GSS_DESTROY or once unused for 300 s.  A transport allocated
- * later at the address of one whose client left without DESTROY would
- * take that context over (and refuse its own client's RPCSEC_GSS_INIT
- * with CTXPROBLEM).  So the SVCXPRT of a connection that carried
- * RPCSEC_GSS calls is kept, its fd closed, for GSS_XPRT_KEEP seconds.
- */
-#define GSS_XPRT_KEEP 310
-struct tgrave {
-	struct tgrave *next;
-	SVCXPRT *xprt;
-	time_t until;
-};
-
-struct tconn {
-	struct tconn *next;             /* svc->conns, svc->lock */
-	struct tsvc *svc;
-	SVCXPRT *xprt;
-	uint64_t id;
-	struct tcall *head, **tail;     /* svc->lock */
-	/* svc_run thread only */
-	struct rpcrdma_call *cur;       /* between xp_recv and its reply */
-	uint32_t xid;
-	enum rpcrdma__tx_auth auth;     /* what cur's credential does to the body */
-	bool gss;                       /* it carried RPCSEC_GSS calls */
-	XDR xdr;
-	struct rpcrdma__tx_dec dec;
-	struct sockaddr_storage peer;
-};
-
-/* xdr_void as an xdrproc_t, without a cast between function types. */
-static bool_t no_results(XDR *x, ...)
-{
-	(void)x;
-	return TRUE;
-}
+#include "svc_int.h"
 
 static const struct xp_ops rv_ops;
-static const struct xp_ops cn_ops;
 
-static bool_t no_control(SVCXPRT *x, const u_int req, void *arg)
-{
-	(void)x;
-	(void)req;
-	(void)arg;
-	return FALSE;
-}
-
-static const struct xp_ops2 ops2 = { .xp_control = no_control };
-
-static void xprt_free(SVCXPRT *x)
-{
-	if (!x)
-		return;
-	if (x->xp_fd >= 0)
-		close(x->xp_fd);
-	free(x->xp_netid);
-	free(x->xp_p3);
-	free(x);
-}
-
-/* A transport over a new eventfd, not registered yet. */
-static SVCXPRT *xprt_new(const struct xp_ops *ops, void *p1, int efd_flags,
-			 const struct tsvc *s)
-{
-	SVCXPRT *x = calloc(1, sizeof(*x));
-	if (!x)
-		return NULL;
-	x->xp_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC | efd_flags);
-	x->xp_p3 = calloc(1, sizeof(SVCXPRT_EXT));
-	x->xp_netid = strdup(s->local.ss_family == AF_INET6 ? "rdma6" : "rdma");
-	if (x->xp_fd < 0 || !x->xp_p3 || !x->xp_netid) {
-		int err = x->xp_fd < 0 ? errno : ENOMEM;
-		xprt_free(x);
-		errno = err;
-		return NULL;
-	}
-	x->xp_ops = ops;
-	x->xp_ops2 = &ops2;
-	x->xp_p1 = p1;
-	x->xp_ltaddr.buf = (void *)&s->local;
-	x->xp_ltaddr.len = x->xp_ltaddr.maxlen = s->local_len;
-	x->xp_port = ntohs(s->local.ss_family == AF_INET6 ?
-				   ((const struct sockaddr_in6 *)&s->local)->sin6_port :
-				   ((const struct sockaddr_in *)&s->local)->sin_port);
-	return x;
-}
-
-static void drop_list(struct tcall *q)
-{
-	while (q) {
-		struct tcall *n = q->next;
-		rpcrdma_call_drop(q->call);
-		free(q);
-		q = n;
-	}
-}
-
-/* ---- poller threads ---- */
+/* ---- poller threads (THREAD), svc_run thread (DIRECT) ---- */
 
 static struct tconn *conn_find(struct tsvc *s, uint64_t id)
 {
@@ -170,13 +62,14 @@ static struct tconn *conn_find(struct tsvc *s, uint64_t id)
 	return NULL;
 }
 
-static void on_call(struct rpcrdma_call *call, void *arg)
+/* THREAD: on the poller thread; every call is handed to svc_run's. */
+static void on_call_thread(struct rpcrdma_call *call, void *arg)
 {
 	struct tsvc *s = arg;
 	struct tcall *q = malloc(sizeof(*q));
 
 	if (!q) {
-		rpcrdma_call_drop(call);
+		rpcrdma__tx_drop_call(s, call);
 		return;
 	}
 	q->next = NULL;
@@ -186,9 +79,10 @@ static void on_call(struct rpcrdma_call *call, void *arg)
 	if (s->closing) {
 		pthread_mutex_unlock(&s->lock);
 		free(q);
-		rpcrdma_call_drop(call);
+		rpcrdma__tx_drop_call(s, call);
 		return;
 	}
+	atomic_fetch_add_explicit(&s->n_handed, 1, memory_order_relaxed);
 	struct tconn *c = conn_find(s, q->conn);
 	int fd;
 	if (c) {
@@ -205,238 +99,64 @@ static void on_call(struct rpcrdma_call *call, void *arg)
 	pthread_mutex_unlock(&s->lock);
 }
 
-/* ---- a connection's transport (svc_run thread) ---- */
-
-static void conn_end_cur(struct tconn *c)
+/* svc_exit() was called: svc_run() is returning, and a transport
+ * registered now would keep it going (xprt_register makes svc_pollfd
+ * again). */
+static bool svc_exited(void)
 {
-	if (c->cur) {
-		rpcrdma_call_drop(c->cur);
-		c->cur = NULL;
-	}
-}
-
-/* Unlinks c from the list if it is still there (svc->lock held). */
-static void conn_unlink(struct tsvc *s, struct tconn *c)
-{
-	for (struct tconn **pp = &s->conns; *pp; pp = &(*pp)->next)
-		if (*pp == c) {
-			*pp = c->next;
-			break;
-		}
-}
-
-/* Frees the kept transports whose time is up (all: every one). */
-static void graves_sweep(struct tsvc *s, bool all)
-{
-	time_t now = time(NULL);
-	for (struct tgrave **pp = &s->graves; *pp;) {
-		struct tgrave *g = *pp;
-		if (all || now >= g->until) {
-			*pp = g->next;
-			xprt_free(g->xprt);
-			free(g);
-		} else {
-			pp = &g->next;
-		}
-	}
-}
-
-/* Unregistered and unlinked: ends its calls and frees it (the SVCXPRT
- * of an RPCSEC_GSS connection later: see struct tgrave). */
-static void conn_free(struct tconn *c)
-{
-	conn_end_cur(c);
-	drop_list(c->head);
-	struct tgrave *g = c->gss ? malloc(sizeof(*g)) : NULL;
-	if (g) {
-		close(c->xprt->xp_fd);
-		c->xprt->xp_fd = -1;
-		g->xprt = c->xprt;
-		g->until = time(NULL) + GSS_XPRT_KEEP;
-		g->next = c->svc->graves;
-		c->svc->graves = g;
-	} else {
-		xprt_free(c->xprt);
-	}
-	free(c);
-}
-
-static void cn_destroy(SVCXPRT *x)
-{
-	struct tconn *c = x->xp_p1;
-	struct tsvc *s = c->svc;
-
-	xprt_unregister(x);
-	pthread_mutex_lock(&s->lock);
-	conn_unlink(s, c);
-	pthread_mutex_unlock(&s->lock);
-	conn_free(c);
-}
-
-static bool_t cn_recv(SVCXPRT *x, struct rpc_msg *msg)
-{
-	struct tconn *c = x->xp_p1;
-	struct tsvc *s = c->svc;
-	eventfd_t v;
-
-	conn_end_cur(c);
-	if (eventfd_read(x->xp_fd, &v) != 0)
-		return FALSE;
-	pthread_mutex_lock(&s->lock);
-	struct tcall *q = c->head;
-	if (q) {
-		c->head = q->next;
-		if (!c->head)
-			c->tail = &c->head;
-	}
-	pthread_mutex_unlock(&s->lock);
-	if (!q)
-		return FALSE;
-	struct rpcrdma_call *call = q->call;
-	free(q);
-
-	unsigned n = 0;
-	const struct iovec *iov = rpcrdma_call_payload(call, &n);
-	rpcrdma__tx_dec_init(&c->xdr, &c->dec, iov, n);
-	if (!xdr_callmsg(&c->xdr, msg)) {
-		rpcrdma_call_drop(call);
-		return FALSE;
-	}
-	c->cur = call;
-	c->xid = msg->rm_xid;
-	c->auth = rpcrdma__tx_auth_kind((int)msg->rm_call.cb_cred.oa_flavor,
-					msg->rm_call.cb_cred.oa_base, msg->rm_call.cb_cred.oa_length);
-	c->gss |= msg->rm_call.cb_cred.oa_flavor == RPCSEC_GSS;
-	return TRUE;
-}
-
-/* After each dispatch: a call left unanswered is dropped.  Further calls
- * wake the fd again (one count each), so other transports get their turn. */
-static enum xprt_stat cn_stat(SVCXPRT *x)
-{
-	conn_end_cur(x->xp_p1);
-	return XPRT_IDLE;
-}
-
-static bool_t cn_getargs(SVCXPRT *x, xdrproc_t proc, void *args)
-{
-	struct tconn *c = x->xp_p1;
-	SVCAUTH *a = &SVC_XP_AUTH(x);
-
-	if (!c->cur)
-		return FALSE;
-	c->xdr.x_op = XDR_DECODE;
-	bool_t ok = a->svc_ah_ops ? SVCAUTH_UNWRAP(a, &c->xdr, proc, args) : proc(&c->xdr, args);
-	if (!ok) {
-		/* What the routine allocated before it failed (xdr_array
-		 * allocates the count the peer claims, before it finds the
-		 * elements missing, and keeps it) is freed here: rpcgen's
-		 * dispatch routine answers GARBAGE_ARGS and never calls
-		 * svc_freeargs then.  The
-		 * XDR_FREE routines set the pointers they free to NULL, so a
-		 * dispatch routine that does call it frees nothing twice. */
-		xdr_free(proc, args);
-	}
-	return ok;
-}
-
-static bool_t cn_freeargs(SVCXPRT *x, xdrproc_t proc, void *args)
-{
-	(void)x;
-	xdr_free(proc, args);
-	return TRUE;
-}
-
-/* wrap: through the transport's SVCAUTH (RPCSEC_GSS signs or seals). */
-static bool encode_reply(SVCXPRT *x, XDR *xs, struct rpc_msg *msg, xdrproc_t proc,
-			 void *where, bool wrap)
-{
-	SVCAUTH *a = &SVC_XP_AUTH(x);
-
-	if (!xdr_replymsg(xs, msg))
-		return false;
-	if (!proc)
-		return true;
-	if (wrap && a->svc_ah_ops)
-		return SVCAUTH_WRAP(a, xs, proc, where);
-	return proc(xs, where);
+	return !svc_pollfd && !svc_max_pollfd;
 }
 
 /*
- * Encodes twice: once counting (the size and the bulk item), once into a
- * buffer of that size -- registered memory of the call's when the bulk
- * item will go by its write chunk, so the RDMA Write goes from there.  On
- * failure the call stays open (rpcgen's stubs then send SYSTEM_ERR).
- * Under RPCSEC_GSS (c->auth not PLAIN: see internal.h) the count is of
- * the results unwrapped and the wrapped reply is encoded once, into that
- * much and RPCRDMA__TX_WRAP_SLACK more; a bulk item is kept only when the
- * wrap left the body as it was (service none), never for SEALED calls.
+ * DIRECT: runs call's dispatch routine here, through libtirpc's
+ * svc_getreq_common() on c's fd: cn_recv takes the call from s->hand.  c
+ * may be gone when this returns (a dispatch routine may svc_destroy() its
+ * own transport): it is not touched after.
  */
-static bool_t cn_reply(SVCXPRT *x, struct rpc_msg *msg)
+static void dispatch_here(struct tsvc *s, struct tconn *c, struct rpcrdma_call *call)
 {
-	struct tconn *c = x->xp_p1;
-	xdrproc_t proc = NULL;
-	void *where = NULL;
-
-	if (!c->cur)
-		return FALSE;
-	if (msg->rm_reply.rp_stat == MSG_ACCEPTED && msg->rm_reply.rp_acpt.ar_stat == SUCCESS) {
-		proc = msg->acpted_rply.ar_results.proc;
-		where = msg->acpted_rply.ar_results.where;
-		msg->acpted_rply.ar_results.proc = no_results;
-		msg->acpted_rply.ar_results.where = NULL;
+	s->hand = call;
+	s->hand_conn = c;
+	svc_getreq_common(c->xprt->xp_fd);
+	s->hand_conn = NULL;
+	if (s->hand) { /* not taken: the transport was not registered */
+		rpcrdma__tx_drop_call(s, s->hand);
+		s->hand = NULL;
 	}
-	msg->rm_xid = c->xid;
-
-	bool once = c->auth != RPCRDMA__TX_AUTH_PLAIN;
-	size_t bulk_min = c->auth == RPCRDMA__TX_AUTH_SEALED ? SIZE_MAX : RPCRDMA__TX_BULK_MIN;
-	struct rpcrdma__tx_enc e;
-	XDR xs;
-	rpcrdma__tx_enc_init(&xs, &e, NULL, c->svc->sendsz, bulk_min);
-	if (!encode_reply(x, &xs, msg, proc, where, !once))
-		return FALSE;
-	size_t len = e.pos, bulk = e.bulk_len, cap = len;
-	if (once)
-		cap = len + RPCRDMA__TX_WRAP_SLACK < c->svc->sendsz ? len + RPCRDMA__TX_WRAP_SLACK
-								     : c->svc->sendsz;
-	void *buf = NULL;
-	bool owned = true;
-	if (bulk && rpcrdma_call_write_room(c->cur) >= bulk &&
-	    rpcrdma_call_reply_buffer(c->cur, cap, &buf) == 0)
-		owned = false;
-	else if (!(buf = malloc(cap ? cap : 1)))
-		return FALSE;
-	rpcrdma__tx_enc_init(&xs, &e, buf, cap, bulk_min);
-	if (!encode_reply(x, &xs, msg, proc, where, true) || (!once && e.pos != len)) {
-		if (owned)
-			free(buf);
-		return FALSE;
-	}
-	if (e.pos != len)
-		e.bulk_len = 0; /* wrapped: the item is sealed in the token */
-	struct iovec iov = { buf, e.pos };
-	struct rpcrdma_reply rep = {
-		.size = sizeof(rep),
-		.iov = &iov,
-		.iovcnt = 1,
-		.bulk_offset = e.bulk_len ? e.bulk_off : 0,
-		.bulk_length = e.bulk_len,
-	};
-	int rc = rpcrdma_call_reply(c->cur, &rep);
-	c->cur = NULL;
-	if (owned)
-		free(buf);
-	return rc == 0;
 }
 
-static const struct xp_ops cn_ops = {
-	.xp_recv = cn_recv,
-	.xp_stat = cn_stat,
-	.xp_getargs = cn_getargs,
-	.xp_reply = cn_reply,
-	.xp_freeargs = cn_freeargs,
-	.xp_destroy = cn_destroy,
-};
+/*
+ * DIRECT: on the svc_run thread, inside rv_recv's rpcrdma_poller_poll():
+ * a call of a connection with a transport is dispatched at once (its
+ * reply goes out with the others of this poll's batch); one of a new
+ * connection waits on s->pend until the poll returns (rv_recv makes the
+ * transport outside the poller).  One thread: no lock.
+ */
+static void on_call_direct(struct rpcrdma_call *call, void *arg)
+{
+	struct tsvc *s = arg;
+
+	if (s->closing || svc_exited()) {
+		rpcrdma__tx_drop_call(s, call);
+		return;
+	}
+	uint64_t id = rpcrdma_call_conn_id(call);
+	struct tconn *c = conn_find(s, id);
+	if (c) {
+		dispatch_here(s, c, call);
+		return;
+	}
+	struct tcall *q = malloc(sizeof(*q));
+	if (!q) {
+		rpcrdma__tx_drop_call(s, call);
+		return;
+	}
+	q->next = NULL;
+	q->call = call;
+	q->conn = id;
+	*s->pend_tail = q;
+	s->pend_tail = &q->next;
+}
 
 /* ---- the rendezvous transport (svc_run thread) ---- */
 
@@ -478,7 +198,7 @@ static void reap(struct tsvc *s)
 	struct idset ids = { 0 };
 	struct tconn *dead = NULL;
 
-	graves_sweep(s, false);
+	rpcrdma__tx_graves_sweep(s, false);
 	(void)rpcrdma_listener_foreach_conn(s->listener, collect, &ids);
 	if (ids.oom) {
 		free(ids.v);
@@ -501,35 +221,67 @@ static void reap(struct tsvc *s)
 		struct tconn *c = dead;
 		dead = c->next;
 		xprt_unregister(c->xprt);
-		conn_free(c);
+		rpcrdma__tx_conn_free(c);
 	}
 }
 
-static struct tconn *conn_new(struct tsvc *s, struct rpcrdma_call *call, uint64_t id)
+/* Links a new connection's transport (svc->lock held in THREAD mode). */
+static void conn_link(struct tsvc *s, struct tconn *c)
 {
-	struct tconn *c = calloc(1, sizeof(*c));
-	if (!c)
-		return NULL;
-	c->svc = s;
-	c->id = id;
-	c->tail = &c->head;
-	c->xprt = xprt_new(&cn_ops, c, EFD_SEMAPHORE, s);
-	if (!c->xprt) {
-		free(c);
-		return NULL;
+	c->next = s->conns;
+	s->conns = c;
+}
+
+/*
+ * DIRECT: the calls of connections that had no transport when they came,
+ * in arrival order: each connection's transport is made at its first,
+ * then they are dispatched here like the others.
+ */
+static void serve_new(struct tsvc *s)
+{
+	reap(s);
+	while (s->pend) {
+		struct tcall *q = s->pend;
+		s->pend = q->next;
+		if (!s->pend)
+			s->pend_tail = &s->pend;
+		struct tconn *c = conn_find(s, q->conn);
+		if (!c && !s->closing && !svc_exited() && (c = rpcrdma__tx_conn_new(s, q->call, q->conn)))
+			conn_link(s, c);
+		if (c && !svc_exited())
+			dispatch_here(s, c, q->call);
+		else
+			rpcrdma__tx_drop_call(s, q->call);
+		free(q);
 	}
-	socklen_t plen = 0;
-	const struct sockaddr *peer = rpcrdma_call_peer(call, &plen);
-	if (peer && plen <= sizeof(c->peer)) {
-		memcpy(&c->peer, peer, plen);
-		if (plen <= sizeof(c->xprt->xp_raddr))
-			memcpy(&c->xprt->xp_raddr, peer, plen);
-		c->xprt->xp_addrlen = (int)plen;
-		c->xprt->xp_rtaddr.buf = &c->peer;
-		c->xprt->xp_rtaddr.len = c->xprt->xp_rtaddr.maxlen = plen;
+}
+
+/*
+ * At most this many polls of up to the poller's budget (256 completions)
+ * each per wake-up: the program's other descriptors then get their turn,
+ * and `again` brings svc_run back at once.
+ */
+#define AGAIN_POLLS 8
+
+/* DIRECT: svc_run's poll found the poller's fd (or `again`) readable. */
+static void rv_poll(struct tsvc *s)
+{
+	int n = 1;
+	eventfd_t v;
+
+	if (s->again_set) {
+		(void)eventfd_read(s->again_fd, &v);
+		s->again_set = false;
 	}
-	xprt_register(c->xprt);
-	return c;
+	/* Until nothing is ready: the last poll, finding no completion,
+	 * reads the channels' events and re-arms the queues, so that the
+	 * fd stays readable exactly while there is work. */
+	for (unsigned i = 0; i < AGAIN_POLLS && n > 0 && !svc_exited(); i++)
+		n = rpcrdma_poller_poll(s->poller, 0);
+	if (s->pend)
+		serve_new(s);
+	if (n > 0 && !svc_exited() && eventfd_write(s->again_fd, 1) == 0)
+		s->again_set = true;
 }
 
 static bool_t rv_recv(SVCXPRT *x, struct rpc_msg *msg)
@@ -538,6 +290,10 @@ static bool_t rv_recv(SVCXPRT *x, struct rpc_msg *msg)
 	eventfd_t v;
 	(void)msg;
 
+	if (s->direct) {
+		rv_poll(s);
+		return FALSE;
+	}
 	(void)eventfd_read(x->xp_fd, &v);
 	reap(s);
 	for (;;) {
@@ -547,7 +303,7 @@ static bool_t rv_recv(SVCXPRT *x, struct rpc_msg *msg)
 		if (!first)
 			break;
 		uint64_t id = first->conn;
-		struct tconn *c = conn_new(s, first->call, id);
+		struct tconn *c = rpcrdma__tx_conn_new(s, first->call, id);
 		struct tcall *drop = NULL;
 
 		pthread_mutex_lock(&s->lock);
@@ -570,12 +326,10 @@ static bool_t rv_recv(SVCXPRT *x, struct rpc_msg *msg)
 			}
 		}
 		s->pend_tail = pp;
-		if (c) {
-			c->next = s->conns;
-			s->conns = c;
-		}
+		if (c)
+			conn_link(s, c);
 		pthread_mutex_unlock(&s->lock);
-		drop_list(drop);
+		rpcrdma__tx_drop_list(s, drop);
 	}
 	return FALSE;
 }
@@ -605,7 +359,9 @@ static void svc_free(struct tsvc *s)
 {
 	rpcrdma_listener_destroy(s->listener);
 	rpcrdma_poller_destroy(s->poller);
-	xprt_free(s->xprt);
+	rpcrdma__tx_xprt_free(s->xprt);
+	if (s->again_fd >= 0)
+		close(s->again_fd);
 	pthread_mutex_destroy(&s->lock);
 	free(s);
 }
@@ -627,10 +383,10 @@ static void rv_destroy(SVCXPRT *x)
 		struct tconn *c = conns;
 		conns = c->next;
 		xprt_unregister(c->xprt);
-		conn_free(c);
+		rpcrdma__tx_conn_free(c);
 	}
-	drop_list(pend);
-	graves_sweep(s, true);
+	rpcrdma__tx_drop_list(s, pend);
+	rpcrdma__tx_graves_sweep(s, true);
 	/* Every call handle is ended: the listener's shutdown can finish. */
 	svc_free(s);
 }
@@ -660,9 +416,47 @@ int rpcrdma_tirpc_svc_stats(const SVCXPRT *xprt, struct rpcrdma_stats *out)
 	return 0;
 }
 
-SVCXPRT *rpcrdma_tirpc_svc_create(const char *addr, unsigned short port, u_int sendsz,
-				  u_int recvsz)
+int rpcrdma_tirpc_svc_counts(const SVCXPRT *xprt, struct rpcrdma_tirpc_svc_counts *out)
 {
+	if (!xprt || !out || xprt->xp_ops != &rv_ops || out->size < sizeof(size_t))
+		return -EINVAL;
+	const struct tsvc *s = xprt->xp_p1;
+	struct rpcrdma_tirpc_svc_counts c = {
+		.size = out->size < sizeof(c) ? out->size : sizeof(c),
+		.calls_direct = atomic_load_explicit(&s->n_direct, memory_order_relaxed),
+		.calls_handed = atomic_load_explicit(&s->n_handed, memory_order_relaxed),
+		.calls_dropped = atomic_load_explicit(&s->n_dropped, memory_order_relaxed),
+	};
+	memcpy(out, &c, c.size);
+	return 0;
+}
+
+/* DIRECT: the rendezvous fd, an epoll fd over the poller's and `again`. */
+static int rv_epoll(struct tsvc *s)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+	int ep = epoll_create1(EPOLL_CLOEXEC);
+
+	s->again_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (ep < 0 || s->again_fd < 0 ||
+	    epoll_ctl(ep, EPOLL_CTL_ADD, rpcrdma_poller_fd(s->poller), &ev) ||
+	    epoll_ctl(ep, EPOLL_CTL_ADD, s->again_fd, &ev)) {
+		int err = errno;
+		if (ep >= 0)
+			close(ep);
+		errno = err;
+		return -1;
+	}
+	return ep;
+}
+
+SVCXPRT *rpcrdma_tirpc_svc_create_flags(const char *addr, unsigned short port, u_int sendsz,
+					u_int recvsz, unsigned flags)
+{
+	if (flags & ~RPCRDMA_TIRPC_SVC_THREAD) {
+		errno = EINVAL;
+		return NULL;
+	}
 	struct tsvc *s = calloc(1, sizeof(*s));
 	int rc;
 
@@ -672,27 +466,29 @@ SVCXPRT *rpcrdma_tirpc_svc_create(const char *addr, unsigned short port, u_int s
 	}
 	pthread_mutex_init(&s->lock, NULL);
 	s->pend_tail = &s->pend;
+	s->again_fd = -1;
+	s->direct = !(flags & RPCRDMA_TIRPC_SVC_THREAD);
 	s->sendsz = sendsz ? sendsz : RPCRDMA_TIRPC_DEFAULT_SIZE;
 	rc = rpcrdma__tx_parse_addr(addr, port, &s->local, &s->local_len);
 	if (rc)
 		goto fail;
-	s->xprt = xprt_new(&rv_ops, s, 0, s);
-	if (!s->xprt) {
-		rc = -errno;
-		goto fail;
-	}
 	struct rpcrdma_poller_opts po;
 	rpcrdma_poller_opts_init(&po);
-	po.mode = RPCRDMA_POLLER_WORKQUEUE;
+	po.mode = s->direct ? RPCRDMA_POLLER_DIRECT : RPCRDMA_POLLER_WORKQUEUE;
 	po.threads = 1;
 	rc = rpcrdma_poller_create(&po, &s->poller);
 	if (rc)
 		goto fail;
+	s->xprt = rpcrdma__tx_xprt_new(&rv_ops, s, s->direct ? rv_epoll(s) : eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC), s);
+	if (!s->xprt) {
+		rc = -errno;
+		goto fail;
+	}
 	struct rpcrdma_listener_opts lo;
 	rpcrdma_listener_opts_init(&lo);
 	lo.max_call_bytes = recvsz ? recvsz : RPCRDMA_TIRPC_DEFAULT_SIZE;
-	rc = rpcrdma_listener_create(s->poller, (const struct sockaddr *)&s->local, &lo, on_call,
-				     s, &s->listener);
+	rc = rpcrdma_listener_create(s->poller, (const struct sockaddr *)&s->local, &lo,
+				     s->direct ? on_call_direct : on_call_thread, s, &s->listener);
 	if (rc)
 		goto fail;
 	uint16_t bound = htons((uint16_t)rpcrdma_listener_port(s->listener));
@@ -707,4 +503,10 @@ fail:
 	svc_free(s);
 	errno = -rc;
 	return NULL;
+}
+
+SVCXPRT *rpcrdma_tirpc_svc_create(const char *addr, unsigned short port, u_int sendsz,
+				  u_int recvsz)
+{
+	return rpcrdma_tirpc_svc_create_flags(addr, port, sendsz, recvsz, 0);
 }

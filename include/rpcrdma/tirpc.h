@@ -63,15 +63,28 @@
  * it makes are used by the one thread that runs svc_run() (or
  * svc_getreq_poll()); dispatch routines run there, and reply before they
  * return (a call left unanswered is dropped when the dispatch routine
- * returns).  librpcrdma's poller threads only queue calls and write the
- * eventfds.  svc_destroy() of the rendezvous transport must come from that
- * thread too, outside a dispatch routine.  A CLIENT is used by one thread
- * at a time (as clnt_vc); distinct CLIENTs may be used from distinct
- * threads.
+ * returns).  By default (DIRECT) the bridge starts no thread: the
+ * rendezvous transport's fd is readable when the RDMA listener has work
+ * (a completion, a connection event), and its xp_recv, on that thread,
+ * reaps the completions, accepts connections and runs each call's
+ * dispatch routine at once, through svc_getreq_common() on the
+ * connection's transport, its reply posted with the others of the same
+ * poll: no call changes threads.  So connections are accepted, and calls
+ * served, only while svc_run() (or the program's loop) runs.  With
+ * RPCRDMA_TIRPC_SVC_THREAD a poller thread of librpcrdma's reaps the
+ * completions and hands each call to the svc_run thread (it queues the
+ * call and writes the connection transport's eventfd): about one context
+ * switch and a few system calls more per call, counted by
+ * rpcrdma_tirpc_svc_counts().  svc_destroy() of the rendezvous transport
+ * must come from the svc_run thread too, outside a dispatch routine.  A
+ * CLIENT is used by one thread at a time (as clnt_vc); distinct CLIENTs
+ * may be used from distinct threads.
  */
 #ifndef RPCRDMA_TIRPC_H
 #define RPCRDMA_TIRPC_H
 
+#include <stddef.h>
+#include <stdint.h>
 #include <rpc/rpc.h>
 
 #include <rpcrdma/api.h>
@@ -95,6 +108,47 @@ RPCRDMA_BEGIN_DECLS
  */
 RPCRDMA_API SVCXPRT *rpcrdma_tirpc_svc_create(const char *addr, unsigned short port,
 					      u_int sendsz, u_int recvsz);
+
+/* rpcrdma_tirpc_svc_create_flags(): a poller thread reaps the completions
+ * and hands every call to the svc_run thread (see THREADS above): for a
+ * program that must keep connections accepted while its svc_run thread
+ * is away, or whose dispatch routines may run long. */
+#define RPCRDMA_TIRPC_SVC_THREAD 0x1u
+
+/*
+ * rpcrdma_tirpc_svc_create() with flags: 0 (the DIRECT mode of
+ * rpcrdma_tirpc_svc_create) or RPCRDMA_TIRPC_SVC_THREAD.  Other flags:
+ * NULL with errno EINVAL.  Returns and errors as
+ * rpcrdma_tirpc_svc_create().
+ */
+RPCRDMA_API SVCXPRT *rpcrdma_tirpc_svc_create_flags(const char *addr, unsigned short port,
+						    u_int sendsz, u_int recvsz,
+						    unsigned flags);
+
+/* Where the calls of a rendezvous transport were reaped and dispatched. */
+struct rpcrdma_tirpc_svc_counts {
+	size_t size;             /* sizeof(struct rpcrdma_tirpc_svc_counts), set by the caller */
+	/* Reaped from the completion queue by the thread that then gave
+	 * them to libtirpc's svc_getreq_common() (svc_run's; DIRECT mode),
+	 * those libtirpc refused before any dispatch routine included. */
+	uint64_t calls_direct;
+	/* Reaped by a poller thread and handed to svc_run's through an
+	 * eventfd (RPCRDMA_TIRPC_SVC_THREAD): the calls that changed threads. */
+	uint64_t calls_handed;
+	/* Never dispatched: arrived after svc_exit(), in svc_destroy(), or
+	 * met no memory for their queue entry. */
+	uint64_t calls_dropped;
+};
+
+/*
+ * Copies the counts of xprt (a transport returned by
+ * rpcrdma_tirpc_svc_create or _flags) into *out, at most out->size bytes
+ * of it (set size first: a caller built with an older, shorter struct
+ * gets what it knows).  Returns 0, or -EINVAL (another transport, NULL, a
+ * size below that of the size field).  Thread-safe.
+ */
+RPCRDMA_API int rpcrdma_tirpc_svc_counts(const SVCXPRT *xprt,
+					 struct rpcrdma_tirpc_svc_counts *out);
 
 /*
  * Registers prog and vers with the local rpcbind (its AF_LOCAL socket, as
