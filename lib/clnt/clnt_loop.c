@@ -31,6 +31,9 @@ struct rpcrdma__clnt_loop {
 	struct rpcrdma__list deferred;
 	bool stop;
 	struct rpcrdma__list pending;   /* loop thread only */
+	/* loop thread only: a call was submitted from the loop thread (a
+	 * done callback) without a wake-up; the next round must not sleep. */
+	bool self_submitted;
 };
 
 int64_t rpcrdma__clnt_now_ms(void)
@@ -61,7 +64,14 @@ int rpcrdma__clnt_loop_submit(struct rpcrdma_clnt *c, struct rpcrdma__creq *r)
 	}
 	rpcrdma__list_add_tail(&l->submitted, &r->node);
 	pthread_mutex_unlock(&l->lock);
-	rpcrdma__clnt_loop_wake(c);
+	/* From the loop's own thread (a done callback queueing the next call)
+	 * no wake-up: the loop takes the call before it sleeps again, and its
+	 * write leaves with the others of the round (one system call, not
+	 * an eventfd write per call). */
+	if (pthread_equal(pthread_self(), l->thread))
+		l->self_submitted = true;
+	else
+		rpcrdma__clnt_loop_wake(c);
 	return 0;
 }
 
@@ -260,6 +270,7 @@ static void *loop_main(void *arg)
 				l->ops->input(c, ev[i].events);
 			}
 		}
+		l->self_submitted = false;
 		if (!loop_take(l, &calls, &work))
 			break;
 		loop_run_deferred(c, &work);
@@ -268,6 +279,8 @@ static void *loop_main(void *arg)
 			l->ops->flush(c);
 		while ((timeout = loop_timers(c)) == 0)
 			;
+		if (l->self_submitted)
+			timeout = 0;   /* submitted after the take: round again */
 	}
 	return NULL;
 }
