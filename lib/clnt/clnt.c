@@ -298,7 +298,7 @@ int rpcrdma_clnt_call_async(struct rpcrdma_clnt *c, struct rpcrdma_clnt_req *req
 	req->xid = r->xid;
 	req->reply_stat = req->accept_stat = req->auth_stat = 0;
 	timeout = req->timeout_ms > 0 ? req->timeout_ms : c->opts.timeout_ms;
-	r->deadline_ms = rpcrdma__clnt_now_ms() + timeout;
+	r->timeout_ms = timeout;   /* the loop sets the deadline: one clock read a round */
 	err = rpcrdma__clnt_loop_submit(c, r);
 	if (err)
 		free(r);

@@ -61,7 +61,8 @@ struct rpcrdma__creq {
 	uint8_t *msg;                   /* 4 bytes of record mark room, then the call */
 	size_t len;                     /* the call's bytes (after the mark room) */
 	size_t bulk_off, bulk_len;      /* put_bulk's data item, in the call */
-	int64_t deadline_ms;            /* CLOCK_MONOTONIC */
+	int64_t deadline_ms;            /* CLOCK_MONOTONIC, set when the loop takes it */
+	int timeout_ms;                 /* until then */
 	int64_t resend_ms;              /* UDP: next retransmission */
 	int64_t resend_gap;             /* UDP: the current gap, doubling */
 	void *xprt;                     /* the transport's own state (RDMA) */

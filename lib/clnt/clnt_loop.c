@@ -31,6 +31,9 @@ struct rpcrdma__clnt_loop {
 	struct rpcrdma__list deferred;
 	bool stop;
 	struct rpcrdma__list pending;   /* loop thread only */
+	/* loop thread only: a call was submitted from the loop thread (a
+	 * done callback) without a wake-up; the next round must not sleep. */
+	bool self_submitted;
 };
 
 int64_t rpcrdma__clnt_now_ms(void)
@@ -61,7 +64,14 @@ int rpcrdma__clnt_loop_submit(struct rpcrdma_clnt *c, struct rpcrdma__creq *r)
 	}
 	rpcrdma__list_add_tail(&l->submitted, &r->node);
 	pthread_mutex_unlock(&l->lock);
-	rpcrdma__clnt_loop_wake(c);
+	/* From the loop's own thread (a done callback queueing the next call)
+	 * no wake-up: the loop takes the call before it sleeps again, and its
+	 * write leaves with the others of the round (one system call, not
+	 * an eventfd write per call). */
+	if (pthread_equal(pthread_self(), l->thread))
+		l->self_submitted = true;
+	else
+		rpcrdma__clnt_loop_wake(c);
 	return 0;
 }
 
@@ -161,15 +171,20 @@ size_t rpcrdma__clnt_pending_max(struct rpcrdma_clnt *c)
 	return max;
 }
 
-/* Encodes and starts the calls submitted since the last round. */
-static void loop_start(struct rpcrdma_clnt *c, struct rpcrdma__list *batch)
+/* Encodes and starts the calls submitted since the last round, each with
+ * its deadline from one clock read (*now, read here if still -1). */
+static void loop_start(struct rpcrdma_clnt *c, struct rpcrdma__list *batch, int64_t *now)
 {
 	struct rpcrdma__list *n;
 
 	while ((n = rpcrdma__list_pop(batch))) {
 		struct rpcrdma__creq *r = rpcrdma__container_of(n, struct rpcrdma__creq, node);
-		int err = rpcrdma__clnt_encode(c, r);
+		int err;
 
+		if (*now < 0)
+			*now = rpcrdma__clnt_now_ms();
+		r->deadline_ms = *now + r->timeout_ms;
+		err = rpcrdma__clnt_encode(c, r);
 		if (!err)
 			err = c->loop->ops->start(c, r);
 		if (err)
@@ -177,11 +192,15 @@ static void loop_start(struct rpcrdma_clnt *c, struct rpcrdma__list *batch)
 	}
 }
 
-/* Expires deadlines and resends; returns the epoll timeout to the next. */
-static int loop_timers(struct rpcrdma_clnt *c)
+/* Expires deadlines and resends; returns the epoll timeout to the next.
+ * now: the round's clock read, or -1 to read it. */
+static int loop_timers(struct rpcrdma_clnt *c, int64_t now)
 {
 	struct rpcrdma__list *h = &c->loop->pending, *n, *next;
-	int64_t now = rpcrdma__clnt_now_ms(), first = INT64_MAX;
+	int64_t first = INT64_MAX;
+
+	if (now < 0)
+		now = rpcrdma__clnt_now_ms();
 
 	for (n = h->next; n != h; n = next) {
 		struct rpcrdma__creq *r = rpcrdma__container_of(n, struct rpcrdma__creq, node);
@@ -260,14 +279,22 @@ static void *loop_main(void *arg)
 				l->ops->input(c, ev[i].events);
 			}
 		}
+		l->self_submitted = false;
 		if (!loop_take(l, &calls, &work))
 			break;
+		int64_t now = -1;
+
 		loop_run_deferred(c, &work);
-		loop_start(c, &calls);
+		loop_start(c, &calls, &now);
 		if (l->ops->flush)
 			l->ops->flush(c);
-		while ((timeout = loop_timers(c)) == 0)
+		/* The start's clock read serves the first walk (a round takes
+		 * no time a millisecond deadline can see); a walk again after
+		 * an expiry reads the clock anew. */
+		for (timeout = loop_timers(c, now); timeout == 0; timeout = loop_timers(c, -1))
 			;
+		if (l->self_submitted)
+			timeout = 0;   /* submitted after the take: round again */
 	}
 	return NULL;
 }

@@ -303,15 +303,47 @@ static int tcp_start(struct rpcrdma_clnt *c, struct rpcrdma__creq *r)
 	return 0;
 }
 
-/* Writes what the socket takes; 0, or the error that broke it. */
+#define OUT_IOV 64   /* queued records gathered into one sendmsg */
+
+/* Drops the first n bytes of the output queue (written). */
+static void out_advance(struct rpcrdma__clnt_sock *s, size_t n)
+{
+	while (n) {
+		struct rpcrdma__list *node = s->out.next;
+		struct outrec *o = rpcrdma__container_of(node, struct outrec, node);
+		size_t rest = o->len - o->off;
+
+		if (n < rest) {
+			o->off += n;
+			return;
+		}
+		n -= rest;
+		rpcrdma__list_del(node);
+		free(o->buf);
+		free(o);
+	}
+}
+
+/* Writes what the socket takes, up to OUT_IOV records a sendmsg (the calls
+ * queued since the last write leave together); 0, or the error that broke
+ * it. */
 static int tcp_write(struct rpcrdma__clnt_sock *s, bool *want_out)
 {
-	struct rpcrdma__list *n;
-
 	*want_out = false;
-	while ((n = s->out.next) != &s->out) {
-		struct outrec *o = rpcrdma__container_of(n, struct outrec, node);
-		ssize_t k = send(s->fd, o->buf + o->off, o->len - o->off, MSG_NOSIGNAL);
+	while (s->out.next != &s->out) {
+		struct iovec iov[OUT_IOV];
+		struct msghdr mh = { .msg_iov = iov };
+		size_t want = 0;
+
+		for (struct rpcrdma__list *n = s->out.next; n != &s->out && mh.msg_iovlen < OUT_IOV;
+		     n = n->next) {
+			struct outrec *o = rpcrdma__container_of(n, struct outrec, node);
+
+			iov[mh.msg_iovlen].iov_base = o->buf + o->off;
+			iov[mh.msg_iovlen++].iov_len = o->len - o->off;
+			want += o->len - o->off;
+		}
+		ssize_t k = sendmsg(s->fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
 
 		if (k < 0) {
 			if (errno == EINTR)
@@ -322,11 +354,10 @@ static int tcp_write(struct rpcrdma__clnt_sock *s, bool *want_out)
 			}
 			return -errno;
 		}
-		o->off += (size_t)k;
-		if (o->off == o->len) {
-			rpcrdma__list_del(n);
-			free(o->buf);
-			free(o);
+		out_advance(s, (size_t)k);
+		if ((size_t)k < want) {   /* the socket is full: on at EPOLLOUT */
+			*want_out = true;
+			return 0;
 		}
 	}
 	return 0;
@@ -469,6 +500,10 @@ static void tcp_input(struct rpcrdma_clnt *c, uint32_t events)
 			tcp_break(c, err == -EMSGSIZE ? "record too long" : "out of memory", err);
 			return;
 		}
+		/* A short read drained the socket: no read just to hear EAGAIN
+		 * (epoll says when more comes). */
+		if ((size_t)n < sizeof(s->stage))
+			return;
 	}
 }
 

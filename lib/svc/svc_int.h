@@ -143,6 +143,7 @@ struct rpcrdma__svc_loop {
 	 * list linked by kill_next, pushed by loops[0], taken whole): this
 	 * loop closes them after its next epoll batch (tcp_reap). */
 	_Atomic(struct rpcrdma__svc_tcp_conn *) tcp_reap;
+	uint8_t *tcp_in;    /* its TCP connections' read buffer (svc_tcp.c) */
 	atomic_uint nconns; /* TCP connections on it now (spread at accept) */
 	atomic_uint_fast64_t conns_accepted, calls; /* rpcrdma_svc_get_loop_stats */
 };

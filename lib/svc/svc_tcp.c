@@ -4,13 +4,21 @@
  * memory.  Non-blocking sockets on the service's epoll set.  Listeners and
  * the connection limits: svc_tcp_listen.c.
  *
- * A connection reads one fragment header, then exactly that fragment, so it
- * never holds bytes of a following record: when all its slots are taken it
- * simply stops watching EPOLLIN and the kernel's socket buffer (and TCP flow
- * control) holds the rest.  A record longer than max_record closes the
- * connection (counted in record_too_big).  A reply is queued whole and
- * written as far as the socket takes it; the call's slot is released once
- * its last byte is written, so unread replies also stop the reading.
+ * Batching.  A read takes up to IN_MAX bytes into its loop's buffer
+ * (loop->tcp_in) and every complete record in them is delivered, so 32
+ * calls in flight cost one read, not two a call; a short read means the
+ * socket is drained.  Only a fragment of IN_MAX bytes or more still to come
+ * is read straight into the record buffer.  The bytes a pass cannot take (all
+ * slots taken, the pass's budget spent, parked for memory) are stashed on
+ * the connection (at most one read's worth, charged), which then stops
+ * watching EPOLLIN when it may not read, and watches EPOLLOUT (c->kick) to
+ * come back to them when it may.  The replies of the calls a pass runs
+ * (c->in_pass) wait for its end and leave in one sendmsg per connection; a
+ * reply finished outside a pass is written at once.  A record longer than
+ * max_record closes the connection (counted in record_too_big).  A reply
+ * is queued whole and written as far as the socket takes it; the call's
+ * slot is released once its last byte is written, so unread replies also
+ * stop the reading.
  *
  * Memory (svc.h, max_conn_bytes / max_svc_bytes).  The record buffer grows
  * with the bytes that arrive -- never to a fragment header's word alone:
@@ -28,8 +36,11 @@
  * charged but never refused.  A parked connection with no call in progress is idle:
  * the idle timeout frees what it holds.
  *
+ * The bytes a read takes are charged while they are parsed (c->in_held), and
+ * what is stashed stays charged: a read takes no more than the caps leave.
+ *
  * Fairness.  One pass of the loop reads at most READ_BUDGET times and
- * delivers at most 16 records per connection; a record of more than
+ * delivers at most RECORD_BUDGET records per connection; a record of more than
  * MAX_FRAGS fragments, or with a run of more than MAX_EMPTY_RUN empty
  * fragments, closes the connection (protocol_errors).
  *
@@ -51,11 +62,8 @@
 
 #include "svc_tcp_int.h"
 
-#define RECV_MIN 4096u      /* first record buffer, unless less is needed */
-#define READ_BUDGET 32      /* read() calls per connection per loop pass */
-#define RECORD_BUDGET 16    /* records delivered per connection per pass */
-#define MAX_FRAGS 1024u     /* fragments in one record */
-#define MAX_EMPTY_RUN 16u   /* empty non-last fragments in a row */
+#define RECORD_BUDGET 64    /* records delivered per connection per pass */
+#define FLUSH_IOV 64        /* replies gathered into one sendmsg */
 
 
 /* The transport's per-call context. */
@@ -71,20 +79,24 @@ struct tcp_call {
 
 static const struct rpcrdma__svc_xprt_ops tcp_ops;
 
+/* The coarse clock: it only times idle connections (a tick's precision is
+ * plenty) and reads no clock device, where CLOCK_MONOTONIC is a system
+ * call on a machine whose clocksource the vDSO cannot read (the HPET of
+ * the TCG guest: one more system call per pass). */
 uint64_t rpcrdma__tcp_now_ms(void)
 {
 	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
 /* Memory accounting (see the top of the file). */
-static void svc_charge(struct rpcrdma_svc *svc, size_t n)
+void rpcrdma__tcp_charge(struct rpcrdma_svc *svc, size_t n)
 {
 	atomic_fetch_add(&svc->tcp_bytes, n);
 }
 
-static void svc_uncharge(struct rpcrdma_svc *svc, size_t n)
+void rpcrdma__tcp_uncharge(struct rpcrdma_svc *svc, size_t n)
 {
 	if (!n)
 		return;
@@ -98,7 +110,7 @@ static void svc_uncharge(struct rpcrdma_svc *svc, size_t n)
 }
 
 /* Whether the record buffer of c, rec_cap bytes now, may grow by add. */
-static bool mem_fits(const struct rpcrdma__svc_tcp_conn *c, size_t rec_cap, size_t add)
+bool rpcrdma__tcp_mem_fits(const struct rpcrdma__svc_tcp_conn *c, size_t rec_cap, size_t add)
 {
 	const struct rpcrdma_svc_opts *o = &c->svc->opts;
 	size_t held = atomic_load(&c->held);
@@ -116,7 +128,7 @@ static void call_uncharge(struct tcp_call *tc)
 	if (!n)
 		return;
 	atomic_fetch_sub(&tc->conn->held, n);
-	svc_uncharge(tc->conn->svc, n);
+	rpcrdma__tcp_uncharge(tc->conn->svc, n);
 }
 
 static void conn_free(struct rpcrdma__svc_tcp_conn *c)
@@ -132,7 +144,9 @@ static void conn_free(struct rpcrdma__svc_tcp_conn *c)
 	pthread_mutex_unlock(&svc->lock);
 	rpcrdma__svc_bc_release(&c->bc);
 	free(c->rec);
-	svc_uncharge(svc, c->rec_cap);
+	rpcrdma__tcp_uncharge(svc, c->rec_cap);
+	free(c->stash);
+	rpcrdma__tcp_uncharge(svc, c->in_held);
 	pthread_mutex_destroy(&c->lock);
 	struct rpcrdma__svc_xprt *x = c->xprt;
 	free(c);
@@ -157,7 +171,7 @@ static void call_free(struct tcp_call *tc)
 static bool may_read(const struct rpcrdma__svc_tcp_conn *c)
 {
 	return !rpcrdma__svc_xprt_busy(c->xprt) &&
-	       (!c->want || mem_fits(c, c->want_cap, c->want));
+	       (!c->want || rpcrdma__tcp_mem_fits(c, c->want_cap, c->want));
 }
 
 /* Under conn->lock: leaves the service's list of parked connections. */
@@ -179,7 +193,8 @@ void rpcrdma__tcp_update_watch(struct rpcrdma__svc_tcp_conn *c)
 		c->reading = true;
 		mem_wait_end(c);
 	}
-	uint32_t ev = (c->reading ? EPOLLIN : 0) | (c->sq_head ? EPOLLOUT : 0);
+	bool out = (c->sq_head && !c->in_pass) || (c->reading && c->kick);
+	uint32_t ev = (c->reading ? EPOLLIN : 0) | (out ? EPOLLOUT : 0);
 	if (ev != c->armed && rpcrdma__svc_loop_rewatch(c->loop, &c->src, ev) == 0)
 		c->armed = ev;
 }
@@ -201,12 +216,36 @@ static void sq_pop(struct rpcrdma__svc_tcp_conn *c, struct tcp_call **done)
 	*done = tc;
 }
 
+/* Under conn->lock: n bytes of the queue's head have been written. */
+static void sq_advance(struct rpcrdma__svc_tcp_conn *c, size_t n, struct tcp_call **done)
+{
+	while (n) {
+		size_t rest = c->sq_head->len - c->sq_off;
+		if (n < rest) {
+			c->sq_off += n;
+			return;
+		}
+		n -= rest;
+		sq_pop(c, done);
+	}
+}
+
+/* Under conn->lock: writes the queued replies, up to FLUSH_IOV a sendmsg,
+ * until the queue is empty or the socket takes less than offered (then
+ * EPOLLOUT, update_watch, says when to go on). */
 static void flush(struct rpcrdma__svc_tcp_conn *c, struct tcp_call **done)
 {
 	while (c->sq_head && !c->dead) {
-		struct tcp_call *tc = c->sq_head;
-		ssize_t n = send(c->src.fd, tc->base + c->sq_off, tc->len - c->sq_off,
-				 MSG_NOSIGNAL | MSG_DONTWAIT);
+		struct iovec iov[FLUSH_IOV];
+		struct msghdr mh = { .msg_iov = iov };
+		size_t off = c->sq_off, want = 0;
+		for (struct tcp_call *tc = c->sq_head; tc && mh.msg_iovlen < FLUSH_IOV;
+		     tc = tc->next, off = 0) {
+			iov[mh.msg_iovlen].iov_base = tc->base + off;
+			iov[mh.msg_iovlen++].iov_len = tc->len - off;
+			want += tc->len - off;
+		}
+		ssize_t n = sendmsg(c->src.fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -220,9 +259,11 @@ static void flush(struct rpcrdma__svc_tcp_conn *c, struct tcp_call **done)
 				sq_pop(c, done);
 			return;
 		}
-		c->sq_off += (size_t)n;
-		if (c->sq_off == tc->len)
-			sq_pop(c, done);
+		sq_advance(c, (size_t)n, done);
+		if ((size_t)n < want) {
+			RPCRDMA__STAT_INC(c->svc, send_waits);
+			return;
+		}
 	}
 }
 
@@ -238,14 +279,15 @@ static void finish_done(struct tcp_call *done)
 }
 
 /* c->lock held: queues tc behind the replies waiting to be written,
- * writes what it can now, then drops c->lock and frees what was sent. */
+ * writes what it can now (unless its loop's pass will, at its end), then
+ * drops c->lock and frees what was sent. */
 static void enqueue_unlock(struct rpcrdma__svc_tcp_conn *c, struct tcp_call *tc)
 {
 	struct tcp_call *done = NULL;
 
 	*c->sq_tail = tc;
 	c->sq_tail = &tc->next;
-	if (c->sq_head == tc)
+	if (c->sq_head == tc && !c->in_pass)
 		flush(c, &done);
 	rpcrdma__tcp_update_watch(c);
 	pthread_mutex_unlock(&c->lock);
@@ -301,7 +343,7 @@ static void *tcp_reply_buf(void *priv, void *ctx, size_t max)
 	/* charged, never refused: the call already holds a slot */
 	tc->rep_charge += 4 + max;
 	atomic_fetch_add(&tc->conn->held, 4 + max);
-	svc_charge(tc->conn->svc, 4 + max);
+	rpcrdma__tcp_charge(tc->conn->svc, 4 + max);
 	return tc->base + 4;
 }
 
@@ -315,7 +357,7 @@ static void tcp_done(void *priv, void *ctx, void *buf, size_t len)
 	tc->iov.iov_base = NULL;
 	if (tc->req_charge) {
 		atomic_fetch_sub(&c->held, tc->req_charge);
-		svc_uncharge(c->svc, tc->req_charge);
+		rpcrdma__tcp_uncharge(c->svc, tc->req_charge);
 		tc->req_charge = 0;
 	}
 	pthread_mutex_lock(&c->lock);
@@ -369,7 +411,7 @@ static int tcp_bc_send(void *priv, uint8_t *block, size_t len)
 	rpcrdma__put_be32(block, 0x80000000u | (uint32_t)len);
 	tc->rep_charge = tc->len;
 	atomic_fetch_add(&c->held, tc->len);
-	svc_charge(c->svc, tc->len);
+	rpcrdma__tcp_charge(c->svc, tc->len);
 	atomic_fetch_add_explicit(&c->refs, 1, memory_order_relaxed);
 	pthread_mutex_lock(&c->lock);
 	if (c->dead) {
@@ -387,126 +429,14 @@ static const struct rpcrdma__svc_bc_ops tcp_bc_ops = {
 	.send = tcp_bc_send,
 };
 
-/*
- * Loop thread: makes room in the record buffer for more of the fragment,
- * doubling it (RECV_MIN at first) up to what the fragment still needs.
- * 1: grown; 0: the caps say no, the connection is parked (see the top);
- * -1: out of memory (the connection closes).
- */
-static int rec_grow(struct rpcrdma__svc_tcp_conn *c)
-{
-	size_t need = c->rec_len + (c->frag_len - c->frag_got);
-	size_t cap = c->rec_cap ? 2 * c->rec_cap : RECV_MIN;
-	if (cap > need)
-		cap = need;
-	size_t add = cap - c->rec_cap;
-	if (!mem_fits(c, c->rec_cap, add))
-		goto out_park;
-	uint8_t *r = realloc(c->rec, cap);
-	if (!r) {
-		c->why = "out of memory";
-		c->why_err = -ENOMEM;
-		return -1;
-	}
-	svc_charge(c->svc, add);
-	c->rec = r;
-	c->rec_cap = cap;
-	return 1;
-out_park:
-	pthread_mutex_lock(&c->lock);
-	RPCRDMA__STAT_INC(c->svc, mem_pauses);
-	c->reading = false;
-	c->want = add;
-	c->want_cap = c->rec_cap;
-	/* Counted before update_watch checks again: a release from then on
-	 * sees the waiter and wakes the loop. */
-	c->mem_wait = true;
-	atomic_fetch_add(&c->svc->tcp_mem_waiters, 1);
-	rpcrdma__tcp_update_watch(c);
-	pthread_mutex_unlock(&c->lock);
-	return 0;
-}
-
-/* A fragment header has arrived: checks it against the record's limits.
- * false: the connection must close. */
-static bool frag_start(struct rpcrdma__svc_tcp_conn *c)
-{
-	uint32_t w = rpcrdma__get_be32(c->hdr);
-	c->last = w >> 31;
-	c->frag_len = w & 0x7fffffffu;
-	c->frag_got = 0;
-	if (c->frag_len > c->svc->opts.max_record - c->rec_len) {
-		RPCRDMA__STAT_INC(c->svc, record_too_big);
-		c->why = "record larger than max_record";
-		return false;
-	}
-	c->empty_run = c->frag_len || c->last ? 0 : c->empty_run + 1;
-	if (++c->nfrags > MAX_FRAGS || c->empty_run > MAX_EMPTY_RUN) {
-		RPCRDMA__STAT_INC(c->svc, protocol_errors);
-		c->why = "record breaks the fragment rules";
-		return false;
-	}
-	return true;
-}
-
-/*
- * Reads on until a record is complete (1), the socket is drained, the
- * budget of reads is spent or the connection parks for memory (0), or the
- * connection must close (-1: end of file, error, a record too big or
- * breaking the fragment rules).
- */
-static int read_record(struct rpcrdma__svc_tcp_conn *c, int *reads)
-{
-	ssize_t n;
-	for (;;) {
-		if (c->hdr_got < 4) {
-			if ((*reads)-- <= 0)
-				return 0;
-			n = read(c->src.fd, c->hdr + c->hdr_got, 4 - c->hdr_got);
-			if (n <= 0)
-				goto out_read;
-			c->hdr_got += (size_t)n;
-			if (c->hdr_got < 4)
-				continue;
-			if (!frag_start(c))
-				return -1;
-		}
-		while (c->frag_got < c->frag_len) {
-			int g = c->rec_len == c->rec_cap ? rec_grow(c) : 1;
-			if (g <= 0)
-				return g;
-			if ((*reads)-- <= 0)
-				return 0;
-			size_t room = c->rec_cap - c->rec_len;
-			size_t left = c->frag_len - c->frag_got;
-			n = read(c->src.fd, c->rec + c->rec_len, room < left ? room : left);
-			if (n <= 0)
-				goto out_read;
-			c->frag_got += (uint32_t)n;
-			c->rec_len += (size_t)n;
-		}
-		c->hdr_got = 0;
-		if (c->last) {
-			c->nfrags = c->empty_run = 0;
-			return 1;
-		}
-	}
-out_read:
-	if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
-		return 0;
-	c->why = n == 0 ? "end of file from the peer" : "read error";
-	c->why_err = n == 0 ? 0 : -errno;
-	return -1;
-}
-
 /* Hands the record just read to the core.  false: close the connection. */
-static bool deliver(struct rpcrdma__svc_tcp_conn *c)
+bool rpcrdma__tcp_deliver(struct rpcrdma__svc_tcp_conn *c)
 {
 	if (rpcrdma__rpc_is_reply(c->rec, c->rec_len)) {
 		/* the reply to a backward call: decoded here, on the loop */
 		rpcrdma__svc_bc_reply(&c->bc, c->rec, c->rec_len, true);
 		free(c->rec);
-		svc_uncharge(c->svc, c->rec_cap);
+		rpcrdma__tcp_uncharge(c->svc, c->rec_cap);
 		c->rec = NULL;
 		c->rec_len = c->rec_cap = 0;
 		return true;
@@ -537,57 +467,29 @@ static bool deliver(struct rpcrdma__svc_tcp_conn *c)
 	return true;
 }
 
-/*
- * Under conn->lock: false when the connection may not read now (all slots
- * taken, or parked for memory); then it stops watching EPOLLIN.
- */
-static bool reading_allowed(struct rpcrdma__svc_tcp_conn *c)
-{
-	if (c->dead || (c->reading && !rpcrdma__svc_xprt_busy(c->xprt)))
-		return true;
-	if (c->reading)
-		RPCRDMA__STAT_INC(c->svc, read_pauses);
-	c->reading = false;
-	rpcrdma__tcp_update_watch(c);
-	return false;
-}
-
+/* A pass over one connection: its input, then its replies in one write. */
 static void conn_handle(struct rpcrdma__svc_source *src, uint32_t events)
 {
 	struct rpcrdma__svc_tcp_conn *c = (struct rpcrdma__svc_tcp_conn *)src;
 	struct tcp_call *done = NULL;
-	int reads = READ_BUDGET;
+	int records = RECORD_BUDGET;
 
 	if (c->dead) /* closed earlier in this batch (only its loop closes it) */
 		return;
 	atomic_store_explicit(&c->last_active, rpcrdma__tcp_now_ms(), memory_order_relaxed);
-	if (events & EPOLLOUT) {
-		pthread_mutex_lock(&c->lock);
-		flush(c, &done);
-		rpcrdma__tcp_update_watch(c);
-		pthread_mutex_unlock(&c->lock);
-		finish_done(done);
-	}
-	if (!(events & (EPOLLIN | EPOLLHUP | EPOLLERR)))
-		return;
-	for (int budget = RECORD_BUDGET; budget > 0; budget--) {
-		pthread_mutex_lock(&c->lock);
-		bool ok = reading_allowed(c);
-		pthread_mutex_unlock(&c->lock);
-		if (!ok) {
-			/* Not reading: a hang-up would fire forever; close now. */
-			if (events & (EPOLLHUP | EPOLLERR))
-				rpcrdma__tcp_conn_kill(c, "hang-up while not reading");
-			return;
-		}
-		int r = read_record(c, &reads);
-		if (r == 0)
-			return;
-		if (r < 0 || !deliver(c)) {
-			rpcrdma__tcp_conn_kill(c, NULL);
-			return;
-		}
-	}
+	pthread_mutex_lock(&c->lock);
+	c->in_pass = true;
+	pthread_mutex_unlock(&c->lock);
+	bool ok = rpcrdma__tcp_conn_input(c, events, &records);
+	pthread_mutex_lock(&c->lock);
+	c->in_pass = false;
+	c->kick = c->stash_len != 0;
+	flush(c, &done);
+	rpcrdma__tcp_update_watch(c);
+	pthread_mutex_unlock(&c->lock);
+	finish_done(done);
+	if (!ok)
+		rpcrdma__tcp_conn_kill(c, NULL);
 }
 
 /* Puts a connected, non-blocking stream socket on the loop.  On failure

@@ -37,6 +37,11 @@ struct rpcrdma__svc_tcp_conn {
 	bool last;
 	uint8_t *rec;
 	size_t rec_len, rec_cap;    /* rec_cap is charged */
+	/* Bytes read past the records a pass could take (svc_tcp.c, "Batching"):
+	 * stash[stash_off..+stash_len); in_held bytes of input charged. */
+	uint8_t *stash;
+	size_t stash_off, stash_len, in_held;
+	bool not_reading;           /* the last record start was refused */
 
 	/* ms, CLOCK_MONOTONIC: last event; written by its loop, read by
 	 * loops[0] too (make_room) */
@@ -52,6 +57,8 @@ struct rpcrdma__svc_tcp_conn {
 	bool reading;
 	bool mem_wait;              /* counted in svc->tcp_mem_waiters */
 	size_t want, want_cap;      /* parked: growth wanted, rec_cap then */
+	bool in_pass;               /* its loop is serving it: replies wait for the pass's end */
+	bool kick;                  /* bytes stashed: watch EPOLLOUT to come back */
 	uint32_t armed;
 	struct tcp_call *sq_head, **sq_tail;
 	size_t sq_off;
@@ -73,5 +80,17 @@ void rpcrdma__tcp_conn_kill(struct rpcrdma__svc_tcp_conn *c, const char *why);
 void rpcrdma__tcp_conn_put(struct rpcrdma__svc_tcp_conn *c);
 /* Under c->lock: re-arms epoll for what the state asks for. */
 void rpcrdma__tcp_update_watch(struct rpcrdma__svc_tcp_conn *c);
+/* Memory accounting (svc_tcp.c): charges / releases n bytes of the
+ * service's TCP buffers (a release wakes connections parked for memory);
+ * whether c's own buffers, own bytes now, may grow by add under the caps. */
+void rpcrdma__tcp_charge(struct rpcrdma_svc *svc, size_t n);
+void rpcrdma__tcp_uncharge(struct rpcrdma_svc *svc, size_t n);
+bool rpcrdma__tcp_mem_fits(const struct rpcrdma__svc_tcp_conn *c, size_t own, size_t add);
+/* Loop thread: hands the record just read to the core; false: close. */
+bool rpcrdma__tcp_deliver(struct rpcrdma__svc_tcp_conn *c);
+/* Loop thread (svc_tcp_read.c): one pass's input -- the stashed bytes,
+ * then reads -- delivering at most *records records.  false: the
+ * connection must close (c->why says why). */
+bool rpcrdma__tcp_conn_input(struct rpcrdma__svc_tcp_conn *c, uint32_t events, int *records);
 
 #endif /* RPCRDMA_SVC_TCP_INT_H */

@@ -314,10 +314,21 @@ static void tcp_wake(struct rpcrdma__svc_loop *l)
 	pthread_mutex_unlock(&svc->lock);
 }
 
+/* rpcrdma_svc_destroy, every connection gone (the class's free): the
+ * loops' read buffers (svc_tcp_read.c). */
+static void tcp_free(struct rpcrdma_svc *svc)
+{
+	for (unsigned i = 0; i < svc->opts.loops; i++) {
+		free(svc->loops[i].tcp_in);
+		svc->loops[i].tcp_in = NULL;
+	}
+}
+
 const struct rpcrdma__svc_xprt_class rpcrdma__svc_tcp_class = {
 	.name = "tcp",
 	.reap = tcp_reap,
 	.wake = tcp_wake,
 	.idle = tcp_idle,
 	.shutdown = tcp_shutdown,
+	.free = tcp_free,
 };

@@ -2,7 +2,12 @@
 /*
  * rpcrdma-bench ADDR PORT [--quick] [--busy] [--direct] [--spin-us N] [--samples FILE]
  *               [--only PHASE] [--count N] [--rate-depth N] [--connect-ms N]
+ *               [--prog P --vers V] [--tcp]
  *   --only lat|rate|bw: run that phase alone (to profile it)
+ *   --prog P, --vers V: the program and version of the NULL calls (default
+ *     the echo program; 100003 4 for an NFSv4 server such as tinynfs)
+ *   --tcp: the rate phase alone, over TCP through the ONC RPC client
+ *     (rpcrdma_clnt, <rpcrdma/clnt.h>) instead of the RDMA transport
  *   --count N: NULL calls of the rate phase (default 20000, 2000 with --quick)
  *   --rate-depth N: calls in flight in the rate phase (default 32; the
  *     rdma-syscalls payload counts the server's work at 1 and at 32)
@@ -29,11 +34,15 @@
 #include <sys/resource.h>
 #include <time.h>
 
+#include <rpcrdma/clnt.h>
 #include <rpcrdma/rpcrdma.h>
 
 #include "../../examples/echo/echo_proto.h"
 
 #define DEPTH_MAX 64
+
+/* The program and version of the NULL calls (--prog, --vers). */
+static uint32_t null_prog = ECHO_PROG, null_vers = ECHO_VERS;
 
 /* With a DIRECT poller the waiting thread polls itself (one thread per
  * side, as perftest); else it sleeps until a poller thread wakes it. */
@@ -83,16 +92,6 @@ static void stamp_scale(const struct stamp_cal *cal, uint64_t *v, unsigned n)
 		v[i] = (uint64_t)((double)v[i] * k);
 }
 
-/* CPU time of the whole process: user in *user, system returned. */
-static uint64_t cpu_ns(uint64_t *user)
-{
-	struct rusage ru;
-
-	getrusage(RUSAGE_SELF, &ru);
-	*user = (uint64_t)ru.ru_utime.tv_sec * 1000000000u + (uint64_t)ru.ru_utime.tv_usec * 1000u;
-	return (uint64_t)ru.ru_stime.tv_sec * 1000000000u + (uint64_t)ru.ru_stime.tv_usec * 1000u;
-}
-
 /* One call slot with its buffers, reused for every call it carries. */
 struct slot {
 	uint8_t *msg, *rbuf, *bulk;
@@ -130,8 +129,8 @@ static void slot_setup(struct slot *s, unsigned proc, size_t size, uint32_t xid)
 	echo_put32(s->msg, xid);
 	echo_put32(s->msg + 4, 0);
 	echo_put32(s->msg + 8, 2);
-	echo_put32(s->msg + 12, ECHO_PROG);
-	echo_put32(s->msg + 16, ECHO_VERS);
+	echo_put32(s->msg + 12, proc == ECHO_PROC_NULL ? null_prog : ECHO_PROG);
+	echo_put32(s->msg + 16, proc == ECHO_PROC_NULL ? null_vers : ECHO_VERS);
 	echo_put32(s->msg + 20, proc);
 	for (unsigned i = 24; i < ECHO_CALL_HDR; i++)
 		s->msg[i] = 0;
@@ -272,6 +271,151 @@ static void print_rtt(const char *name, uint64_t *lat, unsigned n)
 	printf("RESULT %s_p99 %.1f us\n", name, (double)lat[(size_t)n * 99 / 100] / 1000.0);
 }
 
+/* The process's CPU time and context switches (all its threads). */
+struct rate_mark {
+	uint64_t user, sys;
+	long vol, invol;
+};
+
+static void rate_mark(struct rate_mark *m)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	m->user = (uint64_t)ru.ru_utime.tv_sec * 1000000000u + (uint64_t)ru.ru_utime.tv_usec * 1000u;
+	m->sys = (uint64_t)ru.ru_stime.tv_sec * 1000000000u + (uint64_t)ru.ru_stime.tv_usec * 1000u;
+	m->vol = ru.ru_nvcsw;
+	m->invol = ru.ru_nivcsw;
+}
+
+/* The rate phase's figures: n calls in t seconds between marks a and b. */
+static void rate_report(unsigned n, double t, const struct rate_mark *a,
+			const struct rate_mark *b)
+{
+	printf("RESULT null_rate %.0f calls/s\n", n / t);
+	printf("RESULT null_rate_mpps %.4f Mpps\n", n / t / 1e6);
+	/* The client's CPU time per call (all its threads): what the
+	 * transport costs its user, steadier under emulation than the rate.
+	 * System time includes soft-RoCE's own work done in our system
+	 * calls. */
+	printf("RESULT null_rate_cpu_user %.1f us/call\n", (double)(b->user - a->user) / 1000.0 / n);
+	printf("RESULT null_rate_cpu_sys %.1f us/call\n", (double)(b->sys - a->sys) / 1000.0 / n);
+	/* The client's context switches over the phase, totals (the
+	 * rdma-syscalls payload differences two runs). */
+	printf("RESULT null_rate_ctxsw_vol %ld switches\n", b->vol - a->vol);
+	printf("RESULT null_rate_ctxsw_invol %ld switches\n", b->invol - a->invol);
+}
+
+/*
+ * The rate phase over TCP, through the ONC RPC client: count NULL calls,
+ * depth in flight, each next call queued from the last one's done callback
+ * (on the client's own thread).  Returns seconds or -1.
+ */
+struct crate {
+	pthread_mutex_t m;
+	pthread_cond_t cv;
+	struct rpcrdma_clnt *c;
+	unsigned total;
+	atomic_int left;
+	atomic_uint done, bad;
+};
+
+struct cslot {
+	struct rpcrdma_clnt_req req;
+	struct crate *r;
+};
+
+static void cissue(struct cslot *s);
+
+static void cfinish(struct crate *r, bool bad)
+{
+	if (bad)
+		atomic_fetch_add_explicit(&r->bad, 1, memory_order_relaxed);
+	if (atomic_fetch_add_explicit(&r->done, 1, memory_order_acq_rel) + 1 == r->total) {
+		pthread_mutex_lock(&r->m);
+		pthread_cond_signal(&r->cv);
+		pthread_mutex_unlock(&r->m);
+	}
+}
+
+static void cdone(struct rpcrdma_clnt_req *req, int status, void *arg)
+{
+	struct cslot *s = arg;
+
+	(void)req;
+	cfinish(s->r, status != 0);
+	if (atomic_fetch_sub_explicit(&s->r->left, 1, memory_order_relaxed) > 0)
+		cissue(s);
+}
+
+static void cissue(struct cslot *s)
+{
+	memset(&s->req, 0, sizeof(s->req));
+	s->req.size = sizeof(s->req);
+	s->req.proc = 0;
+	s->req.res_max = 64;
+	if (rpcrdma_clnt_call_async(s->r->c, &s->req, cdone, s))
+		cfinish(s->r, true);
+}
+
+static double clnt_run(struct rpcrdma_clnt *c, unsigned count, unsigned depth)
+{
+	struct cslot slots[DEPTH_MAX];
+	struct crate r = { .c = c, .total = count };
+	uint64_t t0, t1;
+
+	if (depth > count)
+		depth = count;
+	pthread_mutex_init(&r.m, NULL);
+	pthread_cond_init(&r.cv, NULL);
+	atomic_init(&r.left, (int)(count - depth));
+	t0 = now_ns();
+	for (unsigned i = 0; i < depth; i++) {
+		slots[i].r = &r;
+		cissue(&slots[i]);
+	}
+	pthread_mutex_lock(&r.m);
+	while (atomic_load_explicit(&r.done, memory_order_acquire) < count)
+		pthread_cond_wait(&r.cv, &r.m);
+	pthread_mutex_unlock(&r.m);
+	t1 = now_ns();
+	if (atomic_load(&r.bad)) {
+		fprintf(stderr, "%u of %u NULL calls over TCP failed\n", atomic_load(&r.bad), count);
+		return -1;
+	}
+	return (double)(t1 - t0) / 1e9;
+}
+
+/* --tcp: the rate phase alone over TCP; the exit status. */
+static int tcp_main(const struct sockaddr_storage *ss, unsigned n, unsigned depth, int connect_ms)
+{
+	struct rpcrdma_clnt_opts o;
+	struct rpcrdma_clnt *c;
+	struct rate_mark m0, m1;
+	socklen_t len = ss->ss_family == AF_INET6 ? sizeof(struct sockaddr_in6) :
+			sizeof(struct sockaddr_in);
+	int err;
+
+	rpcrdma_clnt_opts_init(&o);
+	if (connect_ms > 0)
+		o.connect_timeout_ms = connect_ms;
+	err = rpcrdma_clnt_create(ss->ss_family == AF_INET6 ? "tcp6" : "tcp",
+				  (const struct sockaddr *)ss, len, null_prog, null_vers, &o, &c);
+	if (err) {
+		fprintf(stderr, "tcp client: %s\n", strerror(-err));
+		return 1;
+	}
+	rate_mark(&m0);
+	double t = clnt_run(c, n, depth);
+
+	rate_mark(&m1);
+	rpcrdma_clnt_destroy(c);
+	if (t <= 0)
+		return 1;
+	rate_report(n, t, &m0, &m1);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct rpcrdma_poller_opts popts;
@@ -280,7 +424,7 @@ int main(int argc, char **argv)
 	struct rpcrdma_client *c;
 	struct sockaddr_storage ss;
 	const char *samples = NULL;
-	bool quick = false, busy = false, use_direct = false;
+	bool quick = false, busy = false, use_direct = false, tcp = false;
 	unsigned spin_us = 0, count = 0, bw_depth = 32, rate_depth = 32;
 	int connect_ms = 0;
 	bool phase_lat = true, phase_rate = true, phase_bw = true;
@@ -316,6 +460,12 @@ int main(int argc, char **argv)
 
 			rate_depth = d < 1 ? 1 : d > DEPTH_MAX ? DEPTH_MAX : (unsigned)d;
 		}
+		else if (!strcmp(argv[i], "--prog") && i + 1 < argc)
+			null_prog = (uint32_t)strtoul(argv[++i], NULL, 0);
+		else if (!strcmp(argv[i], "--vers") && i + 1 < argc)
+			null_vers = (uint32_t)strtoul(argv[++i], NULL, 0);
+		else if (!strcmp(argv[i], "--tcp"))
+			tcp = true;
 		else if (!strcmp(argv[i], "--connect-ms") && i + 1 < argc)
 			connect_ms = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--only") && i + 1 < argc) {
@@ -331,6 +481,8 @@ int main(int argc, char **argv)
 	nbw = quick ? 20 : 100;
 	if (echo_addr(argv[1], argv[2], &ss))
 		return 2;
+	if (tcp)
+		return tcp_main(&ss, nrate, rate_depth, connect_ms);
 	rpcrdma_poller_opts_init(&popts);
 	popts.threads = 1;
 	popts.spin_us = spin_us;
@@ -416,24 +568,15 @@ int main(int argc, char **argv)
 	if (phase_rate) {
 		/* NULL calls per second, 32 in flight (--rate-depth; the client
 		 * follows the grant). */
-		{
-			uint64_t user0, user1, sys0 = cpu_ns(&user0);
-			double t = run(c, ECHO_PROC_NULL, 0, nrate, rate_depth, NULL);
-			uint64_t sys1 = cpu_ns(&user1);
+		struct rate_mark m0, m1;
 
-			if (t <= 0)
-				return 1;
-			printf("RESULT null_rate %.0f calls/s\n", nrate / t);
-			printf("RESULT null_rate_mpps %.4f Mpps\n", nrate / t / 1e6);
-			/* The client's CPU time per call (all its threads):
-			 * what the transport costs its user, steadier under
-			 * emulation than the rate.  System time includes
-			 * soft-RoCE's own work done in our system calls. */
-			printf("RESULT null_rate_cpu_user %.1f us/call\n",
-			       (double)(user1 - user0) / 1000.0 / nrate);
-			printf("RESULT null_rate_cpu_sys %.1f us/call\n",
-			       (double)(sys1 - sys0) / 1000.0 / nrate);
-		}
+		rate_mark(&m0);
+		double t = run(c, ECHO_PROC_NULL, 0, nrate, rate_depth, NULL);
+
+		rate_mark(&m1);
+		if (t <= 0)
+			return 1;
+		rate_report(nrate, t, &m0, &m1);
 	}
 
 	if (phase_bw) {

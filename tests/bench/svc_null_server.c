@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * rpcrdma-svc-null-server ADDR PORT [--threads N] [--direct] [--busy] [--creds] [--tell-creds]
- *                         [--block] [--loops K] [--cqs N]
+ *                         [--block] [--loops K] [--cqs N] [--tcp PORT]
  *
  * The echo program's NULL procedure (ECHO_PROG, version 1) served by the
  * service core over RDMA (rpcrdma_svc_listen_rdma), for measuring the
@@ -17,12 +17,15 @@
  * N completion queues per device; --creds, --block: the service options that handlers change
  * credentials, that they may block on the poller; --tell-creds: --creds
  * with RPCRDMA_SVC_HANDLERS_TELL_CREDS (its handlers never switch, so the
- * core asks the kernel nothing).  Prints "listening" once
+ * core asks the kernel nothing); --tcp PORT: also over TCP at 127.0.0.1 PORT
+ * (rpcrdma-bench --tcp; the rdma-syscalls payload's TCP rows), and with ADDR
+ * "-" over TCP alone (no RDMA device needed).  Prints "listening" once
  * ready; runs until SIGINT/SIGTERM, then prints its counters.
  */
 #include <errno.h>
 #include <netdb.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -143,6 +146,7 @@ int main(int argc, char **argv)
 		.prog = ECHO_PROG, .name = "echo-null", .nvers = 1, .vers = vers,
 	};
 	uint8_t *source;
+	const char *tcp_port = NULL;
 	sigset_t set;
 	int rc, sig;
 
@@ -157,6 +161,8 @@ int main(int argc, char **argv)
 			popts.threads = (unsigned)atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--direct"))
 			popts.mode = RPCRDMA_POLLER_DIRECT;
+		else if (!strcmp(argv[i], "--tcp") && i + 1 < argc)
+			tcp_port = argv[++i];
 		else if (!strcmp(argv[i], "--busy"))
 			popts.mode = RPCRDMA_POLLER_BUSY;
 #ifdef RPCRDMA_SVC_HANDLERS_BLOCK
@@ -191,15 +197,24 @@ int main(int argc, char **argv)
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGTERM);
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
-	rc = getaddrinfo(argv[1], argv[2], &hints, &ai) ? -EINVAL : 0;
-	if (!rc)
+	bool rdma = strcmp(argv[1], "-") != 0;
+
+	rc = rdma && getaddrinfo(argv[1], argv[2], &hints, &ai) ? -EINVAL : 0;
+	if (!rc && rdma)
 		rc = rpcrdma_poller_create(&popts, &poller);
 	if (!rc)
 		rc = rpcrdma_svc_create(&sopts, &svc);
 	if (!rc)
 		rc = rpcrdma_svc_register(svc, &prog);
-	if (!rc)
+	if (!rc && rdma)
 		rc = rpcrdma_svc_listen_rdma(svc, poller, ai->ai_addr, NULL, NULL, NULL, NULL);
+	if (!rc && tcp_port) {
+		struct sockaddr_in sin = { .sin_family = AF_INET,
+					   .sin_port = htons((uint16_t)atoi(tcp_port)),
+					   .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+
+		rc = rpcrdma_svc_listen_tcp(svc, (struct sockaddr *)&sin, sizeof(sin), NULL, NULL);
+	}
 	if (!rc)
 		rc = rpcrdma_svc_start(svc);
 	if (ai)
