@@ -96,8 +96,8 @@ void rpcrdma__batch_end(void)
 
 /* Polls up to budget completions in batches; returns how many.  What the
  * handlers of one poll post goes out at its end (rpcrdma__batch_end). */
-static unsigned poll_batches(struct rpcrdma_poller *p, struct ibv_cq *cq, unsigned budget,
-			     bool *more)
+static unsigned poll_some(struct rpcrdma_poller *p, struct ibv_cq *cq, unsigned budget,
+			  bool *more)
 {
 	struct ibv_wc wc[WC_BATCH_MAX];
 	unsigned n = 0;
@@ -121,6 +121,20 @@ static unsigned poll_batches(struct rpcrdma_poller *p, struct ibv_cq *cq, unsign
 	return n;
 }
 
+/* poll_some on cq, and the steps queued on cq before it (rpcrdma__cq_after)
+ * once it found the queue empty. */
+static unsigned poll_batches(struct rpcrdma_poller *p, struct rpcrdma__cq *cq, unsigned budget,
+			     bool *more)
+{
+	struct rpcrdma__list waits;
+	bool w = rpcrdma__cq_waits_take(cq, &waits);
+	unsigned n = poll_some(p, cq->cq, budget, more);
+
+	if (rpcrdma__unlikely(w))
+		n += rpcrdma__cq_waits_end(cq, &waits, !*more);
+	return n;
+}
+
 /*
  * Adaptive polling (opts.spin_us): polls cq until spin_us pass without a
  * completion, the budget is spent (*more or n reaching budget), or the
@@ -128,7 +142,7 @@ static unsigned poll_batches(struct rpcrdma_poller *p, struct ibv_cq *cq, unsign
  * threads and soft-RoCE's own work share it.  Returns the completions
  * handled.
  */
-static unsigned spin_poll(struct rpcrdma_poller *p, struct ibv_cq *cq, unsigned budget,
+static unsigned spin_poll(struct rpcrdma_poller *p, struct rpcrdma__cq *cq, unsigned budget,
 			  bool *more)
 {
 	uint64_t span = (uint64_t)p->opts.spin_us * 1000u;
@@ -172,9 +186,9 @@ int rpcrdma__cq_handle(struct rpcrdma__source *s, unsigned budget)
 		ibv_ack_cq_events(cq->cq, 1);
 	cq->pending = false;
 	for (;;) {
-		n += poll_batches(p, cq->cq, budget - n, &more);
+		n += poll_batches(p, cq, budget - n, &more);
 		if (n && !more && n < budget && p->opts.spin_us)
-			n += spin_poll(p, cq->cq, budget - n, &more);
+			n += spin_poll(p, cq, budget - n, &more);
 		/* n == budget: the re-arming poll below found a full budget's
 		 * worth; the queue may hold more, and an armed CQ raises no
 		 * event for completions already in it. */
@@ -185,7 +199,7 @@ int rpcrdma__cq_handle(struct rpcrdma__source *s, unsigned budget)
 		/* Re-arm, then poll once more: a completion that arrived after
 		 * the last poll but before the re-arm raises no event. */
 		ibv_req_notify_cq(cq->cq, 0);
-		n += poll_batches(p, cq->cq, budget - n, &more);
+		n += poll_batches(p, cq, budget - n, &more);
 		if (!more)
 			return (int)n;
 	}
@@ -235,6 +249,19 @@ void rpcrdma__timer_ack(struct rpcrdma__source *s)
 	if (read(s->fd, &ticks, sizeof(ticks)) < 0) {
 		/* not expired yet (woken by another event of the round) */
 	}
+}
+
+/* The wake-up of rpcrdma__cq_after: the round that handles it runs the
+ * pending list after it. */
+static int wake_handle(struct rpcrdma__source *s, unsigned budget)
+{
+	uint64_t v;
+
+	(void)budget;
+	if (read(s->fd, &v, sizeof(v)) < 0) {
+		/* EAGAIN: another round took it */
+	}
+	return 0;
 }
 
 /* Waits until every thread has finished the round it is in. */
@@ -340,7 +367,11 @@ static void source_run(struct rpcrdma_poller *p, struct rpcrdma__source *s, unsi
 	pthread_mutex_lock(&p->lock);
 	atomic_store(&s->busy, false);
 	if (!atomic_load(&s->dead)) {
-		if (s->is_cq && rpcrdma__container_of(s, struct rpcrdma__cq, src)->pending) {
+		struct rpcrdma__cq *cq = s->is_cq ? rpcrdma__container_of(s, struct rpcrdma__cq, src) :
+						    NULL;
+
+		/* Steps queued while it ran (rpcrdma__cq_after) need a poll. */
+		if (cq && (cq->pending || !rpcrdma__list_empty(&cq->waits))) {
 			if (!s->on_pending) {
 				rpcrdma__list_add_tail(&p->pending, &s->pnode);
 				s->on_pending = true;
@@ -436,7 +467,7 @@ static void *busy_main(void *arg)
 		bool more;
 
 		for (unsigned i = 0; i < ncq; i++)
-			poll_batches(p, p->cqs[i]->cq, p->opts.budget, &more);
+			poll_batches(p, p->cqs[i], p->opts.budget, &more);
 		/* The event channels (connections, timers, kicks) once a tick
 		 * of the coarse clock (1-10 ms) rather than every 64 polls: an
 		 * epoll_wait is a system call, and every 64 polls came to three
@@ -486,7 +517,7 @@ int rpcrdma_poller_poll(struct rpcrdma_poller *p, unsigned budget)
 		if (atomic_exchange_explicit(&cq->src.busy, true, memory_order_seq_cst))
 			continue;
 		if (!atomic_load(&cq->src.dead))
-			done += poll_batches(p, cq->cq, budget - done, &more);
+			done += poll_batches(p, cq, budget - done, &more);
 		busy_release(p, &cq->src);
 		if (done >= budget && ncq > 1)
 			atomic_store_explicit(&p->cq_next, i + 1, memory_order_relaxed);
@@ -551,10 +582,16 @@ int rpcrdma_poller_create(const struct rpcrdma_poller_opts *uopts, struct rpcrdm
 	pthread_cond_init(&p->cond, NULL);
 	p->epfd = epoll_create1(EPOLL_CLOEXEC);
 	p->kickfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (p->epfd < 0 || p->kickfd < 0 || epoll_ctl(p->epfd, EPOLL_CTL_ADD, p->kickfd, &ev)) {
+	p->wake_src.fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	p->wake_src.handle = wake_handle;
+	if (p->epfd < 0 || p->kickfd < 0 || p->wake_src.fd < 0 ||
+	    epoll_ctl(p->epfd, EPOLL_CTL_ADD, p->kickfd, &ev)) {
 		err = -errno;
 		goto fail;
 	}
+	err = rpcrdma__poller_add(p, &p->wake_src);
+	if (err)
+		goto fail;
 	p->nthreads = opts.mode == RPCRDMA_POLLER_WORKQUEUE ? opts.threads :
 		      opts.mode == RPCRDMA_POLLER_BUSY ? 1 : 0;
 	if (p->nthreads) {
@@ -597,6 +634,8 @@ fail:
 		close(p->epfd);
 	if (p->kickfd >= 0)
 		close(p->kickfd);
+	if (p->wake_src.fd >= 0)
+		close(p->wake_src.fd);
 	free(p);
 	return err;
 }
@@ -631,6 +670,7 @@ void rpcrdma_poller_destroy(struct rpcrdma_poller *p)
 		free(cq);
 	}
 	close(p->kickfd);
+	close(p->wake_src.fd);
 	close(p->epfd);
 	pthread_cond_destroy(&p->cond);
 	pthread_mutex_destroy(&p->lock);

@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "poller_int.h"
 
@@ -71,6 +72,7 @@ static int cq_create(struct rpcrdma_poller *p, struct ibv_context *verbs, int en
 		return -ENOMEM;
 	cq->verbs = verbs;
 	cq->max_cqe = attr.max_cqe;
+	rpcrdma__list_init(&cq->waits);
 	cq->src.poller = p;     /* cq_put's lock, with or without a channel */
 	if (rpcrdma__poller_notifies(p)) {
 		cq->channel = ibv_create_comp_channel(verbs);
@@ -177,4 +179,74 @@ void rpcrdma__poller_cq_put(struct rpcrdma__cq *cq, int entries)
 	cq->reserved -= entries;
 	if (p)
 		pthread_mutex_unlock(&p->lock);
+}
+
+/* ---- steps after the queue was polled empty (rpcrdma__cq_after) ---- */
+
+void rpcrdma__cq_after(struct rpcrdma__cq *cq, struct rpcrdma__cq_wait *w)
+{
+	struct rpcrdma_poller *p = cq->src.poller;
+	bool wake = false;
+	uint64_t one = 1;
+
+	pthread_mutex_lock(&p->lock);
+	rpcrdma__list_add_tail(&cq->waits, &w->node);
+	atomic_fetch_add(&cq->nwaits, 1);
+	/* A CQ with a channel may sit armed with nothing to raise an event:
+	 * a round takes it from the pending list.  One being handled goes
+	 * there when its handler ends (source_run); without a channel, the
+	 * BUSY thread or the DIRECT caller polls it anyway. */
+	if (cq->channel && !atomic_load(&cq->src.busy) && !cq->src.on_pending &&
+	    !atomic_load(&cq->src.dead)) {
+		rpcrdma__list_add_tail(&p->pending, &cq->src.pnode);
+		cq->src.on_pending = true;
+	}
+	wake = p->wake_src.fd >= 0;
+	pthread_mutex_unlock(&p->lock);
+	/* Also for a DIRECT caller polling it now: it comes back for it. */
+	if (wake && write(p->wake_src.fd, &one, sizeof(one)) < 0) {
+		/* eventfd writes only fail on overflow: readable anyway */
+	}
+}
+
+bool rpcrdma__cq_waits_take(struct rpcrdma__cq *cq, struct rpcrdma__list *out)
+{
+	struct rpcrdma_poller *p = cq->src.poller;
+
+	rpcrdma__list_init(out);
+	if (rpcrdma__likely(atomic_load_explicit(&cq->nwaits, memory_order_acquire) == 0))
+		return false;
+	pthread_mutex_lock(&p->lock);
+	rpcrdma__list_splice_tail(out, &cq->waits);
+	atomic_store(&cq->nwaits, 0);
+	pthread_mutex_unlock(&p->lock);
+	return !rpcrdma__list_empty(out);
+}
+
+unsigned rpcrdma__cq_waits_end(struct rpcrdma__cq *cq, struct rpcrdma__list *taken, bool drained)
+{
+	struct rpcrdma_poller *p = cq->src.poller;
+	struct rpcrdma__list *n;
+	unsigned k = 0;
+
+	if (!drained) {
+		/* Back in front of any queued meanwhile (those wait longer). */
+		pthread_mutex_lock(&p->lock);
+		rpcrdma__list_splice_tail(taken, &cq->waits);
+		rpcrdma__list_splice_tail(&cq->waits, taken);
+		for (n = cq->waits.next; n != &cq->waits; n = n->next)
+			k++;
+		atomic_store(&cq->nwaits, k);
+		pthread_mutex_unlock(&p->lock);
+		return 0;
+	}
+	while ((n = rpcrdma__list_pop(taken)) != NULL) {
+		struct rpcrdma__cq_wait *w = rpcrdma__container_of(n, struct rpcrdma__cq_wait, node);
+
+		rpcrdma__batch_begin();
+		w->fn(w);
+		rpcrdma__batch_end();
+		k++;
+	}
+	return k;
 }

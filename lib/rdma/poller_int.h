@@ -97,6 +97,18 @@ struct rpcrdma__source {
 	struct rpcrdma__list pnode; /* poller's pending list */
 };
 
+/*
+ * A step to take once the poller has handled every completion a CQ held
+ * when the step was queued (rpcrdma__cq_after): after a queue pair can
+ * raise no more completions, the point from which none of its completions
+ * is still waiting in the CQ.  fn runs on the thread polling the CQ
+ * (a poller thread; a DIRECT poller's caller), in a batch, without locks.
+ */
+struct rpcrdma__cq_wait {
+	struct rpcrdma__list node;
+	void (*fn)(struct rpcrdma__cq_wait *w);
+};
+
 /* A completion queue of the poller's pool (poller_cq.c): one of the CQs of
  * its device, shared by the queue pairs that reserved entries on it. */
 struct rpcrdma__cq {
@@ -108,6 +120,10 @@ struct rpcrdma__cq {
 	int max_cqe;                /* device limit */
 	int reserved;               /* entries promised to queue pairs */
 	bool pending;               /* budget ran out with the queue non-empty */
+	/* Steps waiting for the queue to be polled empty (the poller's lock;
+	 * nwaits read without it). */
+	struct rpcrdma__list waits;
+	atomic_uint nwaits;
 	struct rpcrdma__cq *spare_next; /* dropped: on the poller's spare list */
 };
 
@@ -119,7 +135,8 @@ struct rpcrdma_poller {
 	int kickfd;                 /* eventfd: wakes every worker while readable */
 	pthread_mutex_t lock;
 	pthread_cond_t cond;        /* a source went idle, a worker finished a round */
-	struct rpcrdma__list pending; /* CQs whose budget ran out */
+	struct rpcrdma__list pending; /* CQs whose budget ran out, or with steps (waits) */
+	struct rpcrdma__source wake_src; /* eventfd: a round runs the pending list */
 	atomic_uint kick_hold;      /* barriers in progress (changed under the lock) */
 	atomic_uint busy_waiters;   /* threads waiting for a source's busy to clear */
 	/* Read without the lock (atomic slots); changed under it. */
@@ -155,6 +172,18 @@ int rpcrdma__poller_cq_get_among(struct rpcrdma_poller *p, struct ibv_context *v
 				 int entries, int extra, struct rpcrdma__cq *const *known,
 				 unsigned nknown, struct rpcrdma__cq **out, bool *took_extra);
 void rpcrdma__poller_cq_put(struct rpcrdma__cq *cq, int entries);
+/* Queues w: w->fn runs once every completion cq holds now has been handled
+ * (the next poll of cq that finds it empty; in WORKQUEUE mode a worker
+ * is woken for it).  Any thread, no lock held; w stays the caller's until
+ * fn runs.  The CQ must stay reserved (rpcrdma__poller_cq_put) until then. */
+void rpcrdma__cq_after(struct rpcrdma__cq *cq, struct rpcrdma__cq_wait *w);
+/* The poller's side of it (poller.c): takes the steps queued so far
+ * before a poll (true if any), and runs them after one that found the
+ * queue empty (drained), else puts them back; returns how many ran (a
+ * poll counts them as work done). */
+bool rpcrdma__cq_waits_take(struct rpcrdma__cq *cq, struct rpcrdma__list *out);
+unsigned rpcrdma__cq_waits_end(struct rpcrdma__cq *cq, struct rpcrdma__list *taken,
+			       bool drained);
 /* The pool's choice among cqs[0, ncq): the index of the least-loaded CQ of
  * verbs that can hold entries more without exceeding max_cqe, or -1. */
 int rpcrdma__cq_pick(struct rpcrdma__cq *const *cqs, unsigned ncq,
