@@ -90,6 +90,7 @@ static void conn_setup(struct rpcrdma_listener *l, struct rpcrdma__conn *conn,
 	rpcrdma__list_init(&conn->sq_wait);
 	rpcrdma__list_init(&conn->send_wait);
 	rpcrdma__list_init(&conn->sends);
+	rpcrdma__list_init(&conn->reads);
 	rpcrdma__rb_conn_init(&conn->rb, &conn->stats);
 	conn->state = RPCRDMA__CONN_ACCEPTING;
 	id->context = conn;

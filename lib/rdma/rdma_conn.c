@@ -150,6 +150,81 @@ static void conn_drain(struct rpcrdma__conn *conn)
 	}
 }
 
+/*
+ * iWARP's close.  Soft-iWARP completes no WR its user posts once the QP
+ * left RTS: libsiw writes it into the ring it shares with the kernel,
+ * which flushes that ring only when it moves the QP to ERR itself (the
+ * peer's close, siw_qp_llp_close) or from RTS, and never again once it is
+ * in ERR.  A reply posted after the peer was killed, a receive posted
+ * again, Reads waiting in the ORQ at a graceful close: none completes,
+ * and each holds a reference.  And the flush at the peer's close can run
+ * after ours (siw's CM work racing rdma_disconnect).  So, in two steps on
+ * the thread that polls the connection's CQ:
+ *  - conn_quiet, once the completions the QP raised before the close's
+ *    move to ERR are handled (the successful ones: in ERR it raises
+ *    none): its number leaves the QP map (no receive of the shared queue
+ *    is left in the CQ to look for it, and a new QP may take it), and the
+ *    QP is destroyed, which waits in the kernel for every user of it, the
+ *    late flush included: the device touches none of its buffers after;
+ *  - conn_gone, once the completions raised until then are handled too:
+ *    what is still accounted as posted never completes, and is given
+ *    back (Sends, Read chains, receives of its own queue), with the
+ *    "connected" reference.
+ * Over RoCE the drain WR (conn_drain) orders the same: flushes do come.
+ */
+static void conn_gone(struct rpcrdma__cq_wait *w)
+{
+	struct rpcrdma__conn *conn = rpcrdma__container_of(w, struct rpcrdma__conn, gone);
+	struct rpcrdma__pool *pools[2] = {
+		conn->have_recv_pool ? &conn->recv_pool : NULL,
+		conn->have_recv_more ? &conn->recv_more : NULL,
+	};
+	struct rpcrdma__list *n;
+	unsigned given = 0;
+
+	sends_release_all(conn);
+	for (;;) {
+		pthread_mutex_lock(&conn->lock);
+		n = rpcrdma__list_pop(&conn->reads);
+		pthread_mutex_unlock(&conn->lock);
+		if (!n)
+			break;
+		given++;
+		rpcrdma__read_abort(rpcrdma__container_of(n, struct rpcrdma__read, c.node));
+	}
+	for (unsigned k = 0; k < 2; k++) {
+		for (unsigned i = 0; pools[k] && i < pools[k]->count; i++) {
+			struct rpcrdma_call *call =
+				(struct rpcrdma_call *)(pools[k]->ctxts + i * pools[k]->ctxt_size);
+
+			if (!call->posted)
+				continue;
+			call->posted = false;
+			given++;
+			rpcrdma__pool_put(&call->c);
+			rpcrdma__conn_put(conn);
+		}
+	}
+	RPCRDMA_TRACE(conn_gone, conn->conn_id, given);
+	rpcrdma__conn_put(conn);        /* the "connected" reference */
+}
+
+static void conn_quiet(struct rpcrdma__cq_wait *w)
+{
+	struct rpcrdma__conn *conn = rpcrdma__container_of(w, struct rpcrdma__conn, gone);
+	struct rpcrdma_listener *l = conn->l;
+
+	pthread_mutex_lock(&l->lock);
+	rpcrdma__qpmap_del(conn->dev, conn);
+	pthread_mutex_unlock(&l->lock);
+	rdma_destroy_qp(conn->id);
+	pthread_mutex_lock(&conn->lock);
+	conn->qp = NULL;                /* closing: nothing posts on it any more */
+	pthread_mutex_unlock(&conn->lock);
+	w->fn = conn_gone;
+	rpcrdma__cq_after(conn->cq, w);
+}
+
 void rpcrdma__conn_close(struct rpcrdma__conn *conn, const char *why)
 {
 	bool drop;
@@ -192,6 +267,11 @@ void rpcrdma__conn_close(struct rpcrdma__conn *conn, const char *why)
 	}
 	/* Calls waiting for a send context are released unanswered. */
 	rpcrdma__recv_resume(conn);
+	if (conn->no_drain && conn->qp) {
+		conn->gone.fn = conn_quiet;     /* it drops the "connected" reference */
+		rpcrdma__cq_after(conn->cq, &conn->gone);
+		return;
+	}
 	rpcrdma__conn_put(conn);      /* the "connected" reference */
 }
 
@@ -332,6 +412,8 @@ static int conn_post(struct rpcrdma__conn *conn, struct ibv_send_wr *first, unsi
 			if (quiet)
 				rpcrdma__count(&conn->stats, &conn->l->stats,
 					       RPCRDMA_STAT_SENDS_UNSIGNALED, 1);
+		} else {
+			rpcrdma__list_add_tail(&conn->reads, node);
 		}
 	}
 	pthread_mutex_unlock(&conn->lock);
@@ -393,15 +475,18 @@ static void sq_post_waiting(struct rpcrdma__conn *conn, bool *lost)
 			/* Signaled, as prep_send left it. */
 			conn->unsignaled = 0;
 			rpcrdma__list_add_tail(&conn->sends, &c->node);
+		} else {
+			rpcrdma__list_add_tail(&conn->reads, &c->node);
 		}
 	}
 }
 
-void rpcrdma__conn_sq_release(struct rpcrdma__conn *conn, unsigned n)
+void rpcrdma__conn_reads_done(struct rpcrdma__conn *conn, struct rpcrdma__list *node, unsigned n)
 {
 	bool lost = false;
 
 	pthread_mutex_lock(&conn->lock);
+	rpcrdma__list_del(node);
 	conn->sq_avail += n;
 	sq_post_waiting(conn, &lost);
 	pthread_mutex_unlock(&conn->lock);

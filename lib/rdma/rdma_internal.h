@@ -412,8 +412,22 @@ struct rpcrdma__conn {
 	 * completion (sig_every 1), replies are not batched (a batch that
 	 * finds the connection closing has its chains given back only by a
 	 * drain), and each chain's own completion or flush gives it back.
+	 * What never completes is given back at close instead (gone).
 	 */
 	bool no_drain;
+	/*
+	 * iWARP's close (rdma_conn.c, conn_quiet): the step run once the
+	 * poller has handled every completion the QP raised before the
+	 * close's move to ERR; it destroys the QP and queues the next, run
+	 * once the completions raised until the destroy are handled too,
+	 * which gives back what is still posted and the "connected"
+	 * reference.
+	 */
+	struct rpcrdma__cq_wait gone;
+	/* Read chains posted, oldest first, through the context's node as
+	 * sq_wait (conn->lock): given back by their last Read's completion,
+	 * or at an iWARP close. */
+	struct rpcrdma__list reads;
 	/*
 	 * Replies queued by a thread's batch (poller_int.h), posted as one
 	 * list at its end (conn->lock): the first WR of the first chain, the
@@ -465,6 +479,7 @@ struct rpcrdma__conn {
 /* A received call: the receive context and what the call handle needs. */
 struct rpcrdma_call {
 	struct rpcrdma__ctxt c;
+	bool posted;                    /* on its connection's own receive queue */
 	struct rpcrdma__conn *conn;     /* NULL while posted to an SRQ */
 	struct rpcrdma__dev *dev;
 	struct ibv_recv_wr wr;
@@ -680,8 +695,9 @@ int rpcrdma__conn_post(struct rpcrdma__conn *conn, struct ibv_send_wr *first, un
  * other replies it finished. */
 int rpcrdma__conn_post_reply(struct rpcrdma__conn *conn, struct ibv_send_wr *first, unsigned n,
 			     struct rpcrdma__list *node);
-/* Returns n send-queue slots and posts waiting chains. */
-void rpcrdma__conn_sq_release(struct rpcrdma__conn *conn, unsigned n);
+/* A Read chain's completion: takes node (the chain's) off conn->reads,
+ * returns its n send-queue slots and posts waiting chains. */
+void rpcrdma__conn_reads_done(struct rpcrdma__conn *conn, struct rpcrdma__list *node, unsigned n);
 /* A Send's completion: moves the Send at node and every Send posted before
  * it (node NULL: every Send) from conn->sends to *done, gives back their
  * send-queue room and posts the chains it lets go. */

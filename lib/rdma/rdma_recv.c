@@ -26,11 +26,17 @@ static void prep_one(struct rpcrdma_call *call)
 static int post_one(struct rpcrdma_call *call)
 {
 	struct ibv_recv_wr *bad;
+	int err;
 
 	prep_one(call);
 	if (rpcrdma__call_on_srq(call))
 		return -ibv_post_srq_recv(call->dev->srq, &call->wr, &bad);
-	return -ibv_post_recv(call->conn->qp, &call->wr, &bad);
+	/* Before the post: its completion may come on another thread. */
+	call->posted = true;
+	err = -ibv_post_recv(call->conn->qp, &call->wr, &bad);
+	if (err)
+		call->posted = false;
+	return err;
 }
 
 /*
@@ -404,6 +410,7 @@ void rpcrdma__recv_done(struct rpcrdma__cqe *cqe, const struct ibv_wc *wc)
 		call->conn = conn;      /* the reference from the lookup */
 	} else {
 		conn = call->conn;      /* the reference taken when posted */
+		call->posted = false;
 	}
 
 	if (rpcrdma__unlikely(wc->status != IBV_WC_SUCCESS)) {

@@ -132,8 +132,8 @@ void rpcrdma__read_done(struct rpcrdma__cqe *cqe, const struct ibv_wc *wc)
 		rpcrdma__count(&conn->stats, &conn->l->stats, RPCRDMA_STAT_CALLS_READ, 1);
 		rpcrdma__call_deliver(call);
 	}
+	rpcrdma__conn_reads_done(conn, &r->c.node, nwr);    /* off conn->reads first */
 	read_free(r);
-	rpcrdma__conn_sq_release(conn, nwr);
 	rpcrdma__conn_put(conn);
 }
 

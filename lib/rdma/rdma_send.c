@@ -293,9 +293,12 @@ int rpcrdma__call_may_post(const struct rpcrdma_call *call)
 {
 	struct ibv_sge sge[PROBE_SGE_MAX];
 	struct ibv_send_wr wr, *bad = NULL;
+	struct rpcrdma__conn *conn;
+	int rc;
 
-	if (!call || !call->conn || !call->conn->qp)
+	if (!call || !call->conn)
 		return -EINVAL;
+	conn = call->conn;
 	/*
 	 * First the cheap question, to the uverbs file.  Accepted: any
 	 * command would be, the post too.  (The probe post below rings
@@ -303,16 +306,20 @@ int rpcrdma__call_may_post(const struct rpcrdma_call *call)
 	 * nothing.)  Refused: only a post tells whether this provider needs
 	 * a command to post at all.
 	 */
-	if (rpcrdma__may_command(call->conn->qp->context->cmd_fd) == 0)
+	if (rpcrdma__may_command(conn->dev->verbs->cmd_fd) == 0)
 		return 0;
-	if (call->conn->max_send_sge >= PROBE_SGE_MAX)
+	if (conn->max_send_sge >= PROBE_SGE_MAX)
 		return -ENOTSUP;
 	memset(sge, 0, sizeof(sge));
 	memset(&wr, 0, sizeof(wr));
 	wr.sg_list = sge;
-	wr.num_sge = (int)call->conn->max_send_sge + 1;
+	wr.num_sge = (int)conn->max_send_sge + 1;
 	wr.opcode = IBV_WR_SEND;
-	int rc = ibv_post_send(call->conn->qp, &wr, &bad);
+	/* Under the lock: an iWARP close destroys the QP (conn_quiet). */
+	pthread_mutex_lock(&conn->lock);
+	rc = conn->qp && conn->state != RPCRDMA__CONN_CLOSING ? ibv_post_send(conn->qp, &wr, &bad)
+							       : 0;
+	pthread_mutex_unlock(&conn->lock);
 	if (rc == EACCES || rc == EPERM)
 		return -EACCES;
 	return 0;

@@ -105,13 +105,34 @@ static int fake_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
 	return 0;
 }
 
+/* Moves q to the error state (once). */
+static void qp_err(struct fv_qp *q)
+{
+	if (q->err)
+		return;
+	q->err = true;
+	q->err_seq = FV->seq;
+}
+
+void fv_qp_fail(struct ibv_qp *qp)
+{
+	qp_err((struct fv_qp *)(void *)qp);
+}
+
+/* Whether a WR or receive posted at seq flushes on q, in the error state:
+ * always, but on iWARP only those posted before the move. */
+static bool flushes(const struct fv_qp *q, unsigned seq)
+{
+	return !FV->iwarp || seq < q->err_seq;
+}
+
 /* Queues the flush of everything qp (in the error state) still holds. */
 static void flush_qp(struct fv_qp *q)
 {
 	for (unsigned i = 0; i < FV->nwrs; i++) {
 		struct fv_wr *w = &FV->wrs[i];
 
-		if (w->qp != &q->qp || w->done)
+		if (w->qp != &q->qp || w->done || !flushes(q, w->seq))
 			continue;
 		w->done = true;
 		push_wc(w->wr_id, IBV_WC_WR_FLUSH_ERR, IBV_WC_SEND, 0, q->qp.qp_num);
@@ -120,7 +141,7 @@ static void flush_qp(struct fv_qp *q)
 	for (unsigned i = 0; i < FV->nrecvs; i++) {
 		struct fv_recv *r = &FV->recvs[i];
 
-		if (r->qp != &q->qp || r->used)
+		if (r->qp != &q->qp || r->used || !flushes(q, r->seq))
 			continue;
 		r->used = true;
 		push_wc(r->wr_id, IBV_WC_WR_FLUSH_ERR, IBV_WC_RECV, 0, q->qp.qp_num);
@@ -284,7 +305,7 @@ unsigned fv_complete(struct ibv_qp *qp, unsigned n, enum ibv_wc_status status)
 		w->done = true;
 		done++;
 		if (st != IBV_WC_SUCCESS) {
-			q->err = true;
+			qp_err(q);
 			push_wc(w->wr_id, st, wc_opcode(w->opcode), 0, qp->qp_num);
 			break;
 		}
@@ -462,7 +483,7 @@ int rdma_disconnect(struct rdma_cm_id *id)
 {
 	FV->disconnects++;
 	if (id->qp)
-		((struct fv_qp *)(void *)id->qp)->err = true;
+		qp_err((struct fv_qp *)(void *)id->qp);
 	return 0;
 }
 
@@ -682,6 +703,6 @@ int ibv_destroy_cq(struct ibv_cq *cq)
 int ibv_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int mask)
 {
 	if ((mask & IBV_QP_STATE) && attr->qp_state == IBV_QPS_ERR)
-		((struct fv_qp *)(void *)qp)->err = true;
+		qp_err((struct fv_qp *)(void *)qp);
 	return 0;
 }

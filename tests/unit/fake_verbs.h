@@ -68,6 +68,7 @@ struct fv_qp {
 	struct ibv_qp qp;
 	struct ibv_qp_init_attr init;
 	bool err;                /* moved to IBV_QPS_ERR: everything flushes */
+	unsigned err_seq;        /* FV->seq at that move (iwarp: flushes only before) */
 	bool destroyed;
 };
 
@@ -88,6 +89,10 @@ struct fv {
 	/* Failure injection: the next n calls fail (0: none). */
 	unsigned fail_create_qp, fail_accept, fail_reg_mr;
 	unsigned fail_reg_mr_skip;  /* registrations that pass before fail_reg_mr's */
+	/* Soft-iWARP's rings (set with device.transport_type IWARP): a QP
+	 * in the error state flushes what was posted before its move there,
+	 * never what is posted after (the WQE stays in the ring). */
+	bool iwarp;
 	/* Run as a CQ is being created (NULL: nothing): what another thread
 	 * could do meanwhile, e.g. the listener's idle sweep during an accept. */
 	void (*on_create_cq)(void);
@@ -134,6 +139,9 @@ bool fv_deliver(struct ibv_qp *qp, const void *msg, uint32_t len);
  * error state (the rest flush), as on a device.  Returns how many
  * completed. */
 unsigned fv_complete(struct ibv_qp *qp, unsigned n, enum ibv_wc_status status);
+/* Moves qp to the error state as the kernel does when the peer goes
+ * (before the server hears of it). */
+void fv_qp_fail(struct ibv_qp *qp);
 /* Queues a CM event of type for id (a connect request: a new id). */
 struct rdma_cm_id *fv_connect_request(const void *pdata, uint8_t len, uint8_t initiator_depth);
 void fv_cm_event(struct rdma_cm_id *id, enum rdma_cm_event_type type);

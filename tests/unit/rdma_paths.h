@@ -73,5 +73,6 @@ void test_deep_srq_one_cq(void **state);
 void test_disconnect_each_step(void **state);
 void test_idle_sweep_during_accept(void **state);
 void test_idle_sweep_fresh(void **state);
+void test_iwarp_close_gives_back(void **state);
 
 #endif /* RPCRDMA_TEST_RDMA_PATHS_H */

@@ -560,6 +560,7 @@ int main(void)
 		cmocka_unit_test(test_disconnect_each_step),
 		cmocka_unit_test(test_idle_sweep_during_accept),
 		cmocka_unit_test(test_idle_sweep_fresh),
+		cmocka_unit_test(test_iwarp_close_gives_back),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

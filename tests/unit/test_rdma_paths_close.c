@@ -524,3 +524,58 @@ void test_idle_sweep_fresh(void **state)
 	assert_int_equal(counter(RPCRDMA_STAT_DISCONNECTS), 1);
 	stop();
 }
+
+/*
+ * iWARP (soft-iWARP's rings, fake_verbs.h): the peer goes, and the kernel
+ * moves the QP to the error state before the server hears of it.  What the
+ * server posts after that never completes: the RDMA Reads of a call that
+ * arrived just before, a reply's Send, a receive posted again.  At the
+ * close (the DISCONNECTED event) they are given back once the QP is
+ * destroyed and the CQ polled past it: the connection is freed, nothing
+ * lost, and the listener's shutdown does not wait.  Before, their
+ * references never came back (rdma-faults over siw hung in the shutdown).
+ */
+void test_iwarp_close_gives_back(void **state)
+{
+	uint8_t pay[8] = { 0 }, data[16];
+	struct rdma_cm_id *id;
+	struct ibv_qp *qp;
+	unsigned sends;
+
+	(void)state;
+	start(false);
+	FV->iwarp = true;
+	FV->device.transport_type = IBV_TRANSPORT_IWARP;
+	id = request();
+	cm_run();
+	fv_cm_event(id, RDMA_CM_EVENT_ESTABLISHED);
+	cm_run();
+	qp = id->qp;
+	inline_call(qp, 1);
+	inline_call(qp, 2);
+	pump();
+	assert_int_equal(T.ncalls, 2);
+	read_call(qp, 3, data, fv_remote(data, sizeof(data)), 2);   /* received, not polled */
+	fv_qp_fail(qp);
+	pump();                                 /* its Reads go into the ring */
+	assert_int_equal(fv_sq_outstanding(qp), 2);
+	sends = FV->nwrs;
+	assert_int_equal(reply_iov(0, pay, sizeof(pay), 0, 0), 0);
+	assert_int_equal(FV->nwrs, sends + 1);  /* posted: the QP took it */
+	rpcrdma_call_drop(T.calls[1]);          /* its receive is posted again */
+	T.calls[1] = NULL;
+	pump();
+	assert_int_equal(fv_sq_outstanding(qp), 3);
+	assert_true(fv_rq_posted(qp) >= 1);
+	assert_int_equal(FV->qps, 1);
+	fv_cm_event(id, RDMA_CM_EVENT_DISCONNECTED);
+	cm_run();
+	pump();
+	assert_int_equal(FV->qps, 0);
+	assert_int_equal(counter(RPCRDMA_STAT_DISCONNECTS), 1);
+	assert_int_equal(counter(RPCRDMA_STAT_CTXT_LOST), 0);
+	/* never completed, never flushed */
+	assert_int_equal(fv_sq_outstanding(qp), 3);
+	assert_int_equal(T.ncalls, 2);
+	stop();
+}
