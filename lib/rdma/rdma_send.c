@@ -157,6 +157,9 @@ static void prep_send(struct rpcrdma__send *s, struct ibv_send_wr *wr, struct ib
 	if (conn->peer_rinv && call_hdr && inv_rkey(call_hdr, &rkey)) {
 		wr->opcode = IBV_WR_SEND_WITH_INV;
 		wr->invalidate_rkey = rkey;
+		/* libsiw (rdma-core's soft-iWARP) takes the STag to invalidate
+		 * from wr.rdma.rkey; the others ignore wr.rdma for a Send. */
+		wr->wr.rdma.rkey = rkey;
 	}
 }
 
