@@ -18,7 +18,7 @@ command -v readelf >/dev/null || { echo "trace-probes: no readelf"; exit 77; }
 want="call_check_fail reply_check_fail"
 if [ "$rdma" = 1 ]; then
 	# connections
-	want="$want conn_accept conn_refuse conn_established conn_cm_event conn_close conn_free"
+	want="$want conn_accept conn_refuse conn_established conn_cm_event conn_close conn_gone conn_free"
 	want="$want credit_grant dev_remove wc_error"
 	# receive path
 	want="$want call_recv call_reject call_reject_reads recv_no_conn credit_overrun send_ctx_wait"
