@@ -384,8 +384,15 @@ struct rpcrdma_svc_opts {
  * connection, accepted or adopted, joins the loop with the fewest TCP
  * connections (ties in turn) and stays there: its records are read, its
  * handlers run and its replies are written on that loop's thread, and its
- * idle timeout is checked there.  Loop 0 also keeps the listeners, the UDP
- * sockets, a DIRECT RDMA poller and the backward direction.  K > 1
+ * idle timeout is checked there.  An RDMA connection is spread the same
+ * way at accept, unless the handlers switch credentials: each loop polls a
+ * DIRECT poller of its own (the program's for loop 0 when it is DIRECT,
+ * else one the service makes with the program's poller's options), whose
+ * completion queue the connection's queue pair is given, so its
+ * completions, handlers and replies run on its loop's thread for good,
+ * whatever the program's poller mode (that poller then handles only the
+ * listeners' connection events).  Loop 0 also keeps the listeners, the UDP
+ * sockets, the program's DIRECT RDMA poller and the backward direction.  K > 1
  * declares the handlers thread-safe: handlers of one loop run one at a
  * time, but handlers of different loops run at once, and so do RDMA calls
  * run by the threads of a workqueue or busy poller (each thread runs the
@@ -613,6 +620,12 @@ struct rpcrdma_svc_loop_stats {
 	uint64_t calls;          /* TCP calls its connections handed to the
 				  * core (each ran its handler on that loop's
 				  * thread unless the handler made it ASYNC) */
+	/* RDMA, with K > 1 loops (spread at accept like TCP, see "Several
+	 * loops"): */
+	uint64_t rdma_conns;     /* RDMA connections whose completion queue
+				  * this loop's thread polls now */
+	uint64_t rdma_calls;     /* RDMA calls this loop's thread reaped from
+				  * its own poller and handed to the core */
 };
 /*
  * Copies the counters of loop `loop` (0 .. loops - 1; at most size bytes

@@ -24,6 +24,23 @@
 /* Under the listener lock: the device, the credit grant (*grant) and the
  * connection id; puts conn on the listener's and the device's counts.
  * 0 or a negative errno with nothing done. */
+/* The index in l->spread a new connection joins (l->lock held): the poller
+ * with the fewest connections, ties taken in turn; 0 without a spread. */
+static unsigned spread_pick(struct rpcrdma_listener *l)
+{
+	unsigned n = l->nspread, best = 0;
+
+	if (n <= 1)
+		return 0;
+	unsigned start = l->spread_next++ % n;
+	for (unsigned k = 0; k < n; k++) {
+		unsigned i = (start + k) % n;
+		if (k == 0 || l->spread_conns[i] < l->spread_conns[best])
+			best = i;
+	}
+	return best;
+}
+
 static int conn_admit(struct rpcrdma_listener *l, struct rdma_cm_id *id,
 		      struct rpcrdma__conn *conn, uint32_t *grant)
 {
@@ -65,6 +82,8 @@ static int conn_admit(struct rpcrdma_listener *l, struct rdma_cm_id *id,
 		dev->srq_unpromised -= rpcrdma__conn_recvs(conn, *grant);
 	conn->l = l;
 	conn->dev = dev;   /* before the list: rpcrdma__dev_find_conn reads it */
+	conn->spread_idx = spread_pick(l);
+	l->spread_conns[conn->spread_idx]++;
 	rpcrdma__list_add_tail(&l->conns, &conn->lnode);
 	l->nconns++;
 	dev->nconns++;
@@ -251,6 +270,7 @@ static void conn_accept_undo(struct rpcrdma_listener *l, struct rpcrdma__conn *c
 	rpcrdma_idr_remove(l->conn_ids, (int)conn->conn_id);
 	l->nconns--;
 	dev->nconns--;
+	l->spread_conns[conn->spread_idx]--;
 	if (conn->on_srq)
 		dev->srq_unpromised += rpcrdma__conn_recvs(conn, grant);
 	pthread_mutex_unlock(&l->lock);

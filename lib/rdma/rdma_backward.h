@@ -15,10 +15,21 @@
 #include "rdma_internal.h"
 
 /* rpcrdma_listener_create with bc_recvs receives kept per connection for
- * backward replies (rpcrdma_svc_listen_rdma: RPCRDMA__BC_RECVS). */
+ * backward replies (rpcrdma_svc_listen_rdma: RPCRDMA__BC_RECVS), and the
+ * connections' queue pairs spread over spread[0, nspread) (at most
+ * RPCRDMA__SPREAD_MAX pollers, each outliving the listener; nspread 0:
+ * poller's CQs): each new connection takes the CQ of the poller with the
+ * fewest connections, ties in turn, and keeps it, so its completions (and
+ * calls) are handled by whoever polls that poller.  poller keeps the
+ * listener's own sources (connection events, timers, budget, backward
+ * posts).  rpcrdma__listener_spread_conns: a spread poller's connections
+ * now (any thread). */
 int rpcrdma__listener_create(struct rpcrdma_poller *poller, const struct sockaddr *addr,
 			     const struct rpcrdma_listener_opts *uopts, rpcrdma_call_handler handler,
-			     void *handler_arg, unsigned bc_recvs, struct rpcrdma_listener **out);
+			     void *handler_arg, unsigned bc_recvs,
+			     struct rpcrdma_poller *const *spread, unsigned nspread,
+			     struct rpcrdma_listener **out);
+unsigned rpcrdma__listener_spread_conns(struct rpcrdma_listener *l, unsigned i);
 /* Listener create / destroy (after shutdown): the poster source. */
 int rpcrdma__bc_listener_start(struct rpcrdma_listener *l);
 void rpcrdma__bc_listener_stop(struct rpcrdma_listener *l);

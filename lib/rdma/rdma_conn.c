@@ -20,7 +20,7 @@ static void conn_free(struct rpcrdma__conn *conn)
 {
 	struct rpcrdma_listener *l = conn->l;
 	struct rpcrdma__dev *dev = conn->dev;
-	unsigned lost;
+	unsigned lost, spread_idx = conn->spread_idx;
 
 	/* Every WR completed: every context must be back in its pool. */
 	lost = conn->send_pool.count - conn->send_pool.nfree;
@@ -64,6 +64,7 @@ static void conn_free(struct rpcrdma__conn *conn)
 	rpcrdma__count(&l->stats, NULL, RPCRDMA_STAT_DISCONNECTS, 1);
 	l->nconns--;
 	dev->nconns--;
+	l->spread_conns[spread_idx]--;
 	pthread_cond_broadcast(&l->conns_cond);
 	pthread_mutex_unlock(&l->lock);
 }

@@ -266,19 +266,32 @@ int rpcrdma__conn_cq_get(struct rpcrdma__conn *conn, int entries)
 	 * (asking every CQ for the share again gave each connection a CQ of
 	 * its own, and refused the 65th, once the share passed max_cqe / 2).
 	 * Accepts of one listener are serialized: the list stays as read. */
+	struct rpcrdma_poller *p = l->nspread ? l->spread[conn->spread_idx] : l->poller;
+
+	/* Only the CQs of its poller (a spread listener's device has some of
+	 * each): the connection's completions are that poller's. */
 	pthread_mutex_lock(&l->lock);
-	ncqs = dev->ncqs;
-	memcpy(cqs, dev->cqs, ncqs * sizeof(cqs[0]));
+	ncqs = 0;
+	for (unsigned i = 0; i < dev->ncqs; i++)
+		if (dev->cqs[i]->src.poller == p)
+			cqs[ncqs++] = dev->cqs[i];
 	pthread_mutex_unlock(&l->lock);
-	err = rpcrdma__poller_cq_get_among(l->poller, dev->verbs, entries, share, cqs, ncqs,
+	err = rpcrdma__poller_cq_get_among(p, dev->verbs, entries, share, cqs, ncqs,
 					   &conn->cq, &took_share);
 	if (err)
 		return err;
 	pthread_mutex_lock(&l->lock);
 	for (unsigned i = 0; i < dev->ncqs && !known; i++)
 		known = dev->cqs[i] == conn->cq;
+	if (!known && dev->ncqs == RPCRDMA__DEV_CQS) {
+		/* Pollers of a spread, each with CQs grown past its first. */
+		pthread_mutex_unlock(&l->lock);
+		rpcrdma__poller_cq_put(conn->cq, entries + (took_share ? share : 0));
+		conn->cq = NULL;
+		return -ENOSPC;
+	}
 	if (!known)
-		dev->cqs[dev->ncqs++] = conn->cq;  /* at most the pool's size */
+		dev->cqs[dev->ncqs++] = conn->cq;
 	pthread_mutex_unlock(&l->lock);
 	if (known && took_share && share)
 		rpcrdma__poller_cq_put(conn->cq, share);
@@ -293,7 +306,7 @@ void rpcrdma__dev_cqs_put(struct rpcrdma__dev *dev, bool drop)
 		if (share)
 			rpcrdma__poller_cq_put(dev->cqs[i], share);
 		if (drop)
-			rpcrdma__poller_cq_drop(dev->l->poller, dev->cqs[i]);
+			rpcrdma__poller_cq_drop(dev->cqs[i]->src.poller, dev->cqs[i]);
 	}
 	dev->ncqs = 0;
 }

@@ -290,6 +290,12 @@ static inline uint32_t rpcrdma__rescg_conn_objects(bool srq)
 	return srq ? 2u : 4u;
 }
 
+/* The most pollers a listener spreads its connections over (the service's
+ * RPCRDMA_SVC_MAX_LOOPS), and the CQs a device's connections may be given
+ * (a poller's pool, and one more per poller of a spread). */
+#define RPCRDMA__SPREAD_MAX 256u
+#define RPCRDMA__DEV_CQS (RPCRDMA__MAX_CQS + RPCRDMA__SPREAD_MAX)
+
 /* Per-device resources of a listener. */
 struct rpcrdma__dev {
 	struct rpcrdma__list node;
@@ -300,7 +306,7 @@ struct rpcrdma__dev {
 	/* The CQs the device's connections were given (listener lock); with
 	 * an SRQ each holds srq_posted entries for the SRQ's receives, which
 	 * complete on the CQ of whichever queue pair takes them. */
-	struct rpcrdma__cq *cqs[RPCRDMA__MAX_CQS];
+	struct rpcrdma__cq *cqs[RPCRDMA__DEV_CQS];
 	unsigned ncqs;
 	struct ibv_srq *srq;            /* NULL: per-connection receive queues */
 	struct rpcrdma__pool srq_pool;  /* receive contexts posted to the SRQ */
@@ -345,6 +351,9 @@ struct rpcrdma__conn {
 	struct rpcrdma__pcap_ep pcap;   /* the wire capture's (l->pcap) */
 	struct rpcrdma__dev *dev;
 	struct rpcrdma__cq *cq;         /* its share of the poller's pool */
+	/* Its poller among the listener's spread (rpcrdma__listener_create;
+	 * 0 without one), fixed at admission: its CQ is that poller's. */
+	unsigned spread_idx;
 	/* Receives from the device's SRQ; false: its own receive queue (no
 	 * SRQ, or the SRQ's buffers were all promised at accept). */
 	bool on_srq;
@@ -569,6 +578,13 @@ struct rpcrdma_listener {
 	struct rpcrdma_listener_opts opts;
 	struct rpcrdma__pcap *pcap;     /* the wire capture; NULL: off */
 	struct rpcrdma_poller *poller;
+	/* The pollers whose CQs the connections' queue pairs are spread over
+	 * (nspread 0: l->poller's): a connection takes the one with the
+	 * fewest connections at admission, ties in turn, and keeps it
+	 * (rdma_accept.c).  Connections on each (lock). */
+	struct rpcrdma_poller *spread[RPCRDMA__SPREAD_MAX];
+	unsigned spread_conns[RPCRDMA__SPREAD_MAX];
+	unsigned nspread, spread_next;
 	struct rdma_event_channel *ech;
 	struct rdma_cm_id *id;          /* NULL after a device removal until listening again */
 	struct sockaddr_storage addr;   /* what was bound, for listening again */
@@ -605,6 +621,12 @@ struct rpcrdma_listener {
 	pthread_mutex_t bc_lock;
 	struct rpcrdma__list bc_queue;  /* Sends to post (bc_lock) */
 };
+
+/* Whether l's poller or one of its spread is DIRECT (no thread handles
+ * its completions); rpcrdma__listener_poll polls each DIRECT one once and
+ * flushes the batch: a listener's shutdown, waiting for its connections. */
+bool rpcrdma__listener_direct(const struct rpcrdma_listener *l);
+void rpcrdma__listener_poll(struct rpcrdma_listener *l);
 
 /* Whether a receive context is one of its device's SRQ buffers (else a
  * connection's own). */

@@ -116,7 +116,8 @@ int rpcrdma_listener_create(struct rpcrdma_poller *poller, const struct sockaddr
 			    const struct rpcrdma_listener_opts *uopts, rpcrdma_call_handler handler,
 			    void *handler_arg, struct rpcrdma_listener **out)
 {
-	return rpcrdma__listener_create(poller, addr, uopts, handler, handler_arg, 0, out);
+	return rpcrdma__listener_create(poller, addr, uopts, handler, handler_arg, 0, NULL, 0,
+				       out);
 }
 
 /* The listener's sources on the poller, in order: the device-removal
@@ -199,7 +200,9 @@ out_id:
 
 int rpcrdma__listener_create(struct rpcrdma_poller *poller, const struct sockaddr *addr,
 			     const struct rpcrdma_listener_opts *uopts, rpcrdma_call_handler handler,
-			     void *handler_arg, unsigned bc_recvs, struct rpcrdma_listener **out)
+			     void *handler_arg, unsigned bc_recvs,
+			     struct rpcrdma_poller *const *spread, unsigned nspread,
+			     struct rpcrdma_listener **out)
 {
 	if (out)
 		*out = NULL; /* api.h: a failed create leaves *out NULL */
@@ -207,9 +210,13 @@ int rpcrdma__listener_create(struct rpcrdma_poller *poller, const struct sockadd
 	struct rpcrdma_listener *l;
 	int err;
 
-	if (!poller || !addr || !handler || !out ||
+	if (!poller || !addr || !handler || !out || nspread > RPCRDMA__SPREAD_MAX ||
+	    (nspread && !spread) ||
 	    (addr->sa_family != AF_INET && addr->sa_family != AF_INET6))
 		return -EINVAL;
+	for (unsigned i = 0; i < nspread; i++)
+		if (!spread[i])
+			return -EINVAL;
 	err = rpcrdma__listener_opts_get(uopts, &opts);
 	if (err)
 		return err;
@@ -224,6 +231,9 @@ int rpcrdma__listener_create(struct rpcrdma_poller *poller, const struct sockadd
 	if (err)
 		goto out_idr;
 	l->poller = poller;
+	for (unsigned i = 0; i < nspread; i++)
+		l->spread[i] = spread[i];
+	l->nspread = nspread;
 	l->handler = handler;
 	l->handler_arg = handler_arg;
 	l->bc_recvs = bc_recvs;
@@ -266,6 +276,26 @@ int rpcrdma_listener_port(const struct rpcrdma_listener *l)
 	return l ? l->port : -EINVAL;
 }
 
+bool rpcrdma__listener_direct(const struct rpcrdma_listener *l)
+{
+	if (l->poller->opts.mode == RPCRDMA_POLLER_DIRECT)
+		return true;
+	for (unsigned i = 0; i < l->nspread; i++)
+		if (l->spread[i]->opts.mode == RPCRDMA_POLLER_DIRECT)
+			return true;
+	return false;
+}
+
+void rpcrdma__listener_poll(struct rpcrdma_listener *l)
+{
+	if (l->poller->opts.mode == RPCRDMA_POLLER_DIRECT)
+		rpcrdma_poller_poll(l->poller, 0);
+	for (unsigned i = 0; i < l->nspread; i++)
+		if (l->spread[i] != l->poller && l->spread[i]->opts.mode == RPCRDMA_POLLER_DIRECT)
+			rpcrdma_poller_poll(l->spread[i], 0);
+	rpcrdma__batch_flush();
+}
+
 void rpcrdma_listener_shutdown(struct rpcrdma_listener *l)
 {
 	bool first;
@@ -288,10 +318,9 @@ void rpcrdma_listener_shutdown(struct rpcrdma_listener *l)
 	rpcrdma__batch_flush();         /* a batch's replies hold their connections */
 	pthread_mutex_lock(&l->lock);
 	while (l->nconns) {
-		if (l->poller->opts.mode == RPCRDMA_POLLER_DIRECT) {
+		if (rpcrdma__listener_direct(l)) {
 			pthread_mutex_unlock(&l->lock);
-			rpcrdma_poller_poll(l->poller, 0);
-			rpcrdma__batch_flush();
+			rpcrdma__listener_poll(l);
 			pthread_mutex_lock(&l->lock);
 		} else {
 			pthread_cond_wait(&l->conns_cond, &l->lock);
@@ -329,4 +358,15 @@ void rpcrdma_listener_destroy(struct rpcrdma_listener *l)
 void rpcrdma_listener_stats(const struct rpcrdma_listener *l, struct rpcrdma_stats *out)
 {
 	rpcrdma__counters_read(&l->stats, out);
+}
+
+unsigned rpcrdma__listener_spread_conns(struct rpcrdma_listener *l, unsigned i)
+{
+	unsigned n = 0;
+
+	pthread_mutex_lock(&l->lock);
+	if (i < l->nspread)
+		n = l->spread_conns[i];
+	pthread_mutex_unlock(&l->lock);
+	return n;
 }

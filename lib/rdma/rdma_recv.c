@@ -183,7 +183,6 @@ void rpcrdma__recv_repost(struct rpcrdma_call *call)
 
 void rpcrdma__recv_srq_quiesce(struct rpcrdma__dev *dev, bool wait_all)
 {
-	struct rpcrdma_poller *p = dev->l->poller;
 	uint64_t until = rpcrdma__now_ns() + 2000000000ull;
 
 	atomic_store(&dev->srq_dying, true);
@@ -200,9 +199,8 @@ void rpcrdma__recv_srq_quiesce(struct rpcrdma__dev *dev, bool wait_all)
 			return;
 		if (rpcrdma__now_ns() > until)
 			return;  /* a completion that never came: nothing will touch it */
-		if (wait_all && p->opts.mode == RPCRDMA_POLLER_DIRECT) {
-			rpcrdma_poller_poll(p, 0);
-			rpcrdma__batch_flush();
+		if (wait_all && rpcrdma__listener_direct(dev->l)) {
+			rpcrdma__listener_poll(dev->l);
 		} else {
 			nanosleep(&(struct timespec){ .tv_nsec = 1000000 }, NULL);
 		}

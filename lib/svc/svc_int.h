@@ -146,6 +146,16 @@ struct rpcrdma__svc_loop {
 	uint8_t *tcp_in;    /* its TCP connections' read buffer (svc_tcp.c) */
 	atomic_uint nconns; /* TCP connections on it now (spread at accept) */
 	atomic_uint_fast64_t conns_accepted, calls; /* rpcrdma_svc_get_loop_stats */
+	/* Several loops over RDMA (svc_rdma_drive.c): the DIRECT poller whose
+	 * CQs this loop's RDMA connections were given at accept (made by the
+	 * service; loops[0]'s may be the program's, then driven by
+	 * svc->rdrive and rdrive here NULL), its driver on this loop's epoll
+	 * set, and the RDMA calls this loop's thread ran (reaped, handled,
+	 * replied) from it. */
+	struct rpcrdma_poller *rpoller;
+	bool rpoller_own;                 /* made by the service: destroy it */
+	struct rpcrdma__svc_rdrive *rdrive;
+	atomic_uint_fast64_t rdma_calls;
 };
 
 struct rpcrdma_svc {

@@ -377,7 +377,11 @@ int rpcrdma_svc_get_loop_stats(const struct rpcrdma_svc *svc, unsigned loop,
 		.conns = atomic_load(&l->nconns),
 		.conns_accepted = atomic_load(&l->conns_accepted),
 		.calls = atomic_load(&l->calls),
+		.rdma_calls = atomic_load(&l->rdma_calls),
 	};
+	for (const struct rpcrdma__svc_xprt_class *const *c = rpcrdma__svc_xprt_classes; *c; c++)
+		if ((*c)->loop_conns)
+			s.rdma_conns += (*c)->loop_conns((struct rpcrdma__svc_loop *)l);
 	memcpy(st, &s, size < sizeof(s) ? size : sizeof(s));
 	return 0;
 }

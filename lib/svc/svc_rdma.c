@@ -162,6 +162,7 @@ static void on_call(struct rpcrdma_call *call, void *arg)
 		return;
 	}
 	q->call = call;
+	q->r = r;
 	/*
 	 * A call with a write chunk (NFS READ) gets its reply buffer now, in
 	 * registered memory: the handler then reads its bulk data straight
@@ -191,12 +192,17 @@ static void on_call(struct rpcrdma_call *call, void *arg)
 		return;
 	}
 	r->live++;
-	struct rpcrdma__svc_rdrive *d = r->drive;
-	bool here = d && atomic_load_explicit(&d->loop_polling, memory_order_acquire) &&
-		    pthread_equal(pthread_self(), d->loop_tid);
 	pthread_mutex_unlock(&r->lock);
 	/* live counts q from here: shutdown waits for it. */
-	if (!here && run_here(r, q, &why))
+	struct rpcrdma__svc_rdrive *d = rpcrdma__svc_rdrive_current();
+	if (d) {
+		/* A loop thread polling its DIRECT poller: it hands the call
+		 * to the core right after this poll (on_poller). */
+		RPCRDMA__STAT_INC(r->svc, rdma_loop_calls);
+		rpcrdma__svc_rdrive_queue(d, q);
+		return;
+	}
+	if (run_here(r, q, &why))
 		return;
 	pthread_mutex_lock(&r->lock);
 	if (rpcrdma__unlikely(r->closing)) {
@@ -207,21 +213,10 @@ static void on_call(struct rpcrdma_call *call, void *arg)
 	}
 	*r->tail = q;
 	r->tail = &q->next;
-	wake = !here && !r->kicked && !r->stalled;
+	wake = !r->kicked && !r->stalled;
 	if (wake)
 		r->kicked = true;
 	pthread_mutex_unlock(&r->lock);
-	if (here) {
-		/* The loop thread: it hands the queue to the core right after
-		 * this poll (on_poller). */
-		RPCRDMA__STAT_INC(r->svc, rdma_loop_calls);
-		if (!r->pending) {
-			r->pending = true;
-			r->pending_next = d->pending;
-			d->pending = r;
-		}
-		return;
-	}
 	atomic_fetch_add_explicit(why, 1, memory_order_relaxed);
 	if (wake)
 		kick(r);
@@ -274,6 +269,41 @@ static void drain(struct rpcrdma__svc_rdma *r)
 			return;
 		}
 	}
+}
+
+/* Loop thread, after a poll of its DIRECT poller (the driver's run): hands
+ * q to the core here.  Slots full: q waits on the transport's queue, for
+ * loop 0 (a slot freed kicks it), behind the calls already there. */
+static void run_polled(struct rdma_req *q)
+{
+	struct rpcrdma__svc_rdma *r = q->r;
+
+	pthread_mutex_lock(&r->lock);
+	bool behind = r->closing || r->head;
+	pthread_mutex_unlock(&r->lock);
+	if (!behind) {
+		unsigned n = 0;
+		const struct iovec *iov = rpcrdma_call_payload(q->call, &n);
+		socklen_t plen = 0;
+		const struct sockaddr *peer = rpcrdma_call_peer(q->call, &plen);
+		if (rpcrdma__svc_xprt_recv(r->xprt, iov, n, peer, plen, q) != -EBUSY)
+			return;
+	}
+	pthread_mutex_lock(&r->lock);
+	if (r->closing) {
+		pthread_mutex_unlock(&r->lock);
+		drop_live(r, q);
+		return;
+	}
+	q->next = NULL;
+	*r->tail = q;
+	r->tail = &q->next;
+	bool wake = !r->kicked && !r->stalled;
+	if (wake)
+		r->kicked = true;
+	pthread_mutex_unlock(&r->lock);
+	if (wake)
+		kick(r);
 }
 
 static void on_kick(struct rpcrdma__svc_source *src, uint32_t events)
@@ -488,7 +518,8 @@ static int svc_rdma_new(struct rpcrdma_svc *svc, const struct rpcrdma_listener_o
  * (only for handlers that switch credentials), r's eventfd on the loop and
  * the DIRECT poller's driver.  Undone by svc_rdma_free after the unwatch. */
 static int svc_rdma_plug(struct rpcrdma__svc_rdma *r, struct rpcrdma_poller *poller,
-			 const struct sockaddr_storage *ss, socklen_t sslen, const char *netid)
+			 const struct sockaddr_storage *ss, socklen_t sslen, const char *netid,
+			 struct rpcrdma_poller **spread, unsigned *nspread)
 {
 	struct rpcrdma_svc *svc = r->svc;
 	struct rpcrdma__svc_xprt_info info = {
@@ -510,15 +541,19 @@ static int svc_rdma_plug(struct rpcrdma__svc_rdma *r, struct rpcrdma_poller *pol
 	if (rc)
 		return rc;
 	/* A DIRECT poller: the loop polls it (see the top of this file).  The
-	 * driver exists before the listener, so r->drive is set before any
-	 * on_call. */
+	 * drivers exist before the listener, so before any on_call. */
+	pthread_mutex_lock(&svc->lock);
 	if (rpcrdma__poller_is_direct(poller)) {
-		pthread_mutex_lock(&svc->lock);
-		rc = rpcrdma__svc_rdrive_get(svc, poller, drain, &r->drive);
-		pthread_mutex_unlock(&svc->lock);
-		if (rc)
-			rpcrdma__svc_unwatch(svc, &r->src);
+		struct rpcrdma__svc_rdrive *d;
+		rc = rpcrdma__svc_rdrive_get(svc, poller, run_polled, &d);
 	}
+	/* Several loops: a DIRECT poller per loop, each polled by its loop
+	 * (rpcrdma__svc_spread_get), over which connections are spread. */
+	if (!rc)
+		rc = rpcrdma__svc_spread_get(svc, poller, run_polled, spread, nspread);
+	pthread_mutex_unlock(&svc->lock);
+	if (rc)
+		rpcrdma__svc_unwatch(svc, &r->src);
 	return rc;
 }
 
@@ -553,13 +588,15 @@ int rpcrdma_svc_listen_rdma(struct rpcrdma_svc *svc, struct rpcrdma_poller *poll
 	memset(&ss, 0, sizeof(ss));
 	memcpy(&ss, addr, sslen);
 	const char *netid = addr->sa_family == AF_INET6 ? "rdma6" : "rdma";
-	rc = svc_rdma_plug(r, poller, &ss, sslen, netid);
+	struct rpcrdma_poller *spread[RPCRDMA_SVC_MAX_LOOPS];
+	unsigned nspread = 0;
+	rc = svc_rdma_plug(r, poller, &ss, sslen, netid, spread, &nspread);
 	if (rc) {
 		svc_rdma_free(r);
 		return rc;
 	}
-	rc = rpcrdma__listener_create(poller, addr, &lo, on_call, r, RPCRDMA__BC_RECVS,
-				      &r->listener);
+	rc = rpcrdma__listener_create(poller, addr, &lo, on_call, r, RPCRDMA__BC_RECVS, spread,
+				      nspread, &r->listener);
 	if (rc) {
 		rpcrdma__svc_unwatch(svc, &r->src);
 		svc_rdma_free(r);
@@ -629,9 +666,24 @@ static void rdma_shutdown(struct rpcrdma_svc *svc)
 	svc->rdrive = NULL;
 	pthread_mutex_unlock(&svc->lock);
 	rpcrdma__svc_rdrive_free(d);
+	rpcrdma__svc_spread_free(svc); /* every listener gone: their pollers too */
+}
+
+/* Connections of the service's listeners spread to loop l (any thread). */
+static unsigned rdma_loop_conns(struct rpcrdma__svc_loop *l)
+{
+	struct rpcrdma_svc *svc = l->svc;
+	unsigned n = 0;
+
+	pthread_mutex_lock(&svc->lock);
+	for (struct rpcrdma__svc_rdma *r = svc->rdmas; r; r = r->next)
+		n += rpcrdma__listener_spread_conns(r->listener, l->index);
+	pthread_mutex_unlock(&svc->lock);
+	return n;
 }
 
 const struct rpcrdma__svc_xprt_class rpcrdma__svc_rdma_class = {
 	.name = "rdma",
 	.drain = rdma_shutdown,
+	.loop_conns = rdma_loop_conns,
 };

@@ -41,10 +41,25 @@ bool rpcrdma__svc_rdma_may(const struct rpcrdma_svc *svc, const struct rpcrdma_c
 	return rc == 0;
 }
 
+/* The driver whose poll this thread is inside (on_poller). */
+static _Thread_local struct rpcrdma__svc_rdrive *cur_drive;
+struct rpcrdma__svc_rdrive *rpcrdma__svc_rdrive_current(void)
+{
+	return cur_drive;
+}
+
+void rpcrdma__svc_rdrive_queue(struct rpcrdma__svc_rdrive *d, struct rdma_req *q)
+{
+	q->next = NULL;
+	*d->tail = q;
+	d->tail = &q->next;
+	atomic_fetch_add_explicit(&d->loop->rdma_calls, 1, memory_order_relaxed);
+}
+
 /* Loop thread: stops polling; the driver thread takes over, for good. */
 static void rdrive_hand_over(struct rpcrdma__svc_rdrive *d)
 {
-	rpcrdma__svc_unwatch(d->svc, &d->src);
+	rpcrdma__svc_loop_unwatch(d->loop, &d->src);
 	pthread_mutex_lock(&d->lock);
 	d->handed = true;
 	pthread_cond_signal(&d->cond);
@@ -70,16 +85,16 @@ static void on_poller(struct rpcrdma__svc_source *src, uint32_t events)
 
 	if (batch)
 		rpcrdma__batch_begin();
-	d->loop_tid = pthread_self();
-	atomic_store_explicit(&d->loop_polling, true, memory_order_release);
+	cur_drive = d;
 	(void)rpcrdma_poller_poll(d->poller, 0);
-	atomic_store_explicit(&d->loop_polling, false, memory_order_release);
+	cur_drive = NULL;
 	/* Then the calls that poll queued, with no wake-up in between. */
-	while (d->pending) {
-		struct rpcrdma__svc_rdma *r = d->pending;
-		d->pending = r->pending_next;
-		r->pending = false;
-		d->drain(r);
+	while (d->head) {
+		struct rdma_req *q = d->head;
+		d->head = q->next;
+		if (!d->head)
+			d->tail = &d->head;
+		d->run(q);
 	}
 	if (batch)
 		rpcrdma__batch_end();
@@ -123,7 +138,7 @@ void rpcrdma__svc_rdrive_free(struct rpcrdma__svc_rdrive *d)
 	if (!d)
 		return;
 	/* Off the loop's epoll set (already, once handed over: harmless). */
-	rpcrdma__svc_unwatch(d->svc, &d->src);
+	rpcrdma__svc_loop_unwatch(d->loop, &d->src);
 	if (d->started) {
 		pthread_mutex_lock(&d->lock);
 		d->stop = true;
@@ -141,14 +156,47 @@ void rpcrdma__svc_rdrive_free(struct rpcrdma__svc_rdrive *d)
 	free(d);
 }
 
-/* The service's driver for DIRECT poller p, made on first use (svc->lock
- * held): the poller's fd on the loop's epoll set and, with
- * RPCRDMA_SVC_HANDLERS_SWITCH_CREDS, its probe file and its thread (idle
- * until handed the poller).  -EINVAL: the service already
- * drives another poller. */
+/* A driver for DIRECT poller p on loop l (see rpcrdma__svc_rdrive_get). */
+static int rdrive_new(struct rpcrdma__svc_loop *l, struct rpcrdma_poller *p,
+		      void (*run)(struct rdma_req *q), struct rpcrdma__svc_rdrive **out)
+{
+	struct rpcrdma_svc *svc = l->svc;
+	struct rpcrdma__svc_rdrive *d = calloc(1, sizeof(*d));
+	int rc;
+
+	if (!d)
+		return -ENOMEM;
+	d->svc = svc;
+	d->loop = l;
+	d->poller = p;
+	d->run = run;
+	d->tail = &d->head;
+	d->src.fd = rpcrdma_poller_fd(p);
+	d->src.handle = on_poller;
+	pthread_mutex_init(&d->lock, NULL);
+	pthread_cond_init(&d->cond, NULL);
+	d->stop_fd = -1;
+	/* Handlers that never switch credentials: the loop polls for good. */
+	if (!(svc->opts.flags & RPCRDMA_SVC_HANDLERS_SWITCH_CREDS))
+		rc = rpcrdma__svc_loop_watch(l, &d->src, EPOLLIN);
+	else if (!(d->probe = rdma_create_event_channel()))
+		rc = errno ? -errno : -ENOMEM;
+	else if ((d->stop_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)) < 0)
+		rc = -errno;
+	else if ((rc = -pthread_create(&d->thread, NULL, rdrive_main, d)) == 0) {
+		d->started = true;
+		rc = rpcrdma__svc_loop_watch(l, &d->src, EPOLLIN);
+	}
+	if (rc) {
+		rpcrdma__svc_rdrive_free(d);
+		return rc;
+	}
+	*out = d;
+	return 0;
+}
+
 int rpcrdma__svc_rdrive_get(struct rpcrdma_svc *svc, struct rpcrdma_poller *p,
-			    void (*drain)(struct rpcrdma__svc_rdma *r),
-			    struct rpcrdma__svc_rdrive **out)
+			    void (*run)(struct rdma_req *q), struct rpcrdma__svc_rdrive **out)
 {
 	struct rpcrdma__svc_rdrive *d = svc->rdrive;
 	int rc;
@@ -159,34 +207,72 @@ int rpcrdma__svc_rdrive_get(struct rpcrdma_svc *svc, struct rpcrdma_poller *p,
 		*out = d;
 		return 0;
 	}
-	d = calloc(1, sizeof(*d));
-	if (!d)
-		return -ENOMEM;
-	d->svc = svc;
-	d->poller = p;
-	d->drain = drain;
-	d->src.fd = rpcrdma_poller_fd(p);
-	d->src.handle = on_poller;
-	atomic_init(&d->loop_polling, false);
-	pthread_mutex_init(&d->lock, NULL);
-	pthread_cond_init(&d->cond, NULL);
-	d->stop_fd = -1;
-	/* Handlers that never switch credentials: the loop polls for good. */
-	if (!(svc->opts.flags & RPCRDMA_SVC_HANDLERS_SWITCH_CREDS))
-		rc = rpcrdma__svc_watch(svc, &d->src, EPOLLIN);
-	else if (!(d->probe = rdma_create_event_channel()))
-		rc = errno ? -errno : -ENOMEM;
-	else if ((d->stop_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)) < 0)
-		rc = -errno;
-	else if ((rc = -pthread_create(&d->thread, NULL, rdrive_main, d)) == 0) {
-		d->started = true;
-		rc = rpcrdma__svc_watch(svc, &d->src, EPOLLIN);
-	}
-	if (rc) {
-		rpcrdma__svc_rdrive_free(d);
+	rc = rdrive_new(&svc->loops[0], p, run, &d);
+	if (rc)
 		return rc;
-	}
 	svc->rdrive = d;
 	*out = d;
 	return 0;
+}
+
+/* Loop k's DIRECT poller and its driver, made like given (see
+ * rpcrdma__svc_spread_get). */
+static int spread_loop(struct rpcrdma_svc *svc, unsigned k, struct rpcrdma_poller *given,
+		       void (*run)(struct rdma_req *q))
+{
+	struct rpcrdma__svc_loop *l = &svc->loops[k];
+	struct rpcrdma_poller_opts po;
+
+	if (k == 0 && svc->rdrive && svc->rdrive->poller == given) {
+		l->rpoller = given;      /* driven by svc->rdrive already */
+		return 0;
+	}
+	po = given->opts;
+	po.size = sizeof(po);
+	po.mode = RPCRDMA_POLLER_DIRECT;
+	po.direct_spin = 0;
+	po.spin_us = 0;
+	po.cqs = 1;                      /* one thread polls them all anyway */
+	int rc = rpcrdma_poller_create(&po, &l->rpoller);
+	if (rc)
+		return rc;
+	l->rpoller_own = true;
+	return rdrive_new(l, l->rpoller, run, &l->rdrive);
+}
+
+int rpcrdma__svc_spread_get(struct rpcrdma_svc *svc, struct rpcrdma_poller *given,
+			    void (*run)(struct rdma_req *q), struct rpcrdma_poller **spread,
+			    unsigned *n)
+{
+	unsigned k = svc->opts.loops > 1 ? svc->opts.loops : 1;
+
+	*n = 0;
+	if (k == 1 || (svc->opts.flags & RPCRDMA_SVC_HANDLERS_SWITCH_CREDS))
+		return 0;
+	for (unsigned i = 0; i < k; i++) {
+		struct rpcrdma__svc_loop *l = &svc->loops[i];
+		if (!l->rpoller) {
+			int rc = spread_loop(svc, i, given, run);
+			if (rc)
+				return rc;
+		}
+		spread[i] = l->rpoller;
+	}
+	*n = k;
+	return 0;
+}
+
+void rpcrdma__svc_spread_free(struct rpcrdma_svc *svc)
+{
+	unsigned k = svc->opts.loops > 1 ? svc->opts.loops : 1;
+
+	for (unsigned i = 0; i < k; i++) {
+		struct rpcrdma__svc_loop *l = &svc->loops[i];
+		rpcrdma__svc_rdrive_free(l->rdrive);
+		l->rdrive = NULL;
+		if (l->rpoller_own)
+			rpcrdma_poller_destroy(l->rpoller);
+		l->rpoller = NULL;
+		l->rpoller_own = false;
+	}
 }

@@ -51,11 +51,6 @@ struct rpcrdma__svc_rdma {
 	bool sender_started;
 	pthread_t sender;
 
-	/* With a DIRECT poller the service drives; the fields below are only
-	 * touched by the loop thread while it polls (see on_poller). */
-	struct rpcrdma__svc_rdrive *drive;
-	struct rpcrdma__svc_rdma *pending_next;
-	bool pending;                   /* on drive->pending */
 };
 
 /* The DIRECT poller a service drives (see the top of svc_rdma.c). */
@@ -67,15 +62,14 @@ struct rpcrdma__svc_rdrive {
 	 * listeners' files were: a write of no bytes to it asks the kernel
 	 * whether this thread may still give RDMA commands (see on_poller). */
 	struct rdma_event_channel *probe;
-	/* The loop thread while it is inside rpcrdma_poller_poll: on_call
-	 * then queues without a wake-up and notes the listener here. */
-	atomic_bool loop_polling;
-	pthread_t loop_tid;
-	struct rpcrdma__svc_rdma *pending;
+	struct rpcrdma__svc_loop *loop; /* whose epoll set and thread poll it */
+	/* Calls its loop thread reaped in the poll under way (on_call, told
+	 * by rpcrdma__svc_rdrive_current), run by run right after it: only
+	 * that thread touches them, no lock. */
+	struct rdma_req *head, **tail;
 	/* The transport's (svc_rdma.c), given to rpcrdma__svc_rdrive_get:
-	 * hands a pending listener's queued calls to the core, after the
-	 * poll that queued them. */
-	void (*drain)(struct rpcrdma__svc_rdma *r);
+	 * hands a call of this queue to the core, on the loop thread. */
+	void (*run)(struct rdma_req *q);
 
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
@@ -99,6 +93,7 @@ struct rpcrdma__svc_rdrive {
  */
 struct rdma_req {
 	struct rdma_req *next;
+	struct rpcrdma__svc_rdma *r;    /* its listener's transport */
 	struct rpcrdma_call *call;
 	size_t bulk_off, bulk_len;
 	void *buf;                      /* the encoded reply, for the sender */
@@ -144,15 +139,34 @@ void rpcrdma__svc_req_pool_fini(struct rpcrdma__svc_rdma *r);
  * (svc_rdma_drive.c). */
 bool rpcrdma__svc_rdma_may(const struct rpcrdma_svc *svc, const struct rpcrdma_call *call, int fd);
 /* The service's driver for DIRECT poller p, made on first use (svc->lock
- * held); -EINVAL when the service already drives another poller.  drain:
- * the transport's (see struct rpcrdma__svc_rdrive), the same at each
- * call.  Freed with rpcrdma__svc_rdrive_free (NULL: nothing), which stops
- * its thread.  The driver sits below the transport: it names none of its
- * functions, it calls drain. */
+ * held), on loops[0]; -EINVAL when the service already drives another
+ * poller.  run: the transport's (see struct rpcrdma__svc_rdrive), the
+ * same at each call.  Freed with rpcrdma__svc_rdrive_free (NULL: nothing),
+ * which stops its thread.  The driver sits below the transport: it names
+ * none of its functions, it calls run. */
 int rpcrdma__svc_rdrive_get(struct rpcrdma_svc *svc, struct rpcrdma_poller *p,
-			    void (*drain)(struct rpcrdma__svc_rdma *r),
-			    struct rpcrdma__svc_rdrive **out);
+			    void (*run)(struct rdma_req *q), struct rpcrdma__svc_rdrive **out);
 void rpcrdma__svc_rdrive_free(struct rpcrdma__svc_rdrive *d);
+/* The driver whose poll this thread is inside (on_poller), or NULL: a call
+ * reaped there goes on its queue (rpcrdma__svc_rdrive_queue) and runs on
+ * this thread right after the poll. */
+struct rpcrdma__svc_rdrive *rpcrdma__svc_rdrive_current(void);
+void rpcrdma__svc_rdrive_queue(struct rpcrdma__svc_rdrive *d, struct rdma_req *q);
+/*
+ * Several loops over RDMA (docs/threading.md): with opts.loops = K > 1 and
+ * handlers that do not switch credentials, the service polls one DIRECT
+ * poller per loop, each on its loop's epoll set, made on the first RDMA
+ * listener (svc->lock held; loops[0]'s is given, when it is DIRECT and
+ * already driven as svc->rdrive, else made like the others: given's
+ * options, DIRECT, one CQ per device).  Fills spread[0, K) with them and
+ * *n with K; *n 0 (nothing made) for a service of one loop or with
+ * RPCRDMA_SVC_HANDLERS_SWITCH_CREDS.  -errno, what was made kept for
+ * rpcrdma__svc_spread_free (the class's drain, after every listener).
+ */
+int rpcrdma__svc_spread_get(struct rpcrdma_svc *svc, struct rpcrdma_poller *given,
+			    void (*run)(struct rdma_req *q), struct rpcrdma_poller **spread,
+			    unsigned *n);
+void rpcrdma__svc_spread_free(struct rpcrdma_svc *svc);
 
 struct rpcrdma__conn;
 struct rpcrdma__svc_bc_slot;

@@ -94,6 +94,10 @@ struct rpcrdma__svc_xprt_class {
 	 * what of l has been idle for opts.idle_timeout_ms (TCP:
 	 * connections). */
 	void (*idle)(struct rpcrdma__svc_loop *l);
+	/* The connections of this kind whose work loop l's thread does now
+	 * (rpcrdma_svc_get_loop_stats; any thread; NULL: none counted so,
+	 * TCP counts in l->nconns). */
+	unsigned (*loop_conns)(struct rpcrdma__svc_loop *l);
 	/* rpcrdma_svc_destroy, the loop stopped, in four steps, each run over
 	 * every kind before the next:
 	 *   cancel   -- before rpcbind is told: fails what waits on a peer

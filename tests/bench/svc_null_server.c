@@ -2,6 +2,7 @@
 /*
  * rpcrdma-svc-null-server ADDR PORT [--threads N] [--direct] [--busy] [--creds] [--tell-creds]
  *                         [--block] [--loops K] [--cqs N] [--tcp PORT]
+ *                         [--check-threads]
  *
  * The echo program's NULL procedure (ECHO_PROG, version 1) served by the
  * service core over RDMA (rpcrdma_svc_listen_rdma), for measuring the
@@ -19,11 +20,17 @@
  * with RPCRDMA_SVC_HANDLERS_TELL_CREDS (its handlers never switch, so the
  * core asks the kernel nothing); --tcp PORT: also over TCP at 127.0.0.1 PORT
  * (rpcrdma-bench --tcp; the rdma-syscalls payload's TCP rows), and with ADDR
- * "-" over TCP alone (no RDMA device needed).  Prints "listening" once
- * ready; runs until SIGINT/SIGTERM, then prints its counters.
+ * "-" over TCP alone (no RDMA device needed); --check-threads: NULL notes
+ * the thread that ran each connection's first call and counts the calls
+ * that ran on another ("moved": with several loops, none should).  Prints
+ * "listening" once ready; runs until SIGINT/SIGTERM, then prints its
+ * counters, and each loop's RDMA connections now and calls (those alone
+ * on SIGUSR1).
  */
 #include <errno.h>
 #include <netdb.h>
+#include <pthread.h>
+#include <stdbool.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -36,9 +43,52 @@
 
 #include "../../examples/echo/echo_proto.h"
 
+/* --check-threads: the thread that ran each connection's first call (by
+ * the peer's address and port), and the calls that ran on another. */
+#define CHECK_CONNS 64
+static struct {
+	bool on;
+	pthread_mutex_t lock;
+	unsigned n;
+	struct { struct sockaddr_storage peer; socklen_t len; pthread_t tid; } c[CHECK_CONNS];
+	unsigned long long calls, moved, unknown;
+} check = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+static void check_thread(const struct rpcrdma_svc_call *call)
+{
+	socklen_t len = 0;
+	const struct sockaddr *sa = rpcrdma_svc_call_peer(call, &len);
+	unsigned i;
+
+	if (!sa || len > sizeof(struct sockaddr_storage)) {
+		pthread_mutex_lock(&check.lock);
+		check.unknown++;
+		pthread_mutex_unlock(&check.lock);
+		return;
+	}
+	pthread_mutex_lock(&check.lock);
+	check.calls++;
+	for (i = 0; i < check.n; i++)
+		if (check.c[i].len == len && !memcmp(&check.c[i].peer, sa, len))
+			break;
+	if (i == check.n && i < CHECK_CONNS) {
+		memcpy(&check.c[i].peer, sa, len);
+		check.c[i].len = len;
+		check.c[i].tid = pthread_self();
+		check.n++;
+	} else if (i == check.n) {
+		check.unknown++;
+	} else if (!pthread_equal(check.c[i].tid, pthread_self())) {
+		check.moved++;
+	}
+	pthread_mutex_unlock(&check.lock);
+}
+
 static int null_proc(struct rpcrdma_svc_call *call, void *args, void *res)
 {
-	(void)call, (void)args, (void)res;
+	(void)args, (void)res;
+	if (check.on)
+		check_thread(call);
 	return RPCRDMA_SVC_SUCCESS;
 }
 
@@ -135,6 +185,21 @@ static const struct rpcrdma_svc_version vers[] = {
 	{ .vers = ECHO_VERS, .nprocs = 4, .procs = procs },
 };
 
+#ifdef RPCRDMA_SVC_MAX_LOOPS
+/* Each loop's RDMA connections now and the RDMA calls its thread ran. */
+static void print_loops(struct rpcrdma_svc *svc, unsigned loops)
+{
+	for (unsigned k = 0; k < (loops > 1 ? loops : 1); k++) {
+		struct rpcrdma_svc_loop_stats ls;
+		if (rpcrdma_svc_get_loop_stats(svc, k, &ls, sizeof(ls)) == 0)
+			printf("server loop %u rdma_conns %llu rdma_calls %llu\n", k,
+			       (unsigned long long)ls.rdma_conns,
+			       (unsigned long long)ls.rdma_calls);
+	}
+	fflush(stdout);
+}
+#endif
+
 int main(int argc, char **argv)
 {
 	struct rpcrdma_poller_opts popts;
@@ -174,6 +239,8 @@ int main(int argc, char **argv)
 			sopts.loops = (unsigned)atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--cqs") && i + 1 < argc)
 			popts.cqs = (unsigned)atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--check-threads"))
+			check.on = true;
 #endif
 #ifdef RPCRDMA_SVC_HANDLERS_SWITCH_CREDS
 		else if (!strcmp(argv[i], "--creds"))
@@ -196,6 +263,7 @@ int main(int argc, char **argv)
 	sigemptyset(&set);
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGUSR1);
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
 	bool rdma = strcmp(argv[1], "-") != 0;
 
@@ -228,7 +296,11 @@ int main(int argc, char **argv)
 	}
 	printf("listening\n");
 	fflush(stdout);
-	sigwait(&set, &sig);
+	while (sigwait(&set, &sig) == 0 && sig == SIGUSR1) {
+#ifdef RPCRDMA_SVC_MAX_LOOPS
+		print_loops(svc, sopts.loops);
+#endif
+	}
 	struct rpcrdma_svc_stats st;
 	rpcrdma_svc_get_stats(svc, &st, sizeof(st));
 	printf("server rdma_direct %llu\nserver rdma_handed %llu\nserver rdma_loop_calls %llu\n",
@@ -242,6 +314,12 @@ int main(int argc, char **argv)
 	       (unsigned long long)st.rdma_queued_creds, (unsigned long long)st.rdma_queued_block,
 	       (unsigned long long)st.rdma_queued_embedded,
 	       (unsigned long long)st.rdma_queued_busy);
+#endif
+#ifdef RPCRDMA_SVC_MAX_LOOPS
+	print_loops(svc, sopts.loops);
+	if (check.on)
+		printf("server check conns %u calls %llu moved %llu unknown %llu\n", check.n,
+		       check.calls, check.moved, check.unknown);
 #endif
 	rpcrdma_svc_destroy(svc);
 	rpcrdma_poller_destroy(poller);
