@@ -58,6 +58,10 @@ static _Thread_local bool thread_switching;
 
 void rpcrdma_svc_creds_switching(void)
 {
+#ifdef RPCRDMA_HAVE_RDMA
+	if (!thread_switching)
+		rpcrdma__svc_rdma_before_switch();
+#endif
 	thread_switching = true;
 }
 
