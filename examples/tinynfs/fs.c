@@ -225,7 +225,7 @@ static uint32_t canonical(const struct tnfs_export *x, int fd, const uint8_t *fh
 }
 
 uint32_t tnfs_fs_from_fh(const struct tnfs_export *x, const uint8_t *fh,
-			 uint32_t len, struct tnfs_node *out, struct stat *st)
+			 uint32_t len, struct tnfs_node *out, struct stat *st, int64_t fsuid_now)
 {
 	*out = TNFS_NODE_NONE;
 	if (x->inodes)
@@ -266,7 +266,7 @@ uint32_t tnfs_fs_from_fh(const struct tnfs_export *x, const uint8_t *fh,
 	memcpy(fb.bytes, fh + FH_HDR, len - FH_HDR);
 	/* open_by_handle_at needs CAP_DAC_READ_SEARCH, which a thread loses
 	 * while its fsuid is not 0: act as root for this call only. */
-	uint32_t fsuid = (uint32_t)syscall(SYS_setfsuid, -1);
+	uint32_t fsuid = fsuid_now >= 0 ? (uint32_t)fsuid_now : (uint32_t)syscall(SYS_setfsuid, -1);
 	if (fsuid != 0) {
 		rpcrdma_svc_creds_switching(); /* see tnfs_fs_become */
 		syscall(SYS_setfsuid, 0);

@@ -197,9 +197,11 @@ uint32_t tnfs_node_dup(const struct tnfs_node *n, struct tnfs_node *out);
 uint32_t tnfs_fs_root(const struct tnfs_export *x, struct tnfs_node *out);
 bool tnfs_fs_is_root(const struct tnfs_export *x, const struct stat *st);
 /* The node of handle fh; *st is its stat, taken for the export checks
- * (filled when NFS4_OK). */
+ * (filled when NFS4_OK).  fsuid: this thread's file-system uid when the
+ * caller knows it (a handle not cached is opened as root), -1 to ask
+ * the kernel (a system call). */
 uint32_t tnfs_fs_from_fh(const struct tnfs_export *x, const uint8_t *fh,
-			 uint32_t len, struct tnfs_node *out, struct stat *st);
+			 uint32_t len, struct tnfs_node *out, struct stat *st, int64_t fsuid);
 uint32_t tnfs_fs_to_fh(const struct tnfs_export *x, const struct tnfs_node *n,
 		       struct tnfs_fh *out);
 /* Handle of dir/name without opening it (for READDIR). */

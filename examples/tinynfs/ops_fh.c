@@ -85,7 +85,10 @@ static uint32_t putfh(struct tnfs_ctx *c, const union nfs4_args *a)
 		return s;
 	struct tnfs_node n;
 	struct stat st;
-	s = tnfs_fs_from_fh(ex, d, len, &n, &st);
+	/* the ids ctx_enter left on this thread: the caller's, or the
+	 * server's own when it switched nothing */
+	int64_t fsuid = c->become.switched ? (int64_t)c->cred.uid : (int64_t)c->srv->self.uid;
+	s = tnfs_fs_from_fh(ex, d, len, &n, &st, fsuid);
 	if (s != NFS4_OK)
 		return s;
 	struct tnfs_fh fh;
