@@ -31,6 +31,7 @@ void tnfs_ctx_set_cfh(struct tnfs_ctx *c, struct tnfs_node *n, const struct tnfs
 {
 	tnfs_ctx_clear_stateid(c);
 	tnfs_node_put(&c->cfh);
+	c->cfh_st_ok = false;
 	c->cfh = *n;
 	*n = TNFS_NODE_NONE;
 	c->cpseudo = TNFS_NOT_PSEUDO;
@@ -51,9 +52,20 @@ void tnfs_ctx_set_pseudo(struct tnfs_ctx *c, uint32_t node)
 {
 	tnfs_ctx_clear_stateid(c);
 	tnfs_node_put(&c->cfh);
+	c->cfh_st_ok = false;
 	c->exp = &c->srv->pseudo_exp;
 	c->cpseudo = node;
 	tnfs_pseudo_to_fh(c->srv->pseudo, node, &c->cfh_fh);
+}
+
+uint32_t tnfs_ctx_cfh_stat(struct tnfs_ctx *c, struct stat *st)
+{
+	bool fresh = c->cfh_st_ok && c->cfh_st_op == c->opindex;
+	c->cfh_st_ok = false;
+	if (!fresh)
+		return tnfs_fs_stat(&c->cfh, st);
+	*st = c->cfh_st;
+	return NFS4_OK;
 }
 
 /* Before an operation runs on export x: the caller's credentials squashed

@@ -11,8 +11,12 @@
 #include <unistd.h>
 
 struct fhc_entry {
-	int fd; /* -1: empty, or dead */
+	int fd; /* -1: empty, or dead with no loan out */
 	bool dead; /* the directory was removed: the handle answers TNFS_FHC_DEAD */
+	/* dropped while lent: fd is no longer the handle's (no hit), and is
+	 * closed with the last loan */
+	bool orphan;
+	unsigned lent; /* loans of fd out (nodes holding it) */
 	uint32_t hash, len;
 	uint64_t used; /* tick of the last hit or add */
 	uint8_t fh[NFS4_FHSIZE];
@@ -27,7 +31,13 @@ struct tnfs_fh_cache {
 /* Whether e holds a handle: an open descriptor, or a dead directory's. */
 static bool taken(const struct fhc_entry *e)
 {
-	return e->fd >= 0 || e->dead;
+	return (e->fd >= 0 && !e->orphan) || e->dead;
+}
+
+/* Whether e's slot may take another handle: no loan out. */
+static bool reusable(const struct fhc_entry *e)
+{
+	return e->lent == 0;
 }
 
 /* FNV-1a: handles are short and their bytes already well mixed. */
@@ -73,7 +83,7 @@ static struct fhc_entry *find(struct tnfs_fh_cache *c, uint32_t h,
 	return NULL;
 }
 
-int tnfs_fhc_get(struct tnfs_fh_cache *c, const uint8_t *fh, uint32_t len)
+int tnfs_fhc_lend(struct tnfs_fh_cache *c, const uint8_t *fh, uint32_t len, unsigned *slot)
 {
 	if (!c || len > NFS4_FHSIZE)
 		return -1;
@@ -82,15 +92,39 @@ int tnfs_fhc_get(struct tnfs_fh_cache *c, const uint8_t *fh, uint32_t len)
 	pthread_mutex_lock(&c->mu);
 	struct fhc_entry *e = find(c, h, fh, len);
 	if (e) {
-		fd = e->dead ? TNFS_FHC_DEAD : fcntl(e->fd, F_DUPFD_CLOEXEC, 0);
+		if (e->dead) {
+			fd = TNFS_FHC_DEAD;
+		} else {
+			fd = e->fd;
+			e->lent++;
+			*slot = (unsigned)(e - c->e);
+		}
 		e->used = ++c->tick;
-	}
-	if (fd >= 0 || fd == TNFS_FHC_DEAD)
 		c->hits++;
-	else
+	} else {
 		c->misses++;
+	}
 	pthread_mutex_unlock(&c->mu);
 	return fd;
+}
+
+void tnfs_fhc_share(struct tnfs_fh_cache *c, unsigned slot)
+{
+	pthread_mutex_lock(&c->mu);
+	c->e[slot].lent++;
+	pthread_mutex_unlock(&c->mu);
+}
+
+void tnfs_fhc_return(struct tnfs_fh_cache *c, unsigned slot)
+{
+	pthread_mutex_lock(&c->mu);
+	struct fhc_entry *e = &c->e[slot];
+	if (e->lent && --e->lent == 0 && e->orphan) {
+		close(e->fd);
+		e->fd = -1;
+		e->orphan = false;
+	}
+	pthread_mutex_unlock(&c->mu);
 }
 
 void tnfs_fhc_add(struct tnfs_fh_cache *c, const uint8_t *fh, uint32_t len, int fd)
@@ -100,14 +134,26 @@ void tnfs_fhc_add(struct tnfs_fh_cache *c, const uint8_t *fh, uint32_t len, int 
 	uint32_t h = fh_hash(fh, len);
 	pthread_mutex_lock(&c->mu);
 	struct fhc_entry *e = find(c, h, fh, len);
+	if (e && e->dead && !reusable(e))
+		goto out; /* a dead handle living again, its old loan still out */
 	if (!e || e->dead) { /* a dead handle living again is not expected */
 		if (!e) {
 			/* an empty slot, else the least recently used one
-			 * (dead entries included) */
-			e = &c->e[0];
-			for (unsigned i = 0; i < TNFS_FHC_SLOTS && taken(e); i++)
-				if (!taken(&c->e[i]) || c->e[i].used < e->used)
-					e = &c->e[i];
+			 * (dead entries included); never one lent */
+			e = NULL;
+			for (unsigned i = 0; i < TNFS_FHC_SLOTS; i++) {
+				struct fhc_entry *o = &c->e[i];
+				if (!reusable(o))
+					continue;
+				if (!taken(o)) {
+					e = o;
+					break;
+				}
+				if (!e || o->used < e->used)
+					e = o;
+			}
+			if (!e)
+				goto out;
 		}
 		int nfd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
 		if (nfd < 0)
@@ -116,6 +162,7 @@ void tnfs_fhc_add(struct tnfs_fh_cache *c, const uint8_t *fh, uint32_t len, int 
 			close(e->fd);
 		e->fd = nfd;
 		e->dead = false;
+		e->orphan = false;
 		e->hash = h;
 		e->len = len;
 		memcpy(e->fh, fh, len);
@@ -134,9 +181,12 @@ static void drop(struct tnfs_fh_cache *c, const uint8_t *fh, uint32_t len, bool 
 	pthread_mutex_lock(&c->mu);
 	struct fhc_entry *e = find(c, h, fh, len);
 	if (e) {
-		if (e->fd >= 0)
+		if (e->fd >= 0 && e->lent)
+			e->orphan = true; /* closed with its last loan */
+		else if (e->fd >= 0)
 			close(e->fd);
-		e->fd = -1;
+		if (!e->orphan)
+			e->fd = -1;
 		e->dead = dead;
 	}
 	pthread_mutex_unlock(&c->mu);
@@ -160,5 +210,7 @@ void tnfs_fhc_stats(struct tnfs_fh_cache *c, struct tnfs_fhc_stats *out)
 	pthread_mutex_lock(&c->mu);
 	out->hits = c->hits;
 	out->misses = c->misses;
+	for (unsigned i = 0; i < TNFS_FHC_SLOTS; i++)
+		out->lent += c->e[i].lent;
 	pthread_mutex_unlock(&c->mu);
 }

@@ -8,7 +8,9 @@
  * LOOKUP), whose handle is nearly always one of a few directories.  The
  * cache keeps an O_PATH descriptor of the last TNFS_FHC_SLOTS directories
  * that passed every check of tnfs_fs_from_fh(), and a PUTFH of one of
- * them dups it instead (the node owns its own descriptor, as before).
+ * them borrows it instead: the node gets the cached descriptor itself,
+ * lent (no dup, and no close when the node is put), and the entry is
+ * neither evicted nor closed while any loan is out.
  *
  * Only directories are kept: a cached descriptor keeps its inode alive,
  * which for a removed regular file would keep its data allocated until
@@ -40,14 +42,21 @@ void tnfs_fhc_free(struct tnfs_fh_cache *c);
 /* What tnfs_fhc_get returns for a handle marked dead. */
 #define TNFS_FHC_DEAD (-2)
 
-/* A new descriptor (close-on-exec) of the directory cached for this
- * handle, TNFS_FHC_DEAD if it was marked dead (both count as hits), or
- * -1 if none (or c is NULL). */
-int tnfs_fhc_get(struct tnfs_fh_cache *c, const uint8_t *fh, uint32_t len);
+/* The descriptor of the directory cached for this handle, lent: the
+ * caller must not close it, and gives it back with tnfs_fhc_return(c,
+ * *slot) (it stays open until then, whatever happens to the entry);
+ * TNFS_FHC_DEAD if the handle was marked dead (both count as hits, and a
+ * dead handle lends nothing), or -1 if none (or c is NULL). */
+int tnfs_fhc_lend(struct tnfs_fh_cache *c, const uint8_t *fh, uint32_t len, unsigned *slot);
+/* One more loan of what slot lent (a second holder of the descriptor). */
+void tnfs_fhc_share(struct tnfs_fh_cache *c, unsigned slot);
+/* Gives a loan back; the descriptor of an entry dropped (forgotten,
+ * marked dead) while lent is closed with its last loan. */
+void tnfs_fhc_return(struct tnfs_fh_cache *c, unsigned slot);
 /* Caches a duplicate of fd, an O_PATH descriptor of the directory that
- * handle names, evicting the least recently used entry when full.  fd
- * stays the caller's.  Does nothing if it cannot (no memory, no
- * descriptor left). */
+ * handle names, evicting the least recently used entry that is not lent
+ * when full.  fd stays the caller's.  Does nothing if it cannot (no
+ * memory, no descriptor left, every entry lent). */
 void tnfs_fhc_add(struct tnfs_fh_cache *c, const uint8_t *fh, uint32_t len, int fd);
 /* Drops the handle's entry, if any (its directory moved out of the export,
  * and may come back). */
@@ -58,6 +67,7 @@ void tnfs_fhc_mark_dead(struct tnfs_fh_cache *c, const uint8_t *fh, uint32_t len
 
 struct tnfs_fhc_stats {
 	uint64_t hits, misses;
+	uint32_t lent; /* loans out now */
 };
 void tnfs_fhc_stats(struct tnfs_fh_cache *c, struct tnfs_fhc_stats *out);
 

@@ -152,7 +152,9 @@ void tnfs_export_close(struct tnfs_export *x)
 
 void tnfs_node_put(struct tnfs_node *n)
 {
-	if (n->fd >= 0)
+	if (n->fd >= 0 && n->lender)
+		tnfs_fhc_return(n->lender, n->slot);
+	else if (n->fd >= 0)
 		close(n->fd);
 	*n = TNFS_NODE_NONE;
 }
@@ -162,6 +164,11 @@ uint32_t tnfs_node_dup(const struct tnfs_node *n, struct tnfs_node *out)
 	*out = TNFS_NODE_NONE;
 	if (n->fd < 0)
 		return NFS4ERR_NOFILEHANDLE;
+	if (n->lender) {
+		tnfs_fhc_share(n->lender, n->slot);
+		*out = *n;
+		return NFS4_OK;
+	}
 	out->fd = fcntl(n->fd, F_DUPFD_CLOEXEC, 0);
 	if (out->fd < 0)
 		return tnfs_errno_to_nfs(errno);
@@ -218,35 +225,38 @@ static uint32_t canonical(const struct tnfs_export *x, int fd, const uint8_t *fh
 }
 
 uint32_t tnfs_fs_from_fh(const struct tnfs_export *x, const uint8_t *fh,
-			 uint32_t len, struct tnfs_node *out)
+			 uint32_t len, struct tnfs_node *out, struct stat *st, int64_t fsuid_now)
 {
 	*out = TNFS_NODE_NONE;
 	if (x->inodes)
-		return tnfs_ino_from_fh(x, fh, len, out);
+		return tnfs_ino_from_fh(x, fh, len, out, st);
 	if (len <= FH_HDR || len > NFS4_FHSIZE || fh[0] != 1)
 		return NFS4ERR_BADHANDLE;
 	if (tnfs_fh_export_id(fh, len) != x->id)
 		return NFS4ERR_STALE;
 	/* A directory opened lately: the same checks as below, and a
-	 * removed one (no links left) is stale. */
-	int fd = tnfs_fhc_get(x->dirs, fh, len);
+	 * removed one (no links left) is stale.  Its descriptor is lent,
+	 * not dup'ed: the node gives it back when put. */
+	unsigned slot;
+	int fd = tnfs_fhc_lend(x->dirs, fh, len, &slot);
 	if (fd == TNFS_FHC_DEAD)
 		return NFS4ERR_STALE;
 	if (fd >= 0) {
-		struct stat st;
-		if (!in_export(x, fd, &st) || st.st_nlink == 0) {
+		if (!in_export(x, fd, st) || st->st_nlink == 0) {
 			/* Removed (the boundary check may fail first on a
 			 * removed directory): dead for good.  Else moved out
 			 * of the export, and it may come back. */
-			if (tnfs_fstat(fd, &st) == 0 && st.st_nlink == 0)
+			if (tnfs_fstat(fd, st) == 0 && st->st_nlink == 0)
 				tnfs_fhc_mark_dead(x->dirs, fh, len);
 			else
 				tnfs_fhc_forget(x->dirs, fh, len);
-			close(fd);
+			tnfs_fhc_return(x->dirs, slot);
 			return NFS4ERR_STALE;
 		}
 		out->fd = fd;
-		out->type = st.st_mode & S_IFMT;
+		out->type = st->st_mode & S_IFMT;
+		out->lender = x->dirs;
+		out->slot = slot;
 		return NFS4_OK;
 	}
 	struct fh_buf fb;
@@ -256,7 +266,7 @@ uint32_t tnfs_fs_from_fh(const struct tnfs_export *x, const uint8_t *fh,
 	memcpy(fb.bytes, fh + FH_HDR, len - FH_HDR);
 	/* open_by_handle_at needs CAP_DAC_READ_SEARCH, which a thread loses
 	 * while its fsuid is not 0: act as root for this call only. */
-	uint32_t fsuid = (uint32_t)syscall(SYS_setfsuid, -1);
+	uint32_t fsuid = fsuid_now >= 0 ? (uint32_t)fsuid_now : (uint32_t)syscall(SYS_setfsuid, -1);
 	if (fsuid != 0) {
 		rpcrdma_svc_creds_switching(); /* see tnfs_fs_become */
 		syscall(SYS_setfsuid, 0);
@@ -284,16 +294,15 @@ uint32_t tnfs_fs_from_fh(const struct tnfs_export *x, const uint8_t *fh,
 			return NFS4ERR_STALE;
 		return tnfs_errno_to_nfs(err);
 	}
-	struct stat st;
-	uint32_t s = in_export(x, fd, &st) ? canonical(x, fd, fh, len) : NFS4ERR_STALE;
+	uint32_t s = in_export(x, fd, st) ? canonical(x, fd, fh, len) : NFS4ERR_STALE;
 	if (s != NFS4_OK) {
 		close(fd);
 		return s;
 	}
-	if (S_ISDIR(st.st_mode))
+	if (S_ISDIR(st->st_mode))
 		tnfs_fhc_add(x->dirs, fh, len, fd);
 	out->fd = fd;
-	out->type = st.st_mode & S_IFMT;
+	out->type = st->st_mode & S_IFMT;
 	return NFS4_OK;
 }
 

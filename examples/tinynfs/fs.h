@@ -86,14 +86,21 @@ struct tnfs_fh {
 	uint8_t data[NFS4_FHSIZE];
 };
 
+struct tnfs_fh_cache;
 struct tnfs_node {
 	int fd; /* O_PATH, or -1 when empty */
 	/* S_IFMT bits of the file when known (an inode's type never
 	 * changes), 0 when not: spares an fstat where only the type is
 	 * wanted (tnfs_fs_lookup and the directory operations) */
 	mode_t type;
+	/* not NULL: fd is not the node's but lent by this directory cache
+	 * (fh_cache.h, slot `slot`): tnfs_node_put gives it back instead of
+	 * closing it, tnfs_node_dup takes another loan instead of a dup.
+	 * A PUTFH of a cached directory makes no system call for it. */
+	struct tnfs_fh_cache *lender;
+	unsigned slot;
 };
-#define TNFS_NODE_NONE ((struct tnfs_node){ .fd = -1, .type = 0 })
+#define TNFS_NODE_NONE ((struct tnfs_node){ .fd = -1, .type = 0, .lender = NULL, .slot = 0 })
 
 struct tnfs_export {
 	int rootfd; /* O_RDONLY | O_DIRECTORY (open_by_handle_at refuses O_PATH) */
@@ -181,13 +188,20 @@ static inline int tnfs_fstat(int fd, struct stat *st)
 #endif
 }
 
+/* Closes the node's descriptor, or gives back its loan. */
 void tnfs_node_put(struct tnfs_node *n);
+/* A second node of the same file: a dup of the descriptor, or another
+ * loan of a lent one (no system call). */
 uint32_t tnfs_node_dup(const struct tnfs_node *n, struct tnfs_node *out);
 
 uint32_t tnfs_fs_root(const struct tnfs_export *x, struct tnfs_node *out);
 bool tnfs_fs_is_root(const struct tnfs_export *x, const struct stat *st);
+/* The node of handle fh; *st is its stat, taken for the export checks
+ * (filled when NFS4_OK).  fsuid: this thread's file-system uid when the
+ * caller knows it (a handle not cached is opened as root), -1 to ask
+ * the kernel (a system call). */
 uint32_t tnfs_fs_from_fh(const struct tnfs_export *x, const uint8_t *fh,
-			 uint32_t len, struct tnfs_node *out);
+			 uint32_t len, struct tnfs_node *out, struct stat *st, int64_t fsuid);
 uint32_t tnfs_fs_to_fh(const struct tnfs_export *x, const struct tnfs_node *n,
 		       struct tnfs_fh *out);
 /* Handle of dir/name without opening it (for READDIR). */

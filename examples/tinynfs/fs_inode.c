@@ -144,7 +144,7 @@ uint32_t tnfs_ino_to_fh(const struct tnfs_export *x, int dirfd, const char *name
 }
 
 uint32_t tnfs_ino_from_fh(const struct tnfs_export *x, const uint8_t *fh,
-			  uint32_t len, struct tnfs_node *out)
+			  uint32_t len, struct tnfs_node *out, struct stat *st)
 {
 	*out = TNFS_NODE_NONE;
 	if (len != FH_LEN || fh[0] != 2)
@@ -179,14 +179,13 @@ uint32_t tnfs_ino_from_fh(const struct tnfs_export *x, const uint8_t *fh,
 	if (fd < 0)
 		return errno == ENOENT || errno == ENOTDIR || errno == EXDEV || errno == ELOOP
 			       ? NFS4ERR_STALE : tnfs_errno_to_nfs(errno);
-	struct stat st;
-	if (tnfs_fstat(fd, &st) != 0 || (uint64_t)st.st_ino != ino || st.st_dev != x->dev ||
+	if (tnfs_fstat(fd, st) != 0 || (uint64_t)st->st_ino != ino || st->st_dev != x->dev ||
 	    generation(fd, "") != gen) {
 		close(fd);
 		return NFS4ERR_STALE;
 	}
 	out->fd = fd;
-	out->type = st.st_mode & S_IFMT;
+	out->type = st->st_mode & S_IFMT;
 	return NFS4_OK;
 }
 

@@ -27,7 +27,7 @@ void tnfs_ino_table_free(struct tnfs_ino_table *t);
 uint32_t tnfs_ino_to_fh(const struct tnfs_export *x, int dirfd, const char *name,
 			struct tnfs_fh *out);
 uint32_t tnfs_ino_from_fh(const struct tnfs_export *x, const uint8_t *fh,
-			  uint32_t len, struct tnfs_node *out);
+			  uint32_t len, struct tnfs_node *out, struct stat *st);
 /* After dir `from`/oldname became `to`/newname (both are directories of
  * the export). */
 void tnfs_ino_renamed(const struct tnfs_export *x, int from, const char *oldname,

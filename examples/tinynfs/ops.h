@@ -39,6 +39,12 @@ struct tnfs_ctx {
 	struct tnfs_fs_saved become; /* what tnfs_fs_become() switched */
 	struct tnfs_node cfh, sfh;
 	struct tnfs_fh cfh_fh; /* valid if cfh_fh.len */
+	/* the current file handle's stat as PUTFH took it (its export
+	 * checks), for operation cfh_st_op alone, the one right after the
+	 * PUTFH, and once (tnfs_ctx_cfh_stat); none when !cfh_st_ok */
+	struct stat cfh_st;
+	uint32_t cfh_st_op;
+	bool cfh_st_ok;
 	struct nfs4_stateid cur_sid, saved_sid;
 	bool have_cur_sid, have_saved_sid;
 	/* session of this request (after SEQUENCE) */
@@ -99,6 +105,11 @@ void tnfs_ctx_set_cfh(struct tnfs_ctx *c, struct tnfs_node *n, const struct tnfs
 /* The same, a file of export x (a PUTFH, or a LOOKUP into a junction). */
 void tnfs_ctx_set_cfh_in(struct tnfs_ctx *c, const struct tnfs_export *x, struct tnfs_node *n,
 			 const struct tnfs_fh *fh);
+/* The current file handle's stat: the one PUTFH took when this is the
+ * operation right after it, and the first to ask (PUTFH changes nothing,
+ * so it is as fresh as a new one: a REMOVE's change attribute "before",
+ * a GETATTR), else fstat now. */
+uint32_t tnfs_ctx_cfh_stat(struct tnfs_ctx *c, struct stat *st);
 /* The current file handle becomes pseudo node `node`. */
 void tnfs_ctx_set_pseudo(struct tnfs_ctx *c, uint32_t node);
 /* The stateid an operation means (4.1 "current stateid": seqid 1, other 0). */

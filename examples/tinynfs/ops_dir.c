@@ -42,6 +42,16 @@ bool tnfs_dir_change(const struct tnfs_node *dir, uint64_t *v)
 	return ok;
 }
 
+/* tnfs_dir_change() of the current file handle, from PUTFH's stat when
+ * this operation follows it (tnfs_ctx_cfh_stat): a "before" half. */
+static bool cfh_change(struct tnfs_ctx *c, uint64_t *v)
+{
+	struct stat st;
+	bool ok = tnfs_ctx_cfh_stat(c, &st) == NFS4_OK;
+	*v = ok ? tnfs_change_of(&st) : 0;
+	return ok;
+}
+
 uint32_t tnfs_dirlist_begin(struct tnfs_dirlist *d, const union nfs4_args *a,
 			    const struct xdr_out *x)
 {
@@ -114,7 +124,7 @@ uint32_t tnfs_op_readdir(struct tnfs_ctx *c, const union nfs4_args *a,
 	if (c->cpseudo != TNFS_NOT_PSEUDO)
 		return tnfs_pseudo_op_readdir(c, a, x);
 	struct stat st;
-	uint32_t s = tnfs_fs_stat(&c->cfh, &st);
+	uint32_t s = tnfs_ctx_cfh_stat(c, &st);
 	if (s != NFS4_OK)
 		return s;
 	if (!S_ISDIR(st.st_mode))
@@ -231,7 +241,7 @@ uint32_t tnfs_op_create(struct tnfs_ctx *c, const union nfs4_args *a,
 	}
 	mode_t mode = ai.sa.set_mode ? ai.sa.mode : a->create.type == NF4DIR ? 0755 : 0644;
 	struct tnfs_change_info_pair { uint64_t b, a; } ci;
-	bool atomic = tnfs_dir_change(&c->cfh, &ci.b);
+	bool atomic = cfh_change(c, &ci.b);
 	struct tnfs_node n;
 	s = tnfs_fs_mkobj(&c->cfh, name, a->create.type, mode, target,
 			  makedev(a->create.spec1, a->create.spec2), &n);
@@ -263,7 +273,7 @@ uint32_t tnfs_op_remove(struct tnfs_ctx *c, const union nfs4_args *a,
 		return NFS4ERR_ROFS;
 	if ((s = tnfs_deleg_name_conflict(c, &c->cfh, name)) != NFS4_OK)
 		return s;
-	bool atomic = tnfs_dir_change(&c->cfh, &r->cinfo.before);
+	bool atomic = cfh_change(c, &r->cinfo.before);
 	s = tnfs_fs_remove(&c->cfh, name);
 	r->cinfo.atomic = tnfs_dir_change(&c->cfh, &r->cinfo.after) && atomic;
 	return s;
@@ -290,7 +300,7 @@ uint32_t tnfs_op_rename(struct tnfs_ctx *c, const union nfs4_args *a,
 	    (s = tnfs_deleg_name_conflict(c, &c->cfh, to)) != NFS4_OK)
 		return s;
 	bool sb = tnfs_dir_change(&c->sfh, &r->rename.src.before);
-	bool db = tnfs_dir_change(&c->cfh, &r->rename.dst.before);
+	bool db = cfh_change(c, &r->rename.dst.before);
 	s = tnfs_fs_rename(c->exp, &c->sfh, from, &c->cfh, to);
 	r->rename.src.atomic = tnfs_dir_change(&c->sfh, &r->rename.src.after) && sb;
 	r->rename.dst.atomic = tnfs_dir_change(&c->cfh, &r->rename.dst.after) && db;
@@ -311,7 +321,7 @@ uint32_t tnfs_op_link(struct tnfs_ctx *c, const union nfs4_args *a,
 		return s;
 	if (tnfs_ctx_readonly(c))
 		return NFS4ERR_ROFS;
-	bool atomic = tnfs_dir_change(&c->cfh, &r->cinfo.before);
+	bool atomic = cfh_change(c, &r->cinfo.before);
 	s = tnfs_fs_link(&c->sfh, &c->cfh, name);
 	r->cinfo.atomic = tnfs_dir_change(&c->cfh, &r->cinfo.after) && atomic;
 	return s;

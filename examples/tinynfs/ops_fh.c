@@ -84,13 +84,21 @@ static uint32_t putfh(struct tnfs_ctx *c, const union nfs4_args *a)
 	if (s != NFS4_OK)
 		return s;
 	struct tnfs_node n;
-	s = tnfs_fs_from_fh(ex, d, len, &n);
+	struct stat st;
+	/* the ids ctx_enter left on this thread: the caller's, or the
+	 * server's own when it switched nothing */
+	int64_t fsuid = c->become.switched ? (int64_t)c->cred.uid : (int64_t)c->srv->self.uid;
+	s = tnfs_fs_from_fh(ex, d, len, &n, &st, fsuid);
 	if (s != NFS4_OK)
 		return s;
 	struct tnfs_fh fh;
 	fh.len = len;
 	memcpy(fh.data, d, len);
 	tnfs_ctx_set_cfh_in(c, ex, &n, &fh);
+	/* for the next operation (tnfs_ctx_cfh_stat) */
+	c->cfh_st = st;
+	c->cfh_st_op = c->opindex + 1;
+	c->cfh_st_ok = true;
 	return NFS4_OK;
 }
 
@@ -203,7 +211,7 @@ uint32_t tnfs_op_access(struct tnfs_ctx *c, const union nfs4_args *a,
 	if (c->cpseudo != TNFS_NOT_PSEUDO)
 		return tnfs_pseudo_op_access(c, a, r);
 	struct stat st;
-	uint32_t s = tnfs_fs_stat(&c->cfh, &st);
+	uint32_t s = tnfs_ctx_cfh_stat(c, &st);
 	if (s != NFS4_OK)
 		return s;
 	uint32_t want = a->access.access;
@@ -240,7 +248,7 @@ static uint32_t cfh_attrs(struct tnfs_ctx *c, const struct nfs4_bitmap *mask, st
 	if (stat)
 		st = *stat;
 	else
-		s = tnfs_fs_stat(&c->cfh, &st);
+		s = tnfs_ctx_cfh_stat(c, &st);
 	if (s != NFS4_OK)
 		return s;
 	struct tnfs_attr_src src = {

@@ -193,7 +193,7 @@ static uint32_t open_by_name(struct tnfs_ctx *c, const union nfs4_args *a, uint3
 	if (s != NFS4_OK)
 		return s;
 	struct stat dst;
-	if ((s = tnfs_fs_stat(&c->cfh, &dst)) != NFS4_OK)
+	if ((s = tnfs_ctx_cfh_stat(c, &dst)) != NFS4_OK)
 		return s;
 	if (!S_ISDIR(dst.st_mode))
 		return S_ISLNK(dst.st_mode) ? NFS4ERR_SYMLINK : NFS4ERR_NOTDIR;

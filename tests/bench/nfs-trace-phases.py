@@ -1,8 +1,12 @@
 #!/usr/bin/env python3
 """Splits every traced NFS call of tests/vm/payloads/nfs-trace into phases.
 
-usage: nfs-trace-phases.py OUTDIR   (reads trace-kernel.txt and each
-trace-LABEL.txt of a tinynfs: trace-tinynfs.txt, NFS_TRACE_TINYNFS's)
+usage: nfs-trace-phases.py OUTDIR [PROC]   (reads trace-kernel.txt and
+each trace-LABEL.txt of a tinynfs: trace-tinynfs.txt, NFS_TRACE_TINYNFS's;
+OUTDIR/create or OUTDIR/getattr for NFS_TRACE_WORK's).  PROC: only the
+calls of that NFSv4 procedure (REMOVE, OPEN, GETATTR ...: the client's
+sunrpc:rpc_request names it); the system calls are counted for each
+procedure seen either way.
 
 For each call (sunrpc:rpc_task_begin .. rpc_task_end of the client):
   client   begin -> the client posts its Send (xprtrdma_post_send)
@@ -23,6 +27,7 @@ import re
 import statistics
 import sys
 
+REQ = re.compile(r'\S+ (\w+)v\d+ (\w+) \(')
 LINE = re.compile(r'\s*(.+?)-(\d+)\s+\[\d+\]\s+\S+\s+([\d.]+):\s+(\w+):\s*(.*)')
 PHASES = [('client', 'begin', 'psend'), ('to srv', 'psend', 'srv'),
           ('server', 'srv', 'ssend'), ('unlink', 'unl0', 'unl1'), ('to cli', 'ssend', 'wcrecv'),
@@ -57,12 +62,16 @@ def calls(path, kernel):
             continue
         comm, pid, t, ev, rest = m.group(1), int(m.group(2)), float(m.group(3)) * 1e6, m.group(4), m.group(5)
         if ev == 'rpc_task_begin':
-            cur = {'begin': t, 'sys': {}}
+            cur = {'begin': t, 'sys': {}, 'all': 0}
             out.append(cur)
             continue
         if cur is None:
             continue
-        if ev == 'xprtrdma_post_send':
+        if ev == 'rpc_request':
+            r = REQ.match(rest)
+            if r:
+                cur.setdefault('proc', r.group(2))
+        elif ev == 'xprtrdma_post_send':
             cur.setdefault('psend', t)
         elif ev == 'xprtrdma_wc_receive':
             cur.setdefault('wcrecv', t)
@@ -90,6 +99,7 @@ def calls(path, kernel):
                     s[1] += t - enter.pop(pid)
                 continue
             args = rest.split('(', 1)[1].rstrip(')').split(', ')
+            cur['all'] += 1   # every one, from this call's begin to the next's
             if 'srv' in cur and 'ssend' not in cur:
                 if nr == 1 and args[2] == '20':  # the Send doorbell
                     cur['ssend'] = t
@@ -102,6 +112,7 @@ def calls(path, kernel):
 
 def main():
     d = sys.argv[1]
+    only = sys.argv[2] if len(sys.argv) > 2 else None
     rows = {}
     # kernel first, then each tinynfs traced (trace-tinynfs.txt, and the
     # labels of NFS_TRACE_TINYNFS: trace-LABEL.txt)
@@ -109,6 +120,11 @@ def main():
                                 if not f.endswith('/trace-kernel.txt'))
     for s in names:
         rows[s] = calls(f'{d}/trace-{s}.txt', s == 'kernel')
+    procs = sorted({c.get('proc', '?') for s in names for c in rows[s]})
+    allrows = rows
+    if only:
+        rows = {s: [c for c in cs if c.get('proc') == only] for s, cs in rows.items()}
+        print(f'{only} calls only')
     print('phase medians, us (calls: %s)' % ', '.join(f'{s} {len(c)}' for s, c in rows.items()))
     print('  %-8s' % '' + ''.join(' %14s' % s for s in names) + '  ratio to kernel')
     for name, a, b in PHASES:
@@ -134,10 +150,18 @@ def main():
                 out.append('%14s' % '-')
         print('  %-36s%s' % (name, ''.join(' ' + o for o in out)))
     for s in names[1:]:
-        tn = [c for c in rows[s] if 'ssend' in c]
-        if not tn:
-            continue
-        print(f"{s}'s system calls in the server phase, per call (count, median us of one):")
+        for p in procs:
+            syscalls(s, p, [c for c in allrows[s] if 'ssend' in c and c.get('proc', '?') == p])
+    return 0
+
+
+def syscalls(s, p, tn):
+    if tn:
+        n = sum(sum(v[0] for v in c['sys'].values()) for c in tn)
+        a = sum(c['all'] for c in tn)
+        print(f"{s}'s system calls in the server phase of {p}, {len(tn)} calls, "
+              f"{n / len(tn):.2f} a call ({a / len(tn):.2f} from one call's begin to the "
+              f"next's; count a call, median us of one):")
         tot = {}
         for c in tn:
             for nr, (n, us) in c['sys'].items():
@@ -146,7 +170,6 @@ def main():
                 t[1].append(us / n)
         for nr, (n, us) in sorted(tot.items(), key=lambda kv: -statistics.median(kv[1][1]) * kv[1][0]):
             print('  %-18s %5.2f %7.1f' % (NAMES.get(nr, f'nr {nr}'), n / len(tn), statistics.median(us)))
-    return 0
 
 
 if __name__ == '__main__':

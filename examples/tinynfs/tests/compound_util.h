@@ -60,6 +60,8 @@ static inline uint32_t do_open(struct fx *f, const struct fh *dir, const char *o
 /* The tests of the other files; main is in test_compound.c. */
 /* test_compound_dirs.c */
 void test_dir_handle_cache(void **state);
+void test_dir_cache_loans(void **state);
+void test_dir_cache_loans_compound(void **state);
 void test_confinement(void **state);
 void test_setattr_split(void **state);
 void test_readdir_pages(void **state);

@@ -508,6 +508,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_create_rename_link, setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_confinement, setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_dir_handle_cache, setup, fx_teardown),
+		cmocka_unit_test(test_dir_cache_loans),
+		cmocka_unit_test_setup_teardown(test_dir_cache_loans_compound, setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_setattr_split, setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_readdir_pages, setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_errors_and_ordering, setup, fx_teardown),

@@ -24,7 +24,7 @@ static void make_fh(const char *path, const struct fh *like, struct fh *out)
 	out->len = 8 + fb.h.handle_bytes;
 }
 
-/* PUTFH of a directory dups a cached descriptor after the first one
+/* PUTFH of a directory borrows a cached descriptor after the first one
  * (fh_cache.h); the cache evicts the least recently used directory;
  * a file's handle is never cached; a removed directory, and one moved
  * out of the export, are stale as they are without the cache. */
@@ -121,6 +121,175 @@ void test_dir_handle_cache(void **state)
 	assert_int_equal(putfh_only(f, &dirs[4]), NFS4ERR_STALE);
 	assert_int_equal(rename(out, path), 0);
 	assert_int_equal(putfh_only(f, &dirs[4]), NFS4_OK);
+}
+
+/* The cache lends its descriptors (fh_cache.h): a lent entry is never
+ * evicted, one dropped while lent keeps its descriptor open until the
+ * last loan comes back, and with every entry lent nothing is cached. */
+void test_dir_cache_loans(void **state)
+{
+	(void)state;
+	struct tnfs_fh_cache *c = tnfs_fhc_new();
+	assert_non_null(c);
+	int dirfd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	assert_true(dirfd >= 0);
+	uint8_t fh[8] = { 1, 0, 0, 0, 0, 0, 0, 0 };
+	unsigned slot, s2;
+	/* fh[7] = 0 lent, then TNFS_FHC_SLOTS + 8 others added */
+	tnfs_fhc_add(c, fh, sizeof(fh), dirfd);
+	int lent = tnfs_fhc_lend(c, fh, sizeof(fh), &slot);
+	assert_true(lent >= 0 && lent != dirfd);
+	for (unsigned i = 1; i <= TNFS_FHC_SLOTS + 8; i++) {
+		fh[7] = (uint8_t)i;
+		tnfs_fhc_add(c, fh, sizeof(fh), dirfd);
+	}
+	fh[7] = 0;
+	int again = tnfs_fhc_lend(c, fh, sizeof(fh), &s2);
+	assert_int_equal(again, lent); /* not evicted: the same descriptor */
+	assert_int_equal(s2, slot);
+	struct tnfs_fhc_stats st;
+	tnfs_fhc_stats(c, &st);
+	assert_int_equal(st.lent, 2);
+	/* forgotten while lent: no hit any more, the descriptor stays open
+	 * for its two holders, closed with the last loan */
+	tnfs_fhc_forget(c, fh, sizeof(fh));
+	assert_int_equal(tnfs_fhc_lend(c, fh, sizeof(fh), &s2), -1);
+	assert_true(fcntl(lent, F_GETFD) >= 0);
+	tnfs_fhc_return(c, slot);
+	assert_true(fcntl(lent, F_GETFD) >= 0);
+	tnfs_fhc_return(c, slot);
+	assert_int_equal(fcntl(lent, F_GETFD), -1);
+	assert_int_equal(errno, EBADF);
+	/* marked dead while lent: DEAD at once, open until returned */
+	fh[7] = 200;
+	tnfs_fhc_add(c, fh, sizeof(fh), dirfd);
+	lent = tnfs_fhc_lend(c, fh, sizeof(fh), &slot);
+	assert_true(lent >= 0);
+	tnfs_fhc_mark_dead(c, fh, sizeof(fh));
+	assert_int_equal(tnfs_fhc_lend(c, fh, sizeof(fh), &s2), TNFS_FHC_DEAD);
+	assert_true(fcntl(lent, F_GETFD) >= 0);
+	tnfs_fhc_add(c, fh, sizeof(fh), dirfd); /* its slot is still lent */
+	assert_int_equal(tnfs_fhc_lend(c, fh, sizeof(fh), &s2), TNFS_FHC_DEAD);
+	tnfs_fhc_return(c, slot);
+	assert_int_equal(fcntl(lent, F_GETFD), -1);
+	/* every entry lent: a new handle is not cached, nothing breaks */
+	unsigned slots[TNFS_FHC_SLOTS];
+	for (unsigned i = 0; i < TNFS_FHC_SLOTS; i++) {
+		fh[6] = 1;
+		fh[7] = (uint8_t)i;
+		tnfs_fhc_add(c, fh, sizeof(fh), dirfd);
+		assert_true(tnfs_fhc_lend(c, fh, sizeof(fh), &slots[i]) >= 0);
+	}
+	fh[6] = 2;
+	tnfs_fhc_add(c, fh, sizeof(fh), dirfd);
+	assert_int_equal(tnfs_fhc_lend(c, fh, sizeof(fh), &s2), -1);
+	for (unsigned i = 0; i < TNFS_FHC_SLOTS; i++)
+		tnfs_fhc_return(c, slots[i]);
+	tnfs_fhc_stats(c, &st);
+	assert_int_equal(st.lent, 0);
+	tnfs_fhc_free(c);
+	close(dirfd);
+}
+
+/* Through COMPOUNDs: a cached directory's node is a loan (no descriptor
+ * of its own), SAVEFH takes a second one, every loan comes back at the
+ * COMPOUND's end, and a directory found removed while the saved handle
+ * still holds it is stale and its descriptor closed after. */
+void test_dir_cache_loans_compound(void **state)
+{
+	struct fx *f = *state;
+	fx_mount(f);
+	struct tnfs_fh_cache *c = f->srv->exp->dirs;
+	assert_non_null(c);
+	struct fh root, d0;
+	fx_fh_of(f, NULL, &root);
+	char path[192];
+	snprintf(path, sizeof(path), "%s/d0", f->dir);
+	assert_int_equal(mkdir(path, 0755), 0);
+	make_fh(path, &root, &d0);
+	assert_int_equal(putfh_only(f, &d0), NFS4_OK); /* cached */
+	struct tnfs_fhc_stats st;
+	/* PUTFH (loan), SAVEFH (second loan), CREATE in it, RESTOREFH,
+	 * REMOVE: change info from PUTFH's stat, then a fresh one */
+	fx_seq(f);
+	req_op(&f->rq, OP_PUTFH);
+	put_fh(&f->rq.x, &d0);
+	req_op(&f->rq, OP_SAVEFH);
+	req_op(&f->rq, OP_CREATE);
+	xdr_put_u32(&f->rq.x, NF4DIR);
+	put_str(&f->rq.x, "sub");
+	xdr_put_u32(&f->rq.x, 0); /* empty bitmap */
+	xdr_put_u32(&f->rq.x, 0); /* no attributes */
+	req_op(&f->rq, OP_RESTOREFH);
+	req_op(&f->rq, OP_REMOVE);
+	put_str(&f->rq.x, "sub");
+	assert_int_equal(fx_call(f), NFS4_OK);
+	fx_seq_ok(f);
+	assert_int_equal(rep_op(&f->rp, OP_PUTFH), NFS4_OK);
+	assert_int_equal(rep_op(&f->rp, OP_SAVEFH), NFS4_OK);
+	assert_int_equal(rep_op(&f->rp, OP_CREATE), NFS4_OK);
+	uint32_t atomic = xdr_get_u32(&f->rp.x);
+	uint64_t cb = xdr_get_u64(&f->rp.x), ca = xdr_get_u64(&f->rp.x);
+	assert_int_equal(atomic, 1);
+	assert_true(cb != ca);
+	uint32_t nb = xdr_get_u32(&f->rp.x);
+	for (uint32_t i = 0; i < nb; i++)
+		(void)xdr_get_u32(&f->rp.x);
+	assert_int_equal(rep_op(&f->rp, OP_RESTOREFH), NFS4_OK);
+	assert_int_equal(rep_op(&f->rp, OP_REMOVE), NFS4_OK);
+	assert_int_equal(xdr_get_u32(&f->rp.x), 1);
+	uint64_t rb = xdr_get_u64(&f->rp.x), ra = xdr_get_u64(&f->rp.x);
+	assert_true(rb == ca); /* before: the directory as CREATE left it */
+	assert_true(ra != rb);
+	tnfs_fhc_stats(c, &st);
+	assert_int_equal(st.lent, 0);
+	/* REMOVE right after PUTFH: its "before" is PUTFH's stat, which
+	 * is the directory's change attribute as GETATTR gave it */
+	char sub[224];
+	snprintf(sub, sizeof(sub), "%s/x", path);
+	assert_int_equal(mkdir(sub, 0755), 0);
+	fx_seq(f);
+	req_op(&f->rq, OP_PUTFH);
+	put_fh(&f->rq.x, &d0);
+	req_op(&f->rq, OP_GETATTR);
+	put_bitmap(&f->rq.x, W0(FATTR4_CHANGE), 0, 0);
+	assert_int_equal(fx_call(f), NFS4_OK);
+	fx_seq_ok(f);
+	assert_int_equal(rep_op(&f->rp, OP_PUTFH), NFS4_OK);
+	assert_int_equal(rep_op(&f->rp, OP_GETATTR), NFS4_OK);
+	assert_int_equal(xdr_get_u32(&f->rp.x), 1);
+	assert_int_equal(xdr_get_u32(&f->rp.x), W0(FATTR4_CHANGE));
+	assert_int_equal(xdr_get_u32(&f->rp.x), 8);
+	uint64_t v = xdr_get_u64(&f->rp.x);
+	assert_int_equal(remove_in(f, &d0, "x"), NFS4_OK);
+	fx_seq_ok(f);
+	assert_int_equal(rep_op(&f->rp, OP_PUTFH), NFS4_OK);
+	assert_int_equal(rep_op(&f->rp, OP_REMOVE), NFS4_OK);
+	assert_int_equal(xdr_get_u32(&f->rp.x), 1);
+	rb = xdr_get_u64(&f->rp.x);
+	ra = xdr_get_u64(&f->rp.x);
+	assert_true(rb == v);
+	assert_true(ra != rb);
+	assert_int_equal(remove_in(f, &d0, "x"), NFS4ERR_NOENT);
+	/* removed behind the server's back while a saved handle holds it */
+	fx_seq(f);
+	req_op(&f->rq, OP_PUTFH);
+	put_fh(&f->rq.x, &d0);
+	req_op(&f->rq, OP_SAVEFH);
+	req_op(&f->rq, OP_PUTFH);
+	put_fh(&f->rq.x, &d0);
+	assert_int_equal(fx_call(f), NFS4_OK);
+	assert_int_equal(rmdir(path), 0);
+	fx_seq(f);
+	req_op(&f->rq, OP_PUTFH);
+	put_fh(&f->rq.x, &d0);
+	req_op(&f->rq, OP_SAVEFH);
+	req_op(&f->rq, OP_PUTFH);
+	put_fh(&f->rq.x, &d0);
+	assert_int_equal(fx_call(f), NFS4ERR_STALE);
+	tnfs_fhc_stats(c, &st);
+	assert_int_equal(st.lent, 0);
+	assert_int_equal(putfh_only(f, &d0), NFS4ERR_STALE);
 }
 
 void test_confinement(void **state)
