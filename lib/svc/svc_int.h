@@ -230,13 +230,6 @@ void rpcrdma__svc_unwatch(struct rpcrdma_svc *svc, struct rpcrdma__svc_source *s
  * (svc_loop.c). */
 bool rpcrdma__svc_thread_switching(void);
 
-#ifdef RPCRDMA_HAVE_RDMA
-/* Before the calling thread first switches its credentials: what its
- * open batch holds is posted now, while the kernel still takes its posts
- * (svc_rdma_drive.c). */
-void rpcrdma__svc_rdma_before_switch(void);
-#endif
-
 /* The loop a new TCP connection joins: the one with the fewest, ties
  * taken in turn (svc_loop.c). */
 struct rpcrdma__svc_loop *rpcrdma__svc_pick_loop(struct rpcrdma_svc *svc);

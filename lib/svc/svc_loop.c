@@ -12,6 +12,9 @@
 #include "svc_backward.h"
 #include "svc_int.h"
 #include "gss/gss_int.h"
+#ifdef RPCRDMA_HAVE_RDMA
+#include "rdma/rdma_internal.h" /* rpcrdma__batch_open */
+#endif
 
 void rpcrdma__svc_free_programs(struct rpcrdma_svc *svc);
 
@@ -59,8 +62,10 @@ static _Thread_local bool thread_switching;
 void rpcrdma_svc_creds_switching(void)
 {
 #ifdef RPCRDMA_HAVE_RDMA
-	if (!thread_switching)
-		rpcrdma__svc_rdma_before_switch();
+	/* What this thread's open batch holds is posted now, while the
+	 * kernel still takes its posts (svc_rdma_drive.c's on_poller). */
+	if (!thread_switching && rpcrdma__batch_open())
+		rpcrdma__batch_flush();
 #endif
 	thread_switching = true;
 }

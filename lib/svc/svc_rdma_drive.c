@@ -56,12 +56,6 @@ void rpcrdma__svc_rdrive_queue(struct rpcrdma__svc_rdrive *d, struct rdma_req *q
 	atomic_fetch_add_explicit(&d->loop->rdma_calls, 1, memory_order_relaxed);
 }
 
-void rpcrdma__svc_rdma_before_switch(void)
-{
-	if (rpcrdma__batch_open())
-		rpcrdma__batch_flush();
-}
-
 /* Loop thread: stops polling; the driver thread takes over, for good. */
 static void rdrive_hand_over(struct rpcrdma__svc_rdrive *d)
 {
@@ -89,7 +83,7 @@ static void on_poller(struct rpcrdma__svc_source *src, uint32_t events)
 	 * credentials: each of their replies asks first (may_post_here).
 	 * Handlers that tell (RPCRDMA_SVC_HANDLERS_TELL_CREDS) batch too
 	 * on a thread that never switched: its first switch posts the
-	 * batch first (rpcrdma__svc_rdma_before_switch). */
+	 * batch first (rpcrdma_svc_creds_switching). */
 	bool told = d->svc->opts.flags & RPCRDMA_SVC_HANDLERS_TELL_CREDS;
 	bool batch = !d->probe || (told && !rpcrdma__svc_thread_switching());
 
