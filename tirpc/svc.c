@@ -62,19 +62,29 @@ static struct tconn *conn_find(struct tsvc *s, uint64_t id)
 	return NULL;
 }
 
-/* THREAD: on the poller thread; every call is handed to svc_run's. */
-static void on_call_thread(struct rpcrdma_call *call, void *arg)
+/* A queued call of connection conn; NULL (the call dropped) without memory. */
+static struct tcall *tcall_new(struct tsvc *s, struct rpcrdma_call *call, uint64_t conn)
 {
-	struct tsvc *s = arg;
 	struct tcall *q = malloc(sizeof(*q));
 
 	if (!q) {
 		rpcrdma__tx_drop_call(s, call);
-		return;
+		return NULL;
 	}
 	q->next = NULL;
 	q->call = call;
-	q->conn = rpcrdma_call_conn_id(call);
+	q->conn = conn;
+	return q;
+}
+
+/* THREAD: on the poller thread; every call is handed to svc_run's. */
+static void on_call_thread(struct rpcrdma_call *call, void *arg)
+{
+	struct tsvc *s = arg;
+	struct tcall *q = tcall_new(s, call, rpcrdma_call_conn_id(call));
+
+	if (!q)
+		return;
 	pthread_mutex_lock(&s->lock);
 	if (s->closing) {
 		pthread_mutex_unlock(&s->lock);
@@ -146,14 +156,9 @@ static void on_call_direct(struct rpcrdma_call *call, void *arg)
 		dispatch_here(s, c, call);
 		return;
 	}
-	struct tcall *q = malloc(sizeof(*q));
-	if (!q) {
-		rpcrdma__tx_drop_call(s, call);
+	struct tcall *q = tcall_new(s, call, id);
+	if (!q)
 		return;
-	}
-	q->next = NULL;
-	q->call = call;
-	q->conn = id;
 	*s->pend_tail = q;
 	s->pend_tail = &q->next;
 }
