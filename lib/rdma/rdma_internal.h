@@ -624,7 +624,8 @@ struct rpcrdma_listener {
 
 /* Whether l's poller or one of its spread is DIRECT (no thread handles
  * its completions); rpcrdma__listener_poll polls each DIRECT one once and
- * flushes the batch: a listener's shutdown, waiting for its connections. */
+ * flushes the batch: a listener's shutdown, waiting for its connections,
+ * and a device's, for its SRQ's receives (rdma_dev.c). */
 bool rpcrdma__listener_direct(const struct rpcrdma_listener *l);
 void rpcrdma__listener_poll(struct rpcrdma_listener *l);
 
@@ -657,7 +658,8 @@ void rpcrdma__recv_repost(struct rpcrdma_call *call);
  * reposting and waits until no repost is under way, so that no poller
  * thread posts to the destroyed SRQ.  With wait_all (an application thread)
  * it also waits, at most 2 s, until every SRQ receive context is back in its
- * pool or still in the SRQ: no completion of one is handled after. */
+ * pool or still in the SRQ: no completion of one is handled after
+ * (rdma_dev.c, a step of rpcrdma__dev_destroy). */
 void rpcrdma__recv_srq_quiesce(struct rpcrdma__dev *dev, bool wait_all);
 /* Posts every free receive of pool, one of conn's (taking a reference
  * each).  0 or a negative errno (the rest left in the pool). */
