@@ -19,6 +19,21 @@
  * (lib/svc/svc_rdma*.c, lib/clnt/clnt_rdma.c through rdma_client_int.h).
  * Never lib/util, lib/wire or lib/pcap.  lib/rdma includes only util,
  * wire and pcap (tests/include-layers.sh checks it).  Not installed.
+ *
+ * The files of lib/rdma call each other in layers, from the bottom (a
+ * file calls only files on its own line's left or on lines above;
+ * tests/call-layers.sh checks that no new circle forms):
+ *   ctxt.c, stats.c, rdma_qpmap.c, poller.c
+ *   poller_cq.c
+ *   the connection core: rdma_conn.c, rdma_recv.c, rdma_send.c, rdma_rw.c,
+ *     rdma_budget.c, rdma_backward.c -- still one circle: a connection's
+ *     close and free call each part's teardown, and the parts' completions
+ *     call the connection's put, post and close (call-layers.sh's
+ *     KNOWN_CIRCLES)
+ *   rdma_dev.c
+ *   rdma_devrm.c, rdma_conn_limits.c, rdma_accept.c
+ *   rdma_listener.c
+ * client/ is the folder above.
  */
 #ifndef RPCRDMA_RDMA_INTERNAL_H
 #define RPCRDMA_RDMA_INTERNAL_H
