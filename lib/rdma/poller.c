@@ -121,6 +121,50 @@ static unsigned poll_some(struct rpcrdma_poller *p, struct ibv_cq *cq, unsigned 
 	return n;
 }
 
+/* The steps queued by rpcrdma__cq_after (poller_cq.c), taken before a
+ * poll and run after one that found the queue empty (poller_int.h). */
+bool rpcrdma__cq_waits_take(struct rpcrdma__cq *cq, struct rpcrdma__list *out)
+{
+	struct rpcrdma_poller *p = cq->src.poller;
+
+	rpcrdma__list_init(out);
+	if (rpcrdma__likely(atomic_load_explicit(&cq->nwaits, memory_order_acquire) == 0))
+		return false;
+	pthread_mutex_lock(&p->lock);
+	rpcrdma__list_splice_tail(out, &cq->waits);
+	atomic_store(&cq->nwaits, 0);
+	pthread_mutex_unlock(&p->lock);
+	return !rpcrdma__list_empty(out);
+}
+
+unsigned rpcrdma__cq_waits_end(struct rpcrdma__cq *cq, struct rpcrdma__list *taken, bool drained)
+{
+	struct rpcrdma_poller *p = cq->src.poller;
+	struct rpcrdma__list *n;
+	unsigned k = 0;
+
+	if (!drained) {
+		/* Back in front of any queued meanwhile (those wait longer). */
+		pthread_mutex_lock(&p->lock);
+		rpcrdma__list_splice_tail(taken, &cq->waits);
+		rpcrdma__list_splice_tail(&cq->waits, taken);
+		for (n = cq->waits.next; n != &cq->waits; n = n->next)
+			k++;
+		atomic_store(&cq->nwaits, k);
+		pthread_mutex_unlock(&p->lock);
+		return 0;
+	}
+	while ((n = rpcrdma__list_pop(taken)) != NULL) {
+		struct rpcrdma__cq_wait *w = rpcrdma__container_of(n, struct rpcrdma__cq_wait, node);
+
+		rpcrdma__batch_begin();
+		w->fn(w);
+		rpcrdma__batch_end();
+		k++;
+	}
+	return k;
+}
+
 /* poll_some on cq, and the steps queued on cq before it (rpcrdma__cq_after)
  * once it found the queue empty. */
 static unsigned poll_batches(struct rpcrdma_poller *p, struct rpcrdma__cq *cq, unsigned budget,

@@ -5,6 +5,8 @@
  * points to.  The poller knows no transport: every work request's wr_id is
  * the address of a struct rpcrdma__cqe whose done function handles its
  * completion (Linux's struct ib_cqe), set where the context is made.
+ * poller_cq.c (the pool, rpcrdma__cq_after) calls poller.c (sources,
+ * batches, the rounds that run the queued steps), never the reverse.
  */
 #ifndef RPCRDMA_POLLER_INT_H
 #define RPCRDMA_POLLER_INT_H

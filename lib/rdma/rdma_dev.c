@@ -38,6 +38,55 @@ void rpcrdma__dev_destroy(struct rpcrdma__dev *dev, bool app_thread, bool drop)
 	free(dev);
 }
 
+/* The listener's DIRECT pollers (rdma_internal.h): polled while the
+ * listener or a device waits for completions. */
+bool rpcrdma__listener_direct(const struct rpcrdma_listener *l)
+{
+	if (l->poller->opts.mode == RPCRDMA_POLLER_DIRECT)
+		return true;
+	for (unsigned i = 0; i < l->nspread; i++)
+		if (l->spread[i]->opts.mode == RPCRDMA_POLLER_DIRECT)
+			return true;
+	return false;
+}
+
+void rpcrdma__listener_poll(struct rpcrdma_listener *l)
+{
+	if (l->poller->opts.mode == RPCRDMA_POLLER_DIRECT)
+		rpcrdma_poller_poll(l->poller, 0);
+	for (unsigned i = 0; i < l->nspread; i++)
+		if (l->spread[i] != l->poller && l->spread[i]->opts.mode == RPCRDMA_POLLER_DIRECT)
+			rpcrdma_poller_poll(l->spread[i], 0);
+	rpcrdma__batch_flush();
+}
+
+/* The device's SRQ, before it is destroyed (rdma_internal.h). */
+void rpcrdma__recv_srq_quiesce(struct rpcrdma__dev *dev, bool wait_all)
+{
+	uint64_t until = rpcrdma__now_ns() + 2000000000ull;
+
+	atomic_store(&dev->srq_dying, true);
+	rpcrdma__batch_flush();
+	for (;;) {
+		bool back = true;
+
+		if (wait_all) {
+			pthread_mutex_lock(&dev->srq_pool.lock);
+			back = dev->srq_pool.nfree + atomic_load(&dev->srq_in) >= dev->srq_pool.count;
+			pthread_mutex_unlock(&dev->srq_pool.lock);
+		}
+		if (atomic_load(&dev->srq_posting) == 0 && back)
+			return;
+		if (rpcrdma__now_ns() > until)
+			return;  /* a completion that never came: nothing will touch it */
+		if (wait_all && rpcrdma__listener_direct(dev->l)) {
+			rpcrdma__listener_poll(dev->l);
+		} else {
+			nanosleep(&(struct timespec){ .tv_nsec = 1000000 }, NULL);
+		}
+	}
+}
+
 /* Charges the listener's group; counts a refusal.  0 or a negative errno. */
 int rpcrdma__listener_charge(struct rpcrdma_listener *l, struct rpcrdma__rescg_ledger *led,
 			    enum rpcrdma_rescg_resource res, uint32_t n)

@@ -19,6 +19,21 @@
  * (lib/svc/svc_rdma*.c, lib/clnt/clnt_rdma.c through rdma_client_int.h).
  * Never lib/util, lib/wire or lib/pcap.  lib/rdma includes only util,
  * wire and pcap (tests/include-layers.sh checks it).  Not installed.
+ *
+ * The files of lib/rdma call each other in layers, from the bottom (a
+ * file calls only files on its own line's left or on lines above;
+ * tests/call-layers.sh checks that no new circle forms):
+ *   ctxt.c, stats.c, rdma_qpmap.c, poller.c
+ *   poller_cq.c
+ *   the connection core: rdma_conn.c, rdma_recv.c, rdma_send.c, rdma_rw.c,
+ *     rdma_budget.c, rdma_backward.c -- still one circle: a connection's
+ *     close and free call each part's teardown, and the parts' completions
+ *     call the connection's put, post and close (call-layers.sh's
+ *     KNOWN_CIRCLES)
+ *   rdma_dev.c
+ *   rdma_devrm.c, rdma_conn_limits.c, rdma_accept.c
+ *   rdma_listener.c
+ * client/ is the folder above.
  */
 #ifndef RPCRDMA_RDMA_INTERNAL_H
 #define RPCRDMA_RDMA_INTERNAL_H
@@ -624,7 +639,8 @@ struct rpcrdma_listener {
 
 /* Whether l's poller or one of its spread is DIRECT (no thread handles
  * its completions); rpcrdma__listener_poll polls each DIRECT one once and
- * flushes the batch: a listener's shutdown, waiting for its connections. */
+ * flushes the batch: a listener's shutdown, waiting for its connections,
+ * and a device's, for its SRQ's receives (rdma_dev.c). */
 bool rpcrdma__listener_direct(const struct rpcrdma_listener *l);
 void rpcrdma__listener_poll(struct rpcrdma_listener *l);
 
@@ -657,7 +673,8 @@ void rpcrdma__recv_repost(struct rpcrdma_call *call);
  * reposting and waits until no repost is under way, so that no poller
  * thread posts to the destroyed SRQ.  With wait_all (an application thread)
  * it also waits, at most 2 s, until every SRQ receive context is back in its
- * pool or still in the SRQ: no completion of one is handled after. */
+ * pool or still in the SRQ: no completion of one is handled after
+ * (rdma_dev.c, a step of rpcrdma__dev_destroy). */
 void rpcrdma__recv_srq_quiesce(struct rpcrdma__dev *dev, bool wait_all);
 /* Posts every free receive of pool, one of conn's (taking a reference
  * each).  0 or a negative errno (the rest left in the pool). */

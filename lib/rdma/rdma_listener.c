@@ -276,26 +276,6 @@ int rpcrdma_listener_port(const struct rpcrdma_listener *l)
 	return l ? l->port : -EINVAL;
 }
 
-bool rpcrdma__listener_direct(const struct rpcrdma_listener *l)
-{
-	if (l->poller->opts.mode == RPCRDMA_POLLER_DIRECT)
-		return true;
-	for (unsigned i = 0; i < l->nspread; i++)
-		if (l->spread[i]->opts.mode == RPCRDMA_POLLER_DIRECT)
-			return true;
-	return false;
-}
-
-void rpcrdma__listener_poll(struct rpcrdma_listener *l)
-{
-	if (l->poller->opts.mode == RPCRDMA_POLLER_DIRECT)
-		rpcrdma_poller_poll(l->poller, 0);
-	for (unsigned i = 0; i < l->nspread; i++)
-		if (l->spread[i] != l->poller && l->spread[i]->opts.mode == RPCRDMA_POLLER_DIRECT)
-			rpcrdma_poller_poll(l->spread[i], 0);
-	rpcrdma__batch_flush();
-}
-
 void rpcrdma_listener_shutdown(struct rpcrdma_listener *l)
 {
 	bool first;

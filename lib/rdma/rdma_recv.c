@@ -181,32 +181,6 @@ void rpcrdma__recv_repost(struct rpcrdma_call *call)
 	pthread_mutex_unlock(&conn->lock);
 }
 
-void rpcrdma__recv_srq_quiesce(struct rpcrdma__dev *dev, bool wait_all)
-{
-	uint64_t until = rpcrdma__now_ns() + 2000000000ull;
-
-	atomic_store(&dev->srq_dying, true);
-	rpcrdma__batch_flush();
-	for (;;) {
-		bool back = true;
-
-		if (wait_all) {
-			pthread_mutex_lock(&dev->srq_pool.lock);
-			back = dev->srq_pool.nfree + atomic_load(&dev->srq_in) >= dev->srq_pool.count;
-			pthread_mutex_unlock(&dev->srq_pool.lock);
-		}
-		if (atomic_load(&dev->srq_posting) == 0 && back)
-			return;
-		if (rpcrdma__now_ns() > until)
-			return;  /* a completion that never came: nothing will touch it */
-		if (wait_all && rpcrdma__listener_direct(dev->l)) {
-			rpcrdma__listener_poll(dev->l);
-		} else {
-			nanosleep(&(struct timespec){ .tv_nsec = 1000000 }, NULL);
-		}
-	}
-}
-
 void rpcrdma__call_release(struct rpcrdma_call *call)
 {
 	struct rpcrdma__conn *conn = call->conn;

@@ -8,6 +8,11 @@
  * lib/wire and lib/util never include a lib/svc header.  lib/svc includes
  * util, wire, pcap and rdma (tests/include-layers.sh checks it).  Not
  * installed.
+ *
+ * The files of lib/svc call each other in layers, never in a circle
+ * (tests/call-layers.sh checks it; the table of transport classes,
+ * svc_classes.c, is data the loop reads, not a call).  The TCP
+ * transport's order is in svc_tcp_int.h.
  */
 #ifndef RPCRDMA_SVC_INT_H
 #define RPCRDMA_SVC_INT_H

@@ -2,7 +2,8 @@
 /*
  * TCP transport: connections, record marking (RFC 5531 section 11), their
  * memory.  Non-blocking sockets on the service's epoll set.  Listeners and
- * the connection limits: svc_tcp_listen.c.
+ * the connection limits: svc_tcp_listen.c; the reading: svc_tcp_read.c; a
+ * connection's memory accounting, release and watch: svc_tcp_conn.c.
  *
  * Batching.  A read takes up to IN_MAX bytes into its loop's buffer
  * (loop->tcp_in) and every complete record in them is delivered, so 32
@@ -65,18 +66,6 @@
 #define RECORD_BUDGET 64    /* records delivered per connection per pass */
 #define FLUSH_IOV 64        /* replies gathered into one sendmsg */
 
-
-/* The transport's per-call context. */
-struct tcp_call {
-	struct tcp_call *next;
-	struct rpcrdma__svc_tcp_conn *conn;
-	struct iovec iov; /* the record */
-	uint8_t *base;    /* record mark + reply */
-	size_t len;
-	size_t req_charge, rep_charge; /* in conn->held and svc->tcp_bytes */
-	bool backward;    /* a call to the client (svc_backward.c): no slot */
-};
-
 static const struct rpcrdma__svc_xprt_ops tcp_ops;
 
 /* The coarse clock: it only times idle connections (a tick's precision is
@@ -90,114 +79,6 @@ uint64_t rpcrdma__tcp_now_ms(void)
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
-/* Memory accounting (see the top of the file). */
-void rpcrdma__tcp_charge(struct rpcrdma_svc *svc, size_t n)
-{
-	atomic_fetch_add(&svc->tcp_bytes, n);
-}
-
-void rpcrdma__tcp_uncharge(struct rpcrdma_svc *svc, size_t n)
-{
-	if (!n)
-		return;
-	atomic_fetch_sub(&svc->tcp_bytes, n);
-	if (atomic_load(&svc->tcp_mem_waiters)) {
-		uint64_t one = 1;
-		if (write(svc->loops[0].wake.fd, &one, sizeof(one)) < 0) {
-			/* the counter is far from overflowing; ignore */
-		}
-	}
-}
-
-/* Whether the record buffer of c, rec_cap bytes now, may grow by add. */
-bool rpcrdma__tcp_mem_fits(const struct rpcrdma__svc_tcp_conn *c, size_t rec_cap, size_t add)
-{
-	const struct rpcrdma_svc_opts *o = &c->svc->opts;
-	size_t held = atomic_load(&c->held);
-	if (held && (rec_cap + held > o->max_conn_bytes ||
-		     add > o->max_conn_bytes - rec_cap - held))
-		return false;
-	size_t all = atomic_load(&c->svc->tcp_bytes);
-	return all <= o->max_svc_bytes && add <= o->max_svc_bytes - all;
-}
-
-static void call_uncharge(struct tcp_call *tc)
-{
-	size_t n = tc->req_charge + tc->rep_charge;
-	tc->req_charge = tc->rep_charge = 0;
-	if (!n)
-		return;
-	atomic_fetch_sub(&tc->conn->held, n);
-	rpcrdma__tcp_uncharge(tc->conn->svc, n);
-}
-
-static void conn_free(struct rpcrdma__svc_tcp_conn *c)
-{
-	struct rpcrdma_svc *svc = c->svc;
-	pthread_mutex_lock(&svc->lock);
-	if (c->pprev) {
-		*c->pprev = c->next;
-		if (c->next)
-			c->next->pprev = c->pprev;
-		svc->nconns--;
-	}
-	pthread_mutex_unlock(&svc->lock);
-	rpcrdma__svc_bc_release(&c->bc);
-	free(c->rec);
-	rpcrdma__tcp_uncharge(svc, c->rec_cap);
-	free(c->stash);
-	rpcrdma__tcp_uncharge(svc, c->in_held);
-	pthread_mutex_destroy(&c->lock);
-	struct rpcrdma__svc_xprt *x = c->xprt;
-	free(c);
-	rpcrdma__svc_xprt_destroy(x); /* last touch of svc */
-}
-
-void rpcrdma__tcp_conn_put(struct rpcrdma__svc_tcp_conn *c)
-{
-	if (atomic_fetch_sub_explicit(&c->refs, 1, memory_order_acq_rel) == 1)
-		conn_free(c);
-}
-
-static void call_free(struct tcp_call *tc)
-{
-	call_uncharge(tc);
-	free(tc->iov.iov_base);
-	free(tc->base);
-	free(tc);
-}
-
-/* Under conn->lock: whether a stopped connection may read again. */
-static bool may_read(const struct rpcrdma__svc_tcp_conn *c)
-{
-	return !rpcrdma__svc_xprt_busy(c->xprt) &&
-	       (!c->want || rpcrdma__tcp_mem_fits(c, c->want_cap, c->want));
-}
-
-/* Under conn->lock: leaves the service's list of parked connections. */
-static void mem_wait_end(struct rpcrdma__svc_tcp_conn *c)
-{
-	c->want = 0;
-	if (c->mem_wait) {
-		c->mem_wait = false;
-		atomic_fetch_sub(&c->svc->tcp_mem_waiters, 1);
-	}
-}
-
-/* Under conn->lock: watch what the state asks for. */
-void rpcrdma__tcp_update_watch(struct rpcrdma__svc_tcp_conn *c)
-{
-	if (c->dead)
-		return;
-	if (!c->reading && may_read(c)) {
-		c->reading = true;
-		mem_wait_end(c);
-	}
-	bool out = (c->sq_head && !c->in_pass) || (c->reading && c->kick);
-	uint32_t ev = (c->reading ? EPOLLIN : 0) | (out ? EPOLLOUT : 0);
-	if (ev != c->armed && rpcrdma__svc_loop_rewatch(c->loop, &c->src, ev) == 0)
-		c->armed = ev;
-}
 
 /*
  * Under conn->lock: releases the slot of each finished reply and moves it to
@@ -273,7 +154,7 @@ static void finish_done(struct tcp_call *done)
 		struct tcp_call *tc = done;
 		struct rpcrdma__svc_tcp_conn *c = tc->conn;
 		done = tc->next;
-		call_free(tc);
+		rpcrdma__tcp_call_free(tc);
 		rpcrdma__tcp_conn_put(c);
 	}
 }
@@ -307,7 +188,7 @@ bool rpcrdma__tcp_conn_close(struct rpcrdma__svc_tcp_conn *c, const char *why)
 	}
 	while (c->sq_head)
 		sq_pop(c, &done);
-	mem_wait_end(c);
+	rpcrdma__tcp_mem_wait_end(c);
 	c->dead = true;
 	rpcrdma__svc_loop_unwatch(c->loop, &c->src);
 	close(c->src.fd);
@@ -365,7 +246,7 @@ static void tcp_done(void *priv, void *ctx, void *buf, size_t len)
 		rpcrdma__svc_xprt_complete(c->xprt);
 		rpcrdma__tcp_update_watch(c);
 		pthread_mutex_unlock(&c->lock);
-		call_free(tc);
+		rpcrdma__tcp_call_free(tc);
 		rpcrdma__tcp_conn_put(c);
 		return;
 	}
@@ -416,7 +297,7 @@ static int tcp_bc_send(void *priv, uint8_t *block, size_t len)
 	pthread_mutex_lock(&c->lock);
 	if (c->dead) {
 		pthread_mutex_unlock(&c->lock);
-		call_free(tc);
+		rpcrdma__tcp_call_free(tc);
 		rpcrdma__tcp_conn_put(c);
 		return -ENOTCONN;
 	}
@@ -429,43 +310,6 @@ static const struct rpcrdma__svc_bc_ops tcp_bc_ops = {
 	.send = tcp_bc_send,
 };
 
-/* Hands the record just read to the core.  false: close the connection. */
-bool rpcrdma__tcp_deliver(struct rpcrdma__svc_tcp_conn *c)
-{
-	if (rpcrdma__rpc_is_reply(c->rec, c->rec_len)) {
-		/* the reply to a backward call: decoded here, on the loop */
-		rpcrdma__svc_bc_reply(&c->bc, c->rec, c->rec_len, true);
-		free(c->rec);
-		rpcrdma__tcp_uncharge(c->svc, c->rec_cap);
-		c->rec = NULL;
-		c->rec_len = c->rec_cap = 0;
-		return true;
-	}
-	struct tcp_call *tc = calloc(1, sizeof(*tc));
-	if (!tc) {
-		c->why = "out of memory";
-		c->why_err = -ENOMEM;
-		return false;
-	}
-	tc->conn = c;
-	tc->iov.iov_base = c->rec;
-	tc->iov.iov_len = c->rec_len;
-	/* the record's charge moves from the read state to the call */
-	tc->req_charge = c->rec_cap;
-	atomic_fetch_add(&c->held, c->rec_cap);
-	c->rec = NULL;
-	c->rec_len = c->rec_cap = 0;
-	atomic_fetch_add_explicit(&c->refs, 1, memory_order_relaxed);
-	/* Counted before: the reply may reach the client before recv returns. */
-	atomic_fetch_add_explicit(&c->loop->calls, 1, memory_order_relaxed);
-	if (rpcrdma__svc_xprt_recv(c->xprt, &tc->iov, 1, (struct sockaddr *)&c->peer,
-				  c->peer_len, tc) != 0) {
-		atomic_fetch_sub_explicit(&c->loop->calls, 1, memory_order_relaxed);
-		call_free(tc);
-		rpcrdma__tcp_conn_put(c);
-	}
-	return true;
-}
 
 /* A pass over one connection: its input, then its replies in one write. */
 static void conn_handle(struct rpcrdma__svc_source *src, uint32_t events)

@@ -3,6 +3,15 @@
  * TCP transport internals shared by svc_tcp.c (connections, record
  * marking, memory) and svc_tcp_listen.c (listeners and the connection
  * limits).  Not installed.  The rules are at the top of svc_tcp.c.
+ *
+ * The files, in layers from the bottom; each calls only the files below
+ * it, never up (tests/call-layers.sh checks there is no circle):
+ *   svc_tcp_conn.c    a connection's memory, its calls' release, its last
+ *                     reference, its epoll watch
+ *   svc_tcp_read.c    record marking read and delivered to the core
+ *   svc_tcp.c         the replies' queue, close, the ops, a loop's pass
+ *                     over a connection, adding one
+ *   svc_tcp_listen.c  listeners, the connection limits, the class
  */
 #ifndef RPCRDMA_SVC_TCP_INT_H
 #define RPCRDMA_SVC_TCP_INT_H
@@ -12,7 +21,16 @@
 #include "svc_backward.h"
 #include "svc_int.h"
 
-struct tcp_call; /* svc_tcp.c */
+/* The transport's per-call context (a call or a backward call). */
+struct tcp_call {
+	struct tcp_call *next;
+	struct rpcrdma__svc_tcp_conn *conn;
+	struct iovec iov; /* the record */
+	uint8_t *base;    /* record mark + reply */
+	size_t len;
+	size_t req_charge, rep_charge; /* in conn->held and svc->tcp_bytes */
+	bool backward;    /* a call to the client (svc_backward.c): no slot */
+};
 
 struct rpcrdma__svc_tcp_conn {
 	struct rpcrdma__svc_source src;
@@ -76,17 +94,22 @@ int rpcrdma__tcp_conn_add(struct rpcrdma_svc *svc, int fd, const char *netid,
 bool rpcrdma__tcp_conn_close(struct rpcrdma__svc_tcp_conn *c, const char *why);
 /* Closes c and drops the loop's reference.  Idempotent. */
 void rpcrdma__tcp_conn_kill(struct rpcrdma__svc_tcp_conn *c, const char *why);
-/* Drops a reference; the last frees c. */
+/* Drops a reference; the last frees c (svc_tcp_conn.c). */
 void rpcrdma__tcp_conn_put(struct rpcrdma__svc_tcp_conn *c);
+/* Releases tc's charges and frees it (not its connection's reference). */
+void rpcrdma__tcp_call_free(struct tcp_call *tc);
 /* Under c->lock: re-arms epoll for what the state asks for. */
 void rpcrdma__tcp_update_watch(struct rpcrdma__svc_tcp_conn *c);
-/* Memory accounting (svc_tcp.c): charges / releases n bytes of the
+/* Under c->lock: c leaves the service's connections parked for memory. */
+void rpcrdma__tcp_mem_wait_end(struct rpcrdma__svc_tcp_conn *c);
+/* Memory accounting (svc_tcp_conn.c): charges / releases n bytes of the
  * service's TCP buffers (a release wakes connections parked for memory);
  * whether c's own buffers, own bytes now, may grow by add under the caps. */
 void rpcrdma__tcp_charge(struct rpcrdma_svc *svc, size_t n);
 void rpcrdma__tcp_uncharge(struct rpcrdma_svc *svc, size_t n);
 bool rpcrdma__tcp_mem_fits(const struct rpcrdma__svc_tcp_conn *c, size_t own, size_t add);
-/* Loop thread: hands the record just read to the core; false: close. */
+/* Loop thread (svc_tcp_read.c): hands the record just read to the core;
+ * false: close. */
 bool rpcrdma__tcp_deliver(struct rpcrdma__svc_tcp_conn *c);
 /* Loop thread (svc_tcp_read.c): one pass's input -- the stashed bytes,
  * then reads -- delivering at most *records records.  false: the

@@ -2,8 +2,9 @@
 /*
  * TCP transport, the reading side: record marking (RFC 5531 section 11)
  * parsed from the bytes one read takes, the record buffer and its memory,
- * the bytes stashed between passes.  The rules are at the top of
- * svc_tcp.c; everything here runs on the connection's loop thread.
+ * the bytes stashed between passes, each record handed to the core.  The
+ * rules are at the top of svc_tcp.c; everything here runs on the
+ * connection's loop thread.  It calls svc_tcp_conn.c, never svc_tcp.c.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -106,6 +107,44 @@ static int may_start(struct rpcrdma__svc_tcp_conn *c, const int *records)
 	pthread_mutex_unlock(&c->lock);
 	c->not_reading = !ok;
 	return ok ? 1 : -1;
+}
+
+/* Hands the record just read to the core.  false: close the connection. */
+bool rpcrdma__tcp_deliver(struct rpcrdma__svc_tcp_conn *c)
+{
+	if (rpcrdma__rpc_is_reply(c->rec, c->rec_len)) {
+		/* the reply to a backward call: decoded here, on the loop */
+		rpcrdma__svc_bc_reply(&c->bc, c->rec, c->rec_len, true);
+		free(c->rec);
+		rpcrdma__tcp_uncharge(c->svc, c->rec_cap);
+		c->rec = NULL;
+		c->rec_len = c->rec_cap = 0;
+		return true;
+	}
+	struct tcp_call *tc = calloc(1, sizeof(*tc));
+	if (!tc) {
+		c->why = "out of memory";
+		c->why_err = -ENOMEM;
+		return false;
+	}
+	tc->conn = c;
+	tc->iov.iov_base = c->rec;
+	tc->iov.iov_len = c->rec_len;
+	/* the record's charge moves from the read state to the call */
+	tc->req_charge = c->rec_cap;
+	atomic_fetch_add(&c->held, c->rec_cap);
+	c->rec = NULL;
+	c->rec_len = c->rec_cap = 0;
+	atomic_fetch_add_explicit(&c->refs, 1, memory_order_relaxed);
+	/* Counted before: the reply may reach the client before recv returns. */
+	atomic_fetch_add_explicit(&c->loop->calls, 1, memory_order_relaxed);
+	if (rpcrdma__svc_xprt_recv(c->xprt, &tc->iov, 1, (struct sockaddr *)&c->peer,
+				  c->peer_len, tc) != 0) {
+		atomic_fetch_sub_explicit(&c->loop->calls, 1, memory_order_relaxed);
+		rpcrdma__tcp_call_free(tc);
+		rpcrdma__tcp_conn_put(c);
+	}
+	return true;
 }
 
 /*

@@ -36,6 +36,18 @@ static uint32_t putfh_only(struct fx *f, const struct fh *h)
 	return fx_call(f);
 }
 
+/* PUTFH h, SAVEFH, PUTFH h: the saved and the current handle both h. */
+static uint32_t putfh_saved(struct fx *f, const struct fh *h)
+{
+	fx_seq(f);
+	req_op(&f->rq, OP_PUTFH);
+	put_fh(&f->rq.x, h);
+	req_op(&f->rq, OP_SAVEFH);
+	req_op(&f->rq, OP_PUTFH);
+	put_fh(&f->rq.x, h);
+	return fx_call(f);
+}
+
 static uint32_t remove_in(struct fx *f, const struct fh *dir, const char *name)
 {
 	fx_seq(f);
@@ -272,21 +284,9 @@ void test_dir_cache_loans_compound(void **state)
 	assert_true(ra != rb);
 	assert_int_equal(remove_in(f, &d0, "x"), NFS4ERR_NOENT);
 	/* removed behind the server's back while a saved handle holds it */
-	fx_seq(f);
-	req_op(&f->rq, OP_PUTFH);
-	put_fh(&f->rq.x, &d0);
-	req_op(&f->rq, OP_SAVEFH);
-	req_op(&f->rq, OP_PUTFH);
-	put_fh(&f->rq.x, &d0);
-	assert_int_equal(fx_call(f), NFS4_OK);
+	assert_int_equal(putfh_saved(f, &d0), NFS4_OK);
 	assert_int_equal(rmdir(path), 0);
-	fx_seq(f);
-	req_op(&f->rq, OP_PUTFH);
-	put_fh(&f->rq.x, &d0);
-	req_op(&f->rq, OP_SAVEFH);
-	req_op(&f->rq, OP_PUTFH);
-	put_fh(&f->rq.x, &d0);
-	assert_int_equal(fx_call(f), NFS4ERR_STALE);
+	assert_int_equal(putfh_saved(f, &d0), NFS4ERR_STALE);
 	tnfs_fhc_stats(c, &st);
 	assert_int_equal(st.lent, 0);
 	assert_int_equal(putfh_only(f, &d0), NFS4ERR_STALE);
