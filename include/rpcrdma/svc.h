@@ -607,6 +607,25 @@ struct rpcrdma_svc_stats {
 	uint64_t rdma_queued_busy;  /* another thread was running handlers
 				     * (the loop, another poller thread), or
 				     * every slot was taken */
+	/* Two rare ways an RDMA call may leave the loop that owns its
+	 * connection (with several loops; docs/threading.md): */
+	uint64_t rdma_queued_slots; /* of rdma_loop_calls: refused by the
+				     * core for want of slots (the RDMA
+				     * transport's 2^20), they wait on its
+				     * queue and run on loop 0 */
+	uint64_t rdma_budget_calls; /* handed to the core by the thread
+				     * that released the read budget they
+				     * waited for (the listener's: loop 0
+				     * or a poller thread), as their read
+				     * chunks held nothing to pull; calls
+				     * with RDMA Reads reach the core from
+				     * their own completion queue */
+	uint64_t calls_async;       /* calls whose handler returned
+				     * RPCRDMA_SVC_ASYNC (any transport): the
+				     * thread calling rpcrdma_svc_reply
+				     * finishes them and, over RDMA, posts
+				     * their replies, while the handler's
+				     * thread goes on with other calls */
 };
 /* Copies the counters (at most size bytes of them). */
 RPCRDMA_API void rpcrdma_svc_get_stats(const struct rpcrdma_svc *svc,

@@ -232,11 +232,21 @@ static void kick(struct rpcrdma_listener *l)
 	}
 }
 
+/* Whether this thread is starting a call admitted after waiting (start). */
+static _Thread_local bool starting;
+bool rpcrdma__budget_starting(void)
+{
+	return starting;
+}
+
 /* Pulls a call admitted after waiting; a failure is answered as it would
- * have been on arrival. */
+ * have been on arrival.  A call with nothing to pull is delivered here,
+ * on this thread (rpcrdma__budget_starting tells its handler). */
 static void start(struct rpcrdma_call *call)
 {
+	starting = true;
 	int err = rpcrdma__read_chunks(call);
+	starting = false;
 
 	if (err)
 		rpcrdma__recv_pull_failed(call, err);

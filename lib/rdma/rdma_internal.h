@@ -795,6 +795,10 @@ int rpcrdma__budget_pull(struct rpcrdma_call *call);
  * after waiting): ERR_CHUNK for -EINVAL and -EMSGSIZE, else dropped
  * (rdma_recv.c). */
 void rpcrdma__recv_pull_failed(struct rpcrdma_call *call, int err);
+/* Whether this thread is delivering a call the read budget admitted after
+ * it waited (on the thread that released the budget, not from the call's
+ * own completion queue: its read chunks held nothing to pull). */
+bool rpcrdma__budget_starting(void);
 /* Gives back the budget the call holds (rpcrdma__call_release). */
 void rpcrdma__budget_release(struct rpcrdma_call *call);
 /* Releases the calls still waiting on conn (rpcrdma__conn_close). */

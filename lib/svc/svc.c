@@ -223,6 +223,11 @@ int rpcrdma__svc_xprt_busy(const struct rpcrdma__svc_xprt *x)
 	return rpcrdma__svc_xprt_in_progress(x) >= x->max_calls;
 }
 
+void rpcrdma__svc_xprt_set_max_calls(struct rpcrdma__svc_xprt *x, unsigned n)
+{
+	x->max_calls = n;
+}
+
 /* ------------------------------------------------------------- dispatch */
 
 /* why: the reason logged when nothing is sent (len 0); NULL when the
@@ -552,6 +557,8 @@ static void dispatch(struct rpcrdma__svc_xprt *x, const struct iovec *iov, unsig
 	int st = proc->handler(c, c->args, c->res);
 	if (st != RPCRDMA_SVC_ASYNC)
 		rpcrdma_svc_reply(c, st);
+	else
+		RPCRDMA__STAT_INC(svc, calls_async);
 	return;
 
 out_garbage_args:

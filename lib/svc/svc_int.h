@@ -117,7 +117,8 @@ struct rpcrdma__svc_counters {
 		conns_accepted, conns_closed, conns_idle, send_waits, read_pauses, conns_shed,
 		rdma_direct, rdma_handed, rdma_loop_calls, conns_evicted, protocol_errors,
 		mem_pauses, rdma_poller_calls, rdma_queued_creds, rdma_queued_block,
-		rdma_queued_embedded, rdma_queued_busy;
+		rdma_queued_embedded, rdma_queued_busy, rdma_queued_slots, rdma_budget_calls,
+		calls_async;
 };
 
 /*

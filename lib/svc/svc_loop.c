@@ -428,6 +428,9 @@ void rpcrdma_svc_get_stats(const struct rpcrdma_svc *svc, struct rpcrdma_svc_sta
 	s.rdma_queued_block = atomic_load(&c->rdma_queued_block);
 	s.rdma_queued_embedded = atomic_load(&c->rdma_queued_embedded);
 	s.rdma_queued_busy = atomic_load(&c->rdma_queued_busy);
+	s.rdma_queued_slots = atomic_load(&c->rdma_queued_slots);
+	s.rdma_budget_calls = atomic_load(&c->rdma_budget_calls);
+	s.calls_async = atomic_load(&c->calls_async);
 	memcpy(st, &s, size < sizeof(s) ? size : sizeof(s));
 }
 

@@ -163,6 +163,8 @@ static void on_call(struct rpcrdma_call *call, void *arg)
 	}
 	q->call = call;
 	q->r = r;
+	if (rpcrdma__unlikely(rpcrdma__budget_starting()))
+		RPCRDMA__STAT_INC(r->svc, rdma_budget_calls);
 	/*
 	 * A call with a write chunk (NFS READ) gets its reply buffer now, in
 	 * registered memory: the handler then reads its bulk data straight
@@ -273,7 +275,8 @@ static void drain(struct rpcrdma__svc_rdma *r)
 
 /* Loop thread, after a poll of its DIRECT poller (the driver's run): hands
  * q to the core here.  Slots full: q waits on the transport's queue, for
- * loop 0 (a slot freed kicks it), behind the calls already there. */
+ * loop 0 (a slot freed kicks it), behind the calls already there
+ * (rdma_queued_slots). */
 static void run_polled(struct rdma_req *q)
 {
 	struct rpcrdma__svc_rdma *r = q->r;
@@ -295,6 +298,7 @@ static void run_polled(struct rdma_req *q)
 		drop_live(r, q);
 		return;
 	}
+	RPCRDMA__STAT_INC(r->svc, rdma_queued_slots);
 	q->next = NULL;
 	*r->tail = q;
 	r->tail = &q->next;

@@ -157,6 +157,9 @@ void rpcrdma__svc_xprt_complete(struct rpcrdma__svc_xprt *xprt);
 /* Calls in progress (holding slots) / whether a new call would be -EBUSY. */
 unsigned rpcrdma__svc_xprt_in_progress(const struct rpcrdma__svc_xprt *xprt);
 int rpcrdma__svc_xprt_busy(const struct rpcrdma__svc_xprt *xprt);
+/* Sets xprt's slots (white-box tests: the RDMA transport's are far above
+ * any sum of credit grants, so a test reaches its refusals this way). */
+void rpcrdma__svc_xprt_set_max_calls(struct rpcrdma__svc_xprt *xprt, unsigned n);
 
 /*
  * Adds an endpoint that rpcrdma_svc_rpcbind_set() registers (TCP and UDP

@@ -382,7 +382,7 @@ struct rdma_event_channel *rdma_create_event_channel(void)
 
 	if (!ch)
 		return NULL;
-	ch->fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);   /* never readable */
+	ch->fd = eventfd(FV->readable, EFD_NONBLOCK | EFD_CLOEXEC); /* FV->readable */
 	FV->echs++;
 	return ch;
 }
@@ -641,7 +641,7 @@ struct ibv_comp_channel *ibv_create_comp_channel(struct ibv_context *context)
 	if (!ch)
 		return NULL;
 	ch->context = context;
-	ch->fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);   /* never readable */
+	ch->fd = eventfd(FV->readable, EFD_NONBLOCK | EFD_CLOEXEC); /* FV->readable */
 	FV->channels++;
 	return ch;
 }

@@ -93,6 +93,11 @@ struct fv {
 	 * in the error state flushes what was posted before its move there,
 	 * never what is posted after (the WQE stays in the ring). */
 	bool iwarp;
+	/* Channels (completion and CM) made from now on are readable for
+	 * good, so a program that waits on their fds -- the service's loop,
+	 * driving its DIRECT poller -- always polls (false: never readable,
+	 * the test polls itself). */
+	bool readable;
 	/* Run as a CQ is being created (NULL: nothing): what another thread
 	 * could do meanwhile, e.g. the listener's idle sweep during an accept. */
 	void (*on_create_cq)(void);

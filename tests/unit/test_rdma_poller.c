@@ -576,10 +576,19 @@ static void test_svc_creds_option(void **state)
 		assert_int_equal(st.tcp_buffered, 0);
 		assert_true(st.rdma_poller_calls == 0xa5a5a5a5a5a5a5a5ull &&
 			    st.rdma_queued_busy == 0xa5a5a5a5a5a5a5a5ull);
+		/* The two counters appended after them, the same way. */
+		memset(&st, 0xa5, sizeof(st));
+		rpcrdma_svc_get_stats(svc, &st, offsetof(struct rpcrdma_svc_stats,
+							 rdma_queued_slots));
+		assert_true(st.rdma_queued_busy == 0 &&
+			    st.rdma_queued_slots == 0xa5a5a5a5a5a5a5a5ull &&
+			    st.rdma_budget_calls == 0xa5a5a5a5a5a5a5a5ull &&
+			    st.calls_async == 0xa5a5a5a5a5a5a5a5ull);
 		rpcrdma_svc_get_stats(svc, &st, sizeof(st));
 		assert_true(st.rdma_poller_calls == 0 && st.rdma_queued_creds == 0 &&
 			    st.rdma_queued_block == 0 && st.rdma_queued_embedded == 0 &&
-			    st.rdma_queued_busy == 0);
+			    st.rdma_queued_busy == 0 && st.rdma_queued_slots == 0 &&
+			    st.rdma_budget_calls == 0 && st.calls_async == 0);
 	}
 	rpcrdma_svc_destroy(svc);
 	so.flags = RPCRDMA_SVC_HANDLERS_SWITCH_CREDS;
