@@ -617,6 +617,8 @@ void tnfs_deleg_lease_break(struct tnfs_deleg *d, int fd)
 {
 	struct lapsed l = { 0 };
 	pthread_mutex_lock(&d->mu);
+	if (fd < 0 && d->st.held)
+		d->st.lease_scans++;
 	for (uint32_t i = 0; fd < 0 && d->st.unleased && i < TNFS_MAX_DELEGS; i++)
 		tnfs__deleg_rearm(d, d->byid[i]);
 	for (uint32_t i = 0; i < TNFS_MAX_DELEGS && d->st.held; i++)
@@ -645,6 +647,17 @@ void tnfs_deleg_tick(struct tnfs_deleg *d)
 	pthread_mutex_unlock(&d->mu);
 }
 
+/* The thread's tick: revocations, and leases released for a holder's
+ * own write open taken again (both in tnfs_deleg_lease_break's sweep). */
+static void tick_quiet(struct tnfs_deleg *d)
+{
+	pthread_mutex_lock(&d->mu);
+	for (uint32_t i = 0; d->st.unleased && i < TNFS_MAX_DELEGS; i++)
+		tnfs__deleg_rearm(d, d->byid[i]);
+	revoke_expired(d);
+	pthread_mutex_unlock(&d->mu);
+}
+
 void tnfs_deleg_stats(struct tnfs_deleg *d, struct tnfs_deleg_stats *out)
 {
 	pthread_mutex_lock(&d->mu);
@@ -668,9 +681,14 @@ static void *deleg_thread(void *arg)
 				tnfs_deleg_lease_break(d, si.ssi_signo == SIGIO ? -1 : (int)si.ssi_fd);
 			continue;
 		}
-		/* once a second: revocations, and breaks whose signal was lost
-		 * (a full real-time queue sends SIGIO instead) */
-		tnfs_deleg_lease_break(d, -1);
+		/* once a second: revocations; a break whose real-time signal
+		 * was lost (a full queue) comes as SIGIO, read above when it
+		 * is blocked (tinynfs's main), else swept for here: every held
+		 * lease, one F_GETLEASE each (lease_scans) */
+		if (d->sigio)
+			tick_quiet(d);
+		else
+			tnfs_deleg_lease_break(d, -1);
 	}
 }
 
@@ -682,7 +700,8 @@ int tnfs_deleg_start(struct tnfs_deleg *d)
 		return -EINVAL;
 	sigemptyset(&want);
 	sigaddset(&want, tnfs_deleg_signal());
-	if (sigismember(&cur, SIGIO))
+	d->sigio = sigismember(&cur, SIGIO);
+	if (d->sigio)
 		sigaddset(&want, SIGIO);
 	d->sigfd = signalfd(-1, &want, SFD_CLOEXEC | SFD_NONBLOCK);
 	d->stopfd = eventfd(0, EFD_CLOEXEC);

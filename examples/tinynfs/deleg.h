@@ -86,6 +86,7 @@ struct tnfs_deleg_stats {
 	uint64_t refused_limit;	 /* grants refused by the limits below */
 	uint64_t granted_write;	 /* of granted: write delegations */
 	uint64_t recalls_share;	 /* of recalls: from a client past its share */
+	uint64_t lease_scans;	 /* sweeps of every held lease (F_GETLEASE each) */
 	unsigned held; /* delegations held now (recalled ones included) */
 	unsigned unleased; /* of held: lease released for the holder's write open */
 	unsigned limit, limit_per_client; /* tnfs_deleg_set_limits */
@@ -127,8 +128,11 @@ void tnfs_deleg_set_clock(struct tnfs_deleg *d, tnfs_clock_fn *fn, void *arg);
  * Starts granting: the lease-break signal (TNFS_DELEG_SIGNAL) must be
  * blocked in every thread of the process (block it before creating any);
  * a thread of deleg's own reads it from a signalfd and, once a second,
- * revokes what timed out.  0, -EINVAL if the signal is not blocked in the
- * calling thread, or -errno.
+ * revokes what timed out.  Block SIGIO too: the kernel sends it for a
+ * break whose signal found the real-time queue full, and the thread then
+ * looks at every held lease (lease_scans); with SIGIO not blocked it does
+ * that once a second instead, a system call per held delegation.  0,
+ * -EINVAL if the signal is not blocked in the calling thread, or -errno.
  */
 int tnfs_deleg_start(struct tnfs_deleg *d);
 int tnfs_deleg_signal(void);

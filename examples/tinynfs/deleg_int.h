@@ -65,6 +65,7 @@ struct tnfs_deleg {
 	struct holder *holders;
 	struct tnfs_deleg_stats st;
 	int sigfd, stopfd;
+	bool sigio; /* sigfd reads SIGIO: a lost lease signal is seen */
 	pthread_t thread;
 };
 

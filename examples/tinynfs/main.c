@@ -519,14 +519,14 @@ static void print_deleg_stats(struct tnfs_server *srv)
 	       "deleg_revoked %llu, lease_breaks %llu, deleg_held %u, cb_null %llu, "
 	       "cb_null_ok %llu, cb_errors %llu, deleg_revoked_lapsed %llu, "
 	       "deleg_refused_limit %llu, deleg_granted_write %llu, deleg_unleased %u, "
-	       "cb_getattr %llu, deleg_recalls_share %llu\n",
+	       "cb_getattr %llu, deleg_recalls_share %llu, lease_scans %llu\n",
 	       (unsigned long long)d.granted, (unsigned long long)b.cb_recall,
 	       (unsigned long long)d.returned, (unsigned long long)d.revoked,
 	       (unsigned long long)d.lease_breaks, d.held, (unsigned long long)b.cb_null,
 	       (unsigned long long)b.cb_null_ok, (unsigned long long)b.cb_errors,
 	       (unsigned long long)d.revoked_lapsed, (unsigned long long)d.refused_limit,
 	       (unsigned long long)d.granted_write, d.unleased, (unsigned long long)b.cb_getattr,
-	       (unsigned long long)d.recalls_share);
+	       (unsigned long long)d.recalls_share, (unsigned long long)d.lease_scans);
 	fflush(stdout);
 }
 

@@ -11,10 +11,15 @@
  *    (revoked at once, unrecalled, as a conflict would) before refusing
  *    a new one, looking for them at most once a second;
  *  - the default limit is sized like nfsd's: an eighth of RLIMIT_NOFILE,
- *    at most 4 per MiB of memory and TNFS_MAX_DELEGS.
+ *    at most 4 per MiB of memory and TNFS_MAX_DELEGS;
+ *  - held delegations cost no system call while nothing happens: the
+ *    table's thread sweeps every lease only on a SIGIO (a break whose
+ *    real-time signal was lost), not once a second.
  */
+#include <signal.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
+#include <time.h>
 
 #include "deleg_fake.h"
 
@@ -164,6 +169,29 @@ static void test_default_limit(void **state)
 	assert_int_equal(WEXITSTATUS(ws), 0);
 }
 
+/* Quiet delegations cost nothing: the thread wakes once a second, and
+ * sweeping every held lease then (one F_GETLEASE each: thousands a second
+ * at the default limit, issue 35) would only find breaks whose real-time
+ * signal was lost, for which the kernel sends SIGIO (blocked and read by
+ * the thread here, as in tinynfs's main()).  The sleep lets the thread
+ * tick at least twice; the wait after SIGIO is a liveness bound only. */
+static void test_no_sweep_while_quiet(void **state)
+{
+	struct env *e = *state;
+	assert_int_equal(grant(e, 1, 0, NULL), UINT32_MAX);
+	assert_int_equal(grant(e, 1, 1, NULL), UINT32_MAX);
+	assert_int_equal(grant(e, 2, 2, NULL), UINT32_MAX);
+	assert_int_equal(stats(e).held, 3);
+	nanosleep(&(struct timespec){ .tv_sec = 2, .tv_nsec = 500000000 }, NULL);
+	assert_int_equal(stats(e).lease_scans, 0);
+	assert_int_equal(kill(getpid(), SIGIO), 0);
+	for (int i = 0; i < 1000 && stats(e).lease_scans == 0; i++)
+		nanosleep(&(struct timespec){ .tv_nsec = 10000000 }, NULL);
+	assert_int_equal(stats(e).lease_scans, 1);
+	assert_int_equal(stats(e).held, 3); /* none was breaking */
+	assert_int_equal(stats(e).lease_breaks, 0);
+}
+
 int main(void)
 {
 	sigset_t s;
@@ -175,6 +203,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_revoked_leave_count, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_full_takes_back_courtesy, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_default_limit, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_no_sweep_while_quiet, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
