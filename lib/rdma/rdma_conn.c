@@ -241,11 +241,9 @@ void rpcrdma__conn_close(struct rpcrdma__conn *conn, const char *why)
 	rpcrdma__conn_log(conn->l, RPCRDMA_LOG_CONN_CLOSED, conn->id, why, 0);
 	rpcrdma__bc_conn_close(conn);
 	/* Moves the QP to the error state: every posted WR completes flushed. */
-	rdma_disconnect(conn->id);
+	rpcrdma__disconnect(conn->id);
 	if (conn->qp) {
-		struct ibv_qp_attr attr = { .qp_state = IBV_QPS_ERR };
-
-		ibv_modify_qp(conn->qp, &attr, IBV_QP_STATE);
+		rpcrdma__qp_error(conn->qp);
 		if (!conn->no_drain)
 			conn_drain(conn);
 	}
@@ -312,7 +310,7 @@ static int post_locked(struct rpcrdma__conn *conn, struct ibv_send_wr *chain, bo
 	}
 	if (!head)
 		return 0;
-	err = ibv_post_send(conn->qp, head, &bad);
+	err = rpcrdma__post_send(conn->qp, head, &bad);
 	if (rpcrdma__unlikely(err && queued))
 		goto out_queued;
 	return err;

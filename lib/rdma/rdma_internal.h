@@ -39,6 +39,7 @@
 #define RPCRDMA_RDMA_INTERNAL_H
 
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -721,6 +722,31 @@ static inline void rpcrdma__early_leave(atomic_uint *open)
 {
 	atomic_fetch_sub_explicit(open, 1, memory_order_relaxed);
 }
+/*
+ * Soft-iWARP sends on a kernel TCP socket inside verbs calls, without
+ * MSG_NOSIGNAL: a peer gone raises SIGPIPE in the calling thread
+ * (rdma_sigpipe.c).  rpcrdma__nosig_enter .. _leave around such a call on
+ * verbs' device blocks SIGPIPE in the thread and takes back the one the
+ * call raised; nothing on other transports.  _leave keeps errno.
+ */
+struct rpcrdma__nosig {
+	sigset_t old;
+	bool on, had;
+};
+void rpcrdma__nosig_enter(struct rpcrdma__nosig *g, const struct ibv_context *verbs);
+void rpcrdma__nosig_leave(struct rpcrdma__nosig *g);
+int rpcrdma__post_send_iwarp(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad);
+/* ibv_post_send (its positive errno), SIGPIPE-safe on iWARP. */
+static inline int rpcrdma__post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
+				     struct ibv_send_wr **bad)
+{
+	if (rpcrdma__likely(qp->context->device->transport_type != IBV_TRANSPORT_IWARP))
+		return ibv_post_send(qp, wr, bad);
+	return rpcrdma__post_send_iwarp(qp, wr, bad);
+}
+/* The QP to IBV_QPS_ERR, and rdma_disconnect: 0 or -errno, SIGPIPE-safe. */
+int rpcrdma__qp_error(struct ibv_qp *qp);
+int rpcrdma__disconnect(struct rdma_cm_id *id);
 /* rdma_create_qp, asking for RPCRDMA__INLINE_SEND bytes of inline data
  * first and none when the device refuses; returns 0 or -errno. */
 int rpcrdma__create_qp(struct rdma_cm_id *id, struct ibv_pd *pd, struct ibv_qp_init_attr *qa);

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* A fake RDMA device for path tests: see fake_verbs.h. */
 #include <errno.h>
+#include <pthread.h>
+#include <signal.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -33,9 +35,19 @@ static void push_wc(uint64_t wr_id, enum ibv_wc_status st, enum ibv_wc_opcode op
 	wc->qp_num = qpn;
 }
 
+/* FV->sigpipe: what a send on siw's dead TCP socket does to the caller. */
+static void fake_sigpipe(void)
+{
+	if (!FV->sigpipe)
+		return;
+	FV->sigpipes++;
+	pthread_kill(pthread_self(), SIGPIPE);
+}
+
 static int fake_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad)
 {
 	FV->posts++;
+	fake_sigpipe();
 	for (; wr; wr = wr->next) {
 		struct fv_wr *r;
 
@@ -467,6 +479,7 @@ int rdma_reject(struct rdma_cm_id *id, const void *pdata, uint8_t len)
 int rdma_accept(struct rdma_cm_id *id, struct rdma_conn_param *param)
 {
 	(void)id;
+	fake_sigpipe();
 	if (FV->fail_accept) {
 		FV->fail_accept--;
 		errno = ECONNREFUSED;
@@ -482,6 +495,7 @@ int rdma_accept(struct rdma_cm_id *id, struct rdma_conn_param *param)
 int rdma_disconnect(struct rdma_cm_id *id)
 {
 	FV->disconnects++;
+	fake_sigpipe();
 	if (id->qp)
 		qp_err((struct fv_qp *)(void *)id->qp);
 	return 0;
@@ -702,7 +716,9 @@ int ibv_destroy_cq(struct ibv_cq *cq)
 
 int ibv_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int mask)
 {
-	if ((mask & IBV_QP_STATE) && attr->qp_state == IBV_QPS_ERR)
+	if ((mask & IBV_QP_STATE) && attr->qp_state == IBV_QPS_ERR) {
+		fake_sigpipe();
 		qp_err((struct fv_qp *)(void *)qp);
+	}
 	return 0;
 }

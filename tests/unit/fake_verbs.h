@@ -98,6 +98,11 @@ struct fv {
 	 * driving its DIRECT poller -- always polls (false: never readable,
 	 * the test polls itself). */
 	bool readable;
+	/* siw's TCP end gone: each ibv_post_send, move to ERR, rdma_accept
+	 * and rdma_disconnect raises SIGPIPE in the calling thread, as
+	 * tcp_sendmsg's EPIPE does there (no MSG_NOSIGNAL); counted. */
+	bool sigpipe;
+	unsigned sigpipes;
 	/* Run as a CQ is being created (NULL: nothing): what another thread
 	 * could do meanwhile, e.g. the listener's idle sweep during an accept. */
 	void (*on_create_cq)(void);

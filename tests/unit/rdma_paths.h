@@ -74,5 +74,7 @@ void test_disconnect_each_step(void **state);
 void test_idle_sweep_during_accept(void **state);
 void test_idle_sweep_fresh(void **state);
 void test_iwarp_close_gives_back(void **state);
+void test_iwarp_sigpipe(void **state);
+void test_nosig_guard(void **state);
 
 #endif /* RPCRDMA_TEST_RDMA_PATHS_H */

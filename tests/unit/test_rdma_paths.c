@@ -561,6 +561,8 @@ int main(void)
 		cmocka_unit_test(test_idle_sweep_during_accept),
 		cmocka_unit_test(test_idle_sweep_fresh),
 		cmocka_unit_test(test_iwarp_close_gives_back),
+		cmocka_unit_test(test_iwarp_sigpipe),
+		cmocka_unit_test(test_nosig_guard),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

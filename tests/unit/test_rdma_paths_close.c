@@ -5,6 +5,8 @@
  * accepts (see test_rdma_paths.c).
  */
 #include <errno.h>
+#include <pthread.h>
+#include <signal.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -578,4 +580,87 @@ void test_iwarp_close_gives_back(void **state)
 	assert_int_equal(fv_sq_outstanding(qp), 3);
 	assert_int_equal(T.ncalls, 2);
 	stop();
+}
+
+/*
+ * Soft-iWARP raises SIGPIPE in the thread that posts, accepts or closes
+ * once the peer's TCP end is gone (rdma_sigpipe.c): the server takes each
+ * back and goes on.  SIGPIPE keeps its default action here, so without
+ * that this test process dies (as the echo server did over siw).
+ */
+void test_iwarp_sigpipe(void **state)
+{
+	uint8_t pay[8] = { 0 };
+	struct rdma_cm_id *id;
+	sigset_t pend;
+
+	(void)state;
+	signal(SIGPIPE, SIG_DFL);
+	start(false);
+	FV->iwarp = true;
+	FV->device.transport_type = IBV_TRANSPORT_IWARP;
+	FV->sigpipe = true;
+	id = request();
+	cm_run();                               /* rdma_accept: the MPA reply */
+	assert_int_equal(FV->sigpipes, 1);
+	fv_cm_event(id, RDMA_CM_EVENT_ESTABLISHED);
+	cm_run();
+	inline_call(id->qp, 1);
+	pump();
+	assert_int_equal(T.ncalls, 1);
+	assert_int_equal(reply_iov(0, pay, sizeof(pay), 0, 0), 0);  /* the Send */
+	assert_int_equal(FV->sigpipes, 2);
+	fv_cm_event(id, RDMA_CM_EVENT_DISCONNECTED);
+	cm_run();                               /* rdma_disconnect, the move to ERR */
+	pump();
+	assert_int_equal(FV->sigpipes, 4);
+	assert_int_equal(counter(RPCRDMA_STAT_DISCONNECTS), 1);
+	assert_int_equal(sigpending(&pend), 0);
+	assert_int_equal(sigismember(&pend, SIGPIPE), 0);
+	stop();
+}
+
+/*
+ * The guard alone: a SIGPIPE the thread had pending (blocked) before is
+ * left pending, the mask comes back as it was; on a RoCE device nothing
+ * is touched.
+ */
+void test_nosig_guard(void **state)
+{
+	struct rpcrdma__nosig g;
+	sigset_t pipe, old, now, pend;
+	struct timespec zero = { 0, 0 };
+
+	(void)state;
+	fv_init();
+	sigemptyset(&pipe);
+	sigaddset(&pipe, SIGPIPE);
+	FV->device.transport_type = IBV_TRANSPORT_IB;
+	rpcrdma__nosig_enter(&g, &FV->ctx);
+	assert_false(g.on);
+	rpcrdma__nosig_leave(&g);
+	FV->device.transport_type = IBV_TRANSPORT_IWARP;
+	pthread_sigmask(SIG_BLOCK, &pipe, &old);
+	pthread_kill(pthread_self(), SIGPIPE);  /* pending before */
+	rpcrdma__nosig_enter(&g, &FV->ctx);
+	assert_true(g.on && g.had);
+	pthread_kill(pthread_self(), SIGPIPE);
+	errno = EPIPE;
+	rpcrdma__nosig_leave(&g);
+	assert_int_equal(errno, EPIPE);         /* the call's errno kept */
+	sigpending(&pend);
+	assert_int_equal(sigismember(&pend, SIGPIPE), 1);
+	assert_int_equal(sigtimedwait(&pipe, NULL, &zero), SIGPIPE);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	/* Unblocked before: blocked inside, unblocked after, none pending. */
+	rpcrdma__nosig_enter(&g, &FV->ctx);
+	pthread_sigmask(SIG_BLOCK, NULL, &now);
+	assert_int_equal(sigismember(&now, SIGPIPE), 1);
+	pthread_kill(pthread_self(), SIGPIPE);
+	rpcrdma__nosig_leave(&g);
+	pthread_sigmask(SIG_BLOCK, NULL, &now);
+	assert_int_equal(sigismember(&now, SIGPIPE), sigismember(&old, SIGPIPE));
+	sigpending(&pend);
+	assert_int_equal(sigismember(&pend, SIGPIPE), 0);
+	fv_fini();
 }

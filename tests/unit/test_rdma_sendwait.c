@@ -31,6 +31,7 @@
 #define MAXPOSTED 512u
 
 struct fake {
+	struct ibv_device device;       /* transport_type IB: posts go straight */
 	struct ibv_context ctx;
 	struct ibv_qp qp;
 	struct rpcrdma_listener l;
@@ -103,6 +104,8 @@ static void setup_fake(void)
 
 	F = calloc(1, sizeof(*F));
 	assert_non_null(F);
+	F->device.transport_type = IBV_TRANSPORT_IB;
+	F->ctx.device = &F->device;
 	F->ctx.ops.post_send = fake_post_send;
 	F->ctx.ops.post_recv = fake_post_recv;
 	F->qp.context = &F->ctx;

@@ -61,7 +61,7 @@ static int bc_post(struct rpcrdma_client *c, struct cconn *cc, struct csend *s, 
 		s->wr.send_flags |= IBV_SEND_INLINE;
 	atomic_fetch_add(&cc->refs, 1);
 	RPCRDMA__PCAP(c->pcap, rpcrdma__pcap_post(c->pcap, &cc->pcap, cc->id, false, &s->wr));
-	int err = ibv_post_send(cc->qp, &s->wr, &bad);
+	int err = rpcrdma__post_send(cc->qp, &s->wr, &bad);
 	if (err) {
 		atomic_fetch_sub(&cc->refs, 1);
 		return -err;

@@ -195,11 +195,9 @@ void rpcrdma__client_break(struct rpcrdma_client *c, struct cconn *cc, int statu
 	rpcrdma_client_credits_init(&c->credits, c->opts.max_credits);
 	pthread_mutex_unlock(&c->lock);
 
-	rdma_disconnect(cc->id);
+	rpcrdma__disconnect(cc->id);
 	if (cc->qp) {
-		struct ibv_qp_attr attr = { .qp_state = IBV_QPS_ERR };
-
-		ibv_modify_qp(cc->qp, &attr, IBV_QP_STATE);
+		rpcrdma__qp_error(cc->qp);
 		if (!cc->no_drain)
 			cconn_drain(c, cc);
 	}

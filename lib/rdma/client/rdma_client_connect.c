@@ -192,6 +192,8 @@ static int cconn_connect(struct cconn *cc, const struct ibv_device_attr *attr,
 	struct rpcrdma_client *c = cc->c;
 	struct rpcrdma_cm_private ours;
 	struct rdma_conn_param param;
+	struct rpcrdma__nosig g;
+	int err;
 	uint8_t pdata[RPCRDMA_CM_PRIVATE_SIZE];
 
 	ours.remote_invalidate = false;  /* plain MRs: no remote invalidation */
@@ -207,8 +209,11 @@ static int cconn_connect(struct cconn *cc, const struct ibv_device_attr *attr,
 					  attr->max_qp_init_rd_atom);
 	param.retry_count = 7;
 	param.rnr_retry_count = 7;
-	if (rdma_connect(cc->id, &param))
-		return -errno;
+	rpcrdma__nosig_enter(&g, cc->id->verbs);   /* siw sends the MPA request */
+	err = rdma_connect(cc->id, &param) ? -errno : 0;
+	rpcrdma__nosig_leave(&g);
+	if (err)
+		return err;
 	return wait_event(cc->ech, RDMA_CM_EVENT_ESTABLISHED, peer, tmo);
 }
 
@@ -255,11 +260,8 @@ static void cconn_discard(struct rpcrdma_client *c, struct cconn *cc)
 		client_ready_update(c);
 	}
 	pthread_mutex_unlock(&c->lock);
-	if (cc->qp) {
-		struct ibv_qp_attr qattr = { .qp_state = IBV_QPS_ERR };
-
-		ibv_modify_qp(cc->qp, &qattr, IBV_QP_STATE);
-	}
+	if (cc->qp)
+		rpcrdma__qp_error(cc->qp);
 	cconn_put(cc);
 }
 
@@ -294,7 +296,7 @@ static int cconn_open(struct rpcrdma_client *c, struct cconn **out)
 	*out = cc;
 	return 0;
 fail_connected:
-	rdma_disconnect(cc->id);
+	rpcrdma__disconnect(cc->id);
 fail:
 	cconn_discard(c, cc);
 	return err;

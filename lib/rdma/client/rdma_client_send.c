@@ -144,7 +144,7 @@ static inline int req_post(struct rpcrdma_client *c, struct cconn *cc, struct cr
 	r->cc = cc;
 	atomic_fetch_add(&cc->refs, 1);
 	RPCRDMA__PCAP(c->pcap, rpcrdma__pcap_post(c->pcap, &cc->pcap, cc->id, false, &s->wr));
-	err = ibv_post_send(cc->qp, &s->wr, &bad);
+	err = rpcrdma__post_send(cc->qp, &s->wr, &bad);
 	if (err) {
 		atomic_fetch_sub(&cc->refs, 1);
 		return -err;

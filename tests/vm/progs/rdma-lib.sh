@@ -51,7 +51,7 @@ rdma_wait_paused() {
 	until grep -q '^paused' "$1"; do
 		_n=$((_n + 1))
 		[ $_n -gt 300 ] && { cat "$1"; rr_fail "client did not connect"; }
-		kill -0 "$2" 2>/dev/null || { cat "$1"; rr_fail "client exited"; }
+		kill -0 "$2" 2>/dev/null || { cat "$1"; rdma_diag; rr_fail "client exited"; }
 		sleep 0.1
 	done
 }
@@ -73,7 +73,10 @@ rdma_counters() {
 rdma_diag() {
 	rdma_counters
 	rr_say "server log:"
-	if [ -n "$srv" ] && kill -0 "$srv" 2>/dev/null; then
+	if [ -n "$srv" ] && ! kill -0 "$srv" 2>/dev/null; then
+		wait "$srv"
+		rr_say "the server had exited (status $?)"
+	elif [ -n "$srv" ]; then
 		kill -TERM "$srv"
 		_n=0
 		while kill -0 "$srv" 2>/dev/null && [ $_n -lt 100 ]; do
