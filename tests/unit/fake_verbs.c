@@ -55,6 +55,10 @@ static int fake_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_
 			*bad = wr;
 			return EINVAL;
 		}
+		if (FV->fail_wr && --FV->fail_wr == 0) {
+			*bad = wr;
+			return ENOMEM;
+		}
 		assert_true(FV->nwrs < FV_MAX_WRS);
 		r = &FV->wrs[FV->nwrs++];
 		memset(r, 0, sizeof(*r));

@@ -89,6 +89,9 @@ struct fv {
 	/* Failure injection: the next n calls fail (0: none). */
 	unsigned fail_create_qp, fail_accept, fail_reg_mr;
 	unsigned fail_reg_mr_skip;  /* registrations that pass before fail_reg_mr's */
+	/* ibv_post_send refuses the WR it is given as the fail_wr-th since
+	 * this was set (1: the next; 0: none), and the rest of its list. */
+	unsigned fail_wr;
 	/* Soft-iWARP's rings (set with device.transport_type IWARP): a QP
 	 * in the error state flushes what was posted before its move there,
 	 * never what is posted after (the WQE stays in the ring). */

@@ -134,6 +134,9 @@ int rpcrdma_client_call(struct rpcrdma_client *c, struct rpcrdma_client_call *ca
 	err = rpcrdma_client_call_async(c, call, sync_done, &w);
 	if (err)
 		goto out;
+	/* Made in a batch (a completion handler's, a service's): its Send
+	 * goes before the wait for its reply. */
+	rpcrdma__batch_flush();
 	clock_gettime(CLOCK_MONOTONIC, &dl);
 	dl.tv_sec += timeout_ms / 1000;
 	dl.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;

@@ -44,7 +44,6 @@ bool rpcrdma__client_bc_recv(struct rpcrdma_client *c, struct cconn *cc, struct 
 /* Client lock held: posts s (len bytes) on cc, one in sig_every signaled. */
 static int bc_post(struct rpcrdma_client *c, struct cconn *cc, struct csend *s, uint32_t len)
 {
-	struct ibv_send_wr *bad;
 	bool sig = cc->unsignaled + 1 >= cc->sig_every;
 
 	s->cc = cc;
@@ -59,15 +58,10 @@ static int bc_post(struct rpcrdma_client *c, struct cconn *cc, struct csend *s, 
 	s->wr.send_flags = sig ? IBV_SEND_SIGNALED : 0;
 	if (len <= cc->max_inline)
 		s->wr.send_flags |= IBV_SEND_INLINE;
-	atomic_fetch_add(&cc->refs, 1);
-	RPCRDMA__PCAP(c->pcap, rpcrdma__pcap_post(c->pcap, &cc->pcap, cc->id, false, &s->wr));
-	int err = rpcrdma__post_send(cc->qp, &s->wr, &bad);
-	if (err) {
-		atomic_fetch_sub(&cc->refs, 1);
-		return -err;
-	}
-	cc->unsignaled = sig ? 0 : cc->unsignaled + 1;
-	rpcrdma__list_add_tail(&cc->posted, &s->c.node);
+	int err = rpcrdma__client_post(c, cc, s, sig);
+
+	if (err)
+		return err;
 	rpcrdma__count(&c->stats, NULL, RPCRDMA_STAT_BYTES_SENT, len);
 	return 0;
 }

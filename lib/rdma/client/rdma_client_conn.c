@@ -49,6 +49,10 @@ static void cconn_free(struct cconn *cc)
 /* Frees the dead connections whose work requests all completed. */
 void rpcrdma__client_reap(struct rpcrdma_client *c, bool wait)
 {
+	/* A batch this thread holds (a connect from a done callback) holds
+	 * its connection: posted before waiting for it. */
+	if (wait)
+		rpcrdma__batch_flush();
 	for (;;) {
 		struct cconn *found = NULL;
 		bool busy = false;
@@ -131,6 +135,9 @@ static void cconn_drain(struct rpcrdma_client *c, struct cconn *cc)
 
 	pthread_mutex_lock(&c->lock);
 	empty = rpcrdma__list_empty(&cc->posted);
+	/* Sends a batch queued, never posted, are before it on posted: it
+	 * gives them back too (the batch's flush then finds none). */
+	cc->bq_head = cc->bq_tail = NULL;
 	if (!empty) {
 		memset(&d->wr, 0, sizeof(d->wr));
 		d->wr.wr_id = (uintptr_t)&d->c;

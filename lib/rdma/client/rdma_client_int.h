@@ -84,6 +84,21 @@ struct cconn {
 	struct rpcrdma__list posted;
 	uint32_t unsignaled, sig_every; /* Sends since the last signaled one */
 	struct csend *drain;            /* posted at break: flushes the rest */
+	/*
+	 * Sends queued by a thread's batch (poller_int.h: the poller opens
+	 * one around each poll of a CQ), posted as one list at its end
+	 * (client lock): the first WR, the last, the item on the batch's
+	 * list (bq_listed: on one, holding a reference).  Already counted
+	 * as posted (posted, unsignaled, refs); any other post on the
+	 * connection goes behind them (rpcrdma__client_post).  Given back
+	 * at the flush when the connection is dead, or by the drain, which
+	 * empties the queue as it goes behind it.  bq_lost: a post that
+	 * went behind them failed with some of them: the flush breaks the
+	 * connection.
+	 */
+	struct ibv_send_wr *bq_head, *bq_tail;
+	struct rpcrdma__batch_item bq;
+	bool bq_listed, bq_lost;
 	/* iWARP: soft-iWARP never completes a WR posted once the QP left
 	 * RTS, so no drain is posted at break; every Send asks for a
 	 * completion instead (sig_every 1), and each one's own completion
@@ -225,6 +240,11 @@ int rpcrdma__client_cm_handle(struct rpcrdma__source *s, unsigned budget);
 bool rpcrdma__client_send_release(struct rpcrdma_client *c, struct cconn *cc, struct csend *s);
 
 /* rdma_client_send.c */
+/* Client lock held, cc live: posts s's Send (its WR set), or inside a
+ * thread's batch queues it for the batch's end, and counts it as posted
+ * (cc->posted, unsignaled, a reference).  0, or the provider's -errno
+ * with nothing counted. */
+int rpcrdma__client_post(struct rpcrdma_client *c, struct cconn *cc, struct csend *s, bool sig);
 /* Sends what the grant and the send buffers allow; fails what cannot be
  * sent. */
 void rpcrdma__client_pump(struct rpcrdma_client *c);

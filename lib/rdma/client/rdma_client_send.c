@@ -10,8 +10,6 @@
 
 #include "rdma_client_int.h"
 
-/* ---- sending ---- */
-
 static struct rpcrdma_segment mr_seg(const struct rpcrdma__mrbuf *b)
 {
 	struct rpcrdma_segment s = {
@@ -117,12 +115,139 @@ static inline int req_read_chunks(struct rpcrdma_client *c, struct cconn *cc, st
 	return 0;
 }
 
+/* ---- posting: a batch's Sends in one ibv_post_send ---- */
+
+/* Client lock held: gives back the queued Sends from w to the end of its
+ * chain, never posted: their contexts to the pool, their references (the
+ * batch's keeps cc). */
+static void queue_release(struct cconn *cc, struct ibv_send_wr *w)
+{
+	int n = 0;
+
+	while (w) {
+		struct csend *s = rpcrdma__container_of(w, struct csend, wr);
+
+		w = w->next;
+		rpcrdma__list_del(&s->c.node);
+		rpcrdma__pool_put_owned(&s->c);
+		n++;
+	}
+	if (n)
+		atomic_fetch_sub_explicit(&cc->refs, n, memory_order_acq_rel);
+}
+
+/* A post behind queued Sends failed at bad: those of them from bad on
+ * (all when the provider did not say) go back and the flush breaks cc. */
+static void queue_lost(struct cconn *cc, struct ibv_send_wr *queued, struct ibv_send_wr *tail,
+		       struct ibv_send_wr *bad)
+{
+	struct ibv_send_wr *w = queued;
+
+	while (w && w != bad && w != tail)
+		w = w->next;
+	if (w != bad && tail != bad)
+		bad = queued;   /* not among them: the provider posted none */
+	tail->next = NULL;
+	queue_release(cc, bad);
+	cc->bq_lost = true;
+}
+
+/* Client lock held: posts wr (NULL: nothing more) behind the Sends the
+ * batch queued, as one list; 0 or the provider's error (queued Sends that
+ * did not go out: queue_lost). */
+static int post_locked(struct cconn *cc, struct ibv_send_wr *wr)
+{
+	struct ibv_send_wr *bad = NULL, *head = wr, *queued = cc->bq_head, *tail = cc->bq_tail;
+	int err;
+
+	if (queued) {
+		tail->next = wr;
+		head = queued;
+		cc->bq_head = cc->bq_tail = NULL;
+	}
+	if (!head)
+		return 0;
+	err = rpcrdma__post_send(cc->qp, head, &bad);
+	if (rpcrdma__unlikely(err && queued && bad != wr))
+		queue_lost(cc, queued, tail, bad);
+	return err;
+}
+
+/* The end of the batch that queued cc's Sends: one post for them all; on
+ * a dead connection they go back, never posted. */
+static void client_batch_flush(struct rpcrdma__batch_item *it)
+{
+	struct cconn *cc = rpcrdma__container_of(it, struct cconn, bq);
+	struct rpcrdma_client *c = cc->c;
+	bool lost;
+
+	pthread_mutex_lock(&c->lock);
+	cc->bq_listed = false;
+	if (cc->dead) {
+		/* The drain, which gives back what is before it, empties
+		 * the queue as it goes: it has not gone yet. */
+		queue_release(cc, cc->bq_head);
+		cc->bq_head = cc->bq_tail = NULL;
+	} else {
+		post_locked(cc, NULL);
+	}
+	lost = cc->bq_lost;
+	cc->bq_lost = false;
+	pthread_mutex_unlock(&c->lock);
+	if (rpcrdma__unlikely(lost)) {
+		rpcrdma__count(&c->stats, NULL, RPCRDMA_STAT_SENDS_BATCH_LOST, 1);
+		rpcrdma__client_break(c, cc, -ECONNRESET);
+	}
+	cconn_put(cc);          /* the batch's reference */
+}
+
+/* Client lock held, inside a batch: queues wr, posted at the batch's end. */
+static void queue_locked(struct rpcrdma_client *c, struct cconn *cc, struct ibv_send_wr *wr)
+{
+	if (cc->bq_head) {
+		cc->bq_tail->next = wr;
+		rpcrdma__count(&c->stats, NULL, RPCRDMA_STAT_SENDS_BATCHED, 1);
+	} else {
+		cc->bq_head = wr;
+	}
+	cc->bq_tail = wr;
+	if (!cc->bq_listed) {
+		cc->bq_listed = true;
+		cc->bq.flush = client_batch_flush;
+		atomic_fetch_add(&cc->refs, 1);
+		rpcrdma__batch_add(&cc->bq);
+	}
+}
+
+int rpcrdma__client_post(struct rpcrdma_client *c, struct cconn *cc, struct csend *s, bool sig)
+{
+	int err = 0;
+
+	s->wr.next = NULL;
+	atomic_fetch_add(&cc->refs, 1);
+	RPCRDMA__PCAP(c->pcap, rpcrdma__pcap_post(c->pcap, &cc->pcap, cc->id, false, &s->wr));
+	/* A call made in a completion round (a done callback's, the pump's)
+	 * goes out with the round's others; one made outside it at once. */
+	if (rpcrdma__batch_open())
+		queue_locked(c, cc, &s->wr);
+	else
+		err = post_locked(cc, &s->wr);
+	if (err) {
+		atomic_fetch_sub(&cc->refs, 1);
+		return -err;
+	}
+	cc->unsignaled = sig ? 0 : cc->unsignaled + 1;
+	rpcrdma__list_add_tail(&cc->posted, &s->c.node);
+	return 0;
+}
+
+/* ---- sending ---- */
+
 /* Posts s, len bytes long, as r's Send on cc, one in sig_every
  * signaled; 0 or the provider's error. */
 static inline int req_post(struct rpcrdma_client *c, struct cconn *cc, struct creq *r,
 			   struct csend *s, uint32_t len)
 {
-	struct ibv_send_wr *bad;
 	int err;
 
 	s->cc = cc;
@@ -131,7 +256,6 @@ static inline int req_post(struct rpcrdma_client *c, struct cconn *cc, struct cr
 	s->sge.lkey = s->c.lkey;
 	/* Every field a Send's provider reads (no memset of the rest). */
 	s->wr.wr_id = (uintptr_t)&s->c;
-	s->wr.next = NULL;
 	s->wr.imm_data = 0;
 	s->wr.sg_list = &s->sge;
 	s->wr.num_sge = 1;
@@ -142,15 +266,9 @@ static inline int req_post(struct rpcrdma_client *c, struct cconn *cc, struct cr
 	if (s->sge.length <= cc->max_inline)
 		s->wr.send_flags |= IBV_SEND_INLINE;
 	r->cc = cc;
-	atomic_fetch_add(&cc->refs, 1);
-	RPCRDMA__PCAP(c->pcap, rpcrdma__pcap_post(c->pcap, &cc->pcap, cc->id, false, &s->wr));
-	err = rpcrdma__post_send(cc->qp, &s->wr, &bad);
-	if (err) {
-		atomic_fetch_sub(&cc->refs, 1);
-		return -err;
-	}
-	cc->unsignaled = sig ? 0 : cc->unsignaled + 1;
-	rpcrdma__list_add_tail(&cc->posted, &s->c.node);
+	err = rpcrdma__client_post(c, cc, s, sig);
+	if (err)
+		return err;
 	if (s->wr.send_flags & IBV_SEND_INLINE)
 		rpcrdma__count(&c->stats, NULL, RPCRDMA_STAT_SENDS_INLINE, 1);
 	if (!sig)
