@@ -7,7 +7,12 @@
 # drivers/infiniband/sw/siw is unpacked) and the kbuild tree of
 # linux-headers-KVER (its Module.symvers gives ib_core's symbol CRCs, its
 # .config the vermagic).  The module is cached under
-# $cache/siw/KVER/siw.ko, beside the kernel image, and built once per kernel.
+# $cache/siw/KVER/siw.ko, beside the kernel image, and built once per kernel
+# (and again when the patches change).
+#
+# tests/vm/siw-patches/*.patch are applied to the driver first (patch -p1,
+# in name order): fixes of siw's own bugs that our tests meet, each saying
+# what it fixes.
 # shellcheck shell=bash
 
 # vm_siw_want_pkgs KVER: the Debian packages the build needs (headers of
@@ -32,10 +37,13 @@ vm_siw_kernel_version() {
 # headers and source packages with apt-get when they are missing.  Returns
 # non-zero (after saying why) when the module cannot be had.
 vm_siw_module() {
-	local dir kver_ver hdr mm src srcver hdrver tmp want rxe vm_magic ko_magic pkg
+	local dir kver_ver hdr mm src srcver hdrver tmp want rxe vm_magic ko_magic pkg pdir psum p
 	dir="$(vm_cache_dir)/siw/$KVER"
 	SIW_KO="$dir/siw.ko"
-	if [ "${REFRESH:-0}" != 1 ] && [ -f "$SIW_KO" ] && [ -f "$dir/siw.info" ]; then
+	pdir="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/siw-patches"
+	psum=$(cat /dev/null "$pdir"/*.patch 2>/dev/null | sha256sum | cut -c1-16)
+	if [ "${REFRESH:-0}" != 1 ] && [ -f "$SIW_KO" ] && [ -f "$dir/siw.info" ] &&
+		grep -qx "patches $psum" "$dir/siw.info"; then
 		return 0
 	fi
 	kver_ver=$(vm_siw_kernel_version) || { vm_msg "siw: no cached kernel package for $KVER"; return 1; }
@@ -67,11 +75,18 @@ vm_siw_module() {
 	[ "$srcver" = "$kver_ver" ] ||
 		vm_msg "siw: warning: linux-source-$mm is $srcver, the kernel $kver_ver (building anyway)"
 	vm_need_cmd make make
+	vm_need_cmd patch patch
 	vm_msg "siw: building siw.ko for $KVER ($kver_ver) from linux-source-$mm $srcver"
 	mkdir -p "$dir"
 	tmp=$(mktemp -d "$dir/build.XXXXXX")
 	tar -xJf "$src" -C "$tmp" --strip-components=1 --wildcards "linux-source-$mm/drivers/infiniband/sw/siw/*" ||
 		{ vm_msg "siw: cannot unpack drivers/infiniband/sw/siw from $src"; rm -rf "$tmp"; return 1; }
+	for p in "$pdir"/*.patch; do
+		[ -f "$p" ] || continue
+		vm_msg "siw: applying ${p##*/}"
+		patch -s -p1 -d "$tmp" <"$p" ||
+			{ vm_msg "siw: $p does not apply to linux-source-$mm $srcver"; rm -rf "$tmp"; return 1; }
+	done
 	if ! make -j2 -C "$hdr" M="$tmp/drivers/infiniband/sw/siw" CONFIG_RDMA_SIW=m modules >"$dir/build.log" 2>&1; then
 		tail -n 30 "$dir/build.log" >&2
 		vm_msg "siw: make -C $hdr M=... CONFIG_RDMA_SIW=m modules failed (log: $dir/build.log)"
@@ -89,8 +104,8 @@ vm_siw_module() {
 	fi
 	cp "$tmp/drivers/infiniband/sw/siw/siw.ko" "$dir/siw.ko.tmp"
 	mv "$dir/siw.ko.tmp" "$SIW_KO"
-	printf 'kernel %s %s\nheaders %s\nsource linux-source-%s %s\nvermagic %s\ndepends %s\n' \
-		"$KVER" "$kver_ver" "$hdrver" "$mm" "$srcver" "$ko_magic" "$(modinfo -F depends "$SIW_KO")" >"$dir/siw.info"
+	printf 'kernel %s %s\nheaders %s\nsource linux-source-%s %s\nvermagic %s\ndepends %s\npatches %s\n' \
+		"$KVER" "$kver_ver" "$hdrver" "$mm" "$srcver" "$ko_magic" "$(modinfo -F depends "$SIW_KO")" "$psum" >"$dir/siw.info"
 	rm -rf "$tmp"
 	vm_msg "siw: cached $SIW_KO"
 }
