@@ -613,14 +613,22 @@ static bool breaking(const struct deleg *g, int fd)
 	return fd == g->fd || (fd < 0 && fcntl(g->fd, F_GETLEASE) != (g->write ? F_WRLCK : F_RDLCK));
 }
 
+/* d->mu held: leases released for a holder's own write open, taken again
+ * where that open is gone (the sweep's and the quiet tick's). */
+static void rearm_unleased(struct tnfs_deleg *d)
+{
+	for (uint32_t i = 0; d->st.unleased && i < TNFS_MAX_DELEGS; i++)
+		tnfs__deleg_rearm(d, d->byid[i]);
+}
+
 void tnfs_deleg_lease_break(struct tnfs_deleg *d, int fd)
 {
 	struct lapsed l = { 0 };
 	pthread_mutex_lock(&d->mu);
 	if (fd < 0 && d->st.held)
 		d->st.lease_scans++;
-	for (uint32_t i = 0; fd < 0 && d->st.unleased && i < TNFS_MAX_DELEGS; i++)
-		tnfs__deleg_rearm(d, d->byid[i]);
+	if (fd < 0)
+		rearm_unleased(d);
 	for (uint32_t i = 0; i < TNFS_MAX_DELEGS && d->st.held; i++)
 		if (breaking(d->byid[i], fd))
 			tnfs__lapsed_add(&l, d->byid[i]->clientid);
@@ -652,8 +660,7 @@ void tnfs_deleg_tick(struct tnfs_deleg *d)
 static void tick_quiet(struct tnfs_deleg *d)
 {
 	pthread_mutex_lock(&d->mu);
-	for (uint32_t i = 0; d->st.unleased && i < TNFS_MAX_DELEGS; i++)
-		tnfs__deleg_rearm(d, d->byid[i]);
+	rearm_unleased(d);
 	revoke_expired(d);
 	pthread_mutex_unlock(&d->mu);
 }
