@@ -228,9 +228,7 @@ static int conn_send_accept(struct rpcrdma_listener *l, struct rpcrdma__conn *co
 	struct rpcrdma__dev *dev = conn->dev;
 	struct rpcrdma_cm_private ours;
 	struct rdma_conn_param param;
-	struct rpcrdma__nosig g;
 	uint8_t pdata[RPCRDMA_CM_PRIVATE_SIZE];
-	int err;
 
 	ours.remote_invalidate = false;   /* a server is never sent to with invalidate */
 	ours.inline_send = conn->send_inline;
@@ -252,10 +250,7 @@ static int conn_send_accept(struct rpcrdma_listener *l, struct rpcrdma__conn *co
 		param.responder_resources = (uint8_t)dev->max_qp_rd_atom;
 	conn->max_reads = param.initiator_depth;
 	param.rnr_retry_count = 7;
-	rpcrdma__nosig_enter(&g, conn->id->verbs);  /* siw sends the MPA reply */
-	err = rdma_accept(conn->id, &param) ? -errno : 0;
-	rpcrdma__nosig_leave(&g);
-	return err;
+	return rpcrdma__accept(conn->id, &param);
 }
 
 /* Undoes a failed accept by hand (after conn_admit; the CQ entries are

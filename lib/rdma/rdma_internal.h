@@ -744,9 +744,13 @@ static inline int rpcrdma__post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
 		return ibv_post_send(qp, wr, bad);
 	return rpcrdma__post_send_iwarp(qp, wr, bad);
 }
-/* The QP to IBV_QPS_ERR, and rdma_disconnect: 0 or -errno, SIGPIPE-safe. */
+/* The QP to IBV_QPS_ERR, rdma_disconnect, rdma_accept, rdma_reject (no
+ * private data) and rdma_connect: 0 or -errno, SIGPIPE-safe. */
 int rpcrdma__qp_error(struct ibv_qp *qp);
 int rpcrdma__disconnect(struct rdma_cm_id *id);
+int rpcrdma__accept(struct rdma_cm_id *id, struct rdma_conn_param *param);
+int rpcrdma__reject(struct rdma_cm_id *id);
+int rpcrdma__connect(struct rdma_cm_id *id, struct rdma_conn_param *param);
 /* rdma_create_qp, asking for RPCRDMA__INLINE_SEND bytes of inline data
  * first and none when the device refuses; returns 0 or -errno. */
 int rpcrdma__create_qp(struct rdma_cm_id *id, struct ibv_pd *pd, struct ibv_qp_init_attr *qa);

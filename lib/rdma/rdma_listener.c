@@ -59,11 +59,7 @@ static int cm_handle(struct rpcrdma__source *s, unsigned budget)
 				rpcrdma__conn_log(l, RPCRDMA_LOG_CONN_REFUSED, id,
 					 err == -EAGAIN ? "over the resource group's limit"
 							: "connection setup failed", err);
-				struct rpcrdma__nosig g;
-
-				rpcrdma__nosig_enter(&g, id->verbs);  /* siw: an MPA reply */
-				rdma_reject(id, NULL, 0);
-				rpcrdma__nosig_leave(&g);
+				rpcrdma__reject(id);
 				rdma_ack_cm_event(ev);
 				rdma_destroy_id(id);
 				rpcrdma__count(&l->stats, NULL, RPCRDMA_STAT_REJECTS, 1);

@@ -90,3 +90,36 @@ int rpcrdma__disconnect(struct rdma_cm_id *id)
 	rpcrdma__nosig_leave(&g);
 	return rc;
 }
+
+int rpcrdma__accept(struct rdma_cm_id *id, struct rdma_conn_param *param)
+{
+	struct rpcrdma__nosig g;
+	int rc;
+
+	rpcrdma__nosig_enter(&g, id->verbs);   /* siw sends the MPA reply */
+	rc = rdma_accept(id, param) ? -errno : 0;
+	rpcrdma__nosig_leave(&g);
+	return rc;
+}
+
+int rpcrdma__reject(struct rdma_cm_id *id)
+{
+	struct rpcrdma__nosig g;
+	int rc;
+
+	rpcrdma__nosig_enter(&g, id->verbs);   /* siw sends an MPA reply */
+	rc = rdma_reject(id, NULL, 0) ? -errno : 0;
+	rpcrdma__nosig_leave(&g);
+	return rc;
+}
+
+int rpcrdma__connect(struct rdma_cm_id *id, struct rdma_conn_param *param)
+{
+	struct rpcrdma__nosig g;
+	int rc;
+
+	rpcrdma__nosig_enter(&g, id->verbs);   /* siw sends the MPA request */
+	rc = rdma_connect(id, param) ? -errno : 0;
+	rpcrdma__nosig_leave(&g);
+	return rc;
+}

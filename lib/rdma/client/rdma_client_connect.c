@@ -192,9 +192,8 @@ static int cconn_connect(struct cconn *cc, const struct ibv_device_attr *attr,
 	struct rpcrdma_client *c = cc->c;
 	struct rpcrdma_cm_private ours;
 	struct rdma_conn_param param;
-	struct rpcrdma__nosig g;
-	int err;
 	uint8_t pdata[RPCRDMA_CM_PRIVATE_SIZE];
+	int err;
 
 	ours.remote_invalidate = false;  /* plain MRs: no remote invalidation */
 	ours.inline_send = c->opts.send_inline;
@@ -209,9 +208,7 @@ static int cconn_connect(struct cconn *cc, const struct ibv_device_attr *attr,
 					  attr->max_qp_init_rd_atom);
 	param.retry_count = 7;
 	param.rnr_retry_count = 7;
-	rpcrdma__nosig_enter(&g, cc->id->verbs);   /* siw sends the MPA request */
-	err = rdma_connect(cc->id, &param) ? -errno : 0;
-	rpcrdma__nosig_leave(&g);
+	err = rpcrdma__connect(cc->id, &param);
 	if (err)
 		return err;
 	return wait_event(cc->ech, RDMA_CM_EVENT_ESTABLISHED, peer, tmo);
